@@ -1,0 +1,38 @@
+"""cdcwire: TiCDC's wire protocols (open-protocol, craft, canal-json, avro) for Python.
+
+    import cdcwire
+    msgs = cdcwire.encode("file:///tmp/out/orders?protocol=open-protocol", events)
+    events = cdcwire.decode("open-protocol", msgs)
+"""
+
+from __future__ import annotations
+
+from .api import decode, encode, encode_partition, protocols, read, write
+from .codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
+from .codes import ColumnFlag, ColumnType, DDLType
+from .errors import (
+    CdcwireError,
+    DecodeError,
+    DispatchError,
+    EncodeError,
+    EventJSONError,
+    MessageTooLargeError,
+    PluginError,
+    SinkURIError,
+    TransportError,
+)
+from .event_json import from_json, read_jsonl, to_json, write_jsonl
+from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .hookspecs import hookimpl
+from .message import Message, Payload
+from .params import Parameter
+from .sink_uri import SinkConfig, parse_sink_uri
+
+__all__ = [
+    "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",
+    "DecodeError", "Decoder", "DispatchError", "EncodeError", "Encoder", "Event", "EventJSONError",
+    "EventPolicy", "Message", "MessageTooLargeError", "Parameter", "Payload", "PluginError",
+    "ResolvedEvent", "RowChangedEvent", "SinkConfig", "SinkURIError", "TransportError", "decode",
+    "encode", "encode_partition", "from_json", "hookimpl", "parse_sink_uri", "protocols", "read",
+    "read_jsonl", "to_json", "write", "write_jsonl",
+]

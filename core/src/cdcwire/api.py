@@ -1,0 +1,91 @@
+"""The public functions: encode events into messages, decode messages into events."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Iterator, Optional, Sequence, Union
+
+from .errors import DecodeError
+from .events import Event
+from .message import Message, Payload
+from .registry import get_registry
+from .sink_uri import SinkConfig, parse_sink_uri, protocol_config
+from .dispatch import Dispatcher
+
+ConfigLike = Union[str, SinkConfig]
+
+
+def config_of(uri_or_config: ConfigLike) -> SinkConfig:
+    """A SinkConfig from a URI, a bare protocol name, or a SinkConfig."""
+    if isinstance(uri_or_config, SinkConfig):
+        return uri_or_config
+    if "://" in uri_or_config or uri_or_config.startswith("file:"):
+        return parse_sink_uri(uri_or_config)
+    return protocol_config(uri_or_config)
+
+
+def dispatch(config: SinkConfig, events: Sequence[Event]) -> dict[tuple[str, int], list[Event]]:
+    """Group events by (topic, partition), keeping stream order inside each group."""
+    dispatcher = Dispatcher(config)
+    dispatcher.observe(events)
+    groups: dict[tuple[str, int], list[Event]] = defaultdict(list)
+    for event in events:
+        for route in dispatcher.route(event):
+            groups[(route.topic, route.partition)].append(route.event)
+    return groups
+
+
+def encode_partition(
+    config: SinkConfig, topic: str, partition: int, events: Iterable[Event]
+) -> Iterator[Payload]:
+    """Encode the ordered events of one topic-partition (already dispatched)."""
+    return config.codec.encoder(config, topic, partition).encode(events)
+
+
+def encode(sink_uri: ConfigLike, events: Iterable[Event]) -> list[Message]:
+    """Dispatch and encode events; messages come out by topic, partition, then stream order."""
+    config = config_of(sink_uri)
+    groups = dispatch(config, list(events))
+    out: list[Message] = []
+    for (topic, partition) in sorted(groups):
+        for p in encode_partition(config, topic, partition, groups[(topic, partition)]):
+            out.append(Message(topic, partition, p.key, p.value))
+    return out
+
+
+def decode(uri_or_protocol: ConfigLike, messages: Iterable[Message]) -> list[Event]:
+    """Decode messages back into events, in message order.
+
+    A DecodeError names the message (topic/partition/offset) and the byte offset.
+    """
+    config = config_of(uri_or_protocol)
+    decoder = config.codec.decoder(config)
+    out: list[Event] = []
+    for m in messages:
+        try:
+            out.extend(decoder.decode(m))
+        except DecodeError as exc:
+            raise exc.at_message(m.location()) from None
+    return out
+
+
+def write(sink_uri: ConfigLike, messages: Iterable[Message]) -> int:
+    """Send messages through the sink's transport; returns how many were written."""
+    config = config_of(sink_uri)
+    with config.transport.writer(config) as w:
+        return w.write_all(messages)
+
+
+def read(source_uri: ConfigLike, partitions: Optional[Sequence[int]] = None) -> Iterator[Message]:
+    """Messages of the source's topic, partition by partition, up to the end as it is now."""
+    config = config_of(source_uri)
+    reader = config.transport.reader(config)
+    try:
+        for p in partitions if partitions is not None else reader.partitions(config.topic):
+            yield from reader.read(config.topic, p)
+    finally:
+        reader.close()
+
+
+def protocols() -> list[str]:
+    return get_registry().protocol_names()

@@ -1,0 +1,95 @@
+"""What a protocol plugin provides: a Codec, which makes encoders and decoders.
+
+A codec is stateless and shared; the encoders and decoders it makes hold the
+per-sink state (caches per table schema, a registry client, ...).
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Protocol, Sequence
+
+from .events import Event
+from .message import Message, Payload
+from .params import Parameter
+
+if TYPE_CHECKING:
+    from .sink_uri import SinkConfig
+
+
+class Broadcast(enum.Enum):
+    """Where a DDL or resolved event goes within a topic."""
+
+    ALL_PARTITIONS = "all"
+    FIRST_PARTITION = "first"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class EventPolicy:
+    """A codec's declared handling of DDL and resolved events.
+
+    DDL events go to the table's topic; resolved events go to every topic.
+    """
+
+    ddl: Broadcast = Broadcast.ALL_PARTITIONS
+    resolved: Broadcast = Broadcast.ALL_PARTITIONS
+
+
+class Encoder(Protocol):
+    """Encodes the ordered events of one topic-partition into messages.
+
+    ``encode`` is a generator so a pipeline can stream a partition of any size;
+    batching (``max-batch-size``, ``max-message-bytes``) happens inside it.
+    """
+
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]: ...
+
+
+class Decoder(Protocol):
+    """Decodes one message into the events it carries (zero or more)."""
+
+    def decode(self, message: Message) -> list[Event]: ...
+
+
+class Codec(abc.ABC):
+    """A wire protocol. Subclass it in a plugin and register an instance.
+
+    ``name`` is the ``protocol=`` value; ``aliases`` are other accepted names;
+    ``parameters`` are the URI parameters this codec honours beyond the shared ones.
+    """
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+
+    def validate(self, config: SinkConfig) -> None:
+        """Check combinations of parameters; raise SinkURIError naming the parameter."""
+
+    def policy(self, config: SinkConfig) -> EventPolicy:
+        """Where DDL and resolved events go for this codec under this configuration."""
+        return EventPolicy()
+
+    @abc.abstractmethod
+    def encoder(self, config: SinkConfig, topic: str, partition: int) -> Encoder:
+        """An encoder for the events of one topic-partition."""
+
+    @abc.abstractmethod
+    def decoder(self, config: SinkConfig) -> Decoder:
+        """A decoder for messages of this protocol."""
+
+    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
+        """The event as this protocol carries it: what ``decode(encode(event))`` gives.
+
+        None when the protocol has no message for it (avro's DDL, say). The default
+        says the protocol is lossless. Conformance tests and pipeline checks use it
+        to compare inputs with what was read back.
+        """
+        return event
+
+
+def encode_all(encoder: Encoder, events: Sequence[Event]) -> list[Payload]:
+    """Convenience for tests: run an encoder over a list."""
+    return list(encoder.encode(events))

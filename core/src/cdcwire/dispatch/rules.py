@@ -1,0 +1,124 @@
+"""Dispatch rules: ``{matcher: [globs], partition: RULE, topic: EXPR}``, first match wins.
+
+They come from a TOML file (``[[dispatchers]]`` tables) and from the sink URI's
+``partition`` / ``partition-columns`` / ``topic-rule`` parameters; an implicit
+``*.*`` → ``default`` rule ends the list.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from ..errors import DispatchError, SinkURIError
+from .partitioners import Partitioner, partitioner
+from .topics import TopicExpression
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchRule:
+    matchers: tuple[str, ...]
+    partition: str = "default"
+    columns: tuple[str, ...] = ()
+    topic: Optional[TopicExpression] = None
+
+    def __post_init__(self) -> None:
+        # fail at load time, not on the first row
+        partitioner(self.partition, self.columns)
+
+    def matches(self, schema: str, table: str) -> bool:
+        name = f"{schema}.{table}".lower()
+        return any(_glob(m).match(name) for m in self.matchers)
+
+    def make_partitioner(self) -> Partitioner:
+        return partitioner(self.partition, self.columns)
+
+
+_GLOBS: dict[str, re.Pattern[str]] = {}
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    rx = _GLOBS.get(pattern)
+    if rx is None:
+        rx = _GLOBS[pattern] = re.compile(fnmatch.translate(pattern.lower()))
+    return rx
+
+
+CATCH_ALL = DispatchRule(("*.*",), "default")
+
+
+def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
+    """Build a rule from one ``[[dispatchers]]`` table; errors say ``where``."""
+    if not isinstance(entry, dict):
+        raise DispatchError(f"{where}: a dispatcher must be a table, got {type(entry).__name__}")
+    unknown = set(entry) - {"matcher", "partition", "topic", "columns", "index"}
+    if unknown:
+        raise DispatchError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    matcher = entry.get("matcher")
+    if isinstance(matcher, str):
+        matcher = [matcher]
+    if not matcher or not all(isinstance(m, str) and m for m in matcher):
+        raise DispatchError(f"{where}: 'matcher' must be a non-empty list of 'schema.table' globs")
+    partition = entry.get("partition", "default")
+    columns = entry.get("columns", ())
+    if isinstance(columns, str):
+        columns = [c.strip() for c in columns.split(",") if c.strip()]
+    if not isinstance(partition, str):
+        raise DispatchError(f"{where}: 'partition' must be a string")
+    if "index" in entry:
+        raise DispatchError(
+            f"{where}: 'index' (a named unique index) is not supported: events do not carry index"
+            " definitions; use partition = \"columns\" with the index's columns"
+        )
+    topic = entry.get("topic")
+    try:
+        return DispatchRule(
+            tuple(matcher),
+            partition,
+            tuple(columns),
+            TopicExpression(topic) if topic else None,
+        )
+    except DispatchError as exc:
+        raise DispatchError(f"{where}: {exc}") from None
+
+
+def load_rules_file(path: str | Path) -> list[DispatchRule]:
+    """Read ``[[dispatchers]]`` from a TOML file."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SinkURIError(f"dispatch rules file {str(p)!r} does not exist", "dispatch-rules") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SinkURIError(f"dispatch rules file {str(p)!r} is not valid TOML: {exc}", "dispatch-rules") from None
+    entries = data.get("dispatchers")
+    if entries is None:
+        raise SinkURIError(f"dispatch rules file {str(p)!r} has no [[dispatchers]] tables", "dispatch-rules")
+    if not isinstance(entries, list):
+        raise SinkURIError(f"{str(p)!r}: 'dispatchers' must be an array of tables", "dispatch-rules")
+    return [rule_from_mapping(e, f"{p}: dispatchers[{i}]") for i, e in enumerate(entries)]
+
+
+def rules_from_params(params: Any) -> list[DispatchRule]:
+    """The rule list of a sink: file rules, then the URI's own rule, then the catch-all."""
+    rules: list[DispatchRule] = []
+    if params.get("dispatch-rules"):
+        rules.extend(load_rules_file(params["dispatch-rules"]))
+    columns: Sequence[str] = ()
+    if params.get("partition-columns"):
+        columns = tuple(c.strip() for c in params["partition-columns"].split(",") if c.strip())
+    partition = params.get("partition") or "default"
+    if partition == "columns" and not columns:
+        raise SinkURIError("partition=columns needs partition-columns=a,b,...", "partition-columns")
+    if columns and partition != "columns":
+        raise SinkURIError("partition-columns is only used with partition=columns", "partition-columns")
+    topic = params.get("topic-rule")
+    try:
+        rules.append(DispatchRule(("*.*",), partition, tuple(columns), TopicExpression(topic) if topic else None))
+    except DispatchError as exc:
+        raise SinkURIError(str(exc), "topic-rule") from None
+    return rules

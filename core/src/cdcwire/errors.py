@@ -1,0 +1,78 @@
+"""Errors cdcwire raises. Each says what is wrong and where."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class CdcwireError(Exception):
+    """Base of every error cdcwire raises on purpose."""
+
+
+class SinkURIError(CdcwireError, ValueError):
+    """A sink or source URI, or one of its parameters, is invalid.
+
+    Messages name the parameter; they never contain a password or token.
+    """
+
+    def __init__(self, message: str, parameter: Optional[str] = None):
+        super().__init__(message)
+        self.parameter = parameter
+
+
+class EventJSONError(CdcwireError, ValueError):
+    """A line of canonical event JSON is malformed."""
+
+    def __init__(self, message: str, line: Optional[int] = None, field: Optional[str] = None):
+        where = []
+        if line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field {field!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+        self.line = line
+        self.field = field
+
+
+class DecodeError(CdcwireError, ValueError):
+    """A message cannot be decoded. ``offset`` is the byte offset in the key or value
+    where decoding failed; ``where`` names the message (topic/partition/offset) when known."""
+
+    def __init__(self, message: str, offset: Optional[int] = None, part: Optional[str] = None):
+        loc = []
+        if part is not None:
+            loc.append(part)
+        if offset is not None:
+            loc.append(f"byte {offset}")
+        super().__init__(f"{message} (at {' '.join(loc)})" if loc else message)
+        self.reason = message
+        self.offset = offset
+        self.part = part
+        self.where: Optional[str] = None
+
+    def at_message(self, where: str) -> "DecodeError":
+        """Return this error with the message's location (topic/partition/offset) added."""
+        err = DecodeError(self.reason, self.offset, self.part)
+        err.where = where
+        err.args = (f"{where}: {self.args[0]}",)
+        return err
+
+
+class EncodeError(CdcwireError, ValueError):
+    """An event cannot be encoded by the selected protocol."""
+
+
+class MessageTooLargeError(EncodeError):
+    """A single event does not fit in ``max-message-bytes``."""
+
+
+class PluginError(CdcwireError):
+    """A plugin is broken, duplicated, or missing."""
+
+
+class DispatchError(CdcwireError, ValueError):
+    """A dispatch rule cannot be applied to an event (missing column, bad rule)."""
+
+
+class TransportError(CdcwireError):
+    """Writing or reading messages through a transport failed."""

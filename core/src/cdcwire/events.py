@@ -1,0 +1,151 @@
+"""The change event model: what every codec encodes and every decoder gives back.
+
+Events are immutable and slotted: a pipeline builds millions of them, and a
+codec may cache per-table work keyed on their fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+
+#: A column value: int (signed or unsigned 64-bit), float, str, bytes or None.
+#: DECIMAL, date/time and JSON values are their text; ENUM is the 1-based index,
+#: SET the bit mask, BIT an unsigned int; binary strings and BLOBs are bytes.
+Value = Union[int, float, str, bytes, None]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a row image.
+
+    ``mysql_type`` is the full MySQL type text (``decimal(10,4)``,
+    ``enum('a','b')``, ``int(11) unsigned``) when known: it carries precision,
+    scale, elements and length that the type code alone does not.
+    """
+
+    name: str
+    type: ColumnType
+    flags: ColumnFlag = ColumnFlag(0)
+    value: Value = None
+    mysql_type: Optional[str] = None
+
+    @property
+    def is_handle_key(self) -> bool:
+        return bool(self.flags & ColumnFlag.HANDLE_KEY)
+
+    @property
+    def is_primary_key(self) -> bool:
+        return bool(self.flags & ColumnFlag.PRIMARY_KEY)
+
+    @property
+    def is_binary(self) -> bool:
+        return bool(self.flags & ColumnFlag.BINARY)
+
+    @property
+    def is_unsigned(self) -> bool:
+        return bool(self.flags & ColumnFlag.UNSIGNED)
+
+    @property
+    def is_nullable(self) -> bool:
+        return bool(self.flags & ColumnFlag.NULLABLE)
+
+    @property
+    def holds_bytes(self) -> bool:
+        """True when the canonical value is bytes (BLOB, BINARY, VARBINARY)."""
+        t = self.type
+        return (t in BLOB_TYPES or t in STRING_TYPES) and bool(self.flags & ColumnFlag.BINARY)
+
+
+Columns = tuple[Column, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RowChangedEvent:
+    """A row change. Insert: only ``columns``; delete: only ``pre_columns``; update: both.
+
+    ``table_id`` is the physical table id of a partitioned table's partition
+    (open-protocol ``ptn``, craft "partition id"), None for a plain table.
+    """
+
+    commit_ts: int
+    schema: str
+    table: str
+    columns: Optional[Columns] = None
+    pre_columns: Optional[Columns] = None
+    table_id: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.columns is None and self.pre_columns is None:
+            raise ValueError(
+                f"row event {self.schema}.{self.table}@{self.commit_ts} has neither columns nor pre_columns"
+            )
+
+    @property
+    def is_insert(self) -> bool:
+        return self.pre_columns is None
+
+    @property
+    def is_delete(self) -> bool:
+        return self.columns is None
+
+    @property
+    def is_update(self) -> bool:
+        return self.columns is not None and self.pre_columns is not None
+
+    @property
+    def kind(self) -> str:
+        """"insert", "update" or "delete"."""
+        if self.pre_columns is None:
+            return "insert"
+        if self.columns is None:
+            return "delete"
+        return "update"
+
+    @property
+    def image(self) -> Columns:
+        """The image that identifies the row: new values, or old values for a delete."""
+        return self.columns if self.columns is not None else self.pre_columns  # type: ignore[return-value]
+
+    def handle_key_columns(self) -> Columns:
+        return tuple(c for c in self.image if c.flags & ColumnFlag.HANDLE_KEY)
+
+
+@dataclass(frozen=True, slots=True)
+class DDLEvent:
+    """A schema change, sent after it ran upstream. ``schema``/``table`` may be empty."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    query: str
+    ddl_type: DDLType
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedEvent:
+    """A checkpoint: every event with commit ts <= ``ts`` has been sent before it."""
+
+    ts: int
+
+    @property
+    def commit_ts(self) -> int:
+        return self.ts
+
+
+Event = Union[RowChangedEvent, DDLEvent, ResolvedEvent]
+
+__all__ = [
+    "Column",
+    "Columns",
+    "ColumnFlag",
+    "ColumnType",
+    "DDLEvent",
+    "DDLType",
+    "Event",
+    "ResolvedEvent",
+    "RowChangedEvent",
+    "Value",
+]

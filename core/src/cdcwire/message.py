@@ -1,0 +1,38 @@
+"""A protocol message: what a transport carries and a decoder reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One Kafka-style record. ``offset`` is set on messages read back from a transport."""
+
+    topic: str
+    partition: int
+    key: Optional[bytes]
+    value: Optional[bytes]
+    offset: Optional[int] = None
+
+    @property
+    def size(self) -> int:
+        return len(self.key or b"") + len(self.value or b"")
+
+    def location(self) -> str:
+        """``topic/partition/offset`` for error messages."""
+        off = "?" if self.offset is None else str(self.offset)
+        return f"{self.topic}/{self.partition}/{off}"
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """What an encoder yields for one message: key, value, and how many events it carries.
+
+    The event count lets a pipeline reconcile events in with events written.
+    """
+
+    key: Optional[bytes]
+    value: Optional[bytes]
+    events: int = 1

@@ -1,0 +1,132 @@
+"""Declared sink-URI parameters: a name, a type, a default and the checks on it.
+
+The core declares the parameters every sink shares; codecs and transports
+declare their own with the same class, so one parser validates them all and
+every error names the parameter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .errors import SinkURIError
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A URI query parameter.
+
+    ``kind`` is one of ``bool``, ``int``, ``str``, ``choice``; ``secret`` marks
+    values that must never be printed (passwords, tokens, URLs with credentials).
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    help: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: Optional[int] = None
+    maximum: Optional[int] = None
+    secret: bool = False
+    check: Optional[Callable[[Any], Optional[str]]] = field(default=None, compare=False)
+
+    def parse(self, raw: str) -> Any:
+        """Turn the raw text of the URI into a typed value, or raise SinkURIError naming the parameter."""
+        shown = "<redacted>" if self.secret else repr(raw)
+        if self.kind == "bool":
+            low = raw.strip().lower()
+            if low in _TRUE:
+                value: Any = True
+            elif low in _FALSE:
+                value = False
+            else:
+                raise SinkURIError(f"parameter {self.name!r} must be true or false, got {shown}", self.name)
+        elif self.kind == "int":
+            try:
+                value = int(raw.strip(), 10)
+            except ValueError:
+                raise SinkURIError(f"parameter {self.name!r} must be an integer, got {shown}", self.name) from None
+            if self.minimum is not None and value < self.minimum:
+                raise SinkURIError(
+                    f"parameter {self.name!r} must be >= {self.minimum}, got {value}", self.name
+                )
+            if self.maximum is not None and value > self.maximum:
+                raise SinkURIError(
+                    f"parameter {self.name!r} must be <= {self.maximum}, got {value}", self.name
+                )
+        elif self.kind == "choice":
+            value = raw.strip().lower()
+            if value not in self.choices:
+                raise SinkURIError(
+                    f"parameter {self.name!r} must be one of {', '.join(self.choices)}; got {shown}",
+                    self.name,
+                )
+        else:
+            value = raw
+        if self.check is not None:
+            problem = self.check(value)
+            if problem:
+                raise SinkURIError(f"parameter {self.name!r}: {problem}", self.name)
+        return value
+
+
+# --- parameters every sink shares --------------------------------------------------------
+
+PROTOCOL = Parameter("protocol", "str", None, "codec name: any installed protocol plugin")
+PARTITION_NUM = Parameter(
+    "partition-num", "int", 3, "partitions of the topic (3 for a new topic)", minimum=1, maximum=1 << 20
+)
+MAX_MESSAGE_BYTES = Parameter(
+    "max-message-bytes", "int", 10 * 1024 * 1024, "upper bound of one message", minimum=64
+)
+COMPRESSION = Parameter(
+    "compression", "choice", "none", "Kafka producer compression",
+    choices=("none", "gzip", "snappy", "lz4", "zstd"),
+)
+PARTITION_RULE = Parameter(
+    "partition", "choice", "default", "partition rule for every table (rules file overrides)",
+    choices=("default", "table", "ts", "index-value", "rowid", "columns"),
+)
+PARTITION_COLUMNS = Parameter(
+    "partition-columns", "str", None, "comma-separated column names for partition=columns"
+)
+TOPIC_RULE = Parameter("topic-rule", "str", None, "topic expression, e.g. cdc_{schema}_{table}")
+DISPATCH_RULES = Parameter("dispatch-rules", "str", None, "path of a TOML file of [[dispatchers]]")
+
+SHARED_PARAMETERS: tuple[Parameter, ...] = (
+    PROTOCOL,
+    PARTITION_NUM,
+    MAX_MESSAGE_BYTES,
+    COMPRESSION,
+    PARTITION_RULE,
+    PARTITION_COLUMNS,
+    TOPIC_RULE,
+    DISPATCH_RULES,
+)
+
+# --- parameters several codecs declare (each codec lists the ones it honours) ------------
+
+MAX_BATCH_SIZE = Parameter(
+    "max-batch-size", "int", 16, "most events in one message", minimum=1, maximum=1 << 20
+)
+ENABLE_TIDB_EXTENSION = Parameter(
+    "enable-tidb-extension", "bool", False, "add TiDB fields (commit ts, watermarks)"
+)
+ONLY_OUTPUT_UPDATED_COLUMNS = Parameter(
+    "only-output-updated-columns", "bool", False, "drop unchanged columns from the old image"
+)
+DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS = Parameter(
+    "delete-only-output-handle-key-columns", "bool", False, "deletes carry only handle-key columns"
+)
+CONTENT_COMPATIBLE = Parameter(
+    "content-compatible", "bool", False, "canal-json: full MySQL type text in mysqlType"
+)
+LARGE_MESSAGE_HANDLE_OPTION = Parameter(
+    "large-message-handle-option", "choice", "none",
+    "what to do with an event larger than max-message-bytes",
+    choices=("none", "handle-key-only"),
+)

@@ -1,0 +1,171 @@
+"""The plugin registry: codecs and transports, filled by plugins through pluggy hooks.
+
+Plugins are found in the ``cdcwire`` entry-point group. ``CDCWIRE_PLUGINS``
+(a comma-separated list of entry-point names) restricts which load; the
+built-in transports always load.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any, Optional
+
+import pluggy
+
+from . import hookspecs
+from .codec import Codec
+from .errors import PluginError, SinkURIError
+from .transport import Transport
+
+ENTRY_POINT_GROUP = "cdcwire"
+ALLOW_ENV = "CDCWIRE_PLUGINS"
+
+
+@dataclass(frozen=True, slots=True)
+class PluginInfo:
+    """Where a registered codec or transport came from."""
+
+    name: str
+    distribution: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    item: Any
+    plugin: PluginInfo
+
+
+class Registry:
+    """Holds the codecs and transports of the loaded plugins."""
+
+    def __init__(self) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm.add_hookspecs(hookspecs)
+        self._codecs: dict[str, Registered] = {}
+        self._aliases: dict[str, str] = {}
+        self._transports: dict[str, Registered] = {}
+        self.plugins: list[PluginInfo] = []
+
+    # -- loading -------------------------------------------------------------------------
+
+    def add_plugin(self, plugin: object, info: PluginInfo) -> None:
+        """Register one plugin object and collect what its hooks register."""
+        self.pm.register(plugin, name=f"{info.distribution}:{info.name}")
+        self.pm.check_pending()
+        self.plugins.append(info)
+        others = [p for p in self.pm.get_plugins() if p is not plugin]
+        self.pm.subset_hook_caller("register_codecs", others)(
+            register=lambda codec: self._add_codec(codec, info)
+        )
+        self.pm.subset_hook_caller("register_transports", others)(
+            register=lambda transport: self._add_transport(transport, info)
+        )
+
+    def load_entry_points(self) -> None:
+        allow = os.environ.get(ALLOW_ENV)
+        allowed = None if allow is None else {n.strip() for n in allow.split(",") if n.strip()}
+        for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            if allowed is not None and ep.name not in allowed:
+                continue
+            dist = ep.dist.name if ep.dist is not None else "?"
+            version = ep.dist.version if ep.dist is not None else "?"
+            try:
+                plugin = ep.load()
+            except Exception as exc:  # a broken plugin must say which one it is
+                raise PluginError(f"plugin {ep.name!r} from {dist} failed to load: {exc}") from exc
+            self.add_plugin(plugin, PluginInfo(ep.name, dist, version))
+
+    def _add_codec(self, codec: Codec, info: PluginInfo) -> None:
+        if not isinstance(codec, Codec):
+            raise PluginError(f"{info.distribution} registered {codec!r}, which is not a cdcwire Codec")
+        for name in (codec.name, *codec.aliases):
+            key = name.lower()
+            owner = self._aliases.get(key)
+            if owner is not None:
+                first = self._codecs[owner].plugin
+                raise PluginError(
+                    f"protocol {name!r} is registered twice: by {first.distribution} {first.version}"
+                    f" and by {info.distribution} {info.version}"
+                )
+            self._aliases[key] = codec.name
+        self._codecs[codec.name] = Registered(codec, info)
+
+    def _add_transport(self, transport: Transport, info: PluginInfo) -> None:
+        if not isinstance(transport, Transport):
+            raise PluginError(f"{info.distribution} registered {transport!r}, which is not a cdcwire Transport")
+        key = transport.scheme.lower()
+        if key in self._transports:
+            first = self._transports[key].plugin
+            raise PluginError(
+                f"transport scheme {key!r} is registered twice: by {first.distribution}"
+                f" and by {info.distribution}"
+            )
+        self._transports[key] = Registered(transport, info)
+
+    # -- lookup --------------------------------------------------------------------------
+
+    def protocol_names(self) -> list[str]:
+        return sorted(self._codecs)
+
+    def codec(self, name: str) -> Codec:
+        key = self._aliases.get(name.strip().lower())
+        if key is None:
+            installed = ", ".join(self.protocol_names()) or "none"
+            raise SinkURIError(
+                f"unknown protocol {name!r}; installed protocols: {installed}", "protocol"
+            )
+        return self._codecs[key].item
+
+    def codec_info(self, name: str) -> PluginInfo:
+        return self._codecs[self.codec(name).name].plugin
+
+    def codecs(self) -> list[tuple[Codec, PluginInfo]]:
+        return [(r.item, r.plugin) for _, r in sorted(self._codecs.items())]
+
+    def transport(self, scheme: str) -> Transport:
+        reg = self._transports.get(scheme.lower())
+        if reg is None:
+            known = ", ".join(sorted(self._transports)) or "none"
+            raise SinkURIError(f"unknown URI scheme {scheme!r}; installed transports: {known}", "scheme")
+        return reg.item
+
+    def transports(self) -> list[tuple[Transport, PluginInfo]]:
+        return [(r.item, r.plugin) for _, r in sorted(self._transports.items())]
+
+
+_REGISTRY: Optional[Registry] = None
+
+
+def core_info() -> PluginInfo:
+    try:
+        version = metadata.version("cdcwire")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        version = "0+unknown"
+    return PluginInfo("builtin", "cdcwire", version)
+
+
+def build_registry() -> Registry:
+    """A fresh registry: built-in transports plus the allowed entry-point plugins."""
+    from .transports import builtin
+
+    reg = Registry()
+    reg.add_plugin(builtin, core_info())
+    reg.load_entry_points()
+    return reg
+
+
+def get_registry() -> Registry:
+    """The process-wide registry, built on first use."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = build_registry()
+    return _REGISTRY
+
+
+def reset_registry() -> None:
+    """Forget the loaded plugins (tests that install a plugin or change CDCWIRE_PLUGINS)."""
+    global _REGISTRY
+    _REGISTRY = None

@@ -1,0 +1,210 @@
+"""Hypothesis strategies: table schemas with every column type, and events on them.
+
+Values are canonical (see :mod:`cdcwire.event_json`): ints within their type's
+range, float32 for FLOAT, bytes for binary columns, text for DECIMAL, dates,
+times and JSON. Every column carries its MySQL type text, so codecs that need
+precision, scale or enum elements (avro, canal-json) get them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from hypothesis import strategies as st
+
+from ..codes import ColumnFlag as F
+from ..codes import ColumnType as T
+from ..codes import DDLType
+from ..events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
+
+U64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnKind:
+    """One column type as a table declares it, with a strategy for its values."""
+
+    label: str
+    type: T
+    flags: F
+    mysql_type: str
+    values: st.SearchStrategy
+
+
+def _float32s() -> st.SearchStrategy:
+    return st.floats(width=32, allow_nan=False, allow_infinity=False).map(
+        lambda f: struct.unpack("<f", struct.pack("<f", f))[0]
+    )
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+_BYTES = st.binary(max_size=40)
+
+
+def _decimal(precision: int, scale: int) -> st.SearchStrategy:
+    whole = precision - scale
+
+    def fmt(sign: bool, i: int, frac: int) -> str:
+        text = f"{i}.{frac:0{scale}d}" if scale else str(i)
+        return ("-" + text) if sign and (i or frac) else text
+
+    return st.builds(fmt, st.booleans(), st.integers(0, 10**whole - 1), st.integers(0, 10**scale - 1))
+
+
+_DATES = st.dates().map(lambda d: d.isoformat())
+_DATETIMES = st.datetimes().map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S"))
+_TIMESTAMPS = st.datetimes(
+    min_value=__import__("datetime").datetime(1970, 1, 2), max_value=__import__("datetime").datetime(2038, 1, 18)
+).map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S"))
+_TIMES = st.builds(
+    lambda neg, h, m, s: f"{'-' if neg and (h or m or s) else ''}{h:02d}:{m:02d}:{s:02d}",
+    st.booleans(), st.integers(0, 838), st.integers(0, 59), st.integers(0, 59),
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**9), 10**9) | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+).map(lambda v: __import__("json").dumps(v, ensure_ascii=False, sort_keys=True))
+
+U = F.UNSIGNED
+B = F.BINARY
+
+#: Every column type the protocols carry, signed and unsigned, text and binary.
+COLUMN_KINDS: tuple[ColumnKind, ...] = (
+    ColumnKind("tinyint", T.TINYINT, F(0), "tinyint(4)", st.integers(-128, 127)),
+    ColumnKind("tinyint_unsigned", T.TINYINT, U, "tinyint(3) unsigned", st.integers(0, 255)),
+    ColumnKind("smallint", T.SMALLINT, F(0), "smallint(6)", st.integers(-(1 << 15), (1 << 15) - 1)),
+    ColumnKind("smallint_unsigned", T.SMALLINT, U, "smallint(5) unsigned", st.integers(0, (1 << 16) - 1)),
+    ColumnKind("mediumint", T.MEDIUMINT, F(0), "mediumint(9)", st.integers(-(1 << 23), (1 << 23) - 1)),
+    ColumnKind("mediumint_unsigned", T.MEDIUMINT, U, "mediumint(8) unsigned", st.integers(0, (1 << 24) - 1)),
+    ColumnKind("int", T.INT, F(0), "int(11)", st.integers(-(1 << 31), (1 << 31) - 1)),
+    ColumnKind("int_unsigned", T.INT, U, "int(10) unsigned", st.integers(0, (1 << 32) - 1)),
+    ColumnKind("bigint", T.BIGINT, F(0), "bigint(20)", st.integers(-(1 << 63), (1 << 63) - 1)),
+    ColumnKind("bigint_unsigned", T.BIGINT, U, "bigint(20) unsigned", st.integers(0, U64)),
+    ColumnKind("float", T.FLOAT, F(0), "float", _float32s()),
+    ColumnKind("double", T.DOUBLE, F(0), "double", st.floats(allow_nan=False, allow_infinity=False)),
+    ColumnKind("decimal", T.DECIMAL, F(0), "decimal(10,4)", _decimal(10, 4)),
+    ColumnKind("decimal_int", T.DECIMAL, F(0), "decimal(20,0)", _decimal(20, 0)),
+    ColumnKind("date", T.DATE, B, "date", _DATES),
+    ColumnKind("datetime", T.DATETIME, B, "datetime", _DATETIMES),
+    ColumnKind("timestamp", T.TIMESTAMP, B, "timestamp", _TIMESTAMPS),
+    ColumnKind("time", T.TIME, B, "time", _TIMES),
+    ColumnKind("year", T.YEAR, U, "year(4)", st.integers(1901, 2155)),
+    ColumnKind("varchar", T.VARCHAR, F(0), "varchar(255)", _TEXT),
+    ColumnKind("varbinary", T.VARCHAR, B, "varbinary(255)", _BYTES),
+    ColumnKind("char", T.CHAR, F(0), "char(40)", _TEXT),
+    ColumnKind("binary", T.CHAR, B, "binary(40)", _BYTES),
+    ColumnKind("tinytext", T.TINYBLOB, F(0), "tinytext", _TEXT),
+    ColumnKind("tinyblob", T.TINYBLOB, B, "tinyblob", _BYTES),
+    ColumnKind("text", T.BLOB, F(0), "text", _TEXT),
+    ColumnKind("blob", T.BLOB, B, "blob", _BYTES),
+    ColumnKind("mediumtext", T.MEDIUMBLOB, F(0), "mediumtext", _TEXT),
+    ColumnKind("mediumblob", T.MEDIUMBLOB, B, "mediumblob", _BYTES),
+    ColumnKind("longtext", T.LONGBLOB, F(0), "longtext", _TEXT),
+    ColumnKind("longblob", T.LONGBLOB, B, "longblob", _BYTES),
+    ColumnKind("json", T.JSON, B, "json", _JSON),
+    ColumnKind("enum", T.ENUM, F(0), "enum('a','b','c')", st.integers(1, 3)),
+    ColumnKind("set", T.SET, F(0), "set('a','b','c')", st.integers(0, 7)),
+    ColumnKind("bit", T.BIT, U, "bit(12)", st.integers(0, (1 << 12) - 1)),
+    ColumnKind("bit64", T.BIT, U, "bit(64)", st.integers(0, U64)),
+)
+
+KINDS_BY_LABEL = {k.label: k for k in COLUMN_KINDS}
+
+#: The primary key every generated table has: a handle-key INT.
+KEY_FLAGS = F.HANDLE_KEY | F.PRIMARY_KEY
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A generated table: a name and its columns (the first one is the handle key)."""
+
+    schema: str
+    table: str
+    kinds: tuple[ColumnKind, ...]
+    nullable: tuple[bool, ...]
+
+    def flags(self, i: int) -> F:
+        f = self.kinds[i].flags
+        return f | F.NULLABLE if self.nullable[i] else f
+
+    def column_names(self) -> list[str]:
+        return ["id"] + [f"c_{k.label}" for k in self.kinds]
+
+
+_IDENT = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
+
+
+def tables(
+    kinds: tuple[ColumnKind, ...] = COLUMN_KINDS, min_columns: int = 1, max_columns: int = 8
+) -> st.SearchStrategy[TableSpec]:
+    """Tables with a handle-key ``id`` and a few columns drawn from ``kinds``."""
+    return st.builds(
+        lambda schema, table, picked, nulls: TableSpec(schema, table, tuple(picked), tuple(nulls[: len(picked)])),
+        _IDENT,
+        _IDENT,
+        st.lists(st.sampled_from(kinds), min_size=min_columns, max_size=max_columns, unique_by=lambda k: k.label),
+        st.lists(st.booleans(), min_size=max_columns, max_size=max_columns),
+    )
+
+
+def all_types_table(schema: str = "test", table: str = "all_types", nullable: bool = True) -> TableSpec:
+    """One table holding a column of every kind."""
+    return TableSpec(schema, table, COLUMN_KINDS, (nullable,) * len(COLUMN_KINDS))
+
+
+@st.composite
+def row_images(draw: Callable, spec: TableSpec, key: Optional[int] = None) -> tuple[Column, ...]:
+    """One row image of ``spec``: the key column and a value for every other column."""
+    key_value = draw(st.integers(-(1 << 31), (1 << 31) - 1)) if key is None else key
+    cols = [Column("id", T.INT, KEY_FLAGS, key_value, "int(11)")]
+    for i, kind in enumerate(spec.kinds):
+        value = draw(kind.values)
+        if spec.nullable[i] and draw(st.integers(0, 4)) == 0:
+            value = None
+        cols.append(Column(f"c_{kind.label}", kind.type, spec.flags(i), value, kind.mysql_type))
+    return tuple(cols)
+
+
+_TS = st.integers(1, (1 << 63) - 1)
+
+
+@st.composite
+def row_events(
+    draw: Callable, spec: Optional[TableSpec] = None, kinds: tuple[str, ...] = ("insert", "update", "delete")
+) -> RowChangedEvent:
+    """An insert, update (same key) or delete on ``spec`` (drawn if not given)."""
+    spec = spec or draw(tables())
+    kind = draw(st.sampled_from(kinds))
+    ts = draw(_TS)
+    new = draw(row_images(spec))
+    if kind == "insert":
+        return RowChangedEvent(ts, spec.schema, spec.table, new, None)
+    if kind == "delete":
+        return RowChangedEvent(ts, spec.schema, spec.table, None, new)
+    old = draw(row_images(spec, key=new[0].value))
+    return RowChangedEvent(ts, spec.schema, spec.table, new, old)
+
+
+ddl_events = st.builds(
+    DDLEvent, _TS, _IDENT, _IDENT, _TEXT.map(lambda q: "ALTER TABLE t COMMENT " + repr(q)), st.sampled_from(list(DDLType))
+)
+resolved_events = st.builds(ResolvedEvent, _TS)
+
+
+def events(spec: Optional[TableSpec] = None) -> st.SearchStrategy:
+    """Any event: rows (on ``spec`` or a drawn table), DDL or resolved."""
+    return st.one_of(row_events(spec), ddl_events, resolved_events)
+
+
+@st.composite
+def event_batches(draw: Callable, max_size: int = 20) -> list:
+    """A list of mixed events over one or two tables, as one partition might carry."""
+    specs = draw(st.lists(tables(max_columns=5), min_size=1, max_size=2))
+    return draw(
+        st.lists(
+            st.one_of(*(row_events(s) for s in specs), ddl_events, resolved_events), min_size=1, max_size=max_size
+        )
+    )

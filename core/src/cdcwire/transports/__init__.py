@@ -1,0 +1,1 @@
+"""Built-in transports: ``file`` always, ``kafka`` with the ``cdcwire[kafka]`` extra."""
