@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .errors import SinkURIError
+from .dispatch.rules import rules_from_params
+from .errors import DispatchError, SinkURIError
 from .params import SHARED_PARAMETERS, Parameter
 from .redact import redact_url
 
@@ -45,6 +46,8 @@ class SinkConfig:
     username: Optional[str] = field(default=None, repr=False)
     password: Optional[str] = field(default=None, repr=False, compare=False)
     uri: str = field(default="", repr=False, compare=False)
+    #: The dispatch rules in match order (file rules, the URI's own rule); see cdcwire.dispatch.rules.
+    dispatch_rules: tuple = field(default=(), repr=False, compare=False)
 
     def __getitem__(self, name: str) -> Any:
         try:
@@ -112,6 +115,10 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     params["protocol"] = codec.name
 
     location, topic, username, password = _split_location(scheme, parts)
+    try:
+        rules = tuple(rules_from_params(params))
+    except DispatchError as exc:
+        raise SinkURIError(str(exc), "dispatch-rules") from None
     config = SinkConfig(
         scheme=scheme,
         location=location,
@@ -124,6 +131,7 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
         username=username,
         password=password,
         uri=uri,
+        dispatch_rules=rules,
     )
     transport.validate(config)
     codec.validate(config)

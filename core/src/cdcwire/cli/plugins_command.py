@@ -1,0 +1,25 @@
+"""``cdcwire plugins``: what loaded, from which distribution, and what it registered."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..registry import ALLOW_ENV, get_registry
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    return sub.add_parser("plugins", help=f"list loaded plugins (restrict with {ALLOW_ENV}=a,b)")
+
+
+def run(args: argparse.Namespace) -> int:
+    reg = get_registry()
+    codecs = {}
+    for codec, info in reg.codecs():
+        codecs.setdefault(info.distribution, []).append(codec.name)
+    transports = {}
+    for t, info in reg.transports():
+        transports.setdefault(info.distribution, []).append(t.scheme + "://")
+    for info in reg.plugins:
+        provided = codecs.get(info.distribution, []) + transports.get(info.distribution, [])
+        print(f"{info.distribution} {info.version} ({info.name}): {', '.join(provided) or 'nothing registered'}")
+    return 0

@@ -1,0 +1,185 @@
+"""Dispatch checked against the reference hash computed here, independently, with zlib.crc32."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire.dispatch import Dispatcher, PositionInertiaHash
+from cdcwire.dispatch.dispatcher import split_key_change
+from cdcwire.errors import DispatchError, SinkURIError
+
+PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+
+
+def row(ts, id_, val="x", schema="test", table="t1", pre=None):
+    cols = (Column("id", ColumnType.INT, PK, id_), Column("val", ColumnType.VARCHAR, ColumnFlag(0), val))
+    return RowChangedEvent(ts, schema, table, cols, pre)
+
+
+def dispatcher(query: str) -> Dispatcher:
+    return Dispatcher(cdcwire.parse_sink_uri(f"file:///tmp/d/t?protocol=echo-json&{query}"))
+
+
+def crc(*parts: bytes) -> int:
+    return zlib.crc32(b"".join(parts))
+
+
+def test_position_inertia_hash_xors_crcs_of_concatenations():
+    h = PositionInertiaHash().write(b"test", b"t1").write(b"id", b"1")
+    assert h.value == crc(b"test", b"t1") ^ crc(b"id", b"1")
+
+
+def test_hash_does_not_depend_on_write_order():
+    a = PositionInertiaHash().write(b"a", b"1").write(b"b", b"2").value
+    b = PositionInertiaHash().write(b"b", b"2").write(b"a", b"1").value
+    assert a == b
+
+
+@pytest.mark.parametrize("rule", ["table", "default"])
+def test_table_rule_hashes_schema_and_table(rule):
+    d = dispatcher(f"partition={rule}&partition-num=7")
+    expected = crc(b"test", b"orders") % 7
+    assert [r.partition for r in d.route(row(1, 5, table="orders"))] == [expected]
+
+
+def test_ts_rule_is_commit_ts_mod_partitions():
+    d = dispatcher("partition=ts&partition-num=4")
+    assert d.route(row(415508878783938562, 1))[0].partition == 415508878783938562 % 4
+
+
+@pytest.mark.parametrize("rule", ["index-value", "rowid"])
+def test_index_value_rule_hashes_handle_key_columns(rule):
+    d = dispatcher(f"partition={rule}&partition-num=5")
+    for id_ in (1, 2, 3, -17, 2**40):
+        expected = (crc(b"test", b"t1") ^ crc(b"id", str(id_).encode())) % 5
+        assert d.route(row(1, id_))[0].partition == expected
+
+
+def test_index_value_rule_uses_old_values_for_a_delete():
+    d = dispatcher("partition=index-value&partition-num=5")
+    old = row(1, 42).columns
+    expected = (crc(b"test", b"t1") ^ crc(b"id", b"42")) % 5
+    assert d.route(RowChangedEvent(2, "test", "t1", None, old))[0].partition == expected
+
+
+def test_columns_rule_hashes_named_columns_case_insensitively():
+    d = dispatcher("partition=columns&partition-columns=VAL&partition-num=9")
+    expected = (crc(b"test", b"t1") ^ crc(b"val", b"hello")) % 9
+    assert d.route(row(1, 1, val="hello"))[0].partition == expected
+
+
+def test_columns_rule_with_a_missing_column_is_an_error():
+    d = dispatcher("partition=columns&partition-columns=nope")
+    with pytest.raises(DispatchError, match="'nope'.*test.t1"):
+        d.route(row(1, 1))
+
+
+def test_hash_text_of_values_follows_the_reference():
+    d = dispatcher("partition=columns&partition-columns=f,b,n,d&partition-num=1000003")
+    cols = (
+        Column("f", ColumnType.FLOAT, ColumnFlag(0), 153.12300109863281),  # float32 153.123
+        Column("b", ColumnType.BLOB, ColumnFlag.BINARY, b"\x00\xff"),
+        Column("n", ColumnType.INT, ColumnFlag.NULLABLE, None),
+        Column("d", ColumnType.DOUBLE, ColumnFlag(0), 2.0),
+    )
+    expected = (
+        crc(b"s", b"t") ^ crc(b"f", b"153.123") ^ crc(b"b", b"\x00\xff") ^ crc(b"n", b"null") ^ crc(b"d", b"2")
+    ) % 1000003
+    assert d.route(RowChangedEvent(1, "s", "t", cols))[0].partition == expected
+
+
+def test_update_that_changes_the_key_is_split_into_delete_and_insert():
+    update = row(9, 4, "ee", pre=row(1, 2, "aa").columns)
+    delete, insert = split_key_change(update)
+    assert delete.is_delete and delete.pre_columns == update.pre_columns
+    assert insert.is_insert and insert.columns == update.columns
+    assert delete.commit_ts == insert.commit_ts == 9
+
+
+def test_split_halves_go_to_the_partitions_of_their_own_keys():
+    d = dispatcher("partition=index-value&partition-num=16")
+    routes = d.route(row(9, 4, "ee", pre=row(1, 2, "aa").columns))
+    base = crc(b"test", b"t1")
+    assert [r.partition for r in routes] == [(base ^ crc(b"id", b"2")) % 16, (base ^ crc(b"id", b"4")) % 16]
+
+
+def test_update_that_keeps_the_key_is_not_split():
+    update = row(9, 2, "bb", pre=row(1, 2, "aa").columns)
+    assert split_key_change(update) == (update,)
+
+
+def test_ddl_is_broadcast_to_every_partition_by_default():
+    d = dispatcher("partition-num=3")
+    routes = d.route(DDLEvent(1, "test", "t1", "CREATE TABLE t1 (id int)", DDLType.CREATE_TABLE))
+    assert [(r.topic, r.partition) for r in routes] == [("t", 0), ("t", 1), ("t", 2)]
+
+
+def test_ddl_goes_to_partition_zero_when_the_codec_says_so():
+    d = dispatcher("partition-num=3&ddl-to=first")
+    routes = d.route(DDLEvent(1, "test", "t1", "q", DDLType.CREATE_TABLE))
+    assert [r.partition for r in routes] == [0]
+
+
+def test_ddl_is_dropped_when_the_codec_has_no_ddl_message():
+    d = dispatcher("partition-num=3&ddl-to=none")
+    assert d.route(DDLEvent(1, "test", "t1", "q", DDLType.CREATE_TABLE)) == []
+
+
+def test_resolved_goes_to_every_partition_of_every_known_topic():
+    d = dispatcher("partition-num=2&topic-rule=cdc_{schema}_{table}")
+    d.observe([row(1, 1, table="a"), row(1, 1, table="b")])
+    routes = d.route(ResolvedEvent(5))
+    assert sorted((r.topic, r.partition) for r in routes) == [
+        ("cdc_test_a", 0), ("cdc_test_a", 1), ("cdc_test_b", 0), ("cdc_test_b", 1), ("t", 0), ("t", 1),
+    ]
+
+
+def test_topic_expression_renders_and_sanitises_names():
+    d = dispatcher("topic-rule=cdc.{schema}-x-{table}_v1")
+    assert d.route(row(1, 1, schema="sales db", table="örders"))[0].topic == "cdc.sales_db-x-_rders_v1"
+
+
+def test_schema_level_ddl_goes_to_the_default_topic():
+    d = dispatcher("topic-rule={schema}_{table}&partition-num=1")
+    routes = d.route(DDLEvent(1, "shop", "", "CREATE DATABASE shop", DDLType.CREATE_SCHEMA))
+    assert [r.topic for r in routes] == ["t"]
+
+
+@pytest.mark.parametrize("expr", ["{table}", "x{schema}{bogus}", "a b{schema}", "{schema}{table}{table}"])
+def test_invalid_topic_expression_is_rejected(expr):
+    with pytest.raises(SinkURIError) as info:
+        dispatcher(f"topic-rule={expr}")
+    assert info.value.parameter == "topic-rule"
+
+
+def test_rules_file_first_match_wins(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[[dispatchers]]\nmatcher = ["test.hot*"]\npartition = "ts"\ntopic = "hot_{schema}"\n'
+        '[[dispatchers]]\nmatcher = ["test.*"]\npartition = "index-value"\n'
+    )
+    d = dispatcher(f"dispatch-rules={rules}&partition-num=4")
+    hot = d.route(row(7, 1, table="hot_items"))[0]
+    assert (hot.topic, hot.partition) == ("hot_test", 7 % 4)
+    cold = d.route(row(7, 1, table="cold"))[0]
+    assert (cold.topic, cold.partition) == ("t", (crc(b"test", b"cold") ^ crc(b"id", b"1")) % 4)
+    other = d.route(row(7, 1, schema="other", table="x"))[0]
+    assert other.partition == crc(b"other", b"x") % 4  # the URI's default rule
+
+
+def test_rules_file_errors_name_the_file_and_the_entry(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["a.*"]\npartition = "random"\n')
+    with pytest.raises(SinkURIError, match=r"rules.toml: dispatchers\[0\].*unknown partition rule 'random'") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"
+
+
+def test_missing_rules_file_is_a_uri_error(tmp_path):
+    with pytest.raises(SinkURIError, match="does not exist") as info:
+        dispatcher(f"dispatch-rules={tmp_path}/none.toml")
+    assert info.value.parameter == "dispatch-rules"

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import pytest
+
+from cdcwire import SinkURIError, parse_sink_uri
+
+
+def test_file_uri_splits_directory_and_topic():
+    c = parse_sink_uri("file:///tmp/out/orders?protocol=echo-json")
+    assert (c.scheme, c.location, c.topic, c.protocol) == ("file", "/tmp/out", "orders", "echo-json")
+
+
+def test_kafka_uri_keeps_every_broker_and_the_topic():
+    c = parse_sink_uri("kafka://10.0.0.1:9092,10.0.0.2:9092/orders?protocol=echo")
+    assert c.location == "10.0.0.1:9092,10.0.0.2:9092"
+    assert c.topic == "orders"
+    assert c.protocol == "echo-json"  # the alias resolves to the codec's name
+
+
+def test_defaults_come_from_the_reference_table():
+    c = parse_sink_uri("file:///tmp/o/t?protocol=echo-json")
+    assert c["partition-num"] == 3
+    assert c["max-message-bytes"] == 10485760
+    assert c["max-batch-size"] == 16
+    assert c["compression"] == "none"
+    assert c.given == {"protocol"}
+
+
+def test_parameters_are_typed():
+    c = parse_sink_uri("file:///tmp/o/t?protocol=echo-json&partition-num=7&max-batch-size=2&compression=ZSTD")
+    assert (c["partition-num"], c["max-batch-size"], c["compression"]) == (7, 2, "zstd")
+
+
+@pytest.mark.parametrize(
+    "query, parameter, words",
+    [
+        ("protocol=echo-json&partition-nmu=2", "partition-nmu", "did you mean 'partition-num'"),
+        ("protocol=echo-json&partition-num=two", "partition-num", "must be an integer"),
+        ("protocol=echo-json&partition-num=0", "partition-num", "must be >= 1"),
+        ("protocol=echo-json&max-batch-size=-1", "max-batch-size", "must be >= 1"),
+        ("protocol=echo-json&compression=brotli", "compression", "must be one of"),
+        ("protocol=echo-json&partition-num=2&partition-num=3", "partition-num", "given twice"),
+        ("partition-num=2", "protocol", "installed protocols: echo-json"),
+        ("protocol=nope", "protocol", "unknown protocol 'nope'; installed protocols: echo-json"),
+        ("protocol=echo-json&partition=columns", "partition-columns", "needs partition-columns"),
+        ("protocol=echo-json&partition=hash", "partition", "must be one of"),
+    ],
+)
+def test_bad_parameter_is_named_in_the_error(query, parameter, words):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(f"file:///tmp/o/t?{query}")
+    assert info.value.parameter == parameter
+    assert words in str(info.value)
+
+
+def test_unknown_scheme_lists_the_installed_transports():
+    with pytest.raises(SinkURIError, match="unknown URI scheme 'pulsar'; installed transports: file, kafka"):
+        parse_sink_uri("pulsar://h:1/t?protocol=echo-json")
+
+
+def test_missing_topic_is_an_error():
+    with pytest.raises(SinkURIError, match="names no topic"):
+        parse_sink_uri("kafka://h:9092/?protocol=echo-json")
+
+
+def test_invalid_topic_name_is_an_error():
+    with pytest.raises(SinkURIError, match="not a valid topic name"):
+        parse_sink_uri("kafka://h:9092/or%20ders?protocol=echo-json")
+
+
+def test_kafka_broker_without_port_is_an_error():
+    with pytest.raises(SinkURIError, match="must be host:port") as info:
+        parse_sink_uri("kafka://localhost/t?protocol=echo-json")
+    assert info.value.parameter == "host"
+
+
+def test_password_never_appears_in_repr_or_str():
+    c = parse_sink_uri("kafka://alice:s3cret@h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=tok3n")
+    for text in (repr(c), str(c), c.redacted_uri):
+        assert "s3cret" not in text and "tok3n" not in text
+        assert "alice" in text
+    assert c.password == "s3cret"
+
+
+def test_password_never_appears_in_an_error():
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri("kafka://alice:s3cret@h:9092/t?protocol=echo-json&bogus=1")
+    assert "s3cret" not in str(info.value)
+
+
+def test_a_secret_parameter_with_a_bad_value_is_not_echoed():
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri("kafka://h:9092/t?protocol=echo-json&sasl-mechanism=oauth&sasl-password=tok3n")
+    assert "tok3n" not in str(info.value)
+
+
+def test_codec_parameter_choices_are_checked():
+    with pytest.raises(SinkURIError, match="ddl-to"):
+        parse_sink_uri("file:///tmp/o/t?protocol=echo-json&ddl-to=everywhere")
