@@ -38,16 +38,24 @@ def float64_text(x: float) -> str:
     return _plain(repr(x))
 
 
-@lru_cache(maxsize=65536)
 def float32_text(x: float) -> str:
     """Shortest text that reads back to the same float32, without an exponent."""
+    return _float32_text(_F32.pack(x))
+
+
+@lru_cache(maxsize=65536)
+def _float32_text(target: bytes) -> str:
+    # keyed by the float32 bits: 0.0 and -0.0 are equal as floats but print differently
+    x = _F32.unpack(target)[0]
     if x != x or x in (float("inf"), float("-inf")):
         return float64_text(x)
-    target = _F32.pack(x)
     for precision in range(1, 10):
         text = "%.*g" % (precision, x)
-        if _F32.pack(float(text)) == target:
-            return _plain(text)
+        try:
+            if _F32.pack(float(text)) == target:
+                return _plain(text)
+        except OverflowError:  # rounding near FLT_MAX went past it; more digits will not
+            continue
     return _plain(repr(x))  # unreachable for float32 values: 9 digits always round-trip
 
 

@@ -1,0 +1,51 @@
+"""``echo-json``: the smallest possible codec, for the core's own tests.
+
+One event per message, the canonical event JSON as the value. It exists so the
+core can be tested without any protocol plugin installed.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import cdcwire
+from cdcwire.codec import Broadcast, Codec, EventPolicy
+from cdcwire.errors import DecodeError
+from cdcwire.event_json import from_json, to_json
+from cdcwire.message import Message, Payload
+from cdcwire.params import MAX_BATCH_SIZE, Parameter
+
+
+class EchoEncoder:
+    def encode(self, events: Iterable[cdcwire.Event]) -> Iterator[Payload]:
+        for e in events:
+            yield Payload(None, to_json(e).encode())
+
+
+class EchoDecoder:
+    def decode(self, message: Message) -> list[cdcwire.Event]:
+        try:
+            return [from_json((message.value or b"").decode())]
+        except Exception as exc:
+            raise DecodeError(str(exc), 0, "value") from None
+
+
+class EchoJSONCodec(Codec):
+    name = "echo-json"
+    aliases = ("echo",)
+    parameters = (MAX_BATCH_SIZE, Parameter("ddl-to", "choice", "all", choices=("all", "first", "none")))
+
+    def policy(self, config):
+        return EventPolicy(ddl=Broadcast(config["ddl-to"]), resolved=Broadcast.ALL_PARTITIONS)
+
+    def encoder(self, config, topic, partition):
+        return EchoEncoder()
+
+    def decoder(self, config):
+        return EchoDecoder()
+
+
+class EchoPlugin:
+    @cdcwire.hookimpl
+    def register_codecs(self, register):
+        register(EchoJSONCodec())

@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent, to_json
+from cdcwire.cli import main
+
+PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+
+
+@pytest.fixture
+def events_file(tmp_path):
+    events = [RowChangedEvent(i, "test", "t1", (Column("id", ColumnType.INT, PK, i),)) for i in range(1, 7)]
+    events.append(ResolvedEvent(10))
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(to_json(e) + "\n" for e in events))
+    return path, events
+
+
+def test_protocols_lists_each_protocol_with_its_distribution_and_version(capsys):
+    assert main(["protocols"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["protocol", "aliases", "distribution", "version"]
+    assert out[1].split() == ["echo-json", "echo", "cdcwire-echo-test", "1.0"]
+
+
+def test_plugins_lists_what_each_distribution_registered(capsys):
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "cdcwire-echo-test 1.0 (echo-json): echo-json" in out
+    assert "file://, kafka://" in out
+
+
+def test_encode_prints_events_messages_and_bytes_per_partition(tmp_path, events_file, capsys):
+    path, events = events_file
+    uri = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=2&partition=index-value"
+    assert main(["encode", "--sink-uri", uri, str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "events in: 7  messages: 8" in out  # 6 rows + the resolved event in both partitions
+    rows = [line.split() for line in out.splitlines() if line.startswith("orders")]
+    assert [r[1] for r in rows] == ["0", "1"]
+    assert sum(int(r[2]) for r in rows) == 8
+
+
+def test_inspect_prints_one_decoded_event_per_line(tmp_path, events_file, capsys):
+    path, events = events_file
+    uri = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", uri, str(path)])
+    capsys.readouterr()
+    assert main(["inspect", uri]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(d["partition"], d["offset"]) for d in lines] == [(0, i) for i in range(7)]
+    assert [d.get("commit_ts", d.get("ts")) for d in lines] == [1, 2, 3, 4, 5, 6, 10]
+
+
+def test_a_bad_sink_uri_is_a_one_line_error_and_exit_code_2(events_file, capsys):
+    path, _ = events_file
+    assert main(["encode", "--sink-uri", "file:///tmp/x/t?protocol=echo-json&max-batch-size=0", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cdcwire encode: error: parameter 'max-batch-size' must be >= 1")
+
+
+def test_a_malformed_input_line_is_reported_with_its_number(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type":"resolved","ts":1}\n{"type":"resolved"}\n')
+    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(bad)]) == 2
+    assert "line 2, field 'ts': is missing" in capsys.readouterr().err

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
+
+PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+ID = (Column("id", ColumnType.INT, PK, 1), Column("v", ColumnType.VARCHAR, ColumnFlag.NULLABLE, None))
+
+
+def test_insert_update_delete_are_told_apart_by_the_images_present():
+    assert RowChangedEvent(1, "s", "t", ID).kind == "insert"
+    assert RowChangedEvent(1, "s", "t", ID, ID).kind == "update"
+    assert RowChangedEvent(1, "s", "t", None, ID).kind == "delete"
+
+
+def test_a_row_event_without_any_image_is_rejected():
+    with pytest.raises(ValueError, match="neither columns nor pre_columns"):
+        RowChangedEvent(1, "s", "t")
+
+
+def test_handle_key_columns_come_from_the_new_image_or_the_old_one_for_a_delete():
+    assert RowChangedEvent(1, "s", "t", ID).handle_key_columns() == ID[:1]
+    assert RowChangedEvent(1, "s", "t", None, ID).handle_key_columns() == ID[:1]
+
+
+def test_events_are_immutable_and_slotted():
+    e = ResolvedEvent(5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        e.ts = 6  # type: ignore[misc]
+    assert not hasattr(e, "__dict__")
+    assert e.commit_ts == 5
+
+
+def test_column_flag_helpers():
+    c = Column("b", ColumnType.BLOB, ColumnFlag.BINARY | ColumnFlag.NULLABLE, b"")
+    assert c.is_binary and c.is_nullable and c.holds_bytes and not c.is_unsigned
+    assert not Column("t", ColumnType.BLOB, ColumnFlag(0), "").holds_bytes
+    assert not Column("d", ColumnType.DATE, ColumnFlag.BINARY, "2020-01-01").holds_bytes

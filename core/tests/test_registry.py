@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import pytest
+from echo_codec import EchoJSONCodec, EchoPlugin
+
+import cdcwire
+from cdcwire.errors import PluginError, SinkURIError
+from cdcwire.registry import PluginInfo, Registry
+
+
+class OtherEcho(EchoJSONCodec):
+    name = "other"
+    aliases = ("echo",)
+
+
+class OtherPlugin:
+    @cdcwire.hookimpl
+    def register_codecs(self, register):
+        register(OtherEcho())
+
+
+def test_a_protocol_name_registered_twice_names_both_distributions(echo_registry):
+    with pytest.raises(PluginError, match="'echo' is registered twice: by cdcwire-echo-test 1.0 and by cdcwire-other 2.0"):
+        echo_registry.add_plugin(OtherPlugin(), PluginInfo("other", "cdcwire-other", "2.0"))
+
+
+def test_a_hookimpl_that_matches_no_spec_is_rejected():
+    class Typo:
+        @cdcwire.hookimpl
+        def register_codec(self, register):  # missing "s"
+            pass
+
+    with pytest.raises(Exception, match="register_codec"):
+        Registry().add_plugin(Typo(), PluginInfo("typo", "cdcwire-typo", "0"))
+
+
+def test_a_plugin_must_register_a_codec_instance():
+    class Wrong:
+        @cdcwire.hookimpl
+        def register_codecs(self, register):
+            register("not a codec")
+
+    with pytest.raises(PluginError, match="cdcwire-wrong registered 'not a codec'"):
+        Registry().add_plugin(Wrong(), PluginInfo("wrong", "cdcwire-wrong", "0"))
+
+
+def test_protocol_lookup_is_case_insensitive_and_knows_aliases(echo_registry):
+    assert echo_registry.codec("ECHO").name == "echo-json"
+    assert echo_registry.codec_info("echo").distribution == "cdcwire-echo-test"
+
+
+def test_unknown_protocol_lists_installed_ones(echo_registry):
+    with pytest.raises(SinkURIError, match="installed protocols: echo-json"):
+        echo_registry.codec("avro")
+
+
+def test_every_hook_spec_is_documented():
+    from cdcwire import hookspecs
+
+    specs = [f for name, f in vars(hookspecs).items() if name.startswith("register_")]
+    assert specs, "no hook specs found"
+    for spec in specs:
+        assert spec.__doc__ and len(spec.__doc__.split()) > 10, f"{spec.__name__} needs a docstring"
+
+
+def test_entry_point_plugins_can_be_restricted_by_environment(monkeypatch):
+    from cdcwire.registry import build_registry
+
+    monkeypatch.setenv("CDCWIRE_PLUGINS", "no-such-plugin")
+    reg = build_registry()
+    assert reg.protocol_names() == []
+    assert [t.scheme for t, _ in reg.transports()] == ["file", "kafka"]  # built-ins always load
