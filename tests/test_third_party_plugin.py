@@ -1,0 +1,135 @@
+"""A protocol published by a third party: its own package and entry point, built
+outside this repository, installed into this environment and selected by URI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PLUGIN_PYPROJECT = """
+[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "cdcwire-reverse-json"
+version = "0.3.1"
+dependencies = ["cdcwire"]
+
+[project.entry-points.cdcwire]
+reverse-json = "cdcwire_reverse_json.plugin"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+"""
+
+PLUGIN_MODULE = '''
+"""A toy protocol: canonical event JSON, bytes reversed. One event per message."""
+from cdcwire import Codec, DecodeError, Payload, from_json, hookimpl, to_json
+
+
+class ReverseEncoder:
+    def encode(self, events):
+        for e in events:
+            yield Payload(b"", to_json(e).encode()[::-1])
+
+
+class ReverseDecoder:
+    def decode(self, message):
+        try:
+            return [from_json((message.value or b"")[::-1].decode())]
+        except Exception as exc:
+            raise DecodeError(f"not reverse-json: {exc}", 0, "value") from None
+
+
+class ReverseJSON(Codec):
+    name = "reverse-json"
+
+    def encoder(self, config, topic, partition):
+        return ReverseEncoder()
+
+    def decoder(self, config):
+        return ReverseDecoder()
+
+
+@hookimpl
+def register_codecs(register):
+    register(ReverseJSON())
+'''
+
+CONFORMANCE_TEST = '''
+from cdcwire.testing.conformance import CodecConformance
+
+
+class TestReverseJSON(CodecConformance):
+    sink_uri = "file:///tmp/cdcwire-reverse/t?protocol=reverse-json"
+'''
+
+
+def pip(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def installed_plugin(tmp_path_factory):
+    root = tmp_path_factory.mktemp("outside-the-repo") / "cdcwire-reverse-json"
+    (root / "src" / "cdcwire_reverse_json").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PLUGIN_PYPROJECT)
+    (root / "src" / "cdcwire_reverse_json" / "__init__.py").write_text("")
+    (root / "src" / "cdcwire_reverse_json" / "plugin.py").write_text(textwrap.dedent(PLUGIN_MODULE))
+    (root / "tests").mkdir()
+    (root / "tests" / "test_reverse_conformance.py").write_text(CONFORMANCE_TEST)
+    done = pip("install", "-q", "--no-deps", str(root))
+    assert done.returncode == 0, done.stderr
+    yield root
+    pip("uninstall", "-y", "-q", "cdcwire-reverse-json")
+
+
+def run_python(code: str, **env: str) -> str:
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env={**os.environ, **env}
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_installed_plugin_is_listed_with_its_distribution(installed_plugin):
+    out = run_python("from cdcwire.cli import main; main(['protocols'])")
+    row = next(line.split() for line in out.splitlines() if line.startswith("reverse-json"))
+    assert row == ["reverse-json", "cdcwire-reverse-json", "0.3.1"]
+
+
+def test_the_plugin_is_selected_by_sink_uri(installed_plugin, tmp_path):
+    out = run_python(
+        f"""
+        import json, cdcwire
+        from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
+        uri = "file://{tmp_path}/orders?protocol=reverse-json&partition-num=1"
+        ev = [RowChangedEvent(7, "shop", "orders", (Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY, 1),))]
+        msgs = cdcwire.encode(uri, ev)
+        print(json.dumps([msgs[0].value.decode(), cdcwire.decode(uri, msgs) == ev]))
+        """
+    )
+    value, equal = json.loads(out)
+    assert value.startswith("}") and value.endswith("{") and equal
+
+
+def test_the_allow_list_keeps_the_plugin_out(installed_plugin):
+    out = run_python("import cdcwire; print(cdcwire.protocols())", CDCWIRE_PLUGINS="open-protocol")
+    assert "reverse-json" not in out
+
+
+def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(installed_plugin / "tests")],
+        capture_output=True, text=True, cwd=installed_plugin,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout and "failed" not in done.stdout
