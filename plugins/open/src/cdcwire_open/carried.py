@@ -1,0 +1,63 @@
+"""What a reader gets back from open-protocol for an event: ``Codec.carried``.
+
+Written apart from the decoder (not as decode(encode(event))) so the round-trip
+tests compare two independent accounts. The protocol carries no MySQL type
+text, so every column comes back with ``mysql_type=None``; values come back in
+canonical form; the parameters decide which columns travel (see row_images).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from cdcwire.codes import BLOB_TYPES, FLOAT_TYPES, INTEGER_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from cdcwire.events import Column, Columns, Event, RowChangedEvent
+from cdcwire.value_text import to_float32
+
+from .encoder import OpenProtocolEncoder
+from .options import OpenOptions
+from .row_images import sent_images
+
+
+def canonical_value(column: Column) -> Any:
+    """The value as the decoder gives it back for this column's type and binary flag."""
+    v, t = column.value, column.type
+    if v is None:
+        return None
+    if t in STRING_TYPES or t in BLOB_TYPES:
+        if column.flags & ColumnFlag.BINARY:
+            return v.encode("utf-8") if isinstance(v, str) else bytes(v)
+        return bytes(v).decode("utf-8", "replace") if isinstance(v, (bytes, bytearray, memoryview)) else v
+    if t == ColumnType.FLOAT:
+        return to_float32(float(v))
+    if t in FLOAT_TYPES:
+        return float(v)
+    if t in INTEGER_TYPES:
+        return int(v)
+    return v
+
+
+def _carried_columns(columns: Optional[Columns]) -> Optional[Columns]:
+    if columns is None:
+        return None
+    return tuple(
+        Column(c.name, ColumnType(c.type), ColumnFlag(int(c.flags)), canonical_value(c), None) for c in columns
+    )
+
+
+def carried_row(options: OpenOptions, row: RowChangedEvent) -> RowChangedEvent:
+    """The row change as it travels: parameters applied, large rows cut to handle keys, types canonical."""
+    images = sent_images(row, options)
+    if options.handle_key_only_when_large:
+        encoder = OpenProtocolEncoder(options)
+        key, value = encoder.row_parts(row)
+        if b'"ohk":true' in key:
+            images = sent_images(row, options, only_handle_key=True)
+    new, old = images
+    return RowChangedEvent(row.commit_ts, row.schema, row.table, _carried_columns(new), _carried_columns(old), row.table_id)
+
+
+def carried(options: OpenOptions, event: Event) -> Event:
+    if isinstance(event, RowChangedEvent):
+        return carried_row(options, event)
+    return event

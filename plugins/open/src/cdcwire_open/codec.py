@@ -1,0 +1,35 @@
+"""The open-protocol codec: TiCDC's batched JSON protocol (``protocol=open-protocol`` or ``default``)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from cdcwire.codec import Broadcast, Codec, EventPolicy
+from cdcwire.events import Event
+from cdcwire.sink_uri import SinkConfig
+
+from .carried import carried
+from .decoder import OpenProtocolDecoder
+from .encoder import OpenProtocolEncoder
+from .options import PARAMETERS, OpenOptions
+
+
+class OpenProtocolCodec(Codec):
+    """Row changes batched per message; DDL to every partition of the table's topic,
+    resolved events to every partition of every topic."""
+
+    name = "open-protocol"
+    aliases = ("default",)
+    parameters = PARAMETERS
+
+    def policy(self, config: SinkConfig) -> EventPolicy:
+        return EventPolicy(ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS)
+
+    def encoder(self, config: SinkConfig, topic: str, partition: int) -> OpenProtocolEncoder:
+        return OpenProtocolEncoder(OpenOptions.from_config(config))
+
+    def decoder(self, config: SinkConfig) -> OpenProtocolDecoder:
+        return OpenProtocolDecoder()
+
+    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
+        return carried(OpenOptions.from_config(config), event)

@@ -1,0 +1,246 @@
+"""The open-protocol decoder: the exact inverse of the encoder, and strict.
+
+Every problem (wrong version, a length running past the end, keys and values
+that do not pair up, invalid UTF-8 or JSON, a missing field, a value of the
+wrong type) raises :class:`cdcwire.DecodeError` with the part (``key`` or
+``value``) and the byte offset. A declared length is checked against the
+bytes present before anything is sliced, so a huge one allocates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from cdcwire.codes import ColumnFlag, ColumnType, DDLType
+from cdcwire.errors import DecodeError
+from cdcwire.events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.message import Message
+
+from .column_values import BadValue, ValueReader, value_reader
+from .framing import LENGTH, VERSION, VERSION_BYTES
+
+U64_MAX = (1 << 64) - 1
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+_ROW, _DDL, _RESOLVED = 1, 2, 3
+_KNOWN_TYPES = {int(t): t for t in ColumnType}
+_KNOWN_DDL = {int(t): t for t in DDLType}
+_KEY_CACHE_LIMIT = 4096
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+
+#: A parsed key: (event type, ts, schema, table, physical table id)
+_Key = tuple[int, int, str, str, Optional[int]]
+#: (column type, flags, reader) for one (t, f, h) triple seen on the wire
+_ColumnSpec = tuple[ColumnType, ColumnFlag, ValueReader]
+
+
+class _Problem(Exception):
+    """A semantic error inside one JSON document; the caller adds part and offset."""
+
+
+class OpenProtocolDecoder:
+    """Decodes open-protocol messages into events. Caches parsed keys and column specs."""
+
+    def __init__(self) -> None:
+        self._keys: dict[bytes, _Key] = {}
+        self._specs: dict[tuple[int, Optional[int], Optional[bool]], _ColumnSpec] = {}
+
+    def decode(self, message: Message) -> list[Event]:
+        key = message.key if message.key is not None else b""
+        value = message.value if message.value is not None else b""
+        if len(key) < len(VERSION_BYTES):
+            raise DecodeError(f"key is {len(key)} bytes, shorter than the 8-byte protocol version", 0, "key")
+        version = LENGTH.unpack_from(key, 0)[0]
+        if version != VERSION:
+            raise DecodeError(f"unsupported open-protocol version {version} (this decoder reads version 1)", 0, "key")
+        events: list[Event] = []
+        kpos, vpos = len(VERSION_BYTES), 0
+        kend, vend = len(key), len(value)
+        while kpos < kend:
+            kstart, kpos = _segment(key, kpos, "key")
+            if vpos >= vend:
+                raise DecodeError(
+                    f"value holds {len(events)} event(s) but the key holds more", vpos, "value"
+                )
+            vstart, vpos = _segment(value, vpos, "value")
+            events.append(self._event(key, kstart, kpos, value, vstart, vpos, len(events)))
+        if not events:
+            raise DecodeError("key holds a version but no event", kpos, "key")
+        if vpos != vend:
+            raise DecodeError(
+                f"value holds more events than the key's {len(events)} ({vend - vpos} bytes left over)", vpos, "value"
+            )
+        return events
+
+    # -- one event -------------------------------------------------------------------------
+
+    def _event(self, key: bytes, kstart: int, kend: int, value: bytes, vstart: int, vend: int, index: int) -> Event:
+        key_json = key[kstart:kend]
+        parsed = self._keys.get(key_json)
+        if parsed is None:
+            try:
+                parsed = _parse_key(_load(key_json, kstart, "key"))
+            except _Problem as exc:
+                raise DecodeError(f"event {index} key: {exc}", kstart, "key") from None
+            if len(self._keys) >= _KEY_CACHE_LIMIT:
+                self._keys.clear()
+            self._keys[key_json] = parsed
+        kind, ts, schema, table, table_id = parsed
+        if kind == _RESOLVED:
+            if vend != vstart:
+                raise DecodeError(f"event {index} is resolved but carries a {vend - vstart}-byte value", vstart, "value")
+            return ResolvedEvent(ts)
+        body = _load(value[vstart:vend], vstart, "value")
+        try:
+            if kind == _ROW:
+                new, old = self._row_images(body)
+                return RowChangedEvent(ts, schema, table, new, old, table_id)
+            return _ddl(body, ts, schema, table)
+        except _Problem as exc:
+            raise DecodeError(f"event {index} ({schema}.{table} at ts {ts}) value: {exc}", vstart, "value") from None
+
+    def _row_images(self, body: Any) -> tuple[Optional[Columns], Optional[Columns]]:
+        if type(body) is not dict:
+            raise _Problem(f"a row value must be a JSON object, got {_json_kind(body)}")
+        new, old, deleted = body.get("u"), body.get("p"), body.get("d")
+        if deleted is not None:
+            if new is not None or old is not None:
+                raise _Problem("a row value holds 'd' together with 'u' or 'p'")
+            return None, self._columns(deleted, "d")
+        if new is None:
+            raise _Problem("a row value needs 'u' (insert, update) or 'd' (delete)")
+        return self._columns(new, "u"), (None if old is None else self._columns(old, "p"))
+
+    def _columns(self, image: Any, field: str) -> Columns:
+        if type(image) is not dict:
+            raise _Problem(f"'{field}' must be an object of columns, got {_json_kind(image)}")
+        specs = self._specs
+        out = []
+        for name, col in image.items():
+            if type(col) is not dict:
+                raise _Problem(f"column {name!r} in '{field}' must be an object, got {_json_kind(col)}")
+            t, f, h = col.get("t"), col.get("f"), col.get("h")
+            if type(t) is not int or (f is not None and type(f) is not int) or (h is not None and type(h) is not bool):
+                raise _Problem(_describe_bad_header(name, field, col))
+            spec = specs.get((t, f, h))
+            if spec is None:
+                spec = specs[(t, f, h)] = _column_spec(t, f, h, name, field)
+            try:
+                v = col["v"]
+            except KeyError:
+                raise _Problem(f"column {name!r} in '{field}' lacks its value 'v'") from None
+            if v is not None:
+                try:
+                    v = spec[2](v)
+                except BadValue as exc:
+                    raise _Problem(f"column {name!r} in '{field}' (type {t}): {exc}") from None
+            out.append(Column(name, spec[0], spec[1], v))
+        return tuple(out)
+
+
+# --- pieces ---------------------------------------------------------------------------------
+
+
+def _segment(buf: bytes, pos: int, part: str) -> tuple[int, int]:
+    """Read one [u64 length, bytes] segment at ``pos``: (start of the bytes, end of the bytes)."""
+    left = len(buf) - pos
+    if left < 8:
+        raise DecodeError(f"length prefix needs 8 bytes, {left} left", pos, part)
+    n = LENGTH.unpack_from(buf, pos)[0]
+    if n > left - 8:
+        raise DecodeError(f"length {n} runs past the end ({left - 8} bytes follow)", pos, part)
+    return pos + 8, pos + 8 + n
+
+
+def _load(data: bytes, start: int, part: str) -> Any:
+    """Parse one JSON document; errors carry the byte offset in the key or value."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 in JSON: {exc.reason}", start + exc.start, part) from None
+    try:
+        return _JSON.decode(text)
+    except json.JSONDecodeError as exc:
+        at = start + len(text[: exc.pos].encode("utf-8"))
+        raise DecodeError(f"invalid JSON: {exc.msg}", at, part) from None
+    except (ValueError, RecursionError) as exc:  # NaN/Infinity, over-long integers, deep nesting
+        raise DecodeError(f"invalid JSON: {exc}", start, part) from None
+
+
+def _parse_key(obj: Any) -> _Key:
+    if type(obj) is not dict:
+        raise _Problem(f"must be a JSON object, got {_json_kind(obj)}")
+    ts = obj.get("ts")
+    if type(ts) is not int or not 0 <= ts <= U64_MAX:
+        raise _Problem(_field_problem(obj, "ts", "an unsigned 64-bit integer"))
+    kind = obj.get("t")
+    if type(kind) is not int or kind not in (_ROW, _DDL, _RESOLVED):
+        raise _Problem(_field_problem(obj, "t", "1 (row), 2 (DDL) or 3 (resolved)"))
+    if kind == _RESOLVED:
+        return kind, ts, "", "", None
+    schema, table = obj.get("scm", ""), obj.get("tbl", "")
+    if type(schema) is not str:
+        raise _Problem(_field_problem(obj, "scm", "a string"))
+    if type(table) is not str:
+        raise _Problem(_field_problem(obj, "tbl", "a string"))
+    table_id = obj.get("ptn")
+    if table_id is not None and (type(table_id) is not int or not I64_MIN <= table_id <= I64_MAX):
+        raise _Problem(_field_problem(obj, "ptn", "a 64-bit integer"))
+    ohk = obj.get("ohk")
+    if ohk is not None and type(ohk) is not bool:
+        raise _Problem(_field_problem(obj, "ohk", "true or false"))
+    return kind, ts, schema, table, table_id
+
+
+def _ddl(body: Any, ts: int, schema: str, table: str) -> DDLEvent:
+    if type(body) is not dict:
+        raise _Problem(f"a DDL value must be a JSON object, got {_json_kind(body)}")
+    query = body.get("q")
+    if type(query) is not str:
+        raise _Problem(_field_problem(body, "q", "the query string"))
+    ddl_type = body.get("t")
+    if type(ddl_type) is not int or ddl_type not in _KNOWN_DDL:
+        raise _Problem(_field_problem(body, "t", f"a DDL type code 1-{max(_KNOWN_DDL)}"))
+    return DDLEvent(ts, schema, table, query, _KNOWN_DDL[ddl_type])
+
+
+def _column_spec(t: int, f: Optional[int], h: Optional[bool], name: str, field: str) -> _ColumnSpec:
+    column_type = _KNOWN_TYPES.get(t)
+    if column_type is None:
+        raise _Problem(f"column {name!r} in '{field}' has unknown type code {t}")
+    if f is not None and not 0 <= f <= U64_MAX:
+        raise _Problem(f"column {name!r} in '{field}' has flags {f} outside 0..2^64-1")
+    flags = ColumnFlag(f or 0)
+    if h:
+        flags |= ColumnFlag.HANDLE_KEY
+    return column_type, flags, value_reader(t, bool(flags & ColumnFlag.BINARY))
+
+
+def _describe_bad_header(name: str, field: str, col: dict) -> str:
+    for key, want in (("t", "a type code"), ("f", "a flag number"), ("h", "true or false")):
+        v = col.get(key)
+        if key == "t" and type(v) is not int or key == "f" and v is not None and type(v) is not int \
+                or key == "h" and v is not None and type(v) is not bool:
+            got = "missing" if key not in col else _json_kind(v)
+            return f"column {name!r} in '{field}': '{key}' must be {want}, got {got}"
+    return f"column {name!r} in '{field}' is malformed"  # pragma: no cover
+
+
+def _field_problem(obj: dict, field: str, want: str) -> str:
+    if field not in obj:
+        return f"lacks field '{field}' ({want})"
+    v = obj[field]
+    text = repr(v)
+    return f"field '{field}' must be {want}, got {_json_kind(v)} {text[:40]}"
+
+
+def _json_kind(v: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
+        type(v), "null" if v is None else type(v).__name__
+    )

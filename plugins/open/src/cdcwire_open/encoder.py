@@ -1,0 +1,122 @@
+"""The open-protocol encoder: events of one topic-partition into batched messages.
+
+Row changes share a message until it holds ``max-batch-size`` rows or the
+next one would take it past ``max-message-bytes``. DDL and resolved events
+travel in a message of their own, as the reference sends them: its
+consumers stop reading a message after a resolved event.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional
+
+from cdcwire.errors import EncodeError, MessageTooLargeError
+from cdcwire.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.message import Payload
+
+from .event_text import EventText
+from .framing import EVENT_FRAMING, LENGTH, RECORD_OVERHEAD, VERSION_BYTES, single_event_cost
+from .options import OpenOptions
+from .row_images import sent_images
+
+
+class _Batch:
+    """A message being filled: key and value buffers, and how many rows they hold."""
+
+    __slots__ = ("key", "value", "rows")
+
+    def __init__(self) -> None:
+        self.key = bytearray(VERSION_BYTES)
+        self.value = bytearray()
+        self.rows = 0
+
+    def add(self, key_json: bytes, value_json: bytes) -> None:
+        self.key += LENGTH.pack(len(key_json))
+        self.key += key_json
+        self.value += LENGTH.pack(len(value_json))
+        self.value += value_json
+        self.rows += 1
+
+    def cost(self) -> int:
+        return len(self.key) + len(self.value) + RECORD_OVERHEAD
+
+    def payload(self) -> Payload:
+        return Payload(bytes(self.key), bytes(self.value), self.rows)
+
+
+def single_message(key_json: bytes, value_json: bytes) -> Payload:
+    """A message carrying exactly one event."""
+    return Payload(
+        VERSION_BYTES + LENGTH.pack(len(key_json)) + key_json,
+        LENGTH.pack(len(value_json)) + value_json,
+        1,
+    )
+
+
+class OpenProtocolEncoder:
+    """Encodes the ordered events of one topic-partition."""
+
+    def __init__(self, options: OpenOptions, text: Optional[EventText] = None) -> None:
+        self.options = options
+        self.text = text or EventText()
+
+    def row_parts(self, row: RowChangedEvent) -> tuple[bytes, bytes]:
+        """Key JSON and value JSON of a row change, falling back to handle-key-only when allowed."""
+        text, options = self.text, self.options
+        key = text.row_key(row)
+        value = text.row_value(row, sent_images(row, options))
+        cost = single_event_cost(key, value)
+        if cost <= options.max_message_bytes:
+            return key, value
+        if not options.handle_key_only_when_large:
+            raise self._too_large(row, cost, "; set large-message-handle-option=handle-key-only to send only its handle-key columns")
+        key = text.row_key(row, only_handle_key=True)
+        value = text.row_value(row, sent_images(row, options, only_handle_key=True))
+        cost = single_event_cost(key, value)
+        if cost > options.max_message_bytes:
+            raise self._too_large(row, cost, " even with only its handle-key columns")
+        return key, value
+
+    def _too_large(self, event: Event, cost: int, advice: str) -> MessageTooLargeError:
+        if isinstance(event, RowChangedEvent):
+            what = f"row change of {event.schema}.{event.table} at commit ts {event.commit_ts}"
+        elif isinstance(event, DDLEvent):
+            what = f"DDL of {event.schema}.{event.table} at commit ts {event.commit_ts}"
+        else:
+            what = f"resolved event {event.commit_ts}"
+        return MessageTooLargeError(
+            f"open-protocol: the {what} needs {cost} bytes in a message (key, value, {EVENT_FRAMING + len(VERSION_BYTES)}"
+            f" framing and {RECORD_OVERHEAD} record overhead), over max-message-bytes={self.options.max_message_bytes}{advice}"
+        )
+
+    def _alone(self, event: Event, key: bytes, value: bytes) -> Payload:
+        cost = single_event_cost(key, value)
+        if cost > self.options.max_message_bytes:
+            raise self._too_large(event, cost, "")
+        return single_message(key, value)
+
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        limit = self.options.max_message_bytes
+        batch_size = self.options.max_batch_size
+        batch: Optional[_Batch] = None
+        for event in events:
+            if isinstance(event, RowChangedEvent):
+                key, value = self.row_parts(event)
+                if batch is None:
+                    batch = _Batch()
+                elif batch.rows >= batch_size or batch.cost() + len(key) + len(value) + EVENT_FRAMING > limit:
+                    yield batch.payload()
+                    batch = _Batch()
+                batch.add(key, value)
+                continue
+            if batch is not None:
+                yield batch.payload()
+                batch = None
+            if isinstance(event, ResolvedEvent):
+                yield self._alone(event, self.text.resolved_key(event.ts), b"")
+            elif isinstance(event, DDLEvent):
+                yield self._alone(event, self.text.ddl_key(event), self.text.ddl_value(event))
+            else:
+                raise EncodeError(f"open-protocol cannot encode {type(event).__name__}: not a cdcwire event")
+        if batch is not None:
+            yield batch.payload()

@@ -1,0 +1,29 @@
+"""The open-protocol message frame: an 8-byte version, then length-prefixed JSON parts.
+
+Key = u64 BE version (1), then per event [u64 BE length, key JSON];
+value = per event [u64 BE length, value JSON]. Sizes are checked the way the
+reference checks them: a message costs key + value + 36 bytes of Kafka record
+overhead, and each event adds 16 bytes of length prefixes.
+"""
+
+from __future__ import annotations
+
+import struct
+
+VERSION = 1
+VERSION_BYTES = struct.pack(">Q", VERSION)
+LENGTH = struct.Struct(">Q")
+#: The Kafka record overhead the reference reserves per message (5 varints of 5, plus 10, plus 1).
+RECORD_OVERHEAD = 36
+#: Two u64 length prefixes per event, one in the key and one in the value.
+EVENT_FRAMING = 16
+
+
+def message_cost(key_bytes: int, value_bytes: int) -> int:
+    """What a message of this key and value counts against max-message-bytes."""
+    return key_bytes + value_bytes + RECORD_OVERHEAD
+
+
+def single_event_cost(key_json: bytes, value_json: bytes) -> int:
+    """What a message holding only this event counts against max-message-bytes."""
+    return len(key_json) + len(value_json) + EVENT_FRAMING + len(VERSION_BYTES) + RECORD_OVERHEAD
