@@ -1,0 +1,67 @@
+"""The craft codec: what cdcwire's registry sees of this plugin."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from cdcwire.codec import Broadcast, Codec, EventPolicy
+from cdcwire.events import Column, Event, RowChangedEvent
+from cdcwire.params import DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS, MAX_BATCH_SIZE
+from cdcwire.sink_uri import SinkConfig
+
+from .column_values import canonical_value, value_kind
+from .decoder import CraftDecoder
+from .encoder import CraftEncoder
+
+
+class CraftCodec(Codec):
+    """TiCDC craft: binary, columnar, many rows per message.
+
+    Parameters beyond the shared ones: ``max-batch-size`` (rows per message,
+    default 16) and ``delete-only-output-handle-key-columns``. DDL and resolved
+    events go to every partition, one message each.
+    """
+
+    name = "craft"
+    parameters = (MAX_BATCH_SIZE, DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS)
+
+    def policy(self, config: SinkConfig) -> EventPolicy:
+        return EventPolicy(ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS)
+
+    def encoder(self, config: SinkConfig, topic: str, partition: int) -> CraftEncoder:
+        return CraftEncoder(
+            max_batch_size=config["max-batch-size"],
+            max_message_bytes=config["max-message-bytes"],
+            delete_only_handle_key_columns=config["delete-only-output-handle-key-columns"],
+        )
+
+    def decoder(self, config: SinkConfig) -> CraftDecoder:
+        return CraftDecoder()
+
+    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
+        """Craft carries no MySQL type text; values come back canonical for their type;
+        NULL and GEOMETRY columns come back NULL; a negative table id means none."""
+        if not isinstance(event, RowChangedEvent):
+            return event
+        pre = event.pre_columns
+        if pre is not None and event.columns is None and config["delete-only-output-handle-key-columns"]:
+            pre = tuple(c for c in pre if c.is_handle_key)
+        columns = _carried_columns(event.columns)
+        pre = _carried_columns(pre)
+        if not columns and not pre:  # empty groups are left out: the row reads back as an empty delete
+            columns, pre = None, ()
+        elif not columns:
+            columns = None
+        elif not pre:
+            pre = None
+        table_id = event.table_id if event.table_id is not None and event.table_id >= 0 else None
+        return replace(event, columns=columns, pre_columns=pre, table_id=table_id)
+
+
+def _carried_columns(columns: Optional[tuple[Column, ...]]) -> Optional[tuple[Column, ...]]:
+    if columns is None:
+        return None
+    return tuple(
+        Column(c.name, c.type, c.flags, canonical_value(value_kind(c.type, c.flags), c.value)) for c in columns
+    )

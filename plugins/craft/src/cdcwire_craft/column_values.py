@@ -1,0 +1,223 @@
+"""How craft writes one column value, by column type and flags (REFERENCE.md, "Value bytes").
+
+Each (type, flags) pair maps to a :class:`ValueKind`; the encoder, the decoder
+and ``carried()`` all dispatch on it, so the three never disagree.
+
+* integers: zigzag varint, or uvarint when the UNSIGNED flag is set;
+  YEAR is always a varint; ENUM, SET and BIT are always uvarints
+* FLOAT and DOUBLE: 8-byte little-endian float64 (FLOAT reads back float32-rounded)
+* DECIMAL, dates, times, JSON: their text; strings and blobs: raw bytes
+  (str when the BINARY flag is clear, bytes when it is set)
+* NULL and GEOMETRY: always NULL (the reference does not carry them)
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from typing import Any, Callable
+
+from cdcwire.codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from cdcwire.errors import EncodeError
+from cdcwire.value_text import to_float32
+
+from .primitives import I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, uvarint, zigzag
+
+
+class ValueKind(enum.IntEnum):
+    SIGNED = 1
+    UNSIGNED = 2
+    FLOAT = 3
+    DOUBLE = 4
+    TEXT = 5
+    STRING = 6
+    BINARY = 7
+    ALWAYS_NULL = 8
+
+
+_SIGNED_INTEGERS = frozenset(
+    {ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.INT, ColumnType.MEDIUMINT, ColumnType.BIGINT}
+)
+_UVARINT_TYPES = frozenset({ColumnType.ENUM, ColumnType.SET, ColumnType.BIT})
+_TEXT_TYPES = frozenset(
+    {
+        ColumnType.DECIMAL,
+        ColumnType.DATE,
+        ColumnType.NEWDATE,
+        ColumnType.TIME,
+        ColumnType.DATETIME,
+        ColumnType.TIMESTAMP,
+        ColumnType.JSON,
+    }
+)
+_RAW_TYPES = BLOB_TYPES | STRING_TYPES
+
+
+def value_kind(ctype: int, flags: int) -> ValueKind:
+    """The encoding of a column's value; unknown type codes are an EncodeError."""
+    if ctype in _SIGNED_INTEGERS:
+        return ValueKind.UNSIGNED if flags & ColumnFlag.UNSIGNED else ValueKind.SIGNED
+    if ctype == ColumnType.YEAR:
+        return ValueKind.SIGNED
+    if ctype in _UVARINT_TYPES:
+        return ValueKind.UNSIGNED
+    if ctype == ColumnType.FLOAT:
+        return ValueKind.FLOAT
+    if ctype == ColumnType.DOUBLE:
+        return ValueKind.DOUBLE
+    if ctype in _TEXT_TYPES:
+        return ValueKind.TEXT
+    if ctype in _RAW_TYPES:
+        return ValueKind.BINARY if flags & ColumnFlag.BINARY else ValueKind.STRING
+    if ctype in (ColumnType.NULL, ColumnType.GEOMETRY):
+        return ValueKind.ALWAYS_NULL
+    raise EncodeError(f"column type code {ctype} is not a craft column type")
+
+
+# --- encoding ------------------------------------------------------------------------------
+
+_pack_f64 = struct.Struct("<d").pack
+_unpack_f64 = struct.Struct("<d").unpack
+
+
+def _encode_signed(v: Any) -> bytes:
+    if -64 <= v < 64:
+        return SMALL_UVARINT[(v << 1) ^ (v >> 63)]
+    return uvarint(zigzag(v))
+
+
+def _encode_unsigned(v: Any) -> bytes:
+    if 0 <= v < 0x80:
+        return SMALL_UVARINT[v]
+    return uvarint(v)
+
+
+def _encode_float(v: Any) -> bytes:
+    if v.__class__ is bool or not isinstance(v, (int, float)):
+        raise TypeError(f"expected a number, got {type(v).__name__}")
+    return _pack_f64(v)
+
+
+def _encode_text(v: Any) -> bytes:
+    if v.__class__ is str:
+        return v.encode()
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    raise TypeError(f"expected str or bytes, got {type(v).__name__}")
+
+
+def _encode_nothing(v: Any) -> None:
+    return None
+
+
+#: Value kind -> function from a non-None value to its bytes (None for ALWAYS_NULL).
+ENCODERS: dict[ValueKind, Callable[[Any], Any]] = {
+    ValueKind.SIGNED: _encode_signed,
+    ValueKind.UNSIGNED: _encode_unsigned,
+    ValueKind.FLOAT: _encode_float,
+    ValueKind.DOUBLE: _encode_float,
+    ValueKind.TEXT: _encode_text,
+    ValueKind.STRING: _encode_text,
+    ValueKind.BINARY: _encode_text,
+    ValueKind.ALWAYS_NULL: _encode_nothing,
+}
+
+
+def explain_bad_value(kind: ValueKind, value: Any) -> str:
+    """Why ``value`` cannot be written as ``kind`` (for EncodeError messages)."""
+    if kind in (ValueKind.SIGNED, ValueKind.UNSIGNED):
+        if not isinstance(value, int):
+            return f"expected an integer, got {type(value).__name__} {value!r}"
+        lo, hi = (I64_MIN, I64_MAX) if kind == ValueKind.SIGNED else (0, U64_MAX)
+        return f"{value} is outside {lo}..{hi}"
+    if kind in (ValueKind.FLOAT, ValueKind.DOUBLE):
+        return f"expected a number, got {type(value).__name__}"
+    return f"expected str or bytes, got {type(value).__name__}"
+
+
+# --- decoding ------------------------------------------------------------------------------
+
+
+class BadValue(ValueError):
+    """A value's bytes do not fit its column type (the decoder adds the offset)."""
+
+
+def _read_uvarint_exactly(raw: bytes) -> int:
+    n = len(raw)
+    if n == 1 and raw[0] < 0x80:
+        return raw[0]
+    result = 0
+    shift = 0
+    for i, b in enumerate(raw):
+        if shift == 63 and b > 1:
+            raise BadValue("integer overflows 64 bits")
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            if i != n - 1:
+                raise BadValue(f"{n - 1 - i} byte(s) after the integer")
+            return result
+        shift += 7
+    raise BadValue("truncated integer")
+
+
+def _decode_signed(raw: bytes) -> int:
+    u = _read_uvarint_exactly(raw)
+    return (u >> 1) ^ -(u & 1)
+
+
+def _decode_float(raw: bytes) -> float:
+    if len(raw) != 8:
+        raise BadValue(f"a float64 takes 8 bytes, got {len(raw)}")
+    return to_float32(_unpack_f64(raw)[0])
+
+
+def _decode_double(raw: bytes) -> float:
+    if len(raw) != 8:
+        raise BadValue(f"a float64 takes 8 bytes, got {len(raw)}")
+    return _unpack_f64(raw)[0]
+
+
+def _decode_text(raw: bytes) -> str:
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as exc:
+        raise BadValue(f"text is not valid UTF-8 (byte {exc.start})") from None
+
+
+def _decode_binary(raw: bytes) -> bytes:
+    return raw
+
+
+def _decode_nothing(raw: bytes) -> None:
+    return None
+
+
+#: Value kind -> function from the value's bytes to the canonical Python value.
+DECODERS: dict[ValueKind, Callable[[bytes], Any]] = {
+    ValueKind.SIGNED: _decode_signed,
+    ValueKind.UNSIGNED: _read_uvarint_exactly,
+    ValueKind.FLOAT: _decode_float,
+    ValueKind.DOUBLE: _decode_double,
+    ValueKind.TEXT: _decode_text,
+    ValueKind.STRING: _decode_text,
+    ValueKind.BINARY: _decode_binary,
+    ValueKind.ALWAYS_NULL: _decode_nothing,
+}
+
+
+# --- what survives a round trip ---------------------------------------------------------------
+
+
+def canonical_value(kind: ValueKind, value: Any) -> Any:
+    """The value as the decoder returns it after craft carried it."""
+    if value is None or kind == ValueKind.ALWAYS_NULL:
+        return None
+    if kind in (ValueKind.SIGNED, ValueKind.UNSIGNED):
+        return int(value)
+    if kind == ValueKind.FLOAT:
+        return to_float32(float(value))
+    if kind == ValueKind.DOUBLE:
+        return float(value)
+    if kind == ValueKind.BINARY:
+        return value.encode() if isinstance(value, str) else bytes(value)
+    return bytes(value).decode() if isinstance(value, (bytes, bytearray, memoryview)) else value

@@ -1,0 +1,191 @@
+"""The craft encoder of one topic-partition: rows batched, DDL and resolved alone.
+
+Batching follows the reference (Go ``BatchEncoder.AppendRowChangedEvent``): after
+a row is added, the message is closed when its estimated size passes
+max-message-bytes or it holds max-batch-size rows; the crossing row stays in.
+The reference trusts its estimate; cdcwire also checks the real size, and when a
+closed message (key + value + 36 bytes of record overhead) would pass
+max-message-bytes, the rows at its end move on to the next message. A single
+event that cannot fit alone raises MessageTooLargeError.
+
+The Kafka key is None: the reference hands its producer a nil key, which goes
+on the wire as a null key (not an empty one).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Sequence
+
+from cdcwire.errors import EncodeError, MessageTooLargeError
+from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.message import Payload
+
+from .column_values import explain_bad_value
+from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID, RECORD_OVERHEAD
+from .message_writer import EncodedGroup, PreparedRow, ddl_message, resolved_message, rows_message
+from .primitives import I64_MAX, I64_MIN, U64_MAX, uvarint
+from .table_shape import ShapeCache, TableShape
+
+_NEW = bytes((GROUP_NEW,))
+_OLD = bytes((GROUP_OLD,))
+_NULL_LENGTH = 1  # varint(-1)
+
+
+class CraftEncoder:
+    """Encodes the ordered events of one topic-partition into craft messages."""
+
+    def __init__(
+        self,
+        max_batch_size: int = 16,
+        max_message_bytes: int = 10 * 1024 * 1024,
+        delete_only_handle_key_columns: bool = False,
+    ) -> None:
+        self.max_batch_size = max_batch_size
+        self.max_message_bytes = max_message_bytes
+        self.delete_only_handle_key_columns = delete_only_handle_key_columns
+        self._shapes = ShapeCache()
+        self._header_estimates: dict[tuple[str, str], int] = {}
+
+    # -- the stream ----------------------------------------------------------------------
+
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        pending: list[PreparedRow] = []
+        estimate = 0
+        limit = self.max_message_bytes
+        batch = self.max_batch_size
+        for event in events:
+            if isinstance(event, RowChangedEvent):
+                row = self.prepare(event)
+                pending.append(row)
+                estimate += row.estimate
+                while pending and (estimate > limit or len(pending) >= batch):
+                    payload, pending = self._close(pending)
+                    estimate = sum(r.estimate for r in pending)
+                    yield payload
+            elif isinstance(event, DDLEvent):
+                while pending:
+                    payload, pending = self._close(pending)
+                    yield payload
+                estimate = 0
+                yield self._single(ddl_message(*_ddl_fields(event)), f"DDL at commit ts {event.commit_ts}")
+            elif isinstance(event, ResolvedEvent):
+                while pending:
+                    payload, pending = self._close(pending)
+                    yield payload
+                estimate = 0
+                _check_u64(event.ts, "resolved ts")
+                yield self._single(resolved_message(event.ts), f"resolved ts {event.ts}")
+            else:
+                raise EncodeError(f"craft cannot encode {type(event).__name__} {event!r}")
+        while pending:
+            payload, pending = self._close(pending)
+            yield payload
+
+    def _fits(self, value: bytes) -> bool:
+        return len(value) + RECORD_OVERHEAD <= self.max_message_bytes
+
+    def _single(self, value: bytes, what: str) -> Payload:
+        if not self._fits(value):
+            raise MessageTooLargeError(
+                f"{what} encodes to {len(value)} bytes; with {RECORD_OVERHEAD} bytes of record overhead"
+                f" that passes max-message-bytes={self.max_message_bytes}"
+            )
+        return Payload(None, value, 1)
+
+    def _close(self, rows: list[PreparedRow]) -> tuple[Payload, list[PreparedRow]]:
+        """One message of the longest prefix of ``rows`` that fits; the rest is left over."""
+        end = len(rows)
+        value = rows_message(rows)
+        while not self._fits(value):
+            if end == 1:
+                r = rows[0]
+                raise MessageTooLargeError(
+                    f"a row of {r.schema}.{r.table} at commit ts {r.commit_ts} encodes to {len(value)} bytes;"
+                    f" with {RECORD_OVERHEAD} bytes of record overhead that passes"
+                    f" max-message-bytes={self.max_message_bytes}"
+                )
+            end -= 1
+            value = rows_message(rows[:end])
+        return Payload(None, value, end), rows[end:]
+
+    # -- one row -------------------------------------------------------------------------
+
+    def prepare(self, row: RowChangedEvent) -> PreparedRow:
+        """Encode a row's values and estimate its size as the reference does."""
+        _check_u64(row.commit_ts, "commit ts")
+        partition = NONE_ID if row.table_id is None else row.table_id
+        if partition < I64_MIN or partition > I64_MAX:
+            raise EncodeError(f"table id {partition} of {row.schema}.{row.table} is outside the signed 64-bit range")
+        key = (row.schema, row.table)
+        estimate = self._header_estimates.get(key)
+        if estimate is None:
+            if len(self._header_estimates) > 4096:
+                self._header_estimates.clear()
+            estimate = self._header_estimates[key] = (
+                HEADER_ESTIMATE + len(row.schema.encode()) + len(row.table.encode())
+            )
+        groups = []
+        if row.columns:
+            group, size = self._group(_NEW, row.columns, row)
+            groups.append(group)
+            estimate += size
+        old = row.pre_columns
+        if old is not None and row.columns is None and self.delete_only_handle_key_columns:
+            old = tuple(c for c in old if c.is_handle_key)
+        if old:
+            group, size = self._group(_OLD, old, row)
+            groups.append(group)
+            estimate += size
+        return PreparedRow(row.commit_ts, partition, row.schema, row.table, tuple(groups), estimate)
+
+    def _group(self, kind_byte: bytes, columns: Sequence[Column], row: RowChangedEvent) -> tuple[EncodedGroup, int]:
+        shape = self._shapes.shape_of(columns)
+        lengths = bytearray()
+        parts: list[bytes] = []
+        try:
+            for encode, column in zip(shape.encoders, columns):
+                value = column.value
+                if value is None:
+                    lengths.append(_NULL_LENGTH)
+                    continue
+                data = encode(value)
+                if data is None:
+                    lengths.append(_NULL_LENGTH)
+                    continue
+                n = len(data)
+                if n < 64:
+                    lengths.append(n << 1)
+                else:
+                    lengths += uvarint(n << 1)
+                parts.append(data)
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            raise _bad_value(shape, columns, row) from None
+        values = b"".join(parts)
+        return EncodedGroup(kind_byte, shape, bytes(lengths) + values), shape.estimate + len(values)
+
+
+def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEvent) -> EncodeError:
+    """Find the column whose value broke encoding and say what is wrong with it."""
+    for kind, encode, column in zip(shape.kinds, shape.encoders, columns):
+        if column.value is None:
+            continue
+        try:
+            encode(column.value)
+        except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+            detail = explain_bad_value(kind, column.value)
+            return EncodeError(
+                f"column {column.name!r} ({getattr(column.type, 'name', column.type)}) of"
+                f" {row.schema}.{row.table} at commit ts {row.commit_ts}: {detail} ({exc})"
+            )
+    return EncodeError(f"a value of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be encoded")
+
+
+def _check_u64(n: int, what: str) -> None:
+    if not isinstance(n, int) or n < 0 or n > U64_MAX:
+        raise EncodeError(f"{what} {n!r} is outside 0..2^64-1")
+
+
+def _ddl_fields(event: DDLEvent) -> tuple[int, str, str, int, str]:
+    _check_u64(event.commit_ts, "DDL commit ts")
+    return event.commit_ts, event.schema, event.table, int(event.ddl_type), event.query
+

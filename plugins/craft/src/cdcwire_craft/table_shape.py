@@ -1,0 +1,67 @@
+"""Per-table-schema work done once, not per row: the parts of a column group
+that depend only on the columns' names, types and flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any, Callable, Sequence
+
+from cdcwire.events import Column
+
+from .column_values import ENCODERS, ValueKind, value_kind
+from .layout import COLUMN_ESTIMATE
+from .primitives import uvarint, uvarint_chunk
+
+#: (name, type, flags) of a column: what identifies its table shape.
+column_signature = attrgetter("name", "type", "flags")
+
+_MAX_CACHED_SHAPES = 4096
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TableShape:
+    """What a column group of these columns always holds.
+
+    ``count_bytes`` is uvarint(number of columns); ``types_and_flags`` the type and
+    flag uvarint chunks; ``estimate`` the reference's size estimate without values.
+    """
+
+    names: tuple[str, ...]
+    kinds: tuple[ValueKind, ...]
+    encoders: tuple[Callable[[Any], Any], ...]
+    count_bytes: bytes
+    types_and_flags: bytes
+    estimate: int
+
+
+def build_shape(signature: Sequence[tuple[str, int, int]]) -> TableShape:
+    names = tuple(name for name, _, _ in signature)
+    kinds = tuple(value_kind(t, f) for _, t, f in signature)
+    return TableShape(
+        names=names,
+        kinds=kinds,
+        encoders=tuple(ENCODERS[k] for k in kinds),
+        count_bytes=uvarint(len(signature)),
+        types_and_flags=uvarint_chunk(int(t) for _, t, _ in signature)
+        + uvarint_chunk(int(f) for _, _, f in signature),
+        estimate=sum(len(n.encode()) + COLUMN_ESTIMATE for n in names),
+    )
+
+
+class ShapeCache:
+    """Shapes by column signature; bounded so a stream of ever-new schemas cannot grow it."""
+
+    __slots__ = ("_shapes",)
+
+    def __init__(self) -> None:
+        self._shapes: dict[tuple, TableShape] = {}
+
+    def shape_of(self, columns: Sequence[Column]) -> TableShape:
+        signature = tuple(map(column_signature, columns))
+        shape = self._shapes.get(signature)
+        if shape is None:
+            if len(self._shapes) >= _MAX_CACHED_SHAPES:
+                self._shapes.clear()
+            shape = self._shapes[signature] = build_shape(signature)
+        return shape
