@@ -1,0 +1,57 @@
+"""The canal-json codec: parameters, checks, DDL/resolved policy, encoder and decoder."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from cdcwire import Broadcast, Codec, Event, EventPolicy, SinkConfig, SinkURIError
+from cdcwire.params import (
+    CONTENT_COMPATIBLE,
+    DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
+    ENABLE_TIDB_EXTENSION,
+    LARGE_MESSAGE_HANDLE_OPTION,
+    ONLY_OUTPUT_UPDATED_COLUMNS,
+)
+
+from .carried import carried_event
+from .decoder import CanalJSONDecoder
+from .encoder import CanalJSONEncoder
+from .options import CanalOptions
+
+
+class CanalJSONCodec(Codec):
+    """TiCDC's canal-json: one JSON message per event, empty key, DDL to partition 0."""
+
+    name = "canal-json"
+    parameters = (
+        ENABLE_TIDB_EXTENSION,
+        ONLY_OUTPUT_UPDATED_COLUMNS,
+        DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
+        CONTENT_COMPATIBLE,
+        LARGE_MESSAGE_HANDLE_OPTION,
+    )
+
+    def validate(self, config: SinkConfig) -> None:
+        if config["large-message-handle-option"] == "handle-key-only" and not config["enable-tidb-extension"]:
+            raise SinkURIError(
+                "parameter 'large-message-handle-option': handle-key-only needs enable-tidb-extension=true"
+                " (the reader learns a message is key-only from _tidb.onlyHandleKey)",
+                LARGE_MESSAGE_HANDLE_OPTION.name,
+            )
+
+    def policy(self, config: SinkConfig) -> EventPolicy:
+        resolved = Broadcast.ALL_PARTITIONS if config["enable-tidb-extension"] else Broadcast.NONE
+        return EventPolicy(ddl=Broadcast.FIRST_PARTITION, resolved=resolved)
+
+    def encoder(self, config: SinkConfig, topic: str, partition: int) -> CanalJSONEncoder:
+        return CanalJSONEncoder(CanalOptions.from_config(config))
+
+    def decoder(self, config: SinkConfig) -> CanalJSONDecoder:
+        return CanalJSONDecoder(CanalOptions.from_config(config))
+
+    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
+        return carried_event(CanalOptions.from_config(config), event)
+
+    def exact_commit_ts(self, config: SinkConfig) -> bool:
+        """Whether decoded commit ts are the real TSO (extension on) or only ``es << 18``."""
+        return bool(config["enable-tidb-extension"])

@@ -1,0 +1,304 @@
+"""The canal-json decoder: strict JSON in, events out.
+
+Every field the reader needs is checked for presence and JSON type; a failure is
+a DecodeError naming the field and the byte offset of its key in the value.
+Column types come from ``mysqlType`` (cached per distinct ``mysqlType`` object and
+``pkNames``), values from their text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from cdcwire import (
+    Column,
+    ColumnFlag,
+    ColumnType,
+    DDLEvent,
+    DecodeError,
+    Event,
+    Message,
+    ResolvedEvent,
+    RowChangedEvent,
+)
+
+from .column_types import Parser, shape_of
+from .ddl_kinds import DDL_WORDS, ddl_type_from
+from .encoder import WATERMARK
+from .options import CanalOptions
+
+_KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+_HANDLE = ColumnFlag.HANDLE_KEY
+_U64_LIMIT = 1 << 64
+_ES_LIMIT = 1 << 46  # es << 18 must stay an unsigned 64-bit ts
+_REQUIRED = ("id", "database", "table", "pkNames", "isDdl", "type", "es", "ts", "sql",
+             "sqlType", "mysqlType", "old", "data")
+_PLAN_CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnReading:
+    """How to rebuild one column of a table schema from its value text."""
+
+    type: ColumnType
+    flags: ColumnFlag
+    parse: Optional[Parser]
+    mysql_type: Optional[str]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"JSON does not allow {name}")
+
+
+class _Fields:
+    """Checked access to the top-level fields of one message; errors point into ``raw``."""
+
+    __slots__ = ("doc", "raw")
+
+    def __init__(self, doc: dict[str, Any], raw: bytes) -> None:
+        self.doc = doc
+        self.raw = raw
+
+    def fail(self, field: str, reason: str) -> DecodeError:
+        head = field.split("[", 1)[0].split(".", 1)[0]
+        at = self.raw.find(b'"' + head.encode("utf-8", "replace") + b'"')
+        return DecodeError(f"canal-json field {field!r} {reason}", at if at >= 0 else None, "value")
+
+    def get(self, name: str, kind: type | tuple[type, ...], what: str) -> Any:
+        value = self.doc[name]
+        if not isinstance(value, kind) or (value.__class__ is bool and kind is int):
+            raise self.fail(name, f"must be {what}, got {_json_kind(value)}")
+        return value
+
+    def uint(self, name: str, value: Any, limit: int = _U64_LIMIT) -> int:
+        if value.__class__ is not int or not 0 <= value < limit:
+            raise self.fail(name, f"must be an unsigned integer below 2^{limit.bit_length() - 1}, got {_short(value)}")
+        return value
+
+
+class CanalJSONDecoder:
+    """Decodes canal-json messages.
+
+    ``exact_commit_ts`` is True only when the sink has ``enable-tidb-extension``:
+    then every row and DDL message must carry ``_tidb.commitTs``. Otherwise a
+    message without it gets ``commit_ts = es << 18`` (the commit's physical
+    milliseconds, logical part zero), which orders events but is not the TSO.
+    """
+
+    def __init__(self, options: CanalOptions) -> None:
+        self.options = options
+        self.exact_commit_ts = options.tidb_extension
+        self._readings: dict[tuple, dict[str, ColumnReading]] = {}
+
+    def decode(self, message: Message) -> list[Event]:
+        raw = message.value
+        if raw is None:
+            raise DecodeError("canal-json message has no value", 0, "value")
+        fields = _Fields(_parse(raw), raw)
+        doc = fields.doc
+        for name in _REQUIRED:
+            if name not in doc:
+                raise DecodeError(f"canal-json field {name!r} is missing", None, "value")
+        fields.get("id", int, "an integer")
+        fields.get("ts", int, "an integer")
+        is_ddl = fields.get("isDdl", bool, "true or false")
+        kind = fields.get("type", str, "a string")
+        tidb = doc.get("_tidb")
+        if tidb is not None and not isinstance(tidb, dict):
+            raise fields.fail("_tidb", f"must be an object, got {_json_kind(tidb)}")
+        if tidb is not None and "claimCheckLocation" in tidb:
+            raise fields.fail("_tidb.claimCheckLocation", "is set: claim-check messages are not supported")
+        if is_ddl:
+            return [self._ddl(fields, kind, tidb)]
+        if kind == WATERMARK:
+            if tidb is None or "watermarkTs" not in tidb:
+                raise fields.fail("_tidb", "of a TIDB_WATERMARK message must hold watermarkTs")
+            return [ResolvedEvent(fields.uint("_tidb.watermarkTs", tidb["watermarkTs"]))]
+        return [self._row(fields, kind, tidb)]
+
+    # -- timestamps -----------------------------------------------------------------------
+
+    def _commit_ts(self, fields: _Fields, tidb: Optional[dict[str, Any]]) -> int:
+        if tidb is not None and "commitTs" in tidb:
+            return fields.uint("_tidb.commitTs", tidb["commitTs"])
+        if self.options.tidb_extension:
+            raise fields.fail("_tidb", "must hold commitTs: the sink has enable-tidb-extension=true")
+        return fields.uint("es", fields.doc["es"], _ES_LIMIT) << 18
+
+    # -- DDL ------------------------------------------------------------------------------
+
+    def _ddl(self, fields: _Fields, word: str, tidb: Optional[dict[str, Any]]) -> DDLEvent:
+        if word not in DDL_WORDS:
+            raise fields.fail("type", f"of a DDL message must be one of {', '.join(sorted(DDL_WORDS))}, got {_short(word)}")
+        for name in ("data", "old"):
+            if fields.doc[name] is not None:
+                raise fields.fail(name, "must be null in a DDL message")
+        query = fields.get("sql", str, "a string")
+        return DDLEvent(
+            self._commit_ts(fields, tidb),
+            fields.get("database", str, "a string"),
+            fields.get("table", str, "a string"),
+            query,
+            ddl_type_from(word, query),
+        )
+
+    # -- rows -----------------------------------------------------------------------------
+
+    def _row(self, fields: _Fields, kind: str, tidb: Optional[dict[str, Any]]) -> RowChangedEvent:
+        if kind not in ("INSERT", "UPDATE", "DELETE"):
+            raise fields.fail("type", f"must be INSERT, UPDATE, DELETE or TIDB_WATERMARK, got {_short(kind)}")
+        doc = fields.doc
+        schema = fields.get("database", str, "a string")
+        table = fields.get("table", str, "a string")
+        commit_ts = self._commit_ts(fields, tidb)
+        only_key = False
+        if tidb is not None and "onlyHandleKey" in tidb:
+            only_key = _bool(fields, tidb["onlyHandleKey"])
+        if kind == "DELETE" and self.options.delete_handle_key_only:
+            only_key = True
+        readings = self._readings_for(fields, only_key)
+        data = self._columns(fields, "data", readings)
+        if kind == "UPDATE":
+            old = self._columns(fields, "old", readings)
+            return RowChangedEvent(commit_ts, schema, table, data, _fill_unchanged(old, data))
+        if doc["old"] is not None:
+            raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(doc['old'])}")
+        if kind == "INSERT":
+            return RowChangedEvent(commit_ts, schema, table, data, None)
+        return RowChangedEvent(commit_ts, schema, table, None, data)
+
+    def _readings_for(self, fields: _Fields, only_key: bool) -> dict[str, ColumnReading]:
+        doc = fields.doc
+        mysql_types = doc["mysqlType"]
+        sql_types = doc["sqlType"]
+        if mysql_types is None:
+            mysql_types = {}
+        elif not isinstance(mysql_types, dict):
+            raise fields.fail("mysqlType", f"must be an object, got {_json_kind(mysql_types)}")
+        if sql_types is None:
+            sql_types = {}
+        elif not isinstance(sql_types, dict):
+            raise fields.fail("sqlType", f"must be an object, got {_json_kind(sql_types)}")
+        if sql_types.keys() != mysql_types.keys():
+            raise fields.fail("sqlType", "must name the same columns as mysqlType")
+        for name, code in sql_types.items():
+            if code.__class__ is not int:
+                raise fields.fail(f"sqlType.{name}", f"must be an integer, got {_json_kind(code)}")
+        pk_names = doc["pkNames"]
+        if pk_names is not None:
+            if not isinstance(pk_names, list) or not all(isinstance(n, str) for n in pk_names):
+                raise fields.fail("pkNames", "must be a list of column names or null")
+            pk_names = tuple(pk_names)
+        key = (tuple(mysql_types.items()), pk_names, only_key)
+        readings = self._readings.get(key)
+        if readings is None:
+            readings = self._build_readings(fields, mysql_types, pk_names or (), only_key)
+            if len(self._readings) >= _PLAN_CACHE_LIMIT:
+                self._readings.clear()
+            self._readings[key] = readings
+        return readings
+
+    def _build_readings(
+        self, fields: _Fields, mysql_types: dict[str, Any], pk_names: tuple[str, ...], only_key: bool
+    ) -> dict[str, ColumnReading]:
+        keep_text = self.options.content_compatible
+        readings: dict[str, ColumnReading] = {}
+        for name, text in mysql_types.items():
+            if not isinstance(text, str):
+                raise fields.fail(f"mysqlType.{name}", f"must be a string, got {_json_kind(text)}")
+            try:
+                shape = shape_of(text)
+            except ValueError as exc:
+                raise fields.fail(f"mysqlType.{name}", str(exc)) from None
+            flags = shape.flags
+            if name in pk_names:
+                flags |= _KEY
+            if only_key:
+                flags |= _HANDLE
+            readings[name] = ColumnReading(shape.type, flags, shape.parse, text if keep_text else None)
+        return readings
+
+    def _columns(self, fields: _Fields, field: str, readings: dict[str, ColumnReading]) -> tuple[Column, ...]:
+        images = fields.doc[field]
+        if not isinstance(images, list) or len(images) != 1 or not isinstance(images[0], dict):
+            raise fields.fail(field, f"must be a list of one object, got {_short_json(images)}")
+        out = []
+        for name, text in images[0].items():
+            reading = readings.get(name)
+            if reading is None:
+                raise fields.fail(f"{field}[0].{name}", "has no mysqlType entry")
+            if text is None:
+                value = None
+            elif text.__class__ is not str:
+                raise fields.fail(f"{field}[0].{name}", f"must be a string or null, got {_json_kind(text)}")
+            elif reading.parse is None:
+                value = text
+            else:
+                try:
+                    value = reading.parse(text)
+                except ValueError as exc:
+                    raise fields.fail(f"{field}[0].{name}", f"is not a {reading.type.name} value: {exc}") from None
+            out.append(Column(name, reading.type, reading.flags, value, reading.mysql_type))
+        return tuple(out)
+
+
+def _fill_unchanged(old: tuple[Column, ...], new: tuple[Column, ...]) -> tuple[Column, ...]:
+    """The whole old image: columns the message left out (unchanged) are taken from the new one."""
+    if len(old) == len(new) and all(o.name == n.name for o, n in zip(old, new)):
+        return old
+    by_name = {c.name: c for c in old}
+    filled = [by_name.pop(c.name, c) for c in new]
+    filled.extend(by_name.values())
+    return tuple(filled)
+
+
+def _bool(fields: _Fields, value: Any) -> bool:
+    if value.__class__ is not bool:
+        raise fields.fail("_tidb.onlyHandleKey", f"must be true or false, got {_json_kind(value)}")
+    return value
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"canal-json value is not UTF-8 ({exc.reason})", exc.start, "value") from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        offset = len(text[: exc.pos].encode("utf-8"))
+        raise DecodeError(f"canal-json value is not valid JSON: {exc.msg}", offset, "value") from None
+    except ValueError as exc:  # NaN / Infinity literals
+        raise DecodeError(f"canal-json value is not valid JSON: {exc}", None, "value") from None
+    except RecursionError:
+        raise DecodeError("canal-json value nests too deeply", None, "value") from None
+    if not isinstance(doc, dict):
+        raise DecodeError(f"canal-json value must be a JSON object, got {_json_kind(doc)}", 0, "value")
+    return doc
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _short_json(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)}" + ("" if not value else f" whose first is {_json_kind(value[0])}")
+    return _json_kind(value)

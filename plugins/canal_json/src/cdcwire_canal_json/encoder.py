@@ -1,0 +1,294 @@
+"""The canal-json encoder: one event per message, JSON text built in one pass.
+
+Row messages are assembled from ready-made pieces of the table's
+:class:`RowLayout`; only the values (and ``sqlType`` when an unsigned value is
+promoted) are written per row.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from operator import attrgetter
+from typing import Callable, Iterable, Iterator, Optional, Sequence
+
+from cdcwire import (
+    Column,
+    DDLEvent,
+    EncodeError,
+    Event,
+    MessageTooLargeError,
+    Payload,
+    ResolvedEvent,
+    RowChangedEvent,
+)
+
+from .ddl_kinds import canal_ddl_word
+from .options import CanalOptions
+from .row_layout import ColumnPlan, RowLayout, dumps
+
+#: Bytes the reference reserves per message beside the value when checking max-message-bytes.
+MESSAGE_OVERHEAD = 36
+WATERMARK = "TIDB_WATERMARK"
+U64_LIMIT = 1 << 64
+_LAYOUT_CACHE_LIMIT = 4096
+
+_SHAPE = attrgetter("name", "type", "flags", "mysql_type")
+_VALUE = attrgetter("value")
+_BAD_VALUE = (TypeError, ValueError, struct.error, OverflowError)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class CanalJSONEncoder:
+    """Encodes the events of one topic-partition. ``clock`` gives the ``ts`` field (ms)."""
+
+    def __init__(self, options: CanalOptions, clock: Callable[[], int] = now_ms) -> None:
+        self.options = options
+        self._clock = clock
+        self._layouts: dict[tuple, RowLayout] = {}
+        ext = options.tidb_extension
+        self._tail_prefix = ',"_tidb":{"commitTs":' if ext else None
+
+    # -- public ---------------------------------------------------------------------------
+
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        for event in events:
+            value = self.encode_event(event)
+            if value is not None:
+                yield Payload(None, value, 1)
+
+    def encode_event(self, event: Event) -> Optional[bytes]:
+        """The message value for one event; None for a resolved event without the extension."""
+        if isinstance(event, RowChangedEvent):
+            return self._row_message(event)
+        if isinstance(event, DDLEvent):
+            return self._checked_size(self._ddl_message(event), event)
+        if isinstance(event, ResolvedEvent):
+            return self._watermark_message(event) if self.options.tidb_extension else None
+        raise EncodeError(f"canal-json cannot encode {type(event).__name__}: not a cdcwire event")
+
+    def keeps_only_handle_key(self, row: RowChangedEvent) -> bool:
+        """True when the row is too large whole and large-message handling cuts it to its key.
+
+        Raises MessageTooLargeError when the row cannot be sent at all.
+        """
+        whole = self._render_row(row, only_key=False)
+        if len(whole) + MESSAGE_OVERHEAD <= self.options.max_message_bytes:
+            return False
+        self._row_message(row)  # raises when even the key-only message is too large
+        return True
+
+    # -- rows -----------------------------------------------------------------------------
+
+    def _row_message(self, row: RowChangedEvent) -> bytes:
+        value = self._render_row(row, only_key=False)
+        limit = self.options.max_message_bytes
+        if len(value) + MESSAGE_OVERHEAD <= limit:
+            return value
+        if not self.options.handle_key_only_when_large:
+            raise MessageTooLargeError(
+                f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
+                f" is {len(value)} bytes + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit};"
+                " set large-message-handle-option=handle-key-only (with enable-tidb-extension) to send its key only"
+            )
+        value = self._render_row(row, only_key=True)
+        if len(value) + MESSAGE_OVERHEAD > limit:
+            raise MessageTooLargeError(
+                f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
+                f" is {len(value)} bytes + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
+                " even with only its handle-key columns"
+            )
+        return value
+
+    def _layout(self, row: RowChangedEvent, image: Sequence[Column]) -> RowLayout:
+        key = (row.schema, row.table, tuple(map(_SHAPE, image)))
+        layout = self._layouts.get(key)
+        if layout is None:
+            if len(self._layouts) >= _LAYOUT_CACHE_LIMIT:
+                self._layouts.clear()
+            try:
+                layout = RowLayout.of(row.schema, row.table, image, self.options.content_compatible)
+            except (KeyError, ValueError) as exc:
+                raise EncodeError(f"{row.schema}.{row.table}: unsupported column type or flags: {exc}") from None
+            self._layouts[key] = layout
+        return layout
+
+    def _render_row(self, row: RowChangedEvent, only_key: bool) -> bytes:
+        ts = row.commit_ts
+        if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
+            raise EncodeError(f"commit ts {ts!r} of {row.schema}.{row.table} is not an unsigned 64-bit integer")
+        new, old = row.columns, row.pre_columns
+        options = self.options
+        if new is None:  # delete: data is the deleted row
+            layout = self._layout(row, old)  # type: ignore[arg-type]
+            if only_key or options.delete_handle_key_only:
+                layout = layout.key_layout()
+            values = self._values(layout, old)  # type: ignore[arg-type]
+            texts = self._texts(layout, values, row, "pre_columns")
+            head, old_json = layout.heads["DELETE"], "null"
+        else:
+            layout = self._layout(row, new)
+            if only_key:
+                layout = layout.key_layout()
+            values = self._values(layout, new)
+            texts = self._texts(layout, values, row, "columns")
+            if old is None:
+                head, old_json = layout.heads["INSERT"], "null"
+            else:
+                head = layout.heads["UPDATE"]
+                old_json = self._old_json(layout, row, new, old)
+        parts = [
+            head,
+            str(ts >> 18),
+            ',"ts":',
+            str(self._clock()),
+            ',"sql":"","sqlType":',
+            layout.sql_types_json(values),
+            ',"mysqlType":',
+            layout.mysql_types_json,
+            ',"old":',
+            old_json,
+            ',"data":[',
+            dumps(dict(zip(layout.names, texts))),
+            "]",
+        ]
+        if self._tail_prefix is not None:
+            parts.append(self._tail_prefix)
+            parts.append(str(ts))
+            parts.append(',"onlyHandleKey":true}}' if only_key else "}}")
+        else:
+            parts.append("}")
+        return _utf8("".join(parts), row)
+
+    @staticmethod
+    def _values(layout: RowLayout, image: Sequence[Column]) -> list[object]:
+        if len(layout.indices) == len(image):
+            return list(map(_VALUE, image))
+        return [image[i].value for i in layout.indices]
+
+    @staticmethod
+    def _texts(layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str) -> list[Optional[str]]:
+        try:
+            return [None if v is None else f(v) for f, v in zip(layout.formatters, values)]
+        except _BAD_VALUE:
+            pass
+        for plan, v in zip(layout.plans, values):
+            try:
+                if v is not None:
+                    plan.formatter(v)
+            except _BAD_VALUE as exc:
+                raise EncodeError(
+                    f"{row.schema}.{row.table} {image_name} column {plan.name!r} ({plan.type.name}):"
+                    f" cannot write {type(v).__name__} value {_short(v)}: {exc}"
+                ) from None
+        raise AssertionError("unreachable: a formatter failed and then succeeded")
+
+    def _old_json(
+        self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]
+    ) -> str:
+        if len(old) != len(new) or any(o.name != n.name for o, n in zip(old, new)):
+            raise EncodeError(
+                f"{row.schema}.{row.table} update at commit ts {row.commit_ts}: old and new images must have"
+                f" the same columns in the same order; old has {[c.name for c in old]}, new {[c.name for c in new]}"
+            )
+        if self.options.only_updated_columns:
+            changed: dict[str, Optional[str]] = {}
+            for plan, i in zip(layout.plans, layout.indices):
+                o = old[i]
+                if not _unchanged(o, new[i]):
+                    changed[plan.name] = _text(plan, o.value, row)
+            return "[" + dumps(changed) + "]"
+        texts = self._texts(layout, self._values(layout, old), row, "pre_columns")
+        return "[" + dumps(dict(zip(layout.names, texts))) + "]"
+
+    # -- DDL and watermarks ---------------------------------------------------------------
+
+    def _ddl_message(self, ddl: DDLEvent) -> bytes:
+        ts = ddl.commit_ts
+        if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
+            raise EncodeError(f"commit ts {ts!r} of DDL {_short(ddl.query)} is not an unsigned 64-bit integer")
+        doc: dict[str, object] = {
+            "id": 0,
+            "database": ddl.schema,
+            "table": ddl.table,
+            "pkNames": None,
+            "isDdl": True,
+            "type": canal_ddl_word(ddl.ddl_type),
+            "es": ts >> 18,
+            "ts": self._clock(),
+            "sql": ddl.query,
+            "sqlType": None,
+            "mysqlType": None,
+            "data": None,
+            "old": None,
+        }
+        if self.options.tidb_extension:
+            doc["_tidb"] = {"commitTs": ts}
+        return _utf8(dumps(doc), ddl)
+
+    def _watermark_message(self, resolved: ResolvedEvent) -> bytes:
+        ts = resolved.ts
+        if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
+            raise EncodeError(f"resolved ts {ts!r} is not an unsigned 64-bit integer")
+        doc = {
+            "id": 0,
+            "database": "",
+            "table": "",
+            "pkNames": None,
+            "isDdl": False,
+            "type": WATERMARK,
+            "es": 0,
+            "ts": self._clock(),
+            "sql": "",
+            "sqlType": None,
+            "mysqlType": None,
+            "data": None,
+            "old": None,
+            "_tidb": {"watermarkTs": ts},
+        }
+        return dumps(doc).encode()
+
+    def _checked_size(self, value: bytes, ddl: DDLEvent) -> bytes:
+        limit = self.options.max_message_bytes
+        if len(value) + MESSAGE_OVERHEAD > limit:
+            raise MessageTooLargeError(
+                f"canal-json DDL message at commit ts {ddl.commit_ts} is {len(value)} bytes"
+                f" + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
+            )
+        return value
+
+
+def _text(plan: ColumnPlan, value: object, row: RowChangedEvent) -> Optional[str]:
+    if value is None:
+        return None
+    try:
+        return plan.formatter(value)
+    except _BAD_VALUE as exc:
+        raise EncodeError(
+            f"{row.schema}.{row.table} pre_columns column {plan.name!r} ({plan.type.name}):"
+            f" cannot write {type(value).__name__} value {_short(value)}: {exc}"
+        ) from None
+
+
+def _unchanged(old: Column, new: Column) -> bool:
+    """The reference leaves an old value out when type and value equal the new ones."""
+    a, b = old.value, new.value
+    return old.type == new.type and a.__class__ is b.__class__ and a == b
+
+
+def _utf8(text: str, event: object) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        where = f"{event.schema}.{event.table}" if hasattr(event, "table") else "event"  # type: ignore[attr-defined]
+        raise EncodeError(
+            f"{where}: text holds U+{ord(exc.object[exc.start]):04X}, a lone surrogate that UTF-8 cannot carry"
+        ) from None
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,34 @@
+"""The sink-URI settings canal-json honours, resolved once into plain fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cdcwire import SinkConfig
+
+
+@dataclass(frozen=True, slots=True)
+class CanalOptions:
+    """Effective canal-json settings of one sink.
+
+    ``only_updated_columns`` is on when asked for or implied by content-compatible.
+    """
+
+    tidb_extension: bool = False
+    only_updated_columns: bool = False
+    delete_handle_key_only: bool = False
+    content_compatible: bool = False
+    handle_key_only_when_large: bool = False
+    max_message_bytes: int = 10 * 1024 * 1024
+
+    @classmethod
+    def from_config(cls, config: SinkConfig) -> CanalOptions:
+        content_compatible = bool(config["content-compatible"])
+        return cls(
+            tidb_extension=bool(config["enable-tidb-extension"]),
+            only_updated_columns=bool(config["only-output-updated-columns"]) or content_compatible,
+            delete_handle_key_only=bool(config["delete-only-output-handle-key-columns"]),
+            content_compatible=content_compatible,
+            handle_key_only_when_large=config["large-message-handle-option"] == "handle-key-only",
+            max_message_bytes=int(config["max-message-bytes"]),
+        )

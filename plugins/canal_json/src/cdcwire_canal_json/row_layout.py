@@ -1,0 +1,127 @@
+"""Everything about a row message that depends only on the table's schema, built once.
+
+An encoder keys these on (schema, table, the columns' names, types, flags and
+type texts), so per row only the values are formatted: the message head, the
+``mysqlType`` object and (without unsigned promotion) the ``sqlType`` object are
+ready-made text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from cdcwire import Column, ColumnFlag, ColumnType
+
+from .column_types import Formatter, base_java_type, formatter_for, mysql_type_text, promotion_of
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+dumps = _ENCODER.encode
+
+ROW_KINDS = ("INSERT", "UPDATE", "DELETE")
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnPlan:
+    """One column as a row message writes it."""
+
+    name: str
+    type: ColumnType
+    formatter: Formatter
+    java_type: int
+    promotion: Optional[tuple[int, int]]  # (signed maximum, promoted java type) for unsigned ints
+    mysql_type: str
+    is_handle_key: bool
+
+    @classmethod
+    def of(cls, column: Column, content_compatible: bool) -> ColumnPlan:
+        ctype, flags = ColumnType(column.type), ColumnFlag(column.flags)
+        return cls(
+            name=column.name,
+            type=ctype,
+            formatter=formatter_for(ctype, flags),
+            java_type=base_java_type(ctype, flags),
+            promotion=promotion_of(ctype, flags),
+            mysql_type=mysql_type_text(ctype, flags, column.mysql_type, content_compatible),
+            is_handle_key=bool(flags & ColumnFlag.HANDLE_KEY),
+        )
+
+
+@dataclass(slots=True)
+class RowLayout:
+    """The ready-made parts of the row messages of one table schema.
+
+    ``indices`` picks the columns of an image this layout writes (all of them,
+    or only the handle-key columns for a key-only message).
+    """
+
+    schema: str
+    table: str
+    plans: tuple[ColumnPlan, ...]
+    indices: tuple[int, ...]
+    pk_names: Optional[tuple[str, ...]]
+    names: tuple[str, ...] = field(init=False)
+    formatters: tuple[Formatter, ...] = field(init=False)
+    heads: dict[str, str] = field(init=False)
+    mysql_types_json: str = field(init=False)
+    fixed_sql_types_json: Optional[str] = field(init=False)
+    promotions: tuple[tuple[int, int, int], ...] = field(init=False)  # (position, maximum, promoted)
+    _sql_types_by_promotion: dict[tuple[bool, ...], str] = field(init=False)
+    _key_layout: Optional[RowLayout] = field(init=False)
+
+    def __post_init__(self) -> None:
+        plans = self.plans
+        self.names = tuple(p.name for p in plans)
+        self.formatters = tuple(p.formatter for p in plans)
+        pk = "null" if self.pk_names is None else dumps(list(self.pk_names))
+        prefix = (
+            '{"id":0,"database":' + dumps(self.schema) + ',"table":' + dumps(self.table)
+            + ',"pkNames":' + pk + ',"isDdl":false,"type":"'
+        )
+        self.heads = {kind: prefix + kind + '","es":' for kind in ROW_KINDS}
+        self.mysql_types_json = dumps({p.name: p.mysql_type for p in plans}) if plans else "null"
+        self.promotions = tuple(
+            (i, p.promotion[0], p.promotion[1]) for i, p in enumerate(plans) if p.promotion is not None
+        )
+        self._sql_types_by_promotion = {}
+        self.fixed_sql_types_json = None if self.promotions else self._sql_types_json(())
+        self._key_layout = None
+
+    @classmethod
+    def of(cls, schema: str, table: str, image: Sequence[Column], content_compatible: bool) -> RowLayout:
+        plans = tuple(ColumnPlan.of(c, content_compatible) for c in image)
+        pk = tuple(c.name for c in image if c.flags & ColumnFlag.PRIMARY_KEY) or None
+        return cls(schema, table, plans, tuple(range(len(plans))), pk)
+
+    def key_layout(self) -> RowLayout:
+        """The layout of key-only messages: handle-key columns, same pkNames."""
+        if self._key_layout is None:
+            keep = tuple(i for i, p in enumerate(self.plans) if p.is_handle_key)
+            self._key_layout = RowLayout(
+                self.schema, self.table, tuple(self.plans[i] for i in keep), keep, self.pk_names
+            )
+        return self._key_layout
+
+    def _sql_types_json(self, promoted: tuple[bool, ...]) -> str:
+        if not self.plans:
+            return "null"
+        codes = {p.name: p.java_type for p in self.plans}
+        for (position, _maximum, code), up in zip(self.promotions, promoted):
+            if up:
+                codes[self.plans[position].name] = code
+        return dumps(codes)
+
+    def sql_types_json(self, values: Sequence[object]) -> str:
+        """The ``sqlType`` object for these (already validated) values of ``plans``."""
+        fixed = self.fixed_sql_types_json
+        if fixed is not None:
+            return fixed
+        promoted = tuple(
+            values[position] is not None and values[position] > maximum  # type: ignore[operator]
+            for position, maximum, _code in self.promotions
+        )
+        text = self._sql_types_by_promotion.get(promoted)
+        if text is None:
+            text = self._sql_types_by_promotion[promoted] = self._sql_types_json(promoted)
+        return text
