@@ -35,6 +35,11 @@ _F32_LOW = _F32.unpack(_F32.pack(1e-6))[0]  # Go compares float32(abs) with floa
 _F32_HIGH = _F32.unpack(_F32.pack(1e21))[0]
 
 
+#: Go writes negative zero as ``-0``; Python's json reads that as the integer 0 and
+#: loses the sign, so cdcwire writes ``-0.0`` (the same number to any JSON reader).
+NEGATIVE_ZERO = "-0.0"
+
+
 def _go_number(shortest: str, magnitude: float, low: float = 1e-6, high: float = 1e21) -> str:
     """Go's float layout of the shortest digits: plain in [1e-6, 1e21), else exponent (e-7, e+21)."""
     if magnitude == 0 or low <= magnitude < high:
@@ -57,7 +62,7 @@ def float64_json(x: float) -> str:
     """A DOUBLE as Go writes a float64: shortest round-trip digits. ValueError for NaN/Inf."""
     text = float.__repr__(x)
     if "e" not in text and "n" not in text:  # the common case: 12.5, 3.0
-        return text[:-2] if text.endswith(".0") else text
+        return text[:-2] if text.endswith(".0") and x else text  # -0.0 keeps its point: see NEGATIVE_ZERO
     if x != x or x in (float("inf"), float("-inf")):
         raise ValueError(f"{text} is not a JSON number")
     return _go_number(text, abs(x))
@@ -69,7 +74,7 @@ def float32_json(x: float) -> str:
     ValueError for NaN/Inf, OverflowError past the float32 range.
     """
     if x == 0:  # the cache cannot tell 0.0 from -0.0
-        return "-0" if str(x)[0] == "-" else "0"
+        return NEGATIVE_ZERO if str(x)[0] == "-" else "0"
     return _float32_json(x)
 
 
