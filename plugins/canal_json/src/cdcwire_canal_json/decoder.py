@@ -103,6 +103,7 @@ class CanalJSONDecoder:
                 raise DecodeError(f"canal-json field {name!r} is missing", None, "value")
         fields.get("id", int, "an integer")
         fields.get("ts", int, "an integer")
+        es = fields.uint("es", doc["es"], _ES_LIMIT)
         is_ddl = fields.get("isDdl", bool, "true or false")
         kind = fields.get("type", str, "a string")
         tidb = doc.get("_tidb")
@@ -111,25 +112,25 @@ class CanalJSONDecoder:
         if tidb is not None and "claimCheckLocation" in tidb:
             raise fields.fail("_tidb.claimCheckLocation", "is set: claim-check messages are not supported")
         if is_ddl:
-            return [self._ddl(fields, kind, tidb)]
+            return [self._ddl(fields, kind, self._commit_ts(fields, tidb, es))]
         if kind == WATERMARK:
             if tidb is None or "watermarkTs" not in tidb:
                 raise fields.fail("_tidb", "of a TIDB_WATERMARK message must hold watermarkTs")
             return [ResolvedEvent(fields.uint("_tidb.watermarkTs", tidb["watermarkTs"]))]
-        return [self._row(fields, kind, tidb)]
+        return [self._row(fields, kind, tidb, self._commit_ts(fields, tidb, es))]
 
     # -- timestamps -----------------------------------------------------------------------
 
-    def _commit_ts(self, fields: _Fields, tidb: Optional[dict[str, Any]]) -> int:
+    def _commit_ts(self, fields: _Fields, tidb: Optional[dict[str, Any]], es: int) -> int:
         if tidb is not None and "commitTs" in tidb:
             return fields.uint("_tidb.commitTs", tidb["commitTs"])
         if self.options.tidb_extension:
             raise fields.fail("_tidb", "must hold commitTs: the sink has enable-tidb-extension=true")
-        return fields.uint("es", fields.doc["es"], _ES_LIMIT) << 18
+        return es << 18
 
     # -- DDL ------------------------------------------------------------------------------
 
-    def _ddl(self, fields: _Fields, word: str, tidb: Optional[dict[str, Any]]) -> DDLEvent:
+    def _ddl(self, fields: _Fields, word: str, commit_ts: int) -> DDLEvent:
         if word not in DDL_WORDS:
             raise fields.fail("type", f"of a DDL message must be one of {', '.join(sorted(DDL_WORDS))}, got {_short(word)}")
         for name in ("data", "old"):
@@ -137,7 +138,7 @@ class CanalJSONDecoder:
                 raise fields.fail(name, "must be null in a DDL message")
         query = fields.get("sql", str, "a string")
         return DDLEvent(
-            self._commit_ts(fields, tidb),
+            commit_ts,
             fields.get("database", str, "a string"),
             fields.get("table", str, "a string"),
             query,
@@ -146,13 +147,12 @@ class CanalJSONDecoder:
 
     # -- rows -----------------------------------------------------------------------------
 
-    def _row(self, fields: _Fields, kind: str, tidb: Optional[dict[str, Any]]) -> RowChangedEvent:
+    def _row(self, fields: _Fields, kind: str, tidb: Optional[dict[str, Any]], commit_ts: int) -> RowChangedEvent:
         if kind not in ("INSERT", "UPDATE", "DELETE"):
             raise fields.fail("type", f"must be INSERT, UPDATE, DELETE or TIDB_WATERMARK, got {_short(kind)}")
         doc = fields.doc
         schema = fields.get("database", str, "a string")
         table = fields.get("table", str, "a string")
-        commit_ts = self._commit_ts(fields, tidb)
         only_key = False
         if tidb is not None and "onlyHandleKey" in tidb:
             only_key = _bool(fields, tidb["onlyHandleKey"])
