@@ -212,6 +212,17 @@ def value_reader(type_code: int, binary: bool) -> ValueReader:
     return unsupported
 
 
+class _NeverDecoded:
+    """No JSON value has this type: every value goes through the reader."""
+
+
+def canonical_json_type(type_code: int, binary: bool) -> type:
+    """The JSON value type that is already the canonical value, so the reader can be skipped."""
+    if type_code in TEXTUAL_TYPES or (type_code in STRING_TYPES and not binary):
+        return str
+    return _NeverDecoded
+
+
 def _show(v: Any) -> str:
     """A short description of a bad value for an error message (type and a clipped repr)."""
     text = repr(v)

@@ -17,7 +17,7 @@ from cdcwire.errors import DecodeError
 from cdcwire.events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Message
 
-from .column_values import BadValue, ValueReader, value_reader
+from .column_values import BadValue, ValueReader, canonical_json_type, value_reader
 from .framing import LENGTH, VERSION, VERSION_BYTES
 
 U64_MAX = (1 << 64) - 1
@@ -33,11 +33,12 @@ def _reject_constant(name: str) -> Any:
 
 
 _JSON = json.JSONDecoder(parse_constant=_reject_constant)
+_raw_decode = _JSON.raw_decode
 
 #: A parsed key: (event type, ts, schema, table, physical table id)
 _Key = tuple[int, int, str, str, Optional[int]]
-#: (column type, flags, reader) for one (t, f, h) triple seen on the wire
-_ColumnSpec = tuple[ColumnType, ColumnFlag, ValueReader]
+#: (column type, flags, reader, JSON type needing no reader) for one (t, f, h) triple on the wire
+_ColumnSpec = tuple[ColumnType, ColumnFlag, ValueReader, type]
 
 
 class _Problem(Exception):
@@ -122,26 +123,36 @@ class OpenProtocolDecoder:
             raise _Problem(f"'{field}' must be an object of columns, got {_json_kind(image)}")
         specs = self._specs
         out = []
+        append = out.append
         for name, col in image.items():
             if type(col) is not dict:
                 raise _Problem(f"column {name!r} in '{field}' must be an object, got {_json_kind(col)}")
-            t, f, h = col.get("t"), col.get("f"), col.get("h")
-            if type(t) is not int or (f is not None and type(f) is not int) or (h is not None and type(h) is not bool):
-                raise _Problem(_describe_bad_header(name, field, col))
+            get = col.get
+            t, f, h = get("t"), get("f"), get("h")
+            # The cache holds only checked keys; the type checks keep True from passing for 1.
             spec = specs.get((t, f, h))
-            if spec is None:
-                spec = specs[(t, f, h)] = _column_spec(t, f, h, name, field)
-            try:
-                v = col["v"]
-            except KeyError:
-                raise _Problem(f"column {name!r} in '{field}' lacks its value 'v'") from None
+            if spec is None or type(t) is not int or (f is not None and type(f) is not int) or (h is not None and type(h) is not bool):
+                spec = self._learn(name, field, col, t, f, h)
+            v = get("v", _MISSING)
             if v is not None:
-                try:
-                    v = spec[2](v)
-                except BadValue as exc:
-                    raise _Problem(f"column {name!r} in '{field}' (type {t}): {exc}") from None
-            out.append(Column(name, spec[0], spec[1], v))
+                if type(v) is not spec[3]:  # spec[3]: the JSON type that is already canonical
+                    if v is _MISSING:
+                        raise _Problem(f"column {name!r} in '{field}' lacks its value 'v'")
+                    try:
+                        v = spec[2](v)
+                    except BadValue as exc:
+                        raise _Problem(f"column {name!r} in '{field}' (type {t}): {exc}") from None
+            append(Column(name, spec[0], spec[1], v))
         return tuple(out)
+
+    def _learn(self, name: str, field: str, col: dict, t: Any, f: Any, h: Any) -> _ColumnSpec:
+        if type(t) is not int or (f is not None and type(f) is not int) or (h is not None and type(h) is not bool):
+            raise _Problem(_describe_bad_header(name, field, col))
+        spec = self._specs[(t, f, h)] = _column_spec(t, f, h, name, field)
+        return spec
+
+
+_MISSING = object()
 
 
 # --- pieces ---------------------------------------------------------------------------------
@@ -165,7 +176,13 @@ def _load(data: bytes, start: int, part: str) -> Any:
     except UnicodeDecodeError as exc:
         raise DecodeError(f"invalid UTF-8 in JSON: {exc.reason}", start + exc.start, part) from None
     try:
-        return _JSON.decode(text)
+        try:
+            doc, end = _raw_decode(text)  # the common case: no surrounding whitespace
+            if end == len(text):
+                return doc
+        except json.JSONDecodeError:
+            pass
+        return _JSON.decode(text)  # whitespace allowed around the document, as Go allows; precise errors
     except json.JSONDecodeError as exc:
         at = start + len(text[: exc.pos].encode("utf-8"))
         raise DecodeError(f"invalid JSON: {exc.msg}", at, part) from None
@@ -219,7 +236,8 @@ def _column_spec(t: int, f: Optional[int], h: Optional[bool], name: str, field: 
     flags = ColumnFlag(f or 0)
     if h:
         flags |= ColumnFlag.HANDLE_KEY
-    return column_type, flags, value_reader(t, bool(flags & ColumnFlag.BINARY))
+    binary = bool(flags & ColumnFlag.BINARY)
+    return column_type, flags, value_reader(t, binary), canonical_json_type(t, binary)
 
 
 def _describe_bad_header(name: str, field: str, col: dict) -> str:
