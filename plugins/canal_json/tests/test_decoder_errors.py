@@ -55,6 +55,11 @@ def test_the_value_must_be_a_json_object(text):
         cdcwire.decode("canal-json", [_message(text.encode())])
 
 
+def test_deeply_nested_json_is_a_decode_error_not_a_recursion_error():
+    with pytest.raises(DecodeError, match="nests too deeply"):
+        cdcwire.decode("canal-json", [_message(b"[" * 100_000)])
+
+
 def test_nan_literals_are_not_json():
     with pytest.raises(DecodeError, match="NaN"):
         cdcwire.decode("canal-json", [_message(b'{"id":NaN}')])

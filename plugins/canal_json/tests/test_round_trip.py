@@ -20,6 +20,8 @@ MODES = {
     "content-compatible": {"content_compatible": True},
     "extension+content-compatible": {"enable_tidb_extension": True, "content_compatible": True},
     "only-updated+delete-key-only": {"only_output_updated_columns": True, "delete_only_output_handle_key_columns": True},
+    "handle-key-only-when-large": {"enable_tidb_extension": True, "large_message_handle_option": "handle-key-only",
+                                   "max_message_bytes": 900},
 }
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -58,7 +58,7 @@ def _commit_ts(options: CanalOptions, ts: int) -> int:
 
 
 def _carried_row(options: CanalOptions, row: RowChangedEvent) -> RowChangedEvent:
-    too_large = CanalJSONEncoder(options, clock=lambda: 0).keeps_only_handle_key(row)
+    too_large = CanalJSONEncoder(options).keeps_only_handle_key(row)  # real clock: same `ts` width
     image = row.columns if row.columns is not None else row.pre_columns
     pk_names = frozenset(c.name for c in image if c.flags & ColumnFlag.PRIMARY_KEY)  # type: ignore[union-attr]
     ts = _commit_ts(options, row.commit_ts)

@@ -221,14 +221,14 @@ def formatter_for(ctype: ColumnType, flags: ColumnFlag) -> Formatter:
 
 Parser = Callable[[str], object]
 
-_INT_TEXT = re.compile(r"-?[0-9]+\Z")
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|NaN\Z|[+-]Inf\Z")
 
 
 def parse_int(text: str) -> int:
-    if not _INT_TEXT.match(text):
-        raise ValueError(f"{text[:40]!r} is not an integer")
-    return int(text)
+    """Decimal digits with an optional minus: no spaces, underscores, plus or non-ASCII digits."""
+    if text.isascii() and (text.isdigit() or (text[:1] == "-" and text[1:].isdigit())):
+        return int(text)
+    raise ValueError(f"{text[:40]!r} is not an integer")
 
 
 def parse_double(text: str) -> float:

@@ -171,8 +171,28 @@ class CanalJSONDecoder:
 
     def _readings_for(self, fields: _Fields, only_key: bool) -> dict[str, ColumnReading]:
         doc = fields.doc
-        mysql_types = doc["mysqlType"]
-        sql_types = doc["sqlType"]
+        mysql_types, sql_types, pk_names = doc["mysqlType"], doc["sqlType"], doc["pkNames"]
+        try:
+            key = (
+                None if mysql_types is None else tuple(mysql_types.items()),
+                None if sql_types is None else tuple(sql_types.items()),
+                None if pk_names is None else tuple(pk_names),
+                only_key,
+            )
+            readings = self._readings.get(key)
+        except (AttributeError, TypeError):  # not objects / not a list of hashable names
+            readings, key = None, None
+        if readings is None:
+            readings = self._build_readings(fields, mysql_types, sql_types, pk_names, only_key)
+            if len(self._readings) >= _PLAN_CACHE_LIMIT:
+                self._readings.clear()
+            self._readings[key] = readings
+        return readings
+
+    def _build_readings(
+        self, fields: _Fields, mysql_types: Any, sql_types: Any, pk_names: Any, only_key: bool
+    ) -> dict[str, ColumnReading]:
+        """Check ``mysqlType``, ``sqlType`` and ``pkNames`` once per distinct combination."""
         if mysql_types is None:
             mysql_types = {}
         elif not isinstance(mysql_types, dict):
@@ -186,23 +206,10 @@ class CanalJSONDecoder:
         for name, code in sql_types.items():
             if code.__class__ is not int:
                 raise fields.fail(f"sqlType.{name}", f"must be an integer, got {_json_kind(code)}")
-        pk_names = doc["pkNames"]
-        if pk_names is not None:
-            if not isinstance(pk_names, list) or not all(isinstance(n, str) for n in pk_names):
-                raise fields.fail("pkNames", "must be a list of column names or null")
-            pk_names = tuple(pk_names)
-        key = (tuple(mysql_types.items()), pk_names, only_key)
-        readings = self._readings.get(key)
-        if readings is None:
-            readings = self._build_readings(fields, mysql_types, pk_names or (), only_key)
-            if len(self._readings) >= _PLAN_CACHE_LIMIT:
-                self._readings.clear()
-            self._readings[key] = readings
-        return readings
-
-    def _build_readings(
-        self, fields: _Fields, mysql_types: dict[str, Any], pk_names: tuple[str, ...], only_key: bool
-    ) -> dict[str, ColumnReading]:
+        if pk_names is None:
+            pk_names = ()
+        elif not isinstance(pk_names, list) or not all(isinstance(n, str) for n in pk_names):
+            raise fields.fail("pkNames", "must be a list of column names or null")
         keep_text = self.options.content_compatible
         readings: dict[str, ColumnReading] = {}
         for name, text in mysql_types.items():
@@ -224,24 +231,44 @@ class CanalJSONDecoder:
         images = fields.doc[field]
         if not isinstance(images, list) or len(images) != 1 or not isinstance(images[0], dict):
             raise fields.fail(field, f"must be a list of one object, got {_short_json(images)}")
+        image = images[0]
+        make = Column
         out = []
-        for name, text in images[0].items():
+        append = out.append
+        try:
+            for name, text in image.items():
+                reading = readings[name]
+                if text is None:
+                    append(make(name, reading.type, reading.flags, None, reading.mysql_type))
+                    continue
+                parse = reading.parse
+                if text.__class__ is not str:
+                    raise TypeError
+                append(make(name, reading.type, reading.flags, text if parse is None else parse(text), reading.mysql_type))
+        except (KeyError, TypeError, ValueError):
+            raise self._column_error(fields, field, image, readings) from None
+        return tuple(out)
+
+    @staticmethod
+    def _column_error(
+        fields: _Fields, field: str, image: dict[str, Any], readings: dict[str, ColumnReading]
+    ) -> DecodeError:
+        """Find the column that failed the fast loop and say what is wrong with it."""
+        for name, text in image.items():
+            where = f"{field}[0].{name}"
             reading = readings.get(name)
             if reading is None:
-                raise fields.fail(f"{field}[0].{name}", "has no mysqlType entry")
+                return fields.fail(where, "has no mysqlType entry")
             if text is None:
-                value = None
-            elif text.__class__ is not str:
-                raise fields.fail(f"{field}[0].{name}", f"must be a string or null, got {_json_kind(text)}")
-            elif reading.parse is None:
-                value = text
-            else:
+                continue
+            if text.__class__ is not str:
+                return fields.fail(where, f"must be a string or null, got {_json_kind(text)}")
+            if reading.parse is not None:
                 try:
-                    value = reading.parse(text)
+                    reading.parse(text)
                 except ValueError as exc:
-                    raise fields.fail(f"{field}[0].{name}", f"is not a {reading.type.name} value: {exc}") from None
-            out.append(Column(name, reading.type, reading.flags, value, reading.mysql_type))
-        return tuple(out)
+                    return fields.fail(where, f"is not a {reading.type.name} value: {exc}")
+        return fields.fail(field, "could not be read")
 
 
 def _fill_unchanged(old: tuple[Column, ...], new: tuple[Column, ...]) -> tuple[Column, ...]:
