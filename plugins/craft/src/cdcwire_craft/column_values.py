@@ -177,30 +177,20 @@ def _decode_double(raw: bytes) -> float:
     return _unpack_f64(raw)[0]
 
 
-def _decode_text(raw: bytes) -> str:
-    try:
-        return raw.decode()
-    except UnicodeDecodeError as exc:
-        raise BadValue(f"text is not valid UTF-8 (byte {exc.start})") from None
-
-
-def _decode_binary(raw: bytes) -> bytes:
-    return raw
-
-
 def _decode_nothing(raw: bytes) -> None:
     return None
 
 
 #: Value kind -> function from the value's bytes to the canonical Python value.
+#: They raise BadValue, or UnicodeDecodeError for text that is not UTF-8.
 DECODERS: dict[ValueKind, Callable[[bytes], Any]] = {
     ValueKind.SIGNED: _decode_signed,
     ValueKind.UNSIGNED: _read_uvarint_exactly,
     ValueKind.FLOAT: _decode_float,
     ValueKind.DOUBLE: _decode_double,
-    ValueKind.TEXT: _decode_text,
-    ValueKind.STRING: _decode_text,
-    ValueKind.BINARY: _decode_binary,
+    ValueKind.TEXT: bytes.decode,
+    ValueKind.STRING: bytes.decode,
+    ValueKind.BINARY: bytes,
     ValueKind.ALWAYS_NULL: _decode_nothing,
 }
 

@@ -9,6 +9,7 @@ against the bytes that are really there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from cdcwire.codes import ColumnFlag, ColumnType, DDLType
@@ -16,12 +17,14 @@ from cdcwire.errors import DecodeError
 from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Message
 
+from .column_factory import make_column
 from .column_values import DECODERS, BadValue, value_kind
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, GROUP_NEW, GROUP_OLD, NONE_ID, VERSION
 from .primitives import Reader, read_reversed_uvarint
 
 _PART = "value"
 _MAX_CACHED = 4096
+_MAX_SHAPES_PER_COUNT = 32
 
 #: (type code, flags) -> (ColumnType, ColumnFlag, value decoder); None for unknown type codes.
 ColumnMeta = tuple[ColumnType, ColumnFlag, Callable[[bytes], Any]]
@@ -35,11 +38,32 @@ def _column_meta(type_code: int, flags: int) -> Optional[ColumnMeta]:
     return ctype, ColumnFlag(flags), DECODERS[value_kind(ctype, flags)]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class GroupShape:
+    """The names, types and flags part of a column group, as bytes and as decoded columns.
+
+    Groups of one table carry the same bytes there for as long as the term
+    dictionary is the same, so a decoder recognises them with one ``startswith``.
+    """
+
+    prefix: bytes
+    columns: tuple[tuple[str, ColumnType, ColumnFlag, Callable[[bytes], Any]], ...]
+
+
+@dataclass(slots=True, eq=False)
+class TermDictionary:
+    """A message's terms, and the group shapes seen with them (by column count)."""
+
+    terms: tuple[str, ...]
+    shapes: dict[int, list[GroupShape]] = field(default_factory=dict)
+
+
 class CraftDecoder:
     """Decodes craft messages; keeps term dictionaries and column metadata it has seen."""
 
     def __init__(self) -> None:
-        self._dictionaries: dict[bytes, tuple[str, ...]] = {}
+        self._dictionaries: dict[bytes, TermDictionary] = {}
+        self._empty = TermDictionary(())
         self._metas: dict[tuple[int, int], Optional[ColumnMeta]] = {}
 
     def decode(self, message: Message) -> list[Event]:
@@ -76,7 +100,8 @@ class CraftDecoder:
                 start,
                 _PART,
             )
-        terms = self._terms(data, bodies_end, tables_start)
+        dictionary = self._dictionary(data, bodies_end, tables_start)
+        terms = dictionary.terms
 
         count = len(body_sizes)
         r = Reader(data, start, headers_end, _PART)
@@ -107,7 +132,7 @@ class CraftDecoder:
                 partition = partitions[i]
                 events.append(
                     self._row(
-                        data, pos, end, tables[row_index], terms, commit_ts[i], schema, table,
+                        data, pos, end, tables[row_index], dictionary, commit_ts[i], schema, table,
                         partition if partition >= 0 else None,
                     )
                 )
@@ -146,9 +171,9 @@ class CraftDecoder:
             raise DecodeError("the message holds no events", start, _PART)
         return tables
 
-    def _terms(self, data: bytes, start: int, end: int) -> tuple[str, ...]:
+    def _dictionary(self, data: bytes, start: int, end: int) -> TermDictionary:
         if start == end:
-            return ()
+            return self._empty
         raw = data[start:end]
         cached = self._dictionaries.get(raw)
         if cached is not None:
@@ -163,13 +188,13 @@ class CraftDecoder:
             raise DecodeError("a term of the dictionary is not valid UTF-8", start, _PART) from None
         if len(self._dictionaries) >= _MAX_CACHED:
             self._dictionaries.clear()
-        self._dictionaries[raw] = terms
-        return terms
+        entry = self._dictionaries[raw] = TermDictionary(terms)
+        return entry
 
     # -- one event -----------------------------------------------------------------------
 
     def _row(
-        self, data: bytes, pos: int, end: int, group_sizes: list[int], terms: tuple[str, ...],
+        self, data: bytes, pos: int, end: int, group_sizes: list[int], dictionary: TermDictionary,
         commit_ts: int, schema: str, table: str, table_id: Optional[int],
     ) -> RowChangedEvent:
         if sum(group_sizes) != end - pos:
@@ -178,7 +203,7 @@ class CraftDecoder:
             )
         columns = pre_columns = None
         for size in group_sizes:
-            kind, group = self._group(data, pos, pos + size, terms)
+            kind, group = self._group(data, pos, pos + size, dictionary)
             if kind == GROUP_NEW and columns is None:
                 columns = group
             elif kind == GROUP_OLD and pre_columns is None:
@@ -190,49 +215,81 @@ class CraftDecoder:
             pre_columns = ()  # the encoder leaves empty groups out: a row of no columns
         return RowChangedEvent(commit_ts, schema, table, columns, pre_columns, table_id)
 
-    def _group(self, data: bytes, start: int, end: int, terms: tuple[str, ...]) -> tuple[int, tuple[Column, ...]]:
+    def _group(
+        self, data: bytes, start: int, end: int, dictionary: TermDictionary
+    ) -> tuple[int, tuple[Column, ...]]:
+        """kind byte, uvarint count, names | types | flags (a GroupShape), value lengths, values."""
         r = Reader(data, start, end, _PART)
         kind = r.byte()
         if kind != GROUP_NEW and kind != GROUP_OLD:
             raise DecodeError(f"column group kind {kind} is neither 1 (new) nor 2 (old)", start, _PART)
         n = r.count("column", width=4)
-        names_at = r.pos
+        pos = r.pos
+        shape = None
+        for candidate in dictionary.shapes.get(n, ()):
+            if data.startswith(candidate.prefix, pos, end):
+                shape = candidate
+                r.pos = pos + len(candidate.prefix)
+                break
+        if shape is None:
+            shape = self._shape(r, n, dictionary)
+        lengths_at = r.pos
+        lengths = r.varint_chunk(n)
+        pos = r.pos
+        out = []
+        name = ""
+        try:
+            for (name, ctype, flags, decode), length in zip(shape.columns, lengths):
+                if length < 0:
+                    if length != -1:
+                        raise DecodeError(f"value length {length} of column {name!r} is below -1", lengths_at, _PART)
+                    out.append(make_column(name, ctype, flags, None))
+                    continue
+                after = pos + length
+                if after > end:
+                    raise DecodeError(
+                        f"value of column {name!r} ({length} bytes) runs past the end of its group", pos, _PART
+                    )
+                out.append(make_column(name, ctype, flags, decode(data[pos:after])))
+                pos = after
+        except BadValue as exc:
+            raise DecodeError(f"value of column {name!r}: {exc}", pos, _PART) from None
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"value of column {name!r} is not valid UTF-8", pos + exc.start, _PART) from None
+        if pos != end:
+            raise DecodeError(f"{end - pos} unexpected byte(s) after the column group", pos, _PART)
+        return kind, tuple(out)
+
+    def _shape(self, r: Reader, n: int, dictionary: TermDictionary) -> GroupShape:
+        """Read and check the names, types and flags of a group not seen before."""
+        start = r.pos
         name_ids = r.delta_varint_chunk(n)
         types_at = r.pos
         type_codes = r.uvarint_chunk(n)
         flag_bits = r.uvarint_chunk(n)
-        raws = r.nullable_bytes_chunk(n)
-        r.expect_end("column group")
-        n_terms = len(terms)
-        metas = self._metas
-        out = []
-        for i in range(n):
-            name_id = name_ids[i]
-            if name_id < 0 or name_id >= n_terms:
+        terms = dictionary.terms
+        columns = []
+        for name_id, type_code, flags in zip(name_ids, type_codes, flag_bits):
+            if name_id < 0 or name_id >= len(terms):
                 raise DecodeError(
-                    f"column name term id {name_id} is outside the dictionary of {n_terms} term(s)",
-                    names_at, _PART,
+                    f"column name term id {name_id} is outside the dictionary of {len(terms)} term(s)",
+                    start, _PART,
                 )
-            key = (type_codes[i], flag_bits[i])
-            meta = metas.get(key, False)
+            key = (type_code, flags)
+            meta = self._metas.get(key, False)
             if meta is False:
-                if len(metas) >= _MAX_CACHED:
-                    metas.clear()
-                meta = metas[key] = _column_meta(*key)
+                if len(self._metas) >= _MAX_CACHED:
+                    self._metas.clear()
+                meta = self._metas[key] = _column_meta(type_code, flags)
             if meta is None:
-                raise DecodeError(f"unknown column type code {key[0]}", types_at, _PART)
-            raw = raws[i]
-            if raw is None:
-                value = None
-            else:
-                try:
-                    value = meta[2](raw)
-                except BadValue as exc:
-                    raise DecodeError(
-                        f"value of column {terms[name_id]!r}: {exc}", _value_offset(raws, i, end), _PART
-                    ) from None
-            out.append(Column(terms[name_id], meta[0], meta[1], value))
-        return kind, tuple(out)
+                raise DecodeError(f"unknown column type code {type_code}", types_at, _PART)
+            columns.append((terms[name_id], *meta))
+        shape = GroupShape(r.data[start : r.pos], tuple(columns))
+        known = dictionary.shapes.setdefault(n, [])
+        if len(known) >= _MAX_SHAPES_PER_COUNT:
+            del known[0]
+        known.append(shape)
+        return shape
 
 
 def _term(terms: tuple[str, ...], term_id: int, at: int, what: str) -> str:
@@ -241,12 +298,6 @@ def _term(terms: tuple[str, ...], term_id: int, at: int, what: str) -> str:
     if 0 <= term_id < len(terms):
         return terms[term_id]
     raise DecodeError(f"{what} term id {term_id} is outside the dictionary of {len(terms)} term(s)", at, _PART)
-
-
-def _value_offset(raws: list[Optional[bytes]], index: int, end: int) -> int:
-    """Where value ``index`` starts: values are packed at the end of their group."""
-    after = sum(len(b) for b in raws[index:] if b is not None)
-    return end - after
 
 
 def _ddl(data: bytes, start: int, end: int, commit_ts: int, schema: str, table: str) -> DDLEvent:

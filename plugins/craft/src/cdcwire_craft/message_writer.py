@@ -11,7 +11,7 @@ order: every schema, then every table, then column names as the groups use them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, NONE_ID, VERSION
 from .primitives import (
@@ -21,6 +21,7 @@ from .primitives import (
     reversed_uvarint,
     string_chunk,
     uvarint,
+    varint,
 )
 from .table_shape import TableShape
 
@@ -28,31 +29,51 @@ _VERSION_BYTES = uvarint(VERSION)
 _ROW_TYPE = uvarint(EVENT_ROW)
 
 
-@dataclass(frozen=True, slots=True)
-class EncodedGroup:
-    """A column group whose values are already encoded; names wait for the message's dictionary."""
-
-    kind_byte: bytes
-    shape: TableShape
-    values: bytes  # nullable bytes chunk: varint lengths, then the bytes
+#: What the term dictionary depends on in a row: (schema, table, (kind byte, shape) per group).
+LayoutKey = tuple
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class PreparedRow:
-    """A row event with its values encoded and its size estimated (the reference's estimate)."""
+    """A row event with its values encoded and its size estimated (the reference's estimate).
+
+    ``values`` holds each column group's nullable bytes chunk; the rest of a group
+    (names as term ids) waits for the message's term dictionary.
+    """
 
     commit_ts: int
     partition: int
-    schema: str
-    table: str
-    groups: tuple[EncodedGroup, ...]
+    layout_key: LayoutKey
+    values: tuple[bytes, ...]
     estimate: int
+
+    @property
+    def schema(self) -> str:
+        return self.layout_key[0]
+
+    @property
+    def table(self) -> str:
+        return self.layout_key[1]
 
 
 def _size_tables(tables: Sequence[Sequence[int]]) -> bytes:
     """Each table as uvarint(count) + delta varint chunk, then the reversed-uvarint trailer."""
-    data = b"".join([uvarint(len(t)) + delta_varint_chunk(t) for t in tables])
-    return data + reversed_uvarint(len(data))
+    out = bytearray()
+    for table in tables:
+        out += uvarint(len(table))
+        last = 0
+        for v in table:
+            d = v - last
+            last = v
+            if -64 <= d < 64:
+                out.append((d << 1) ^ (d >> 63))
+            elif 0 <= d < 0x2000:  # two bytes: zigzag(d) = 2d < 0x4000
+                out.append(((d << 1) & 0x7F) | 0x80)
+                out.append(d >> 6)
+            else:
+                out += varint(d)
+    out += reversed_uvarint(len(out))
+    return bytes(out)
 
 
 def _dictionary(terms: Sequence[str]) -> bytes:
@@ -68,42 +89,86 @@ def _term(terms: dict[str, int], text: str) -> int:
     return terms.setdefault(text, len(terms))
 
 
-def rows_message(rows: Sequence[PreparedRow]) -> bytes:
+@dataclass(frozen=True, slots=True)
+class RowLayout:
+    """A row's schema and table term ids and the bytes of its groups before the values."""
+
+    schema_id: int
+    table_id: int
+    group_prefixes: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TermLayout:
+    """The term dictionary of messages whose rows have the same layout keys in the
+    same first-seen order, and each row layout that follows from it."""
+
+    dictionary: bytes
+    rows: dict[LayoutKey, RowLayout]
+
+
+class TermLayouts:
+    """TermLayouts by the distinct layout keys of a message in first-seen order; bounded."""
+
+    __slots__ = ("_layouts",)
+
+    def __init__(self) -> None:
+        self._layouts: dict[tuple[LayoutKey, ...], TermLayout] = {}
+
+    def layout(self, rows: Sequence[PreparedRow]) -> TermLayout:
+        keys = tuple(dict.fromkeys([r.layout_key for r in rows]))
+        layout = self._layouts.get(keys)
+        if layout is None:
+            if len(self._layouts) >= 1024:
+                self._layouts.clear()
+            layout = self._layouts[keys] = _new_layout(keys)
+        return layout
+
+
+def _new_layout(keys: Sequence[LayoutKey]) -> TermLayout:
+    """Term ids in first-seen order: every schema, then every table, then column names."""
+    ids: dict[str, int] = {}
+    for key in keys:
+        _term(ids, key[0])
+    for key in keys:
+        _term(ids, key[1])
+    rows = {}
+    for key in keys:
+        prefixes = []
+        for kind_byte, shape in key[2:]:
+            names = delta_varint_chunk([ids.setdefault(n, len(ids)) for n in shape.names])
+            prefixes.append(b"".join([kind_byte, shape.count_bytes, names, shape.types_and_flags]))
+        rows[key] = RowLayout(ids.get(key[0], NONE_ID), ids.get(key[1], NONE_ID), tuple(prefixes))
+    return TermLayout(_dictionary(list(ids)), rows)
+
+
+def rows_message(rows: Sequence[PreparedRow], layouts: Optional[TermLayouts] = None) -> bytes:
     """One message holding the row events in order."""
-    terms: dict[str, int] = {}
-    schema_ids = [_term(terms, r.schema) for r in rows]
-    table_ids = [_term(terms, r.table) for r in rows]
+    layout = (layouts or TermLayouts()).layout(rows)
+    row_layouts = [layout.rows[r.layout_key] for r in rows]
     headers = b"".join(
         [
             delta_uvarint_chunk([r.commit_ts for r in rows]),
             _ROW_TYPE * len(rows),
             delta_varint_chunk([r.partition for r in rows]),
-            delta_varint_chunk(schema_ids),
-            delta_varint_chunk(table_ids),
+            delta_varint_chunk([r.schema_id for r in row_layouts]),
+            delta_varint_chunk([r.table_id for r in row_layouts]),
         ]
     )
-    names_of: dict[int, bytes] = {}
     parts: list[bytes] = [_VERSION_BYTES, headers]
+    add = parts.append
     body_sizes: list[int] = []
     group_tables: list[list[int]] = []
-    setdefault = terms.setdefault
-    for row in rows:
+    for row, row_layout in zip(rows, row_layouts):
         sizes = []
-        for g in row.groups:
-            shape = g.shape
-            names = names_of.get(id(shape))
-            if names is None:
-                names = names_of[id(shape)] = delta_varint_chunk(
-                    [setdefault(n, len(terms)) for n in shape.names]
-                )
-            group = b"".join([g.kind_byte, shape.count_bytes, names, shape.types_and_flags, g.values])
-            parts.append(group)
-            sizes.append(len(group))
+        for prefix, values in zip(row_layout.group_prefixes, row.values):
+            add(prefix)
+            add(values)
+            sizes.append(len(prefix) + len(values))
         group_tables.append(sizes)
         body_sizes.append(sum(sizes))
-    dictionary = _dictionary(list(terms))
-    parts.append(dictionary)
-    parts.append(_size_tables([[len(headers), len(dictionary)], body_sizes, *group_tables]))
+    parts.append(layout.dictionary)
+    parts.append(_size_tables([[len(headers), len(layout.dictionary)], body_sizes, *group_tables]))
     return b"".join(parts)
 
 

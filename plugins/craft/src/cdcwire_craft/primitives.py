@@ -18,6 +18,7 @@ Layouts (spec "Primitive types" and "Chunk of primitive types"):
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Iterable, Optional, Sequence
 
 from cdcwire.errors import DecodeError, EncodeError
@@ -83,31 +84,36 @@ def varint_chunk(values: Iterable[int]) -> bytes:
     return b"".join(map(varint, values))
 
 
-def delta_uvarint_chunk(values: Sequence[int]) -> bytes:
+def delta_uvarint_chunk(values: Iterable[int]) -> bytes:
     """First value, then differences modulo 2^64 (a decrease wraps, as in Go)."""
-    if not values:
-        return b""
-    out = [uvarint(values[0])]
-    last = values[0]
-    for v in values[1:]:
+    out = bytearray()
+    last = 0
+    for v in values:
         if v < 0 or v > U64_MAX:
             raise EncodeError(f"uvarint value {v} is outside 0..2^64-1")
-        out.append(uvarint((v - last) & U64_MAX))
+        d = (v - last) & U64_MAX
         last = v
-    return b"".join(out)
+        if d < 0x80:
+            out.append(d)
+        else:
+            out += uvarint(d)
+    return bytes(out)
 
 
-def delta_varint_chunk(values: Sequence[int]) -> bytes:
+def delta_varint_chunk(values: Iterable[int]) -> bytes:
     """First value, then differences wrapped to int64, each as a zigzag varint."""
-    if not values:
-        return b""
-    out = [varint(values[0])]
-    last = values[0]
-    for v in values[1:]:
+    out = bytearray()
+    last = 0
+    for v in values:
+        if v < I64_MIN or v > I64_MAX:
+            raise EncodeError(f"varint value {v} is outside the signed 64-bit range")
         d = v - last
-        out.append(varint(d if -64 <= d < 64 else _wrap_i64(d)))
         last = v
-    return b"".join(out)
+        if -64 <= d < 64:
+            out.append((d << 1) ^ (d >> 63))
+        else:
+            out += uvarint(zigzag(_wrap_i64(d)))
+    return bytes(out)
 
 
 def string_chunk(items: Sequence[bytes]) -> bytes:
@@ -228,13 +234,28 @@ class Reader:
         if n < 0 or n > self.end - self.pos:
             raise self.error(f"chunk of {n} element(s) exceeds the {self.end - self.pos} byte(s) left")
 
+    def _one_byte_run(self, n: int) -> Optional[bytes]:
+        """The next ``n`` bytes when each is a whole one-byte varint (the common case)."""
+        pos = self.pos
+        run = self.data[pos : pos + n]
+        if n and max(run) < 0x80:
+            self.pos = pos + n
+            return run
+        return None
+
     def uvarint_chunk(self, n: int) -> list[int]:
         self._check_count(n)
+        run = self._one_byte_run(n)
+        if run is not None:
+            return list(run)
         read = self.uvarint
         return [read() for _ in range(n)]
 
     def varint_chunk(self, n: int) -> list[int]:
         self._check_count(n)
+        run = self._one_byte_run(n)
+        if run is not None:
+            return [(b >> 1) ^ -(b & 1) for b in run]
         read = self.uvarint
         out = []
         for _ in range(n):
@@ -246,6 +267,9 @@ class Reader:
         self._check_count(n)
         if n == 0:
             return []
+        run = self._one_byte_run(n)
+        if run is not None:
+            return list(accumulate(run))  # n * 127 cannot wrap 64 bits
         read = self.uvarint
         last = read()
         out = [last]
@@ -258,6 +282,9 @@ class Reader:
         self._check_count(n)
         if n == 0:
             return []
+        run = self._one_byte_run(n)
+        if run is not None:
+            return list(accumulate([(b >> 1) ^ -(b & 1) for b in run]))
         read = self.uvarint
         u = read()
         last = (u >> 1) ^ -(u & 1)

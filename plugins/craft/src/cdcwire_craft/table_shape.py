@@ -28,7 +28,7 @@ class TableShape:
     """
 
     names: tuple[str, ...]
-    kinds: tuple[ValueKind, ...]
+    kinds: tuple[int, ...]  # ValueKind values as plain ints: compared per value
     encoders: tuple[Callable[[Any], Any], ...]
     count_bytes: bytes
     types_and_flags: bytes
@@ -37,11 +37,11 @@ class TableShape:
 
 def build_shape(signature: Sequence[tuple[str, int, int]]) -> TableShape:
     names = tuple(name for name, _, _ in signature)
-    kinds = tuple(value_kind(t, f) for _, t, f in signature)
+    kinds = tuple(int(value_kind(t, f)) for _, t, f in signature)
     return TableShape(
         names=names,
         kinds=kinds,
-        encoders=tuple(ENCODERS[k] for k in kinds),
+        encoders=tuple(ENCODERS[ValueKind(k)] for k in kinds),
         count_bytes=uvarint(len(signature)),
         types_and_flags=uvarint_chunk(int(t) for _, t, _ in signature)
         + uvarint_chunk(int(f) for _, _, f in signature),
