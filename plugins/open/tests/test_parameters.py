@@ -118,3 +118,32 @@ def test_canal_only_parameters_are_unknown_to_open_protocol() -> None:
 
 def test_default_alias_selects_open_protocol() -> None:
     assert cdcwire.parse_sink_uri("file:///tmp/x/t?protocol=default").protocol == "open-protocol"
+
+
+PARAMETER_SETS = [
+    {"enable-old-value": "false"},
+    {"only-output-updated-columns": "true"},
+    {"delete-only-output-handle-key-columns": "true"},
+    {"large-message-handle-option": "handle-key-only", "max-message-bytes": 700},  # every row cut to its key
+    {"large-message-handle-option": "handle-key-only", "max-message-bytes": 2000},  # some rows cut, some whole
+    {"only-output-updated-columns": "true", "large-message-handle-option": "handle-key-only", "max-message-bytes": 900,
+     "max-batch-size": 2},
+]
+
+
+@pytest.mark.parametrize("params", PARAMETER_SETS, ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_round_trip_matches_carried_under_each_parameter(params: dict) -> None:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from cdcwire.testing.strategies import all_types_table, row_events
+
+    c = config(**params)
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.lists(row_events(all_types_table()), min_size=1, max_size=6))
+    def check(events: list) -> None:
+        _, got = round_trip(c, events)
+        assert got == [c.codec.carried(c, e) for e in events]
+
+    check()

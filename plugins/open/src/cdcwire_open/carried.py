@@ -47,13 +47,8 @@ def _carried_columns(columns: Optional[Columns]) -> Optional[Columns]:
 
 def carried_row(options: OpenOptions, row: RowChangedEvent) -> RowChangedEvent:
     """The row change as it travels: parameters applied, large rows cut to handle keys, types canonical."""
-    images = sent_images(row, options)
-    if options.handle_key_only_when_large:
-        encoder = OpenProtocolEncoder(options)
-        key, value = encoder.row_parts(row)
-        if b'"ohk":true' in key:
-            images = sent_images(row, options, only_handle_key=True)
-    new, old = images
+    only_handle_key = options.handle_key_only_when_large and OpenProtocolEncoder(options).sent_with_handle_key_only(row)
+    new, old = sent_images(row, options, only_handle_key)
     return RowChangedEvent(row.commit_ts, row.schema, row.table, _carried_columns(new), _carried_columns(old), row.table_id)
 
 

@@ -53,8 +53,8 @@ class OpenProtocolDecoder:
         self._specs: dict[tuple[int, Optional[int], Optional[bool]], _ColumnSpec] = {}
 
     def decode(self, message: Message) -> list[Event]:
-        key = message.key if message.key is not None else b""
-        value = message.value if message.value is not None else b""
+        key = b"" if message.key is None else bytes(message.key)
+        value = b"" if message.value is None else bytes(message.value)
         if len(key) < len(VERSION_BYTES):
             raise DecodeError(f"key is {len(key)} bytes, shorter than the 8-byte protocol version", 0, "key")
         version = LENGTH.unpack_from(key, 0)[0]

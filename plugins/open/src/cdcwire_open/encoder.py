@@ -68,6 +68,17 @@ class OpenProtocolEncoder:
         cost = single_event_cost(key, value)
         if cost <= options.max_message_bytes:
             return key, value
+        return self._large_row_parts(row, cost)
+
+    def sent_with_handle_key_only(self, row: RowChangedEvent) -> bool:
+        """True when the row is too large whole and goes out with only its handle-key columns."""
+        if not self.options.handle_key_only_when_large:
+            return False
+        whole = single_event_cost(self.text.row_key(row), self.text.row_value(row, sent_images(row, self.options)))
+        return whole > self.options.max_message_bytes
+
+    def _large_row_parts(self, row: RowChangedEvent, cost: int) -> tuple[bytes, bytes]:
+        text, options = self.text, self.options
         if not options.handle_key_only_when_large:
             raise self._too_large(row, cost, "; set large-message-handle-option=handle-key-only to send only its handle-key columns")
         key = text.row_key(row, only_handle_key=True)
