@@ -1,0 +1,82 @@
+"""The avro codec: TiCDC's Confluent Avro protocol (``protocol=avro``).
+
+One row change per message, one table per topic (TopicNameStrategy subjects
+``{topic}-key`` / ``{topic}-value``), no DDL or resolved messages.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from cdcwire.codec import Broadcast, Codec, EventPolicy
+from cdcwire.errors import SinkURIError
+from cdcwire.events import Event
+from cdcwire.sink_uri import SinkConfig
+
+from .carried import carried
+from .decoder import AvroDecoder
+from .encoder import AvroEncoder
+from .options import PARAMETERS, AvroOptions
+from .registry_client import RegistryAddress, SchemaRegistryClient
+
+_MATCH_ALL = frozenset({"*.*", "*"})
+_EXAMPLE = "topic-rule=tidb_{schema}_{table}"
+
+
+class AvroCodec(Codec):
+    """Confluent Avro with a Schema Registry; DDL and resolved events produce nothing."""
+
+    name = "avro"
+    parameters = PARAMETERS
+
+    def validate(self, config: SinkConfig) -> None:
+        url = config["schema-registry"]
+        if not url:
+            raise SinkURIError(
+                "protocol avro needs parameter 'schema-registry': the URL of a Confluent Schema Registry",
+                "schema-registry",
+            )
+        try:
+            RegistryAddress.parse(url)
+        except ValueError as exc:
+            raise SinkURIError(f"parameter 'schema-registry': {exc}", "schema-registry") from None
+        _check_one_table_per_topic(config)
+
+    def policy(self, config: SinkConfig) -> EventPolicy:
+        return EventPolicy(ddl=Broadcast.NONE, resolved=Broadcast.NONE)
+
+    def encoder(self, config: SinkConfig, topic: str, partition: int) -> AvroEncoder:
+        options = AvroOptions.from_config(config)
+        return AvroEncoder(options, topic, config["max-message-bytes"], SchemaRegistryClient(options.registry_url))
+
+    def decoder(self, config: SinkConfig) -> AvroDecoder:
+        return AvroDecoder(SchemaRegistryClient(AvroOptions.from_config(config).registry_url))
+
+    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
+        return carried(AvroOptions.from_config(config), event)
+
+
+def _check_one_table_per_topic(config: SinkConfig) -> None:
+    """Every reachable dispatch rule must name a topic with both {schema} and {table}.
+
+    The URI's own rule comes last; rules after one matching every table are never used.
+    """
+    rules = config.dispatch_rules
+    for position, rule in enumerate(rules):
+        from_uri = position == len(rules) - 1
+        parameter = "topic-rule" if from_uri else "dispatch-rules"
+        if rule.topic is None:
+            where = "the sink URI has no topic-rule" if from_uri else f"dispatch rule {list(rule.matchers)} has no topic"
+            raise SinkURIError(
+                f"protocol avro needs one table per topic, but {where}, so tables would share topic"
+                f" {config.topic!r}; give a topic expression with {{schema}} and {{table}}, e.g. {_EXAMPLE}",
+                parameter,
+            )
+        if not rule.topic.has_table:
+            raise SinkURIError(
+                f"protocol avro needs one table per topic: topic expression {rule.topic.text!r} lacks"
+                f" {{table}}; use both {{schema}} and {{table}}, e.g. {_EXAMPLE}",
+                parameter,
+            )
+        if _MATCH_ALL.intersection(rule.matchers):
+            return

@@ -1,0 +1,184 @@
+"""A Confluent Schema Registry client over HTTP: register schemas, fetch them by id.
+
+Small on purpose: the encoder needs ``register`` and the decoder ``schema_text``,
+both cached, so a stream registers each schema once, not once per row.
+Credentials come from the URL (``https://user:pass@host``, URL-encoded) and
+never appear in an error or a repr; connection errors and 5xx answers are
+retried with exponential backoff.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+import requests
+
+from cdcwire.errors import CdcwireError
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+
+
+class SchemaRegistryError(CdcwireError):
+    """The registry refused a request or could not be reached.
+
+    ``status`` is the HTTP status (None when the registry was unreachable),
+    ``subject`` the subject concerned, if any.
+    """
+
+    def __init__(self, message: str, status: Optional[int] = None, subject: Optional[str] = None):
+        super().__init__(message)
+        self.status = status
+        self.subject = subject
+
+
+class SchemaNotFoundError(SchemaRegistryError):
+    """The registry does not know a schema id (404)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryAddress:
+    """A registry URL split into the address shown in messages and the credentials."""
+
+    base_url: str
+    username: Optional[str] = None
+    password: Optional[str] = None
+
+    @classmethod
+    def parse(cls, url: str) -> "RegistryAddress":
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("the schema registry must be an http:// or https:// URL with a host")
+        host = parts.netloc.rpartition("@")[2]
+        base = urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+        user = unquote(parts.username) if parts.username is not None else None
+        password = unquote(parts.password) if parts.password is not None else None
+        return cls(base, user, password)
+
+    def __repr__(self) -> str:
+        who = f", user={self.username!r}" if self.username else ""
+        return f"RegistryAddress({self.base_url!r}{who})"
+
+
+class SchemaRegistryClient:
+    """Registers and fetches Avro schemas. One instance per encoder or decoder.
+
+    ``retries`` extra attempts follow a connection error or a 5xx answer, waiting
+    ``backoff`` seconds, then twice that, and so on.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 3, backoff: float = 0.1) -> None:
+        self.address = RegistryAddress.parse(url)
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._session = requests.Session()
+        if self.address.username is not None:
+            self._session.auth = (self.address.username, self.address.password or "")
+        self._ids: dict[tuple[str, str], int] = {}
+        self._texts: dict[int, str] = {}
+
+    def __repr__(self) -> str:
+        return f"SchemaRegistryClient({self.address.base_url!r})"
+
+    def close(self) -> None:
+        self._session.close()
+
+    def register(self, subject: str, schema_text: str) -> int:
+        """The id of ``schema_text`` under ``subject``, registering it when new (cached)."""
+        cached = self._ids.get((subject, schema_text))
+        if cached is not None:
+            return cached
+        body = json.dumps({"schema": schema_text})
+        answer = self._request("POST", f"/subjects/{quote(subject, safe='')}/versions", subject, body)
+        schema_id = answer.get("id") if isinstance(answer, dict) else None
+        if not isinstance(schema_id, int):
+            raise SchemaRegistryError(
+                f"schema registry {self.address.base_url} answered registration of subject"
+                f" {subject!r} without an id", subject=subject,
+            )
+        self._ids[(subject, schema_text)] = schema_id
+        self._texts.setdefault(schema_id, schema_text)
+        return schema_id
+
+    def schema_text(self, schema_id: int) -> str:
+        """The schema JSON text registered under ``schema_id`` (cached)."""
+        text = self._texts.get(schema_id)
+        if text is not None:
+            return text
+        answer = self._request("GET", f"/schemas/ids/{schema_id}", None, None)
+        text = answer.get("schema") if isinstance(answer, dict) else None
+        if not isinstance(text, str):
+            raise SchemaRegistryError(f"schema registry {self.address.base_url} sent no schema for id {schema_id}")
+        self._texts[schema_id] = text
+        return text
+
+    def _request(self, method: str, path: str, subject: Optional[str], body: Optional[str]) -> Any:
+        url = self.address.base_url + path
+        headers = {"Accept": f"{CONTENT_TYPE}, application/json"}
+        if body is not None:
+            headers["Content-Type"] = CONTENT_TYPE
+        attempt = 0
+        while True:
+            try:
+                response = self._session.request(method, url, data=body, headers=headers, timeout=self.timeout)
+            except requests.RequestException as exc:
+                problem = f"cannot reach schema registry {self.address.base_url}: {type(exc).__name__}"
+                status = None
+            else:
+                if response.status_code < 300:
+                    return _json(response)
+                if response.status_code < 500:
+                    raise self._refusal(method, path, subject, response)
+                problem = (
+                    f"schema registry {self.address.base_url} answered {response.status_code}"
+                    f" to {method} {path}: {_registry_message(response)}"
+                )
+                status = response.status_code
+            if attempt >= self.retries:
+                raise SchemaRegistryError(f"{problem} (after {attempt + 1} attempts)", status, subject)
+            time.sleep(self.backoff * (2**attempt))
+            attempt += 1
+
+    def _refusal(self, method: str, path: str, subject: Optional[str], response: requests.Response) -> Exception:
+        status = response.status_code
+        where = f"schema registry {self.address.base_url}"
+        if status == 401:
+            user = f" for user {self.address.username!r}" if self.address.username else " (no credentials given)"
+            return SchemaRegistryError(f"{where} refused the credentials{user}: 401 Unauthorized", 401, subject)
+        if status == 403:
+            return SchemaRegistryError(f"{where} denied {method} {path}: 403 Forbidden", 403, subject)
+        if status == 404:
+            return SchemaNotFoundError(f"{where}: {method} {path} not found: {_registry_message(response)}",
+                                       404, subject)
+        if status == 409:
+            return SchemaRegistryError(
+                f"{where} rejected the schema for subject {subject!r} as incompatible (409):"
+                f" {_registry_message(response)}", 409, subject,
+            )
+        return SchemaRegistryError(
+            f"{where} answered {status} to {method} {path}: {_registry_message(response)}", status, subject
+        )
+
+
+def _json(response: requests.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise SchemaRegistryError(
+            f"schema registry answered {response.status_code} with a body that is not JSON"
+        ) from None
+
+
+def _registry_message(response: requests.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    if isinstance(body, dict) and "message" in body:
+        code = body.get("error_code")
+        return f"{body['message']}" + (f" (error code {code})" if code is not None else "")
+    return str(body)[:200]
