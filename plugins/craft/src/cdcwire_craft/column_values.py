@@ -98,6 +98,13 @@ def _encode_float(v: Any) -> bytes:
     return _pack_f64(v)
 
 
+def _encode_float32(v: Any) -> bytes:
+    """FLOAT holds float32 values: one outside its range cannot come back (OverflowError)."""
+    data = _encode_float(v)
+    to_float32(v)
+    return data
+
+
 def _encode_text(v: Any) -> bytes:
     if v.__class__ is str:
         return v.encode()
@@ -114,7 +121,7 @@ def _encode_nothing(v: Any) -> None:
 ENCODERS: dict[ValueKind, Callable[[Any], Any]] = {
     ValueKind.SIGNED: _encode_signed,
     ValueKind.UNSIGNED: _encode_unsigned,
-    ValueKind.FLOAT: _encode_float,
+    ValueKind.FLOAT: _encode_float32,
     ValueKind.DOUBLE: _encode_float,
     ValueKind.TEXT: _encode_text,
     ValueKind.STRING: _encode_text,
@@ -131,6 +138,8 @@ def explain_bad_value(kind: ValueKind, value: Any) -> str:
         lo, hi = (I64_MIN, I64_MAX) if kind == ValueKind.SIGNED else (0, U64_MAX)
         return f"{value} is outside {lo}..{hi}"
     if kind in (ValueKind.FLOAT, ValueKind.DOUBLE):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return f"{value!r} is outside the float32 range of FLOAT"
         return f"expected a number, got {type(value).__name__}"
     return f"expected str or bytes, got {type(value).__name__}"
 
@@ -168,7 +177,11 @@ def _decode_signed(raw: bytes) -> int:
 def _decode_float(raw: bytes) -> float:
     if len(raw) != 8:
         raise BadValue(f"a float64 takes 8 bytes, got {len(raw)}")
-    return to_float32(_unpack_f64(raw)[0])
+    value = _unpack_f64(raw)[0]
+    try:
+        return to_float32(value)
+    except OverflowError:
+        raise BadValue(f"{value!r} is outside the float32 range of FLOAT") from None
 
 
 def _decode_double(raw: bytes) -> float:
