@@ -90,7 +90,7 @@ class LocalSchemaRegistry:
         handler = type("Handler", (_Handler,), {"registry": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="local-schema-registry", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="local-schema-registry", daemon=True)
         self._thread.start()
         return self
 
@@ -332,6 +332,9 @@ class _Routes:
 class _Handler(BaseHTTPRequestHandler):
     registry: LocalSchemaRegistry
     protocol_version = "HTTP/1.1"
+    # one send per answer and no Nagle: keep-alive clients otherwise wait out delayed ACKs (40 ms)
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
     server_version = "cdcwire-local-schema-registry"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: tests read their own output
