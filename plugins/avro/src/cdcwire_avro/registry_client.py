@@ -52,6 +52,15 @@ class RegistryAddress:
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("the schema registry must be an http:// or https:// URL with a host")
+        if "@" in parts.path or "@" in parts.query or "@" in parts.fragment:
+            raise ValueError(
+                "the schema registry URL is malformed: percent-encode '@', ':' and '/' in the user name"
+                " and password, and percent-encode the whole URL once more inside a sink URI"
+            )
+        try:
+            parts.port
+        except ValueError:
+            raise ValueError("the schema registry URL has an invalid port") from None
         host = parts.netloc.rpartition("@")[2]
         base = urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
         user = unquote(parts.username) if parts.username is not None else None

@@ -169,6 +169,24 @@ class LocalSchemaRegistry:
             return _Routes(self._state, parts, query, body).dispatch(method)
 
 
+def _check_records(schema: Any) -> None:
+    """fastavro lets a record without ``fields`` through; the Avro spec and Confluent do not."""
+    if isinstance(schema, list):
+        for branch in schema:
+            _check_records(branch)
+    elif isinstance(schema, dict):
+        if schema.get("type") == "record":
+            if not isinstance(schema.get("fields"), list):
+                raise ValueError(f"record {schema.get('name')!r} has no 'fields' list")
+            for f in schema["fields"]:
+                _check_records(f.get("type") if isinstance(f, dict) else None)
+        for key in ("items", "values"):
+            if key in schema:
+                _check_records(schema[key])
+        if isinstance(schema.get("type"), (dict, list)):
+            _check_records(schema["type"])
+
+
 class _Routes:
     """One request against the state (the caller holds the lock)."""
 
@@ -252,6 +270,7 @@ class _Routes:
         try:
             raw = json.loads(text)
             parsed = parse(raw)
+            _check_records(raw)
         except Exception as exc:  # fastavro raises several kinds on a bad schema
             raise RegistryAnswer(422, 42201, f"Invalid schema {text[:80]}: {exc}") from None
         return text, parsed, _canonical(raw)

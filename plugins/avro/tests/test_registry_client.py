@@ -1,0 +1,101 @@
+"""The encoder's registry client against faults: retries, unreachable, bad credentials, 409."""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import quote
+
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
+from cdcwire_avro import SchemaRegistryClient, SchemaRegistryError
+from cdcwire_avro.testing import LocalSchemaRegistry
+
+T = ColumnType
+F = ColumnFlag
+KEY = F.HANDLE_KEY | F.PRIMARY_KEY
+SCHEMA = '{"type":"record","name":"t","fields":[{"name":"a","type":"int"}]}'
+
+
+def uri(registry_url: str) -> str:
+    """The registry URL is a query value of the sink URI: percent-encoded as a whole."""
+    return (
+        "file:///tmp/x/t?protocol=avro&topic-rule=tidb_{schema}_{table}&partition-num=1"
+        f"&schema-registry={quote(registry_url, safe='')}"
+    )
+
+
+def rows(*extra: Column) -> list[RowChangedEvent]:
+    return [RowChangedEvent(9, "shop", "fruit", (Column("id", T.INT, KEY, k, "int(11)"), *extra)) for k in range(3)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_503s_then_success_are_retried_and_register_once(registry: LocalSchemaRegistry) -> None:
+    registry.fail_next(2, 503)
+    messages = cdcwire.encode(uri(registry.url), rows())
+    assert len(messages) == 3
+    assert registry.registrations == 2  # the key and the value schema, once each
+    assert registry.versions("tidb_shop_fruit-value") == [1]
+
+
+def test_registry_that_keeps_failing_gives_up_with_the_status(registry: LocalSchemaRegistry) -> None:
+    registry.fail_next(10, 503)
+    client = SchemaRegistryClient(registry.url, retries=2, backoff=0.01)
+    with pytest.raises(SchemaRegistryError, match=r"answered 503 .* \(after 3 attempts\)") as info:
+        client.register("s-value", SCHEMA)
+    assert info.value.status == 503
+
+
+def test_unreachable_registry_is_a_clear_error_and_nothing_is_written() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    encoder_config = cdcwire.parse_sink_uri(uri(url))
+    encoder = encoder_config.codec.encoder(encoder_config, "tidb_shop_fruit", 0)
+    encoder.client.backoff = 0.01
+    written = []
+    with pytest.raises(SchemaRegistryError, match=rf"cannot reach schema registry {url}.*after 4 attempts"):
+        for payload in encoder.encode(rows()):
+            written.append(payload)
+    assert written == []
+
+
+def test_wrong_password_is_a_401_error_without_the_password() -> None:
+    with LocalSchemaRegistry(username="alice", password="right") as secured:
+        bad = secured.url_with_credentials(password="wr0ng-s3cret")
+        with pytest.raises(SchemaRegistryError) as info:
+            cdcwire.encode(uri(bad), rows())
+    assert info.value.status == 401
+    assert "refused the credentials for user 'alice'" in str(info.value)
+    assert "wr0ng-s3cret" not in str(info.value) and "wr0ng-s3cret" not in repr(info.value)
+
+
+def test_right_password_from_the_url_is_sent_as_basic_auth() -> None:
+    with LocalSchemaRegistry(username="al ice", password="p@ss:w/rd") as secured:
+        messages = cdcwire.encode(uri(secured.url_with_credentials()), rows())
+        assert len(messages) == 3
+        assert cdcwire.decode(uri(secured.url_with_credentials()), messages)[0].columns[0].value == 0
+
+
+def test_incompatible_schema_names_the_table_and_the_subject(registry: LocalSchemaRegistry) -> None:
+    cdcwire.encode(uri(registry.url), rows())
+    not_null = Column("weight", T.INT, F(0), 5, "int(11)")
+    with pytest.raises(SchemaRegistryError, match=r"table shop\.fruit: .*subject 'tidb_shop_fruit-value'.*409") as info:
+        cdcwire.encode(uri(registry.url), rows(not_null))
+    assert info.value.status == 409 and info.value.subject == "tidb_shop_fruit-value"
+
+
+def test_registry_url_with_unencoded_credentials_is_refused_without_echoing_them() -> None:
+    with pytest.raises(cdcwire.SinkURIError, match="percent-encode") as info:
+        cdcwire.parse_sink_uri(uri("http://bob:pa/ss@w0rd@127.0.0.1:1").replace("%2F", "/"))
+    assert "w0rd" not in str(info.value)
+
+
+def test_client_repr_shows_no_credentials() -> None:
+    client = SchemaRegistryClient("https://bob:hunter2@registry.example:8081/base/")
+    assert repr(client) == "SchemaRegistryClient('https://registry.example:8081/base')"
+    assert "hunter2" not in repr(client.address)
