@@ -1,0 +1,132 @@
+"""kafka:// URI parameters, their validation and the client settings they become (no broker needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cdcwire import SinkURIError, parse_sink_uri
+from cdcwire.transports.kafka import parse_duration
+
+BASE = "kafka://127.0.0.1:9092/orders?protocol=echo-json"
+
+
+def settings_of(uri: str):
+    pytest.importorskip("confluent_kafka", reason="the cdcwire[kafka] extra is not installed")
+    from cdcwire.transports.kafka_client import KafkaSettings
+
+    return KafkaSettings.of(parse_sink_uri(uri))
+
+
+def test_kafka_parameters_have_ticdc_defaults():
+    c = parse_sink_uri(BASE)
+    assert (c["replication-factor"], c["auto-create-topic"], c["dial-timeout"]) == (1, True, "10s")
+    assert c["kafka-client-id"] == "cdcwire"
+
+
+@pytest.mark.parametrize("text, seconds", [("500ms", 0.5), ("10s", 10), ("1m30s", 90), ("2h", 7200), ("1.5s", 1.5)])
+def test_durations_read_like_go(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["10", "ten", "0s", "", "5x"])
+def test_a_bad_dial_timeout_is_named(text):
+    with pytest.raises(SinkURIError, match="dial-timeout") as info:
+        parse_sink_uri(f"{BASE}&dial-timeout={text}")
+    assert info.value.parameter == "dial-timeout"
+
+
+@pytest.mark.parametrize(
+    "uri, parameter, words",
+    [
+        (f"{BASE}&sasl-mechanism=plain", "sasl-user", "sasl-mechanism needs sasl-user"),
+        (f"{BASE}&sasl-user=bob&sasl-password=pw", "sasl-mechanism", "need sasl-mechanism"),
+        (f"{BASE}&sasl-mechanism=plain&sasl-user=bob", "sasl-password", "sasl-user needs sasl-password"),
+        ("kafka://bob@127.0.0.1:9092/t?protocol=echo-json", "userinfo", "names a user but no password"),
+        (f"{BASE}&cert=/c.pem", "key", "needs both cert and key"),
+        (f"{BASE}&key=/k.pem", "cert", "needs both cert and key"),
+        (f"{BASE}&replication-factor=0", "replication-factor", "must be >= 1"),
+        (f"{BASE}&auto-create-topic=maybe", "auto-create-topic", "must be true or false"),
+        (f"{BASE}&sasl-mechanism=gssapi&sasl-user=bob&sasl-password=pw", "sasl-mechanism", "must be one of"),
+    ],
+)
+def test_inconsistent_security_parameters_are_named(uri, parameter, words):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(uri)
+    assert info.value.parameter == parameter
+    assert words in str(info.value)
+
+
+def test_kafka_uris_parse_without_confluent_kafka_installed():
+    code = (
+        "import sys; sys.modules['confluent_kafka'] = None\n"
+        "from cdcwire import parse_sink_uri\n"
+        "c = parse_sink_uri('kafka://h:9092/t?protocol=open-protocol&compression=zstd&dial-timeout=3s')\n"
+        "print(c.topic, c['compression'], 'confluent_kafka' in sys.modules and sys.modules['confluent_kafka'])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["t", "zstd", "None"]
+
+
+# --- the librdkafka settings a URI becomes ----------------------------------------------------
+
+def test_plain_uri_gives_a_plaintext_client():
+    s = settings_of(f"{BASE}&kafka-client-id=etl-7&dial-timeout=3s&request-timeout-ms=5000")
+    assert (s.bootstrap, s.client_id, s.dial_timeout, s.request_timeout_ms) == ("127.0.0.1:9092", "etl-7", 3.0, 5000)
+    assert s.security == {"security.protocol": "PLAINTEXT"}
+
+
+def test_userinfo_means_sasl_plain():
+    s = settings_of("kafka://alice:pw%40x@127.0.0.1:9092/t?protocol=echo-json")
+    assert s.security == {
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+        "sasl.username": "alice", "sasl.password": "pw@x",
+    }
+
+
+def test_sasl_parameters_win_over_userinfo_and_tls_makes_it_sasl_ssl():
+    s = settings_of(
+        "kafka://alice:old@127.0.0.1:9092/t?protocol=echo-json&enable-tls=true"
+        "&sasl-mechanism=scram-sha-512&sasl-user=bob&sasl-password=new"
+    )
+    assert s.security["security.protocol"] == "SASL_SSL"
+    assert (s.security["sasl.mechanism"], s.security["sasl.username"], s.security["sasl.password"]) == (
+        "SCRAM-SHA-512", "bob", "new"
+    )
+
+
+def test_tls_files_and_skip_verify_map_to_ssl_settings():
+    s = settings_of(f"{BASE}&ca=/ca.pem&cert=/c.pem&key=/k.pem&insecure-skip-verify=true")
+    assert s.security == {
+        "security.protocol": "SSL",
+        "ssl.ca.location": "/ca.pem",
+        "ssl.certificate.location": "/c.pem",
+        "ssl.key.location": "/k.pem",
+        "enable.ssl.certificate.verification": False,
+        "ssl.endpoint.identification.algorithm": "none",
+    }
+
+
+def test_client_config_never_lets_metadata_create_topics():
+    s = settings_of(f"{BASE}&dial-timeout=2s")
+    from cdcwire.transports.kafka_client import ClientErrors
+
+    conf = s.client_config(ClientErrors(), **{"acks": "all"})
+    assert conf["allow.auto.create.topics"] is False
+    assert conf["socket.connection.setup.timeout.ms"] == 2000
+    assert (conf["bootstrap.servers"], conf["acks"]) == ("127.0.0.1:9092", "all")
+
+
+def test_settings_hide_secrets_in_repr_and_scrub_them_from_text():
+    s = settings_of(
+        "kafka://alice:uri-s3cret@127.0.0.1:9092/t?protocol=echo-json"
+        "&sasl-mechanism=plain&sasl-user=bob&sasl-password=p4ram-s3cret"
+    )
+    assert "s3cret" not in repr(s)
+    assert s.scrub("login p4ram-s3cret / uri-s3cret failed") == "login *** / *** failed"
+    config = parse_sink_uri(
+        "kafka://alice:uri-s3cret@127.0.0.1:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=p4ram-s3cret"
+    )
+    assert "s3cret" not in repr(config) + str(config)
