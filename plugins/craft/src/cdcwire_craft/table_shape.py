@@ -13,8 +13,9 @@ from .column_values import ENCODERS, ValueKind, value_kind
 from .layout import COLUMN_ESTIMATE
 from .primitives import uvarint, uvarint_chunk
 
-#: (name, type, flags) of a column: what identifies its table shape.
-column_signature = attrgetter("name", "type", "flags")
+_name = attrgetter("name")
+_type = attrgetter("type")
+_flags = attrgetter("flags")
 
 _MAX_CACHED_SHAPES = 4096
 
@@ -58,10 +59,12 @@ class ShapeCache:
         self._shapes: dict[tuple, TableShape] = {}
 
     def shape_of(self, columns: Sequence[Column]) -> TableShape:
-        signature = tuple(map(column_signature, columns))
-        shape = self._shapes.get(signature)
+        # all names, then all types, then all flags: one flat tuple is the cheapest key to build
+        key = (*map(_name, columns), *map(_type, columns), *map(_flags, columns))
+        shape = self._shapes.get(key)
         if shape is None:
             if len(self._shapes) >= _MAX_CACHED_SHAPES:
                 self._shapes.clear()
-            shape = self._shapes[signature] = build_shape(signature)
+            n = len(columns)
+            shape = self._shapes[key] = build_shape(list(zip(key[:n], key[n : 2 * n], key[2 * n :])))
         return shape
