@@ -15,6 +15,19 @@ class DecimalValueError(ValueError):
 
 def unscaled(text: str, precision: int, scale: int) -> int:
     """The integer ``text`` x 10^scale; an error when digits are lost or precision passed."""
+    # fast path for the plain [-]digits[.digits] text DECIMAL values almost always are
+    negative = text[:1] == "-"
+    whole, _, fraction = (text[1:] if negative else text).partition(".")
+    digits = whole + fraction
+    if digits.isascii() and digits.isdigit() and len(fraction) <= scale:
+        number = int(digits) * 10 ** (scale - len(fraction))
+        if number >= 10**precision:
+            raise DecimalValueError(f"{text!r} has more than {precision} digits (decimal({precision},{scale}))")
+        return -number if negative else number
+    return _unscaled_slow(text, precision, scale)
+
+
+def _unscaled_slow(text: str, precision: int, scale: int) -> int:
     try:
         d = Decimal(text)
     except (InvalidOperation, TypeError, ValueError):

@@ -54,7 +54,6 @@ class AvroEncoder:
         self.max_message_bytes = max_message_bytes
         self.client = client
         self._versions: dict[TableShape, TableVersion] = {}
-        self._buffer = io.BytesIO()
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
         for event in events:
@@ -87,9 +86,7 @@ class AvroEncoder:
         return Payload(key, value, 1)
 
     def _write(self, registered: Registered, record: dict) -> bytes:
-        buffer = self._buffer
-        buffer.seek(0)
-        buffer.truncate()
+        buffer = io.BytesIO()
         buffer.write(registered.header)
         try:
             fastavro.schemaless_writer(buffer, registered.schema.parsed, record)
