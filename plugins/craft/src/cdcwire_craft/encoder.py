@@ -77,7 +77,7 @@ class CraftEncoder:
                 estimate += row.estimate
                 while pending and (estimate > limit or len(pending) >= batch):
                     payload, pending = self._close(pending)
-                    estimate = sum(r.estimate for r in pending)
+                    estimate = sum([r.estimate for r in pending]) if pending else 0
                     yield payload
             elif isinstance(event, DDLEvent):
                 while pending:

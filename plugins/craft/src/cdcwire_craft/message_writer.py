@@ -155,26 +155,32 @@ def ts_uvarint(ts: int) -> bytes:
     return data
 
 
-def _commit_ts_chunk(rows: Sequence[PreparedRow]) -> bytes:
-    first = rows[0].commit_ts
-    if len(rows) == 1:
-        return ts_uvarint(first)
-    return delta_uvarint_chunk([r.commit_ts for r in rows])
-
-
 def rows_message(rows: Sequence[PreparedRow], layouts: Optional[TermLayouts] = None) -> bytes:
     """One message holding the row events in order."""
     layout = (layouts or TermLayouts()).layout(rows)
-    row_layouts = [layout.rows[r.layout_key] for r in rows]
-    headers = b"".join(
-        [
-            _commit_ts_chunk(rows),
-            _ROW_TYPE * len(rows),
-            delta_varint_chunk([r.partition for r in rows]),
-            delta_varint_chunk([r.schema_id for r in row_layouts]),
-            delta_varint_chunk([r.table_id for r in row_layouts]),
-        ]
-    )
+    n = len(rows)
+    layouts_of = layout.rows
+    if len(layouts_of) == 1:  # one table and shape: the term id chunks are a first id and zero deltas
+        (row_layout,) = layouts_of.values()
+        row_layouts: Sequence[RowLayout] = (row_layout,) * n
+        zeros = bytes(n - 1)
+        ids = varint(row_layout.schema_id) + zeros + varint(row_layout.table_id) + zeros
+    else:
+        row_layouts = [layouts_of[r.layout_key] for r in rows]
+        ids = delta_varint_chunk([r.schema_id for r in row_layouts]) + delta_varint_chunk(
+            [r.table_id for r in row_layouts]
+        )
+    if n == 1:
+        headers = b"".join([ts_uvarint(rows[0].commit_ts), _ROW_TYPE, varint(rows[0].partition), ids])
+    else:
+        headers = b"".join(
+            [
+                delta_uvarint_chunk([r.commit_ts for r in rows]),
+                _ROW_TYPE * n,
+                delta_varint_chunk([r.partition for r in rows]),
+                ids,
+            ]
+        )
     parts: list[bytes] = [_VERSION_BYTES, headers]
     add = parts.append
     body_sizes: list[int] = []
@@ -187,8 +193,8 @@ def rows_message(rows: Sequence[PreparedRow], layouts: Optional[TermLayouts] = N
             sizes.append(len(prefix) + len(values))
         group_tables.append(sizes)
         body_sizes.append(sum(sizes))
-    parts.append(layout.dictionary)
-    parts.append(_size_tables([[len(headers), len(layout.dictionary)], body_sizes, *group_tables]))
+    add(layout.dictionary)
+    add(_size_tables([[len(headers), len(layout.dictionary)], body_sizes, *group_tables]))
     return b"".join(parts)
 
 
