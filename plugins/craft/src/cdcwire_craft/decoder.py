@@ -20,7 +20,7 @@ from cdcwire.message import Message
 from .column_factory import make_column
 from .column_values import DECODERS, BadValue, value_kind
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, GROUP_NEW, GROUP_OLD, NONE_ID, VERSION
-from .primitives import Reader, read_reversed_uvarint
+from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_sums, uvarint_sums
 
 _PART = "value"
 _MAX_CACHED = 4096
@@ -104,16 +104,18 @@ class CraftDecoder:
         terms = dictionary.terms
 
         count = len(body_sizes)
-        r = Reader(data, start, headers_end, _PART)
-        commit_ts = r.delta_uvarint_chunk(count)
-        types_at = r.pos
-        types = r.uvarint_chunk(count)
-        partitions = r.delta_varint_chunk(count)
-        schemas_at = r.pos
-        schemas = r.delta_varint_chunk(count)
-        tables_at = r.pos
-        table_names = r.delta_varint_chunk(count)
-        r.expect_end("headers")
+        fields = all_uvarints(data, start, headers_end, _PART)
+        if len(fields) != 5 * count:
+            raise DecodeError(
+                f"headers hold {len(fields)} varints; {count} event(s) need {5 * count}", start, _PART
+            )
+        commit_ts = uvarint_sums(fields[:count])
+        types = fields[count : 2 * count]
+        partitions = unzigzag_sums(fields[2 * count : 3 * count])
+        schemas = unzigzag_sums(fields[3 * count : 4 * count])
+        table_names = unzigzag_sums(fields[4 * count :])
+        _check_headers(data, start, types, schemas, table_names, len(terms))
+        names = (*terms, "")  # term id -1 (NULL) reads as the empty string
 
         rows = types.count(EVENT_ROW)
         if len(tables) != 2 + rows:
@@ -127,38 +129,40 @@ class CraftDecoder:
             end = pos + body_sizes[i]
             kind = types[i]
             if kind == EVENT_ROW:
-                schema = _term(terms, schemas[i], schemas_at, "schema")
-                table = _term(terms, table_names[i], tables_at, "table")
                 partition = partitions[i]
                 events.append(
                     self._row(
-                        data, pos, end, tables[row_index], dictionary, commit_ts[i], schema, table,
-                        partition if partition >= 0 else None,
+                        data, pos, end, tables[row_index], dictionary, commit_ts[i],
+                        names[schemas[i]], names[table_names[i]], partition if partition >= 0 else None,
                     )
                 )
                 row_index += 1
             elif kind == EVENT_DDL:
-                schema = _term(terms, schemas[i], schemas_at, "schema")
-                table = _term(terms, table_names[i], tables_at, "table")
-                events.append(_ddl(data, pos, end, commit_ts[i], schema, table))
-            elif kind == EVENT_RESOLVED:
+                events.append(_ddl(data, pos, end, commit_ts[i], names[schemas[i]], names[table_names[i]]))
+            else:  # EVENT_RESOLVED: _check_headers allows no other type
                 if end != pos:
                     raise DecodeError(f"a resolved event has an empty body, found {end - pos} bytes", pos, _PART)
                 events.append(ResolvedEvent(commit_ts[i]))
-            else:
-                raise DecodeError(f"unknown event type {kind} (event {i})", types_at, _PART)
             pos = end
         return events
 
     def _size_tables(self, data: bytes, start: int, end: int) -> list[list[int]]:
-        r = Reader(data, start, end, _PART)
+        """Each table is uvarint(count) + delta varint chunk; all of it is varints."""
+        fields = all_uvarints(data, start, end, _PART)
         tables = []
-        while not r.at_end():
-            n = r.count("size table")
-            at = r.pos
-            table = r.delta_varint_chunk(n)
-            if any(size < 0 for size in table):
-                raise DecodeError(f"negative size in size table {len(tables)}", at, _PART)
+        i = 0
+        total = len(fields)
+        while i < total:
+            n = fields[i]
+            i += 1
+            if n > total - i:
+                raise DecodeError(
+                    f"size table {len(tables)} claims {n} entries; {total - i} varint(s) are left", start, _PART
+                )
+            table = unzigzag_sums(fields[i : i + n])
+            i += n
+            if table and min(table) < 0:
+                raise DecodeError(f"negative size in size table {len(tables)}", start, _PART)
             tables.append(table)
         if len(tables) < 2 or len(tables[0]) != 2:
             raise DecodeError(
@@ -292,12 +296,37 @@ class CraftDecoder:
         return shape
 
 
-def _term(terms: tuple[str, ...], term_id: int, at: int, what: str) -> str:
-    if term_id == NONE_ID:
-        return ""
-    if 0 <= term_id < len(terms):
-        return terms[term_id]
-    raise DecodeError(f"{what} term id {term_id} is outside the dictionary of {len(terms)} term(s)", at, _PART)
+def _header_offsets(data: bytes, start: int, count: int) -> tuple[int, int, int]:
+    """Where the type, schema and table chunks of well-formed headers start (for error offsets)."""
+    r = Reader(data, start, len(data), _PART)
+    r.delta_uvarint_chunk(count)
+    types_at = r.pos
+    r.uvarint_chunk(count)
+    r.delta_varint_chunk(count)
+    schemas_at = r.pos
+    r.delta_varint_chunk(count)
+    return types_at, schemas_at, r.pos
+
+
+_EVENT_TYPES = frozenset({EVENT_ROW, EVENT_DDL, EVENT_RESOLVED})
+
+
+def _check_headers(
+    data: bytes, start: int, types: list[int], schemas: list[int], tables: list[int], n_terms: int
+) -> None:
+    """Event types are known and term ids are in the dictionary (or -1); else say where."""
+    if not _EVENT_TYPES.issuperset(types):
+        types_at = _header_offsets(data, start, len(types))[0]
+        i, kind = next((i, t) for i, t in enumerate(types) if t not in _EVENT_TYPES)
+        raise DecodeError(f"unknown event type {kind} (event {i})", types_at, _PART)
+    for what, ids, at_index in (("schema", schemas, 1), ("table", tables, 2)):
+        if ids and (min(ids) < NONE_ID or max(ids) >= n_terms):
+            bad = next(t for t in ids if t < NONE_ID or t >= n_terms)
+            raise DecodeError(
+                f"{what} term id {bad} is outside the dictionary of {n_terms} term(s)",
+                _header_offsets(data, start, len(ids))[at_index],
+                _PART,
+            )
 
 
 def _ddl(data: bytes, start: int, end: int, commit_ts: int, schema: str, table: str) -> DDLEvent:

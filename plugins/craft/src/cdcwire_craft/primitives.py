@@ -151,6 +151,47 @@ def read_reversed_uvarint(data: bytes, floor: int = 0, part: str = "value") -> t
         pos -= 1
 
 
+def all_uvarints(data: bytes, start: int, end: int, part: str = "value") -> list[int]:
+    """Every uvarint in ``data[start:end]``, in one pass (headers and size tables are only varints)."""
+    out: list[int] = []
+    add = out.append
+    value = 0
+    shift = 0
+    pos = start
+    for b in data[start:end]:
+        if b < 0x80:
+            if shift == 63 and b > 1:
+                raise DecodeError("uvarint overflows 64 bits", pos, part)
+            add(value | (b << shift))
+            value = 0
+            shift = 0
+        else:
+            if shift == 63:
+                raise DecodeError("uvarint overflows 64 bits", pos, part)
+            value |= (b & 0x7F) << shift
+            shift += 7
+        pos += 1
+    if shift:
+        raise DecodeError("truncated uvarint", end, part)
+    return out
+
+
+def unzigzag_sums(values: Sequence[int]) -> list[int]:
+    """Running sums of zigzag deltas, wrapped to int64: the values of a delta varint chunk."""
+    out = list(accumulate([(u >> 1) ^ -(u & 1) for u in values]))
+    if out and (min(out) < I64_MIN or max(out) > I64_MAX):
+        out = [_wrap_i64(x) for x in out]  # wrapping each step or the sums gives the same
+    return out
+
+
+def uvarint_sums(values: Sequence[int]) -> list[int]:
+    """Running sums modulo 2^64: the values of a delta uvarint chunk."""
+    out = list(accumulate(values))
+    if out and out[-1] > U64_MAX:
+        out = [x & U64_MAX for x in out]
+    return out
+
+
 class Reader:
     """Reads primitives from ``data[pos:end]``; offsets in errors are absolute in ``data``."""
 
