@@ -47,7 +47,10 @@ class GroupShape:
     """
 
     prefix: bytes
-    columns: tuple[tuple[str, ColumnType, ColumnFlag, Callable[[bytes], Any]], ...]
+    names: tuple[str, ...]
+    types: tuple[ColumnType, ...]
+    flags: tuple[ColumnFlag, ...]
+    decoders: tuple[Callable[[bytes], Any], ...]
 
 
 @dataclass(slots=True, eq=False)
@@ -159,10 +162,14 @@ class CraftDecoder:
                 raise DecodeError(
                     f"size table {len(tables)} claims {n} entries; {total - i} varint(s) are left", start, _PART
                 )
-            table = unzigzag_sums(fields[i : i + n])
+            table = []
+            size = 0
+            for u in fields[i : i + n]:
+                size += (u >> 1) ^ -(u & 1)
+                if size < 0:
+                    raise DecodeError(f"negative size in size table {len(tables)}", start, _PART)
+                table.append(size)
             i += n
-            if table and min(table) < 0:
-                raise DecodeError(f"negative size in size table {len(tables)}", start, _PART)
             tables.append(table)
         if len(tables) < 2 or len(tables[0]) != 2:
             raise DecodeError(
@@ -222,47 +229,70 @@ class CraftDecoder:
     def _group(
         self, data: bytes, start: int, end: int, dictionary: TermDictionary
     ) -> tuple[int, tuple[Column, ...]]:
-        """kind byte, uvarint count, names | types | flags (a GroupShape), value lengths, values."""
-        r = Reader(data, start, end, _PART)
-        kind = r.byte()
+        """kind byte, uvarint count, names | types | flags (a GroupShape), value lengths, values.
+
+        The common case (a one-byte count, a known shape, one-byte lengths) reads the bytes
+        directly; anything else goes through a Reader, which checks every step."""
+        if start >= end:
+            raise DecodeError("truncated: expected a column group", start, _PART)
+        kind = data[start]
         if kind != GROUP_NEW and kind != GROUP_OLD:
             raise DecodeError(f"column group kind {kind} is neither 1 (new) nor 2 (old)", start, _PART)
-        n = r.count("column", width=4)
-        pos = r.pos
-        shape = None
-        for candidate in dictionary.shapes.get(n, ()):
-            if data.startswith(candidate.prefix, pos, end):
-                shape = candidate
-                r.pos = pos + len(candidate.prefix)
+        pos = start + 1
+        n = data[pos] if pos < end else 0x80
+        if n < 0x80 and 4 * n <= end - pos - 1:  # each column takes at least 4 bytes
+            pos += 1
+        else:
+            r = Reader(data, pos, end, _PART)
+            n = r.count("column", width=4)
+            pos = r.pos
+        for shape in dictionary.shapes.get(n, ()):
+            if data.startswith(shape.prefix, pos, end):
+                pos += len(shape.prefix)
                 break
-        if shape is None:
+        else:
+            r = Reader(data, pos, end, _PART)
             shape = self._shape(r, n, dictionary)
-        lengths_at = r.pos
-        lengths = r.varint_chunk(n)
-        pos = r.pos
-        out = []
-        name = ""
+            pos = r.pos
+        lengths_at = pos
+        run = data[pos : pos + n]
+        if n and pos + n <= end and max(run) < 0x80:  # every length fits one byte: the rule
+            lengths = [(b >> 1) ^ -(b & 1) for b in run]
+            pos += n
+        else:
+            r = Reader(data, pos, end, _PART)
+            lengths = r.varint_chunk(n)
+            pos = r.pos
+        values: list[Any] = []
+        add = values.append
         try:
-            for (name, ctype, flags, decode), length in zip(shape.columns, lengths):
+            for decode, length in zip(shape.decoders, lengths):
                 if length < 0:
                     if length != -1:
-                        raise DecodeError(f"value length {length} of column {name!r} is below -1", lengths_at, _PART)
-                    out.append(make_column(name, ctype, flags, None))
+                        raise DecodeError(
+                            f"value length {length} of column {shape.names[len(values)]!r} is below -1",
+                            lengths_at, _PART,
+                        )
+                    add(None)
                     continue
                 after = pos + length
                 if after > end:
                     raise DecodeError(
-                        f"value of column {name!r} ({length} bytes) runs past the end of its group", pos, _PART
+                        f"value of column {shape.names[len(values)]!r} ({length} bytes) runs past the end"
+                        " of its group",
+                        pos, _PART,
                     )
-                out.append(make_column(name, ctype, flags, decode(data[pos:after])))
+                add(decode(data[pos:after]))
                 pos = after
         except BadValue as exc:
-            raise DecodeError(f"value of column {name!r}: {exc}", pos, _PART) from None
+            raise DecodeError(f"value of column {shape.names[len(values)]!r}: {exc}", pos, _PART) from None
         except UnicodeDecodeError as exc:
-            raise DecodeError(f"value of column {name!r} is not valid UTF-8", pos + exc.start, _PART) from None
+            raise DecodeError(
+                f"value of column {shape.names[len(values)]!r} is not valid UTF-8", pos + exc.start, _PART
+            ) from None
         if pos != end:
             raise DecodeError(f"{end - pos} unexpected byte(s) after the column group", pos, _PART)
-        return kind, tuple(out)
+        return kind, tuple(map(make_column, shape.names, shape.types, shape.flags, values))
 
     def _shape(self, r: Reader, n: int, dictionary: TermDictionary) -> GroupShape:
         """Read and check the names, types and flags of a group not seen before."""
@@ -288,7 +318,8 @@ class CraftDecoder:
             if meta is None:
                 raise DecodeError(f"unknown column type code {type_code}", types_at, _PART)
             columns.append((terms[name_id], *meta))
-        shape = GroupShape(r.data[start : r.pos], tuple(columns))
+        names, types, flags, decoders = zip(*columns) if columns else ((), (), (), ())
+        shape = GroupShape(r.data[start : r.pos], names, types, flags, decoders)
         known = dictionary.shapes.setdefault(n, [])
         if len(known) >= _MAX_SHAPES_PER_COUNT:
             del known[0]
