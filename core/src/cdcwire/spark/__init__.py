@@ -1,0 +1,36 @@
+"""cdcwire on Spark (extra ``cdcwire[spark]``): event DataFrames to protocol messages and back.
+
+    from cdcwire import spark as cs
+    spark = cs.spark_session("local[*]")
+    df = cs.read_events(spark, "events.jsonl")            # or Parquet; schema: cs.EVENT_SCHEMA
+    summary = cs.write(df, "kafka://127.0.0.1:9092/orders?protocol=open-protocol")
+    back = cs.read(spark, "kafka://127.0.0.1:9092/orders?protocol=open-protocol")
+    cs.transcode(spark, "kafka://.../orders?protocol=open-protocol", "kafka://.../orders-canal?protocol=canal-json")
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from ..sink_uri import SinkConfig
+from .data_source import CdcwireDataSource, register_data_sources
+from .dead_letter import read_dead_letters
+from .jsonl_source import EventLinesDataSource
+from .pipeline import PartitionCount, WriteSummary, prepare, write
+from .reading import events_only, read, read_events, without_broadcast_copies
+from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .session import spark_session
+
+
+def transcode(
+    spark, source_uri: Union[str, SinkConfig], sink_uri: Union[str, SinkConfig], topics: Optional[str] = None
+) -> WriteSummary:
+    """Read a topic in one protocol and write it in another (e.g. open-protocol -> avro)."""
+    return write(without_broadcast_copies(read(spark, source_uri, topics)), sink_uri)
+
+
+__all__ = [
+    "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
+    "READ_EVENT_SCHEMA", "WriteSummary", "events_only", "prepare", "read", "read_dead_letters", "read_events",
+    "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
+]

@@ -1,0 +1,252 @@
+"""The ``cdcwire`` Spark data source: messages of a sink as events, and events to a sink.
+
+    spark.read.format("cdcwire").option("source-uri", uri).load()
+        # options: topics ("a,b" or "*" for every topic the source holds; default the URI's
+        # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON)
+    df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()
+
+Reads are bounded: each partition from its start offset to its high watermark as
+the driver saw it when planning. Messages are decoded on the executors.
+
+Writes: a DataFrame laid out by :func:`cdcwire.spark.prepare` is written exactly
+(one task per topic-partition, in order). Any other event DataFrame is dispatched
+task by task in input order, which keeps the ordering promises only when each
+topic-partition's events come from one input partition (``df.coalesce(1)``);
+``cdcwire.spark.write`` does the full job and returns a summary.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import pyarrow as pa
+from pyspark.sql import SparkSession
+from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, WriterCommitMessage
+
+from ..dispatch import Dispatcher
+from ..errors import CdcwireError, DecodeError, SinkURIError
+from ..message import Message, Payload
+from .arrow_events import batch_to_events, events_to_batch
+from .encoding import encode_routed
+from .routing import partition_count
+from .schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .sink_cache import sink_config
+
+BATCH_EVENTS = 4096
+
+
+@dataclass(frozen=True)
+class MessageRange(InputPartition):
+    topic: str
+    partition: int
+    start: Optional[int]
+    end: Optional[int]
+
+
+def plan_message_ranges(uri: str, topics: str = "", start_offset: Optional[int] = None, offsets: str = "") -> list[MessageRange]:
+    """One range per topic-partition, bounded by the high watermark now (where the transport has one)."""
+    config = sink_config(uri)
+    reader = config.transport.reader(config)
+    starts = json.loads(offsets) if offsets else {}
+    try:
+        if topics.strip() == "*":
+            names = reader.topics()
+        elif topics.strip():
+            names = [t.strip() for t in topics.split(",") if t.strip()]
+        else:
+            names = [config.topic]
+        ranges = []
+        for topic in names:
+            for p in reader.partitions(topic):
+                high = reader.watermarks(topic, p)[1] if hasattr(reader, "watermarks") else None
+                start = starts.get(f"{topic}/{p}", start_offset)
+                ranges.append(MessageRange(topic, p, None if start is None else int(start), high))
+        return ranges
+    finally:
+        reader.close()
+
+
+def decode_range(uri: str, part: MessageRange) -> Iterator[pa.RecordBatch]:
+    """Decode one topic-partition's messages into event batches with topic, partition and offset."""
+    config = sink_config(uri)
+    decoder = config.codec.decoder(config)
+    reader = config.transport.reader(config)
+    events: list = []
+    offsets: list[int] = []
+    try:
+        start = part.start if part.start is not None else (None if hasattr(reader, "watermarks") else 0)
+        for message in reader.read(part.topic, part.partition, start, part.end):
+            try:
+                decoded = decoder.decode(message)
+            except DecodeError as exc:
+                raise exc.at_message(message.location()) from None
+            events.extend(decoded)
+            offsets.extend([message.offset] * len(decoded))
+            if len(events) >= BATCH_EVENTS:
+                yield _located(events, offsets, part)
+                events, offsets = [], []
+        if events:
+            yield _located(events, offsets, part)
+    finally:
+        reader.close()
+
+
+def _located(events: list, offsets: list[int], part: MessageRange) -> pa.RecordBatch:
+    n = len(events)
+    return events_to_batch(
+        events,
+        {
+            "topic": pa.array([part.topic] * n, pa.string()),
+            "partition": pa.array([part.partition] * n, pa.int32()),
+            "offset": pa.array(offsets, pa.int64()),
+        },
+        ARROW_READ_EVENT_SCHEMA,
+    )
+
+
+class MessageEventsReader(DataSourceReader):
+    def __init__(self, options: dict) -> None:
+        self.uri = options["source-uri"]
+        self.topics = options.get("topics", "")
+        start = options.get("start-offset")
+        self.start_offset = None if start in (None, "", "earliest") else int(start)
+        self.offsets = options.get("offsets", "")
+
+    def partitions(self) -> list[MessageRange]:
+        return plan_message_ranges(self.uri, self.topics, self.start_offset, self.offsets) or [MessageRange("", -1, 0, 0)]
+
+    def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
+        if partition.partition >= 0:
+            yield from decode_range(self.uri, partition)
+
+
+@dataclass
+class WrittenCounts(WriterCommitMessage):
+    events: int
+    messages: int
+    bytes: int
+
+
+class EventsWriter(DataSourceArrowWriter):
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenCounts:
+        first = next(iterator, None)
+        if first is None:
+            return WrittenCounts(0, 0, 0)
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            yield first
+            yield from iterator
+
+        if "_cdc_topic" in first.schema.names:
+            results = list(encode_routed(self.uri, batches()))
+        else:
+            results = [_dispatch_in_order(self.uri, batches())]
+        events = messages = size = 0
+        for r in results:
+            events += sum(r.column("events").to_pylist())
+            messages += sum(r.column("messages").to_pylist())
+            size += sum(r.column("bytes").to_pylist())
+        return WrittenCounts(events, messages, size)
+
+
+def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
+    """Dispatch one task's events in input order and encode each topic-partition as a stream of chunks."""
+    config = sink_config(uri)
+    counts: dict[str, int] = {}
+
+    def count(topic: str) -> int:
+        if topic not in counts:
+            counts[topic] = partition_count(config, topic)
+        return counts[topic]
+
+    dispatcher = Dispatcher(config, partition_count=count)
+    encoders: dict[tuple[str, int], object] = {}
+    pending: dict[tuple[str, int], list] = {}
+    stats: dict[tuple[str, int], list[int]] = {}
+    writer = config.transport.writer(config)
+
+    def drain(tp: tuple[str, int]) -> None:
+        chunk = pending.pop(tp, [])
+        if not chunk:
+            return
+        encoder = encoders.get(tp)
+        if encoder is None:
+            encoder = encoders[tp] = config.codec.encoder(config, tp[0], tp[1])
+        s = stats.setdefault(tp, [0, 0, 0])
+        s[0] += len(chunk)
+        payload: Payload
+        for payload in encoder.encode(chunk):  # type: ignore[attr-defined]
+            writer.write(Message(tp[0], tp[1], payload.key, payload.value))
+            s[1] += 1
+            s[2] += len(payload.key or b"") + len(payload.value or b"")
+
+    try:
+        for batch in batches:
+            for event in batch_to_events(batch):
+                if event is None:
+                    raise CdcwireError("malformed input records need cdcwire.spark.write(..., dead_letter=DIR)")
+                for route in dispatcher.route(event):
+                    tp = (route.topic, route.partition)
+                    pending.setdefault(tp, []).append(route.event)
+                    if len(pending[tp]) >= BATCH_EVENTS:
+                        drain(tp)
+        for tp in list(pending):
+            drain(tp)
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    keys = sorted(stats)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array([k[0] for k in keys], pa.string()),
+            pa.array([k[1] for k in keys], pa.int32()),
+            pa.array([stats[k][0] for k in keys], pa.int64()),
+            pa.array([stats[k][0] for k in keys], pa.int64()),
+            pa.array([stats[k][1] for k in keys], pa.int64()),
+            pa.array([stats[k][2] for k in keys], pa.int64()),
+        ],
+        names=["topic", "partition", "events", "encoded", "messages", "bytes"],
+    )
+
+
+class CdcwireDataSource(DataSource):
+    """``format("cdcwire")``: see the module doc."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "cdcwire"
+
+    def schema(self):
+        return READ_EVENT_SCHEMA
+
+    def reader(self, schema) -> MessageEventsReader:
+        if not self.options.get("source-uri"):
+            raise SinkURIError('the cdcwire source needs .option("source-uri", URI)', "source-uri")
+        return MessageEventsReader(dict(self.options))
+
+    def writer(self, schema, overwrite: bool) -> EventsWriter:
+        uri = self.options.get("sink-uri")
+        if not uri:
+            raise SinkURIError('the cdcwire sink needs .option("sink-uri", URI)', "sink-uri")
+        sink_config(uri)  # a bad URI fails here, before any task runs
+        return EventsWriter(uri)
+
+
+_REGISTERED: set[int] = set()
+
+
+def register_data_sources(spark: SparkSession) -> None:
+    """Register ``cdcwire`` and ``cdcwire-events`` with this session (once)."""
+    if id(spark) in _REGISTERED:
+        return
+    from .jsonl_source import EventLinesDataSource
+
+    spark.dataSource.register(CdcwireDataSource)
+    spark.dataSource.register(EventLinesDataSource)
+    _REGISTERED.add(id(spark))

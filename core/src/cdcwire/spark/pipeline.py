@@ -1,0 +1,151 @@
+"""``cdcwire.spark.write``: event DataFrame -> dispatch -> order -> encode -> transport.
+
+Two Spark stages and a shuffle:
+
+1. routing (mapInArrow): each event gets its topic-partitions (rows by the
+   dispatch rules, key changes split, DDL and resolved broadcast per the codec's
+   policy); malformed records go to the dead-letter path or fail the job;
+2. ``repartition(n, shuffle key)`` puts each topic-partition in its own Spark
+   partition, ``sortWithinPartitions`` orders it by commit ts (DDL before rows
+   before resolved at one ts, then input order);
+3. encoding (mapInArrow): one task per topic-partition streams its events
+   through the codec's encoder and the transport's writer.
+
+Only per-topic-partition counts come back to the driver.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from ..api import config_of
+from ..sink_uri import SinkConfig
+from .encoding import RESULT_SCHEMA, encode_stage
+from .job_errors import cdcwire_error_in
+from .routing import COUNTERS, ROUTED_SCHEMA, SORT_COLUMNS, CountersParam, dispatch_stage, plan_routes
+from .schema import EVENT_COLUMNS, MALFORMED_TYPE
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionCount:
+    events: int
+    messages: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class WriteSummary:
+    """What a write did. It reconciles: ``events_in == events_encoded + events_without_message
+    + events_dead_lettered``, and every routed copy was encoded (``copies == copies_encoded``).
+
+    ``events_without_message``: events the protocol has no message for (avro's DDL and
+    resolved, canal-json's resolved without the extension). ``copies``: event copies after
+    broadcast and key-change splits, the unit messages count in.
+    """
+
+    sink: str
+    events_in: int
+    events_encoded: int
+    events_without_message: int
+    events_dead_lettered: int
+    copies: int
+    copies_encoded: int
+    messages: int
+    bytes: int
+    seconds: float
+    partitions: dict[tuple[str, int], PartitionCount] = field(default_factory=dict)
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events_in / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def reconciles(self) -> bool:
+        return (
+            self.events_in == self.events_encoded + self.events_without_message + self.events_dead_lettered
+            and self.copies == self.copies_encoded
+        )
+
+    def report(self) -> str:
+        """The closing summary, as ``cdcwire run`` prints it."""
+        lines = [
+            f"sink: {self.sink}",
+            f"events in: {self.events_in}  encoded: {self.events_encoded}  without a message: "
+            f"{self.events_without_message}  dead-lettered: {self.events_dead_lettered}  "
+            f"({'reconciled' if self.reconciles else 'DOES NOT RECONCILE'})",
+            f"copies (broadcast, splits): {self.copies}  messages: {self.messages}  bytes: {self.bytes}",
+            f"{self.seconds:.1f}s  {self.events_per_second:,.0f} events/s",
+            f"{'topic':<32} {'partition':>9} {'events':>9} {'messages':>9} {'bytes':>12}",
+        ]
+        for (topic, partition), c in sorted(self.partitions.items()):
+            lines.append(f"{topic:<32} {partition:>9} {c.events:>9} {c.messages:>9} {c.bytes:>12}")
+        return "\n".join(lines)
+
+
+def with_malformed_column(df: DataFrame) -> DataFrame:
+    """The event columns plus ``_malformed`` (null when the input has none)."""
+    cols = [F.col(f"`{c}`") for c in EVENT_COLUMNS]
+    if "_malformed" in df.columns:
+        return df.select(*cols, "_malformed")
+    return df.select(*cols, F.lit(None).cast(MALFORMED_TYPE).alias("_malformed"))
+
+
+def prepare(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None, _counters=None):
+    """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
+    each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
+    config = config_of(sink_uri)
+    spark = df.sparkSession
+    plan = plan_routes(spark, df, config, dead_letter)
+    counters = _counters if _counters is not None else spark.sparkContext.accumulator((0,) * len(COUNTERS), CountersParam())
+    routed = (
+        with_malformed_column(df)
+        .withColumn("_cdc_seq", F.monotonically_increasing_id())
+        .mapInArrow(dispatch_stage(plan, counters), ROUTED_SCHEMA)
+    )
+    laid = routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS)
+    return laid, plan
+
+
+def write(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None) -> WriteSummary:
+    """Dispatch, order, encode and write every event of ``df`` to the sink; see the module doc.
+
+    ``dead_letter``: a directory for malformed records (with their reason); without it
+    the first one fails the job, naming its source and line.
+    """
+    config = config_of(sink_uri)
+    spark = df.sparkSession
+    started = time.monotonic()
+    counters = spark.sparkContext.accumulator((0,) * len(COUNTERS), CountersParam())
+    laid, plan = prepare(df, config, dead_letter, counters)
+    try:
+        rows = laid.mapInArrow(encode_stage(plan.sink_uri), RESULT_SCHEMA).collect()
+    except Exception as exc:
+        err = cdcwire_error_in(exc)
+        if err is not None:
+            raise err from None
+        raise
+    seconds = time.monotonic() - started
+    totals = dict(zip(COUNTERS, counters.value))
+    partitions: dict[tuple[str, int], PartitionCount] = {}
+    for r in rows:
+        key = (r["topic"], r["partition"])
+        prev = partitions.get(key, PartitionCount(0, 0, 0))
+        partitions[key] = PartitionCount(prev.events + r["events"], prev.messages + r["messages"], prev.bytes + r["bytes"])
+    return WriteSummary(
+        sink=config.redacted_uri,
+        events_in=totals["events_in"],
+        events_encoded=totals["routed"],
+        events_without_message=totals["without_message"],
+        events_dead_lettered=totals["dead_lettered"],
+        copies=totals["copies"],
+        copies_encoded=sum(r["encoded"] for r in rows),
+        messages=sum(r["messages"] for r in rows),
+        bytes=sum(r["bytes"] for r in rows),
+        seconds=seconds,
+        partitions=partitions,
+    )

@@ -1,0 +1,144 @@
+"""The event DataFrame: the canonical event model as Spark columns, lossless for every type.
+
+One row per event::
+
+    kind         string          insert | update | delete | ddl | resolved
+    commit_ts    decimal(20,0)   commit ts (unsigned 64-bit); a resolved event's ts
+    schema       string          (row, ddl) database name
+    table        string          (row, ddl) table name
+    table_id     bigint          (row) physical table id of a partition, or null
+    columns      array<COLUMN>   (row) new image: insert and update; null for a delete
+    pre_columns  array<COLUMN>   (row) old image: update and delete; null for an insert
+    ddl_type     string          (ddl) DDLType name, e.g. ADD_COLUMN
+    query        string          (ddl) the statement
+
+    COLUMN = struct<name string, type string (ColumnType name), flags int (ColumnFlag bits),
+                    value VALUE, mysql_type string>
+    VALUE  = struct<int bigint, uint decimal(20,0), double double, string string, binary binary>
+
+Exactly one field of VALUE is set, or none for SQL NULL: integers that fit a
+signed 64-bit go to ``int``, larger unsigned ones (BIGINT UNSIGNED, BIT(64)) to
+``uint``; FLOAT (float32, exact in a double) and DOUBLE to ``double``; text
+(DECIMAL, dates, times, JSON, strings) to ``string``; bytes to ``binary``.
+Why a tagged struct and not one text column: every value keeps its type, Spark
+SQL can filter on it, and no value is parsed twice on the hot path.
+
+A malformed input record read permissively has ``kind`` null and the
+``_malformed`` column set (struct<source string, reason string, text string>);
+``cdcwire.spark.write`` sends those to the dead-letter path or fails with them.
+
+Read back from a sink, the DataFrame adds ``topic`` string, ``partition`` int and
+``offset`` bigint.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    DecimalType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+KINDS = ("insert", "update", "delete", "ddl", "resolved")
+
+VALUE_TYPE = StructType(
+    [
+        StructField("int", LongType()),
+        StructField("uint", DecimalType(20, 0)),
+        StructField("double", DoubleType()),
+        StructField("string", StringType()),
+        StructField("binary", BinaryType()),
+    ]
+)
+COLUMN_TYPE = StructType(
+    [
+        StructField("name", StringType(), False),
+        StructField("type", StringType(), False),
+        StructField("flags", IntegerType(), False),
+        StructField("value", VALUE_TYPE),
+        StructField("mysql_type", StringType()),
+    ]
+)
+EVENT_FIELDS = [
+    StructField("kind", StringType()),
+    StructField("commit_ts", DecimalType(20, 0)),
+    StructField("schema", StringType()),
+    StructField("table", StringType()),
+    StructField("table_id", LongType()),
+    StructField("columns", ArrayType(COLUMN_TYPE)),
+    StructField("pre_columns", ArrayType(COLUMN_TYPE)),
+    StructField("ddl_type", StringType()),
+    StructField("query", StringType()),
+]
+#: The event DataFrame's schema.
+EVENT_SCHEMA = StructType(EVENT_FIELDS)
+EVENT_COLUMNS = tuple(f.name for f in EVENT_FIELDS)
+
+MALFORMED_TYPE = StructType(
+    [
+        StructField("source", StringType()),
+        StructField("reason", StringType()),
+        StructField("text", StringType()),
+    ]
+)
+#: Events as read permissively: malformed records are rows with ``_malformed`` set.
+PERMISSIVE_EVENT_SCHEMA = StructType([*EVENT_FIELDS, StructField("_malformed", MALFORMED_TYPE)])
+
+#: Events read back from a sink: where each one was found.
+MESSAGE_FIELDS = [
+    StructField("topic", StringType(), False),
+    StructField("partition", IntegerType(), False),
+    StructField("offset", LongType(), False),
+]
+READ_EVENT_SCHEMA = StructType([*EVENT_FIELDS, *MESSAGE_FIELDS])
+
+# The same schemas as Arrow types, for the executors' batch conversion.
+ARROW_VALUE = pa.struct(
+    [
+        pa.field("int", pa.int64()),
+        pa.field("uint", pa.decimal128(20, 0)),
+        pa.field("double", pa.float64()),
+        pa.field("string", pa.string()),
+        pa.field("binary", pa.binary()),
+    ]
+)
+ARROW_COLUMN = pa.struct(
+    [
+        pa.field("name", pa.string(), False),
+        pa.field("type", pa.string(), False),
+        pa.field("flags", pa.int32(), False),
+        pa.field("value", ARROW_VALUE),
+        pa.field("mysql_type", pa.string()),
+    ]
+)
+ARROW_EVENT_FIELDS = [
+    pa.field("kind", pa.string()),
+    pa.field("commit_ts", pa.decimal128(20, 0)),
+    pa.field("schema", pa.string()),
+    pa.field("table", pa.string()),
+    pa.field("table_id", pa.int64()),
+    pa.field("columns", pa.list_(ARROW_COLUMN)),
+    pa.field("pre_columns", pa.list_(ARROW_COLUMN)),
+    pa.field("ddl_type", pa.string()),
+    pa.field("query", pa.string()),
+]
+ARROW_MALFORMED = pa.struct(
+    [pa.field("source", pa.string()), pa.field("reason", pa.string()), pa.field("text", pa.string())]
+)
+ARROW_EVENT_SCHEMA = pa.schema(ARROW_EVENT_FIELDS)
+ARROW_PERMISSIVE_EVENT_SCHEMA = pa.schema([*ARROW_EVENT_FIELDS, pa.field("_malformed", ARROW_MALFORMED)])
+ARROW_READ_EVENT_SCHEMA = pa.schema(
+    [
+        *ARROW_EVENT_FIELDS,
+        pa.field("topic", pa.string(), False),
+        pa.field("partition", pa.int32(), False),
+        pa.field("offset", pa.int64(), False),
+    ]
+)

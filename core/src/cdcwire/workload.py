@@ -1,0 +1,277 @@
+"""A realistic, deterministic change stream: ``cdcwire generate`` and the demo's input.
+
+Several tables whose columns cover every column type of
+:data:`cdcwire.testing.strategies.COLUMN_KINDS`; transactions of a few row
+changes (inserts, updates, some of which change the handle key, deletes) at
+increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
+carry the new column); a resolved ts every ``resolved_every`` commits. Values
+come from ``random.Random(seed)``: the same seed gives the same stream, fast.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import string
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Optional
+
+from .codes import ColumnFlag as F
+from .codes import ColumnType as T
+from .codes import DDLType
+from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .value_text import to_float32
+
+U64 = (1 << 64) - 1
+KEY_FLAGS = F.HANDLE_KEY | F.PRIMARY_KEY
+#: 2026-11-22 00:00 UTC in milliseconds: TiDB commit ts are (physical ms << 18) | logical.
+START_MS = 1795305600000
+
+ValueMaker = Callable[[random.Random], object]
+
+_INT_RANGES = {
+    "tinyint": (-128, 127), "tinyint_unsigned": (0, 255),
+    "smallint": (-(1 << 15), (1 << 15) - 1), "smallint_unsigned": (0, (1 << 16) - 1),
+    "mediumint": (-(1 << 23), (1 << 23) - 1), "mediumint_unsigned": (0, (1 << 24) - 1),
+    "int": (-(1 << 31), (1 << 31) - 1), "int_unsigned": (0, (1 << 32) - 1),
+    "bigint": (-(1 << 63), (1 << 63) - 1), "bigint_unsigned": (0, U64),
+    "year": (1901, 2155), "enum": (1, 3), "set": (0, 7), "bit": (0, (1 << 12) - 1), "bit64": (0, U64),
+}
+_LETTERS = string.ascii_letters + string.digits + "  _-.,'\"\\/é中ß€😀\t"
+
+
+def _text(rng: random.Random, limit: int = 24) -> str:
+    return "".join(rng.choice(_LETTERS) for _ in range(rng.randint(0, limit))).strip()
+
+
+def _edge_int(lo: int, hi: int) -> ValueMaker:
+    edges = (lo, hi, 0 if lo <= 0 <= hi else lo)
+
+    def make(rng: random.Random) -> int:
+        return rng.choice(edges) if rng.random() < 0.05 else rng.randint(lo, hi)
+
+    return make
+
+
+def _decimal(precision: int, scale: int) -> ValueMaker:
+    def make(rng: random.Random) -> str:
+        whole = rng.randint(0, 10 ** (precision - scale) - 1)
+        text = f"{whole}.{rng.randint(0, 10**scale - 1):0{scale}d}" if scale else str(whole)
+        return ("-" + text) if rng.random() < 0.3 and text.strip("0.") else text
+
+    return make
+
+
+def _datetime(rng: random.Random, lo: int = 0, hi: int = 2_000_000_000) -> dt.datetime:
+    return dt.datetime(1970, 1, 2) + dt.timedelta(seconds=rng.randint(lo, hi))
+
+
+def _json_doc(rng: random.Random) -> str:
+    doc = {"id": rng.randint(0, 10**6), "tags": [_text(rng, 6) for _ in range(rng.randint(0, 3))],
+           "ok": rng.random() < 0.5, "note": None if rng.random() < 0.3 else _text(rng, 12)}
+    return json.dumps(doc, ensure_ascii=False, sort_keys=True)
+
+
+def value_maker(label: str) -> ValueMaker:
+    """How to draw a value of one of COLUMN_KINDS' labels."""
+    if label in _INT_RANGES:
+        return _edge_int(*_INT_RANGES[label])
+    makers: dict[str, ValueMaker] = {
+        "float": lambda r: to_float32(r.uniform(-1e6, 1e6)),
+        "double": lambda r: r.uniform(-1e12, 1e12) if r.random() < 0.9 else r.choice((0.0, -0.0, 1e-300, 5e300)),
+        "decimal": _decimal(10, 4),
+        "decimal_int": _decimal(20, 0),
+        "date": lambda r: _datetime(r).date().isoformat(),
+        "datetime": lambda r: _datetime(r).strftime("%Y-%m-%d %H:%M:%S"),
+        "timestamp": lambda r: _datetime(r, 0, 2_100_000_000).strftime("%Y-%m-%d %H:%M:%S"),
+        "time": lambda r: f"{'-' if r.random() < 0.1 else ''}{r.randint(0, 838):02d}:{r.randint(0, 59):02d}:{r.randint(1, 59):02d}",
+        "json": _json_doc,
+    }
+    if label in makers:
+        return makers[label]
+    if label in ("varbinary", "binary", "tinyblob", "blob", "mediumblob", "longblob"):
+        return lambda r: r.randbytes(r.randint(0, 40 if label != "binary" else 40))
+    return _text  # varchar, char, the text types
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnDef:
+    name: str
+    type: T
+    flags: F
+    mysql_type: str
+    make: ValueMaker = field(compare=False)
+
+
+class KeyPool:
+    """Live keys with O(1) add, remove and random choice (swap with the last on removal)."""
+
+    __slots__ = ("_keys", "_where")
+
+    def __init__(self) -> None:
+        self._keys: list[int] = []
+        self._where: dict[int, int] = {}
+
+    def add(self, key: int) -> None:
+        self._where[key] = len(self._keys)
+        self._keys.append(key)
+
+    def remove(self, key: int) -> None:
+        i = self._where.pop(key)
+        last = self._keys.pop()
+        if last != key:
+            self._keys[i] = last
+            self._where[last] = i
+
+    def choice(self, rng: random.Random) -> int:
+        return self._keys[rng.randrange(len(self._keys))]
+
+
+@dataclass(slots=True)
+class Table:
+    schema: str
+    name: str
+    columns: list[ColumnDef]
+    live: dict[int, dict[str, object]] = field(default_factory=dict)
+    keys: KeyPool = field(default_factory=KeyPool)
+    next_id: int = 1
+    added: int = 0
+
+    def image(self, key: int, values: dict[str, object]) -> tuple[Column, ...]:
+        out = [Column("id", T.INT, KEY_FLAGS, key, "int(11)")]
+        for c in self.columns:
+            out.append(Column(c.name, c.type, c.flags, values.get(c.name), c.mysql_type))
+        return tuple(out)
+
+    def draw(self, rng: random.Random) -> dict[str, object]:
+        return {c.name: (None if rng.random() < 0.1 else c.make(rng)) for c in self.columns}
+
+
+def _column(label: str) -> ColumnDef:
+    from .testing.strategies import KINDS_BY_LABEL  # the one list of column kinds
+
+    kind = KINDS_BY_LABEL[label]
+    return ColumnDef(f"c_{label}", kind.type, kind.flags | F.NULLABLE, kind.mysql_type, value_maker(label))
+
+
+_TABLES = (
+    ("shop", "orders", ("int_unsigned", "decimal", "varchar", "datetime", "enum", "tinyint", "float")),
+    ("shop", "customers", ("varchar", "char", "date", "bigint", "double", "set", "json", "timestamp")),
+    ("app", "files", ("varbinary", "binary", "blob", "tinyblob", "text", "mediumblob", "longtext", "bit", "time")),
+)
+
+
+def make_tables(count: int) -> list[Table]:
+    """``count`` tables: three shaped like an application's, then tables with every column kind."""
+    from .testing.strategies import COLUMN_KINDS
+
+    tables: list[Table] = []
+    for i in range(count):
+        if i < len(_TABLES):
+            schema, name, labels = _TABLES[i]
+        else:
+            schema, name = "test", "all_types" if i == len(_TABLES) else f"all_types_{i - len(_TABLES) + 1}"
+            labels = tuple(k.label for k in COLUMN_KINDS)
+        tables.append(Table(schema, name, [_column(label) for label in labels]))
+    return tables
+
+
+def _create_query(table: Table) -> str:
+    cols = ", ".join(["`id` int(11) NOT NULL", *(f"`{c.name}` {c.mysql_type}" for c in table.columns)])
+    return f"CREATE TABLE `{table.schema}`.`{table.name}` ({cols}, PRIMARY KEY (`id`))"
+
+
+@dataclass(slots=True)
+class Workload:
+    """Parameters of a generated stream."""
+
+    events: int
+    seed: int = 0
+    tables: int = 4
+    resolved_every: int = 10
+    ddl_every: int = 500
+    max_live_rows: int = 2000
+
+    def __iter__(self) -> Iterator[Event]:
+        return generate(self)
+
+
+def generate(w: Workload) -> Iterator[Event]:
+    """The events of a workload, in commit order."""
+    rng = random.Random(w.seed)
+    tables = make_tables(max(1, w.tables))
+    ts_ms = START_MS
+    logical = 0
+    emitted = 0
+
+    def next_ts() -> int:
+        nonlocal ts_ms, logical
+        ts_ms += rng.randint(1, 20)
+        logical = rng.randint(0, 100)
+        return (ts_ms << 18) | logical
+
+    for table in tables:
+        if emitted >= w.events:
+            return
+        yield DDLEvent(next_ts(), table.schema, table.name, _create_query(table), DDLType.CREATE_TABLE)
+        emitted += 1
+    commits = 0
+    while emitted < w.events:
+        commits += 1
+        if w.ddl_every and commits % w.ddl_every == 0:
+            table = rng.choice(tables)
+            table.added += 1
+            col = ColumnDef(f"c_added_{table.added}", T.VARCHAR, F.NULLABLE, "varchar(64)", _text)
+            table.columns.append(col)
+            query = f"ALTER TABLE `{table.schema}`.`{table.name}` ADD COLUMN `{col.name}` varchar(64) NULL"
+            yield DDLEvent(next_ts(), table.schema, table.name, query, DDLType.ADD_COLUMN)
+            emitted += 1
+            continue
+        ts = next_ts()
+        for _ in range(rng.randint(1, 4)):
+            if emitted >= w.events:
+                return
+            yield _row_change(rng, rng.choice(tables), ts, w.max_live_rows)
+            emitted += 1
+        if w.resolved_every and commits % w.resolved_every == 0 and emitted < w.events:
+            yield ResolvedEvent(ts)
+            emitted += 1
+
+
+def _row_change(rng: random.Random, table: Table, ts: int, max_live: int) -> RowChangedEvent:
+    roll = rng.random()
+    live = table.live
+    if not live or (roll < 0.5 and len(live) < max_live):
+        key = table.next_id
+        table.next_id += 1
+        values = table.draw(rng)
+        live[key] = values
+        table.keys.add(key)
+        return RowChangedEvent(ts, table.schema, table.name, table.image(key, values), None)
+    key = table.keys.choice(rng)
+    old = live[key]
+    if roll < 0.8 and len(live) < max_live * 1.5:
+        new = dict(old)
+        for c in rng.sample(table.columns, k=min(len(table.columns), rng.randint(1, 3))):
+            new[c.name] = None if rng.random() < 0.1 else c.make(rng)
+        new_key = key
+        if rng.random() < 0.1:  # the handle key changes: dispatch splits it into delete + insert
+            new_key = table.next_id
+            table.next_id += 1
+            del live[key]
+            table.keys.remove(key)
+            table.keys.add(new_key)
+        live[new_key] = new
+        return RowChangedEvent(ts, table.schema, table.name, table.image(new_key, new), table.image(key, old))
+    del live[key]
+    table.keys.remove(key)
+    return RowChangedEvent(ts, table.schema, table.name, None, table.image(key, old))
+
+
+def write_workload(w: Workload, path: str) -> int:
+    """Write a workload as event JSON Lines; returns the number of events."""
+    from .event_json import write_jsonl
+
+    with open(path, "w", encoding="utf-8") as out:
+        return write_jsonl(generate(w), out)
