@@ -15,7 +15,7 @@ on the wire as a null key (not an empty one).
 from __future__ import annotations
 
 import struct
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from cdcwire.errors import EncodeError, MessageTooLargeError
 from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
@@ -61,7 +61,7 @@ class CraftEncoder:
         self.delete_only_handle_key_columns = delete_only_handle_key_columns
         self._shapes = ShapeCache()
         self._layouts = TermLayouts()
-        self._header_estimates: dict[tuple[str, str], int] = {}
+        self._tables: dict[tuple[str, str], _TableState] = {}
 
     # -- the stream ----------------------------------------------------------------------
 
@@ -134,17 +134,18 @@ class CraftEncoder:
         if partition < I64_MIN or partition > I64_MAX:
             raise EncodeError(f"table id {partition} of {row.schema}.{row.table} is outside the signed 64-bit range")
         key = (row.schema, row.table)
-        estimate = self._header_estimates.get(key)
-        if estimate is None:
-            if len(self._header_estimates) > 4096:
-                self._header_estimates.clear()
-            estimate = self._header_estimates[key] = (
+        table = self._tables.get(key)
+        if table is None:
+            if len(self._tables) > 4096:
+                self._tables.clear()
+            table = self._tables[key] = _TableState(
                 HEADER_ESTIMATE + len(row.schema.encode()) + len(row.table.encode())
             )
+        estimate = table.header_estimate
         layout_key: list = [row.schema, row.table]
         values = []
         if row.columns:
-            shape, chunk, size = self._group(row.columns, row)
+            shape, chunk, size = self._group(row.columns, row, table)
             layout_key.append((_NEW, shape))
             values.append(chunk)
             estimate += size
@@ -152,24 +153,44 @@ class CraftEncoder:
         if old is not None and row.columns is None and self.delete_only_handle_key_columns:
             old = tuple(c for c in old if c.is_handle_key)
         if old:
-            shape, chunk, size = self._group(old, row)
+            shape, chunk, size = self._group(old, row, table)
             layout_key.append((_OLD, shape))
             values.append(chunk)
             estimate += size
         return PreparedRow(row.commit_ts, partition, tuple(layout_key), tuple(values), estimate)
 
-    def _group(self, columns: Sequence[Column], row: RowChangedEvent) -> tuple[TableShape, bytes, int]:
+    def _group(
+        self, columns: Sequence[Column], row: RowChangedEvent, table: _TableState
+    ) -> tuple[TableShape, bytes, int]:
         """The group's shape, its values as a nullable bytes chunk, and its size estimate.
 
-        Text, small signed integers and doubles are encoded inline (no call per value):
-        this loop is most of the encoder's time."""
-        shape = self._shapes.shape_of(columns)
+        The table's last shape with this many columns is checked column by column while
+        the values are encoded (cheaper than building a key); text, small signed integers
+        and doubles are encoded inline, with no call per value: this loop is most of the
+        encoder's time."""
+        n = len(columns)
+        shape = table.shapes.get(n)
+        if shape is not None:
+            encoded = self._values(shape, columns, row)
+            if encoded is not None:
+                return shape, encoded[0], shape.estimate + encoded[1]
+        shape = table.shapes[n] = self._shapes.shape_of(columns)
+        encoded = self._values(shape, columns, row)
+        assert encoded is not None  # the shape was made from these columns
+        return shape, encoded[0], shape.estimate + encoded[1]
+
+    def _values(
+        self, shape: TableShape, columns: Sequence[Column], row: RowChangedEvent
+    ) -> Optional[tuple[bytes, int]]:
+        """(nullable bytes chunk, bytes of values), or None when a column does not match the shape."""
         lengths = bytearray()
         add_length = lengths.append
         parts: list[bytes] = []
         add_part = parts.append
         try:
-            for kind, encode, column in zip(shape.kinds, shape.encoders, columns):
+            for (name, ctype, flags, kind, encode), column in zip(shape.specs, columns):
+                if column.name != name or column.type != ctype or column.flags != flags:
+                    return None
                 value = column.value
                 cls = value.__class__
                 if cls is str and _FIRST_TEXT_KIND <= kind <= _LAST_TEXT_KIND:
@@ -192,17 +213,27 @@ class CraftEncoder:
                     if data is None:
                         add_length(_NULL_LENGTH)
                         continue
-                n = len(data)
-                if n < 64:
-                    add_length(n << 1)
+                size = len(data)
+                if size < 64:
+                    add_length(size << 1)
                 else:
-                    lengths += uvarint(n << 1)
+                    lengths += uvarint(size << 1)
                 add_part(data)
         except (TypeError, ValueError, OverflowError, AttributeError):
             raise _bad_value(shape, columns, row) from None
         values = b"".join(parts)
         lengths += values
-        return shape, bytes(lengths), shape.estimate + len(values)
+        return bytes(lengths), len(values)
+
+
+class _TableState:
+    """What the encoder remembers per table: its header estimate and its last shape by column count."""
+
+    __slots__ = ("header_estimate", "shapes")
+
+    def __init__(self, header_estimate: int) -> None:
+        self.header_estimate = header_estimate
+        self.shapes: dict[int, TableShape] = {}
 
 
 def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEvent) -> EncodeError:

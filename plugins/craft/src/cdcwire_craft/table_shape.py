@@ -31,6 +31,8 @@ class TableShape:
     names: tuple[str, ...]
     kinds: tuple[int, ...]  # ValueKind values as plain ints: compared per value
     encoders: tuple[Callable[[Any], Any], ...]
+    #: (name, type, flags, kind, encoder) per column: what a row's columns are checked against
+    specs: tuple[tuple[str, Any, Any, int, Callable[[Any], Any]], ...]
     count_bytes: bytes
     types_and_flags: bytes
     estimate: int
@@ -39,10 +41,12 @@ class TableShape:
 def build_shape(signature: Sequence[tuple[str, int, int]]) -> TableShape:
     names = tuple(name for name, _, _ in signature)
     kinds = tuple(int(value_kind(t, f)) for _, t, f in signature)
+    encoders = tuple(ENCODERS[ValueKind(k)] for k in kinds)
     return TableShape(
         names=names,
         kinds=kinds,
-        encoders=tuple(ENCODERS[ValueKind(k)] for k in kinds),
+        encoders=encoders,
+        specs=tuple((n, t, f, k, e) for (n, t, f), k, e in zip(signature, kinds, encoders)),
         count_bytes=uvarint(len(signature)),
         types_and_flags=uvarint_chunk(int(t) for _, t, _ in signature)
         + uvarint_chunk(int(f) for _, _, f in signature),
