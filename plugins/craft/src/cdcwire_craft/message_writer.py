@@ -23,7 +23,6 @@ from .primitives import (
     uvarint,
     varint,
 )
-from .table_shape import TableShape
 
 _VERSION_BYTES = uvarint(VERSION)
 _ROW_TYPE = uvarint(EVENT_ROW)
