@@ -59,7 +59,8 @@ def _size_tables(tables: Sequence[Sequence[int]]) -> bytes:
     """Each table as uvarint(count) + delta varint chunk, then the reversed-uvarint trailer."""
     out = bytearray()
     for table in tables:
-        out += uvarint(len(table))
+        count = len(table)
+        out += SMALL_UVARINT[count] if count < 0x80 else uvarint(count)
         last = 0
         for v in table:
             d = v - last
@@ -115,7 +116,10 @@ class TermLayouts:
         self._layouts: dict[tuple[LayoutKey, ...], TermLayout] = {}
 
     def layout(self, rows: Sequence[PreparedRow]) -> TermLayout:
-        keys = tuple(dict.fromkeys([r.layout_key for r in rows]))
+        if len(rows) == 1:
+            keys: tuple[LayoutKey, ...] = (rows[0].layout_key,)
+        else:
+            keys = tuple(dict.fromkeys([r.layout_key for r in rows]))
         layout = self._layouts.get(keys)
         if layout is None:
             if len(self._layouts) >= 1024:
