@@ -59,9 +59,9 @@ VALUE_TYPE = StructType(
 )
 COLUMN_TYPE = StructType(
     [
-        StructField("name", StringType(), False),
-        StructField("type", StringType(), False),
-        StructField("flags", IntegerType(), False),
+        StructField("name", StringType()),
+        StructField("type", StringType()),
+        StructField("flags", IntegerType()),
         StructField("value", VALUE_TYPE),
         StructField("mysql_type", StringType()),
     ]
@@ -111,9 +111,9 @@ ARROW_VALUE = pa.struct(
 )
 ARROW_COLUMN = pa.struct(
     [
-        pa.field("name", pa.string(), False),
-        pa.field("type", pa.string(), False),
-        pa.field("flags", pa.int32(), False),
+        pa.field("name", pa.string()),
+        pa.field("type", pa.string()),
+        pa.field("flags", pa.int32()),
         pa.field("value", ARROW_VALUE),
         pa.field("mysql_type", pa.string()),
     ]
