@@ -258,3 +258,24 @@ def test_a_read_survives_a_broker_restart(kafka_broker, kafka_topic):
     finally:
         reader.close()
     assert [m.offset for m in head + rest] == list(range(5000))
+
+
+def test_the_writer_replaces_its_producer_when_the_broker_forgets_its_sequence_numbers(kafka_broker, kafka_topic):
+    # A crashed broker forgets the batches it acknowledged since its last save, and with them
+    # the idempotent producer's sequence numbers: the producer gets a fatal out-of-order error.
+    # The writer must start a new producer and send everything unacknowledged again, in order.
+    uri = kafka_broker.uri(kafka_topic, partition_num=3)
+    config = parse_sink_uri(uri)
+    before, after = numbered(kafka_topic, 3000, 3), numbered(kafka_topic, 6000, 3)[3000:]
+    with config.transport.writer(config) as writer:
+        writer.partition_count(kafka_topic)  # creates the topic
+        kafka_broker.wait_saved(kafka_topic)  # so that the crash keeps the topic itself
+        writer.write_all(before)
+        writer.flush()
+        kafka_broker.crash()
+        writer.write_all(after)
+    assert writer.restarts >= 1
+    for partition in range(3):
+        got = [m.value for m in read_partition(uri, partition)]
+        survivors = [v for v in got if v in {m.value for m in after}]
+        assert list(dict.fromkeys(survivors)) == [m.value for m in after if m.partition == partition]

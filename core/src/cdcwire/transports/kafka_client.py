@@ -332,10 +332,12 @@ class KafkaWriter(MessageWriter):
         self._pending: dict[int, Message] = {}
         self._next_seq = 0
         self._generation = 0
-        self._restarts = 0
+        self.restarts = 0
         self._needs_restart = False
         self._failures: list[DeliveryFailure] = []
         self._failure_count = 0
+        self._fatal_text = "fatal producer error"
+        #: Messages acknowledged by the brokers so far; ``restarts``: producers replaced after a fatal error.
         self.delivered = 0
         self._errors = ClientErrors()
         self._producer: Optional[Producer] = self._new_producer()
@@ -385,7 +387,7 @@ class KafkaWriter(MessageWriter):
                 deadline = time.monotonic() + MESSAGE_TIMEOUT_MS / 1000 + 30
             try:
                 left = self._producer.flush(0.5)
-            except KafkaException as exc:
+            except (KafkaException, SystemError) as exc:
                 self._note_exception(exc)
                 continue
             if self._errors.fatal is not None:
@@ -450,14 +452,26 @@ class KafkaWriter(MessageWriter):
     def _serve(self, timeout: float) -> None:
         try:
             self._producer.poll(timeout)
-        except KafkaException as exc:
+        except (KafkaException, SystemError) as exc:
             self._note_exception(exc)
         if self._errors.fatal is not None:
             self._needs_restart = True
 
-    def _note_exception(self, exc: KafkaException) -> None:
+    def _note_exception(self, exc: Exception) -> None:
+        if isinstance(exc, SystemError):
+            # confluent-kafka raises a fatal error while serving delivery reports; it then
+            # surfaces as SystemError (with the real error as cause, or none at all).
+            # Either way this producer is done for: replace it.
+            if not isinstance(exc.__cause__, KafkaException):
+                self._fatal_text = f"the client failed while serving delivery reports ({exc})"
+                self._needs_restart = True
+                return
+            exc = exc.__cause__
+        if not isinstance(exc, KafkaException):
+            raise exc
         err = _kafka_error(exc)
         if err is not None and (err.fatal() or err.code() in _REPLAY_CODES):
+            self._fatal_text = err.str()
             self._needs_restart = True
             return
         raise TransportError(
@@ -472,6 +486,7 @@ class KafkaWriter(MessageWriter):
         if generation != self._generation or seq not in self._pending:
             return  # a replaced producer's message: it is sent again by the new one
         if err.fatal() or err.code() in _REPLAY_CODES or self._errors.fatal is not None:
+            self._fatal_text = err.str()
             self._needs_restart = True
             return
         self._pending.pop(seq, None)
@@ -483,14 +498,13 @@ class KafkaWriter(MessageWriter):
         """Replace a producer that hit a fatal error and send every unacknowledged message again, in order."""
         while self._needs_restart:
             self._needs_restart = False
-            if self._restarts >= MAX_PRODUCER_RESTARTS:
-                cause = self._errors.fatal.str() if self._errors.fatal is not None else "fatal producer error"
+            cause = self._errors.fatal.str() if self._errors.fatal is not None else self._fatal_text
+            if self.restarts >= MAX_PRODUCER_RESTARTS:
                 raise TransportError(
-                    f"Kafka producer at {self.settings.bootstrap} failed {self._restarts + 1} times "
+                    f"Kafka producer at {self.settings.bootstrap} failed {self.restarts + 1} times "
                     f"with {len(self._pending)} message(s) unacknowledged: {self.settings.scrub(cause)}"
                 )
-            self._restarts += 1
-            cause = self._errors.fatal.str() if self._errors.fatal is not None else "fatal producer error"
+            self.restarts += 1
             log.warning(
                 "Kafka producer failed (%s); sending %d unacknowledged message(s) again with a new producer",
                 self.settings.scrub(cause), len(self._pending),
