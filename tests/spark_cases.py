@@ -47,6 +47,8 @@ def check_order(rows: list) -> None:
             image = r["columns"] if r["columns"] is not None else r["pre_columns"]
             key = tuple(json.dumps(c["value"].asDict(), default=str) for c in image if c["flags"] & 2)
             partitions_of_key[(r["topic"], r["schema"], r["table"], key)].add(r["partition"])
+            if ts == 0:  # the protocol does not carry this event's commit ts (an avro tombstone)
+                continue
             table = (place, r["schema"], r["table"])
             assert ts >= last_ts.get(table, 0), f"{place}: commit ts {ts} after {last_ts[table]} in {r['table']}"
             last_ts[table] = ts

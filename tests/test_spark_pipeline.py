@@ -76,16 +76,20 @@ def test_kafka_broker_restart_mid_write_loses_nothing(spark, tmp_path, kafka_bro
     bigger = cs.read_events(spark, workload_file(tmp_path, events=6000, seed=11))
     uri = kafka_broker.uri(kafka_topic, partition_num=3)
     restarted: list[float] = []
+    began: list[float] = []
 
     def restart() -> None:
-        time.sleep(3.0)
+        time.sleep(2.5)
+        began.append(time.monotonic())
         restarted.append(kafka_broker.restart(down_seconds=1.0))
 
     thread = threading.Thread(target=restart)
     thread.start()
     summary = cs.write(bigger, uri)
+    finished = time.monotonic()
     thread.join()
-    assert restarted and summary.reconciles
+    assert restarted and began[0] < finished, "the broker restart must happen while the job writes"
+    assert summary.reconciles
     back = cs.read(spark, uri)
     result = compare(bigger, back, uri)
     assert result.nothing_lost, result
