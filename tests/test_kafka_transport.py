@@ -204,6 +204,7 @@ def test_a_failed_login_names_the_cause_but_never_the_secret(kafka_broker, kafka
 
 
 def test_the_writer_survives_a_broker_restart_in_the_middle_of_a_write(kafka_broker, kafka_topic):
+    kafka_broker.require_restartable()
     uri = kafka_broker.uri(kafka_topic, partition_num=3)
     written = numbered(kafka_topic, 60_000, 3)
     config = parse_sink_uri(uri)
