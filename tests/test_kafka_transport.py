@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from cdcwire import Message, SinkURIError, TransportError, parse_sink_uri
-from cdcwire.transports.kafka_client import KafkaReader, KafkaWriter, ensure_topic, topic_partition_count
+from cdcwire.transports.kafka_client import KafkaWriter, ensure_topic, topic_partition_count
 
 from fixtures.kafka_broker import free_port
 
