@@ -11,10 +11,10 @@ from typing import IO, Optional
 class ProgressBar:
     """Use as a context manager around a Spark action: shows completed/total tasks of the running stages."""
 
-    def __init__(self, spark, label: str = "", out: IO[str] = sys.stderr, every: float = 0.5) -> None:
+    def __init__(self, spark, label: str = "", out: Optional[IO[str]] = None, every: float = 0.5) -> None:
         self.tracker = spark.sparkContext.statusTracker()
         self.label = label
-        self.out = out
+        self.out = out if out is not None else sys.stderr
         self.every = every
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
