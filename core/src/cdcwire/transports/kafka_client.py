@@ -142,7 +142,12 @@ class KafkaSettings:
 
 
 class ClientErrors:
-    """The ``error_cb`` of one client: keeps the latest error (to explain a failure) and a fatal one."""
+    """The ``error_cb`` of one client: keeps the latest telling error (to explain a failure) and a fatal one.
+
+    librdkafka follows each failed connection with a summary "N/N brokers are down";
+    that summary never replaces the cause before it (refused, SASL authentication, TLS),
+    or which one a failure message names would depend on timing.
+    """
 
     __slots__ = ("last", "fatal")
 
@@ -151,7 +156,8 @@ class ClientErrors:
         self.fatal: Optional[KafkaError] = None
 
     def __call__(self, err: KafkaError) -> None:
-        self.last = err
+        if err.code() != KafkaError._ALL_BROKERS_DOWN or self.last is None:
+            self.last = err
         if err.fatal():
             self.fatal = err
         log.debug("kafka client error: %s", err.str())
