@@ -67,3 +67,18 @@ def test_a_malformed_input_line_is_reported_with_its_number(tmp_path, capsys):
     bad.write_text('{"type":"resolved","ts":1}\n{"type":"resolved"}\n')
     assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(bad)]) == 2
     assert "line 2, field 'ts': is missing" in capsys.readouterr().err
+
+
+def test_parameters_lists_shared_transport_and_codec_parameters(capsys):
+    assert main(["parameters"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert "all sinks" in rows["partition-num"]
+    assert "kafka://" in rows["sasl-password"]
+    assert "protocol" in rows and "required" in rows["protocol"]
+
+
+def test_parameters_markdown_marks_secrets(capsys):
+    assert main(["parameters", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| parameter | applies to | values | default | meaning |")
+    assert "| `sasl-password` | kafka:// | str | none | SASL password (secret: never printed) |" in out

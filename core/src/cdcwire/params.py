@@ -78,10 +78,13 @@ class Parameter:
 
 PROTOCOL = Parameter("protocol", "str", None, "codec name: any installed protocol plugin")
 PARTITION_NUM = Parameter(
-    "partition-num", "int", 3, "partitions of the topic (3 for a new topic)", minimum=1, maximum=1 << 20
+    "partition-num", "int", 3,
+    "partitions to use: 3 for a new topic; more than an existing topic has is an error", minimum=1, maximum=1 << 20
 )
 MAX_MESSAGE_BYTES = Parameter(
-    "max-message-bytes", "int", 10 * 1024 * 1024, "upper bound of one message", minimum=64
+    "max-message-bytes", "int", 10 * 1024 * 1024,
+    "upper bound for one message: key + value + the overhead the reference reserves",
+    minimum=64
 )
 COMPRESSION = Parameter(
     "compression", "choice", "none", "Kafka producer compression",
@@ -123,7 +126,8 @@ DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS = Parameter(
     "delete-only-output-handle-key-columns", "bool", False, "deletes carry only handle-key columns"
 )
 CONTENT_COMPATIBLE = Parameter(
-    "content-compatible", "bool", False, "canal-json: full MySQL type text in mysqlType"
+    "content-compatible", "bool", False,
+    "full MySQL type text in mysqlType (int(11), enum('a','b')); implies only-output-updated-columns"
 )
 LARGE_MESSAGE_HANDLE_OPTION = Parameter(
     "large-message-handle-option", "choice", "none",

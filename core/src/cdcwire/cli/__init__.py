@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 
 from ..errors import CdcwireError
 
-COMMANDS = ("protocols", "plugins", "encode", "inspect", "generate", "run", "demo")
+COMMANDS = ("protocols", "plugins", "parameters", "encode", "inspect", "generate", "run", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
