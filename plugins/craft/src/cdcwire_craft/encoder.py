@@ -14,14 +14,13 @@ on the wire as a null key (not an empty one).
 
 from __future__ import annotations
 
-import struct
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from cdcwire.errors import EncodeError, MessageTooLargeError
 from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Payload
 
-from .column_values import ValueKind, explain_bad_value
+from .column_values import explain_bad_value
 from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID, RECORD_OVERHEAD
 from .message_writer import (
     PreparedRow,
@@ -30,21 +29,11 @@ from .message_writer import (
     resolved_message,
     rows_message,
 )
-from .primitives import I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, uvarint
+from .primitives import I64_MAX, I64_MIN, U64_MAX
 from .table_shape import ShapeCache, TableShape
 
 _NEW = bytes((GROUP_NEW,))
 _OLD = bytes((GROUP_OLD,))
-_NULL_LENGTH = 1  # varint(-1)
-_SIGNED = int(ValueKind.SIGNED)
-_DOUBLE = int(ValueKind.DOUBLE)
-_FLOAT = int(ValueKind.FLOAT)
-_F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the checked path
-_I64_MIN = I64_MIN
-_I64_MAX = I64_MAX
-_pack_f64 = struct.Struct("<d").pack
-_FIRST_TEXT_KIND = int(ValueKind.TEXT)  # TEXT, STRING and BINARY: raw bytes of the text
-_LAST_TEXT_KIND = int(ValueKind.BINARY)
 
 
 class CraftEncoder:
@@ -164,66 +153,25 @@ class CraftEncoder:
     ) -> tuple[TableShape, bytes, int]:
         """The group's shape, its values as a nullable bytes chunk, and its size estimate.
 
-        The table's last shape with this many columns is checked column by column while
-        the values are encoded (cheaper than building a key); text, small signed integers
-        and doubles are encoded inline, with no call per value: this loop is most of the
-        encoder's time."""
+        The table's last shape with this many columns is tried first: its generated
+        encoder checks the columns' names, types and flags exactly and returns None
+        when they differ; only then is the shape looked up by the full signature."""
         n = len(columns)
         shape = table.shapes.get(n)
-        if shape is not None:
-            encoded = self._values(shape, columns, row)
-            if encoded is not None:
-                return shape, encoded[0], shape.estimate + encoded[1]
-        shape = table.shapes[n] = self._shapes.shape_of(columns)
-        encoded = self._values(shape, columns, row)
-        assert encoded is not None  # the shape was made from these columns
-        return shape, encoded[0], shape.estimate + encoded[1]
-
-    def _values(
-        self, shape: TableShape, columns: Sequence[Column], row: RowChangedEvent
-    ) -> Optional[tuple[bytes, int]]:
-        """(nullable bytes chunk, bytes of values), or None when a column does not match the shape."""
-        lengths = bytearray()
-        add_length = lengths.append
-        parts: list[bytes] = []
-        add_part = parts.append
         try:
-            for (name, ctype, flags, kind, encode), column in zip(shape.specs, columns):
-                if column.name != name or column.type != ctype or column.flags != flags:
-                    return None
-                value = column.value
-                cls = value.__class__
-                if cls is str and _FIRST_TEXT_KIND <= kind <= _LAST_TEXT_KIND:
-                    data = value.encode()
-                elif value is None:
-                    add_length(_NULL_LENGTH)
-                    continue
-                elif cls is int and kind == _SIGNED and _I64_MIN <= value <= _I64_MAX:
-                    u = (value << 1) ^ (value >> 63)
-                    if u < 0x80:
-                        data = SMALL_UVARINT[u]
-                    elif u < 0x4000:
-                        data = bytes(((u & 0x7F) | 0x80, u >> 7))
-                    else:
-                        data = uvarint(u)
-                elif cls is float and (kind == _DOUBLE or kind == _FLOAT and -_F32_MAX <= value <= _F32_MAX):
-                    data = _pack_f64(value)
-                else:
-                    data = encode(value)
-                    if data is None:
-                        add_length(_NULL_LENGTH)
-                        continue
-                size = len(data)
-                if size < 64:
-                    add_length(size << 1)
-                else:
-                    lengths += uvarint(size << 1)
-                add_part(data)
+            if shape is not None:
+                encoded = shape.encode_group(columns)
+                if encoded is not None:
+                    return shape, encoded[0], encoded[1]
         except (TypeError, ValueError, OverflowError, AttributeError):
             raise _bad_value(shape, columns, row) from None
-        values = b"".join(parts)
-        lengths += values
-        return bytes(lengths), len(values)
+        shape = table.shapes[n] = self._shapes.shape_of(columns)
+        try:
+            encoded = shape.encode_group(columns)
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            raise _bad_value(shape, columns, row) from None
+        assert encoded is not None  # the shape was made from these columns
+        return shape, encoded[0], encoded[1]
 
 
 class _TableState:

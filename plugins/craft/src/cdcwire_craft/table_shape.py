@@ -10,6 +10,7 @@ from typing import Any, Callable, Sequence
 from cdcwire.events import Column
 
 from .column_values import ENCODERS, ValueKind, value_kind
+from .group_code import GroupEncoder, group_encoder
 from .layout import COLUMN_ESTIMATE
 from .primitives import uvarint, uvarint_chunk
 
@@ -25,14 +26,15 @@ class TableShape:
     """What a column group of these columns always holds.
 
     ``count_bytes`` is uvarint(number of columns); ``types_and_flags`` the type and
-    flag uvarint chunks; ``estimate`` the reference's size estimate without values.
+    flag uvarint chunks; ``estimate`` the reference's size estimate without values;
+    ``encode_group`` the generated code that checks a row's columns against the
+    shape and encodes their values (see :mod:`cdcwire_craft.group_code`).
     """
 
     names: tuple[str, ...]
     kinds: tuple[int, ...]  # ValueKind values as plain ints: compared per value
     encoders: tuple[Callable[[Any], Any], ...]
-    #: (name, type, flags, kind, encoder) per column: what a row's columns are checked against
-    specs: tuple[tuple[str, Any, Any, int, Callable[[Any], Any]], ...]
+    encode_group: GroupEncoder
     count_bytes: bytes
     types_and_flags: bytes
     estimate: int
@@ -41,16 +43,16 @@ class TableShape:
 def build_shape(signature: Sequence[tuple[str, int, int]]) -> TableShape:
     names = tuple(name for name, _, _ in signature)
     kinds = tuple(int(value_kind(t, f)) for _, t, f in signature)
-    encoders = tuple(ENCODERS[ValueKind(k)] for k in kinds)
+    estimate = sum(len(n.encode()) + COLUMN_ESTIMATE for n in names)
     return TableShape(
         names=names,
         kinds=kinds,
-        encoders=encoders,
-        specs=tuple((n, t, f, k, e) for (n, t, f), k, e in zip(signature, kinds, encoders)),
+        encoders=tuple(ENCODERS[ValueKind(k)] for k in kinds),
+        encode_group=group_encoder(signature, kinds, estimate),
         count_bytes=uvarint(len(signature)),
         types_and_flags=uvarint_chunk(int(t) for _, t, _ in signature)
         + uvarint_chunk(int(f) for _, _, f in signature),
-        estimate=sum(len(n.encode()) + COLUMN_ESTIMATE for n in names),
+        estimate=estimate,
     )
 
 

@@ -1,0 +1,176 @@
+"""Generated, per-shape code for the hot loop of the encoder: one column group's values.
+
+A generic loop over a group's columns pays, per column, for unpacking the
+shape's spec, comparing name, type and flags one by one and dispatching on the
+value kind; that was half of the encoder's time. The columns of a table change
+rarely, so for each :class:`~cdcwire_craft.table_shape.TableShape` we generate,
+once, a function unrolled over its columns. For a group of 3 columns (TEXT,
+SIGNED, DOUBLE) it reads::
+
+    def encode_group(columns):
+        c0, c1, c2 = columns
+        if (c0.name, c0.type, c0.flags, c1.name, ...) != SIGNATURE:
+            return None
+        v = c0.value
+        if v.__class__ is str:
+            d0 = v.encode()
+            z0 = len(d0) << 1
+        elif v is None:
+            d0 = b""
+            z0 = 1
+        else:
+            d0, z0 = other_value(ENCODE0, v)
+        ...
+        if z0 | z1 | z2 < 128:
+            chunk = b"".join((bytes((z0, z1, z2)), d0, d1, d2))
+            return chunk, len(chunk) + EXTRA
+        return long_lengths((z0, z1, z2), (d0, d1, d2), ESTIMATE)
+
+``d`` is a value's bytes and ``z`` its zigzag length (``-1`` zigzags to ``1``),
+so the nullable bytes chunk is the lengths then the bytes. The signature check
+is exact: it compares every column's name, type and flags by equality, as the
+shape cache's key does, so a row of another shape gets None and takes the
+encoder's slow path. Only the value kinds pick code; names, types and flags
+reach the function as constants in its globals, never as source text.
+
+The fast paths are the common value classes; anything else (bool, bytes in a
+text column, large integers, out-of-range floats, bad values) goes through the
+kind's generic encoder in :data:`~cdcwire_craft.column_values.ENCODERS`, which
+raises for bad values exactly as before.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable, Optional, Sequence
+
+from .column_values import ENCODERS, ValueKind
+from .primitives import SMALL_UVARINT, uvarint
+
+#: A generated group encoder: (nullable bytes chunk, the group's size estimate),
+#: or None when the columns are not of the shape it was generated for.
+GroupEncoder = Callable[[Sequence[Any]], Optional[tuple[bytes, int]]]
+
+_F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checking) path
+
+# The body of each value kind after ``v = cI.value``; {i} is the column's index.
+# Each sets d{i} (the value's bytes, b"" for NULL) and z{i} (zigzag of its length).
+_NULL = """\
+    elif v is None:
+        d{i} = b""
+        z{i} = 1
+    else:
+        d{i}, z{i} = other_value(ENCODE{i}, v)
+"""
+
+_KIND_CODE: dict[ValueKind, str] = {
+    # zigzag varints of 1 or 2 bytes inline; larger ones through the generic encoder
+    ValueKind.SIGNED: """\
+    if v.__class__ is int and -0x2000 <= v < 0x2000:
+        u = (v << 1) ^ (v >> 63)
+        if u < 0x80:
+            d{i} = SMALL_UVARINT[u]
+            z{i} = 2
+        else:
+            d{i} = bytes(((u & 0x7F) | 0x80, u >> 7))
+            z{i} = 4
+"""
+    + _NULL,
+    ValueKind.UNSIGNED: """\
+    if v.__class__ is int and 0 <= v < 0x80:
+        d{i} = SMALL_UVARINT[v]
+        z{i} = 2
+"""
+    + _NULL,
+    ValueKind.FLOAT: """\
+    if v.__class__ is float and -F32_MAX <= v <= F32_MAX:
+        d{i} = pack_f64(v)
+        z{i} = 16
+"""
+    + _NULL,
+    ValueKind.DOUBLE: """\
+    if v.__class__ is float:
+        d{i} = pack_f64(v)
+        z{i} = 16
+"""
+    + _NULL,
+    ValueKind.ALWAYS_NULL: """\
+    d{i} = b""
+    z{i} = 1
+""",
+}
+_TEXT_CODE = """\
+    if v.__class__ is str:
+        d{i} = v.encode()
+        z{i} = len(d{i}) << 1
+""" + _NULL
+for _kind in (ValueKind.TEXT, ValueKind.STRING, ValueKind.BINARY):
+    _KIND_CODE[_kind] = _TEXT_CODE
+
+
+def other_value(encode: Callable[[Any], Any], value: Any) -> tuple[bytes, int]:
+    """(bytes, zigzag length) of a value off the fast paths, by the kind's generic encoder."""
+    if value is None:
+        return b"", 1
+    data = encode(value)
+    if data is None:  # ALWAYS_NULL kinds
+        return b"", 1
+    return data, len(data) << 1
+
+
+def long_lengths(zigzags: Sequence[int], values: Sequence[bytes], estimate: int) -> tuple[bytes, int]:
+    """The chunk when some length takes more than one varint byte (a value of 64 bytes or more)."""
+    data = b"".join(values)
+    head = b"".join([SMALL_UVARINT[z] if z < 0x80 else uvarint(z) for z in zigzags])
+    return head + data, estimate + len(data)
+
+
+def group_source(kinds: Sequence[int]) -> str:
+    """The source of ``encode_group`` for columns of these value kinds (see the module doc)."""
+    n = len(kinds)
+    cols = ", ".join(f"c{i}" for i in range(n))
+    signature = ", ".join(f"c{i}.name, c{i}.type, c{i}.flags" for i in range(n))
+    zs = ", ".join(f"z{i}" for i in range(n))
+    ds = ", ".join(f"d{i}" for i in range(n))
+    lines = [
+        "def encode_group(columns):",
+        f"    ({cols},) = columns",
+        f"    if ({signature},) != SIGNATURE:",
+        "        return None",
+    ]
+    for i, kind in enumerate(kinds):
+        code = _KIND_CODE[ValueKind(kind)]
+        if kind != ValueKind.ALWAYS_NULL:
+            lines.append(f"    v = c{i}.value")
+        lines.append(code.format(i=i).rstrip("\n"))
+    lines += [
+        f"    if {' | '.join(f'z{i}' for i in range(n))} < 0x80:",
+        f"        chunk = b''.join((bytes(({zs},)), {ds}))",
+        "        return chunk, len(chunk) + EXTRA",
+        f"    return long_lengths(({zs},), ({ds},), ESTIMATE)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def group_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
+    """Compile ``encode_group`` for columns of this (name, type, flags) signature.
+
+    ``estimate`` is the group's size estimate without its values; the function
+    adds the values' byte count to it."""
+    n = len(signature)
+    if n == 0:
+        raise ValueError("a column group has at least one column")
+    namespace: dict[str, Any] = {
+        "SIGNATURE": tuple(x for column in signature for x in column),
+        "SMALL_UVARINT": SMALL_UVARINT,
+        "F32_MAX": _F32_MAX,
+        "pack_f64": struct.Struct("<d").pack,
+        "other_value": other_value,
+        "long_lengths": long_lengths,
+        "ESTIMATE": estimate,
+        "EXTRA": estimate - n,  # with one-byte lengths, the chunk is n length bytes + the values
+    }
+    for i, kind in enumerate(kinds):
+        namespace[f"ENCODE{i}"] = ENCODERS[ValueKind(kind)]
+    exec(compile(group_source(kinds), f"<craft group encoder of {n} columns>", "exec"), namespace)
+    return namespace["encode_group"]
