@@ -14,7 +14,7 @@ on the wire as a null key (not an empty one).
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 from cdcwire.errors import EncodeError, MessageTooLargeError
 from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
@@ -23,6 +23,7 @@ from cdcwire.message import Payload
 from .column_values import explain_bad_value
 from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID, RECORD_OVERHEAD
 from .message_writer import (
+    LayoutKey,
     PreparedRow,
     TermLayouts,
     ddl_message,
@@ -118,35 +119,36 @@ class CraftEncoder:
 
     def prepare(self, row: RowChangedEvent) -> PreparedRow:
         """Encode a row's values and estimate its size as the reference does."""
-        _check_u64(row.commit_ts, "commit ts")
+        commit_ts = row.commit_ts
+        if commit_ts.__class__ is not int or commit_ts < 0 or commit_ts > U64_MAX:
+            _check_u64(commit_ts, "commit ts")
         partition = NONE_ID if row.table_id is None else row.table_id
         if partition < I64_MIN or partition > I64_MAX:
             raise EncodeError(f"table id {partition} of {row.schema}.{row.table} is outside the signed 64-bit range")
-        key = (row.schema, row.table)
-        table = self._tables.get(key)
-        if table is None:
-            if len(self._tables) > 4096:
-                self._tables.clear()
-            table = self._tables[key] = _TableState(
-                HEADER_ESTIMATE + len(row.schema.encode()) + len(row.table.encode())
-            )
-        estimate = table.header_estimate
-        layout_key: list = [row.schema, row.table]
-        values = []
-        if row.columns:
-            shape, chunk, size = self._group(row.columns, row, table)
-            layout_key.append((_NEW, shape))
-            values.append(chunk)
-            estimate += size
+        table = self._tables.get((row.schema, row.table)) or self._new_table(row)
+        new = row.columns
         old = row.pre_columns
-        if old is not None and row.columns is None and self.delete_only_handle_key_columns:
+        if old is not None and new is None and self.delete_only_handle_key_columns:
             old = tuple(c for c in old if c.is_handle_key)
-        if old:
-            shape, chunk, size = self._group(old, row, table)
-            layout_key.append((_OLD, shape))
-            values.append(chunk)
+        estimate = table.header_estimate
+        new_shape = old_shape = None
+        values: tuple[bytes, ...] = ()
+        if new:
+            new_shape, chunk, size = self._group(new, row, table)
+            values = (chunk,)
             estimate += size
-        return PreparedRow(row.commit_ts, partition, tuple(layout_key), tuple(values), estimate)
+        if old:
+            old_shape, chunk, size = self._group(old, row, table)
+            values += (chunk,)
+            estimate += size
+        layout_key = table.layout_keys.get((new_shape, old_shape)) or table.layout_key(new_shape, old_shape)
+        return PreparedRow(commit_ts, partition, layout_key, values, estimate)
+
+    def _new_table(self, row: RowChangedEvent) -> _TableState:
+        if len(self._tables) > 4096:
+            self._tables.clear()
+        table = self._tables[(row.schema, row.table)] = _TableState(row.schema, row.table)
+        return table
 
     def _group(
         self, columns: Sequence[Column], row: RowChangedEvent, table: _TableState
@@ -175,13 +177,25 @@ class CraftEncoder:
 
 
 class _TableState:
-    """What the encoder remembers per table: its header estimate and its last shape by column count."""
+    """What the encoder remembers per table: its header estimate, its last shape by
+    column count, and its layout keys by group shapes (one object each, see LayoutKey)."""
 
-    __slots__ = ("header_estimate", "shapes")
+    __slots__ = ("schema", "table", "header_estimate", "shapes", "layout_keys")
 
-    def __init__(self, header_estimate: int) -> None:
-        self.header_estimate = header_estimate
+    def __init__(self, schema: str, table: str) -> None:
+        self.schema = schema
+        self.table = table
+        self.header_estimate = HEADER_ESTIMATE + len(schema.encode()) + len(table.encode())
         self.shapes: dict[int, TableShape] = {}
+        self.layout_keys: dict[tuple[Optional[TableShape], Optional[TableShape]], LayoutKey] = {}
+
+    def layout_key(self, new: Optional[TableShape], old: Optional[TableShape]) -> LayoutKey:
+        """The (new) layout key of rows of this table with these group shapes; bounded."""
+        if len(self.layout_keys) >= 64:
+            self.layout_keys.clear()
+        groups = tuple((kind, shape) for kind, shape in ((_NEW, new), (_OLD, old)) if shape is not None)
+        key = self.layout_keys[(new, old)] = LayoutKey(self.schema, self.table, groups)
+        return key
 
 
 def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEvent) -> EncodeError:

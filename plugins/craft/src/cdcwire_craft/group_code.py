@@ -21,13 +21,16 @@ SIGNED, DOUBLE) it reads::
         else:
             d0, z0 = other_value(ENCODE0, v)
         ...
-        if z0 | z1 | z2 < 128:
-            chunk = b"".join((bytes((z0, z1, z2)), d0, d1, d2))
-            return chunk, len(chunk) + EXTRA
-        return long_lengths((z0, z1, z2), (d0, d1, d2), ESTIMATE)
+        try:
+            chunk = b"".join((SMALL_UVARINT[z0], SMALL_UVARINT[z1], SMALL_UVARINT[z2], d0, d1, d2))
+        except IndexError:  # a length of 64 or more takes two varint bytes
+            return long_lengths((z0, z1, z2), (d0, d1, d2), ESTIMATE)
+        return chunk, len(chunk) + EXTRA
 
 ``d`` is a value's bytes and ``z`` its zigzag length (``-1`` zigzags to ``1``),
-so the nullable bytes chunk is the lengths then the bytes. The signature check
+so the nullable bytes chunk is the lengths then the bytes. Builtin calls such as
+``bytes(...)`` or ``zip(...)`` cost more than a few plain operations, so the code
+uses table lookups and arithmetic where it can. The signature check
 is exact: it compares every column's name, type and flags by equality, as the
 shape cache's key does, so a row of another shape gets None and takes the
 encoder's slow path. Only the value kinds pick code; names, types and flags
@@ -53,6 +56,9 @@ GroupEncoder = Callable[[Sequence[Any]], Optional[tuple[bytes, int]]]
 
 _F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checking) path
 
+#: The first byte of a two-byte uvarint, by its low 7 bits (the continuation bit set).
+_LOW_GROUP: tuple[bytes, ...] = tuple(bytes((i | 0x80,)) for i in range(128))
+
 # The body of each value kind after ``v = cI.value``; {i} is the column's index.
 # Each sets d{i} (the value's bytes, b"" for NULL) and z{i} (zigzag of its length).
 _NULL = """\
@@ -72,7 +78,7 @@ _KIND_CODE: dict[ValueKind, str] = {
             d{i} = SMALL_UVARINT[u]
             z{i} = 2
         else:
-            d{i} = bytes(((u & 0x7F) | 0x80, u >> 7))
+            d{i} = LOW_GROUP[u & 0x7F] + SMALL_UVARINT[u >> 7]
             z{i} = 4
 """
     + _NULL,
@@ -143,11 +149,13 @@ def group_source(kinds: Sequence[int]) -> str:
         if kind != ValueKind.ALWAYS_NULL:
             lines.append(f"    v = c{i}.value")
         lines.append(code.format(i=i).rstrip("\n"))
+    lengths = ", ".join(f"SMALL_UVARINT[z{i}]" for i in range(n))
     lines += [
-        f"    if {' | '.join(f'z{i}' for i in range(n))} < 0x80:",
-        f"        chunk = b''.join((bytes(({zs},)), {ds}))",
-        "        return chunk, len(chunk) + EXTRA",
-        f"    return long_lengths(({zs},), ({ds},), ESTIMATE)",
+        "    try:",
+        f"        chunk = b''.join(({lengths}, {ds}))",
+        "    except IndexError:",
+        f"        return long_lengths(({zs},), ({ds},), ESTIMATE)",
+        "    return chunk, len(chunk) + EXTRA",
     ]
     return "\n".join(lines) + "\n"
 
@@ -163,6 +171,7 @@ def group_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int
     namespace: dict[str, Any] = {
         "SIGNATURE": tuple(x for column in signature for x in column),
         "SMALL_UVARINT": SMALL_UVARINT,
+        "LOW_GROUP": _LOW_GROUP,
         "F32_MAX": _F32_MAX,
         "pack_f64": struct.Struct("<d").pack,
         "other_value": other_value,

@@ -23,13 +23,32 @@ from .primitives import (
     uvarint,
     varint,
 )
+from .table_shape import TableShape
 
 _VERSION_BYTES = uvarint(VERSION)
 _ROW_TYPE = uvarint(EVENT_ROW)
 
 
-#: What the term dictionary depends on in a row: (schema, table, (kind byte, shape) per group).
-LayoutKey = tuple
+class LayoutKey:
+    """What a row's term ids and group prefixes depend on: its schema, its table and
+    the (kind byte, shape) of each of its groups.
+
+    The encoder keeps one per table and group shapes, so keys compare (and hash) by
+    identity, which is cheap; two equal keys that are different objects (after a
+    cache reset) only take the mixed-layout path, which writes the same bytes.
+    ``sole`` remembers the layout of messages whose rows all have this key.
+    """
+
+    __slots__ = ("schema", "table", "groups", "sole")
+
+    def __init__(self, schema: str, table: str, groups: tuple[tuple[bytes, TableShape], ...]) -> None:
+        self.schema = schema
+        self.table = table
+        self.groups = groups
+        self.sole: Optional[SoleLayout] = None
+
+    def __repr__(self) -> str:
+        return f"LayoutKey({self.schema!r}, {self.table!r}, {len(self.groups)} group(s))"
 
 
 class PreparedRow(NamedTuple):
@@ -48,11 +67,11 @@ class PreparedRow(NamedTuple):
 
     @property
     def schema(self) -> str:
-        return self.layout_key[0]
+        return self.layout_key.schema
 
     @property
     def table(self) -> str:
-        return self.layout_key[1]
+        return self.layout_key.table
 
 
 def _size_tables(tables: Sequence[Sequence[int]]) -> bytes:
@@ -96,6 +115,7 @@ class RowLayout:
     schema_id: int
     table_id: int
     group_prefixes: tuple[bytes, ...]
+    prefix_sizes: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +125,29 @@ class TermLayout:
 
     dictionary: bytes
     rows: dict[LayoutKey, RowLayout]
+
+
+@dataclass(frozen=True, slots=True)
+class SoleLayout:
+    """The layout of messages whose rows all have one layout key (the common case:
+    one table, one shape), with the header's term id bytes ready."""
+
+    dictionary: bytes
+    row: RowLayout
+    schema_id: bytes  # varint of the schema term id: the first of its delta chunk
+    table_id: bytes
+    ids_of_one_row: bytes  # both delta chunks of a one-row message
+
+
+def sole_layout(key: LayoutKey) -> SoleLayout:
+    """The key's SoleLayout, made on first use and kept on the key."""
+    sole = key.sole
+    if sole is None:
+        layout = _new_layout((key,))
+        row = layout.rows[key]
+        schema_id, table_id = varint(row.schema_id), varint(row.table_id)
+        sole = key.sole = SoleLayout(layout.dictionary, row, schema_id, table_id, schema_id + table_id)
+    return sole
 
 
 class TermLayouts:
@@ -132,16 +175,18 @@ def _new_layout(keys: Sequence[LayoutKey]) -> TermLayout:
     """Term ids in first-seen order: every schema, then every table, then column names."""
     ids: dict[str, int] = {}
     for key in keys:
-        _term(ids, key[0])
+        _term(ids, key.schema)
     for key in keys:
-        _term(ids, key[1])
+        _term(ids, key.table)
     rows = {}
     for key in keys:
         prefixes = []
-        for kind_byte, shape in key[2:]:
+        for kind_byte, shape in key.groups:
             names = delta_varint_chunk([ids.setdefault(n, len(ids)) for n in shape.names])
             prefixes.append(b"".join([kind_byte, shape.count_bytes, names, shape.types_and_flags]))
-        rows[key] = RowLayout(ids.get(key[0], NONE_ID), ids.get(key[1], NONE_ID), tuple(prefixes))
+        rows[key] = RowLayout(
+            ids.get(key.schema, NONE_ID), ids.get(key.table, NONE_ID), tuple(prefixes), tuple(map(len, prefixes))
+        )
     return TermLayout(_dictionary(list(ids)), rows)
 
 
@@ -160,45 +205,112 @@ def ts_uvarint(ts: int) -> bytes:
 
 def rows_message(rows: Sequence[PreparedRow], layouts: Optional[TermLayouts] = None) -> bytes:
     """One message holding the row events in order."""
-    layout = (layouts or TermLayouts()).layout(rows)
+    key = rows[0].layout_key
     n = len(rows)
+    if n == 1 or all([r.layout_key is key for r in rows]):
+        sole = key.sole or sole_layout(key)
+        if n == 1:
+            row = rows[0]
+            p = row.partition
+            headers = b"".join(
+                [
+                    _TS_BYTES.get(row.commit_ts) or ts_uvarint(row.commit_ts),
+                    _ROW_TYPE,
+                    SMALL_UVARINT[(p << 1) ^ (p >> 63)] if -64 <= p < 64 else varint(p),
+                    sole.ids_of_one_row,
+                ]
+            )
+        else:  # the term id chunks: a first id and zero deltas
+            zeros = bytes(n - 1)
+            headers = b"".join(
+                [
+                    delta_uvarint_chunk([r.commit_ts for r in rows]),
+                    _ROW_TYPE * n,
+                    delta_varint_chunk([r.partition for r in rows]),
+                    sole.schema_id,
+                    zeros,
+                    sole.table_id,
+                    zeros,
+                ]
+            )
+        return _message(headers, rows, (sole.row,) * n, sole.dictionary)
+    layout = (layouts or TermLayouts()).layout(rows)
     layouts_of = layout.rows
-    if len(layouts_of) == 1:  # one table and shape: the term id chunks are a first id and zero deltas
-        (row_layout,) = layouts_of.values()
-        row_layouts: Sequence[RowLayout] = (row_layout,) * n
-        zeros = bytes(n - 1)
-        ids = varint(row_layout.schema_id) + zeros + varint(row_layout.table_id) + zeros
-    else:
-        row_layouts = [layouts_of[r.layout_key] for r in rows]
-        ids = delta_varint_chunk([r.schema_id for r in row_layouts]) + delta_varint_chunk(
-            [r.table_id for r in row_layouts]
-        )
-    if n == 1:
-        headers = b"".join([ts_uvarint(rows[0].commit_ts), _ROW_TYPE, varint(rows[0].partition), ids])
-    else:
-        headers = b"".join(
-            [
-                delta_uvarint_chunk([r.commit_ts for r in rows]),
-                _ROW_TYPE * n,
-                delta_varint_chunk([r.partition for r in rows]),
-                ids,
-            ]
-        )
+    row_layouts = [layouts_of[r.layout_key] for r in rows]
+    headers = b"".join(
+        [
+            delta_uvarint_chunk([r.commit_ts for r in rows]),
+            _ROW_TYPE * n,
+            delta_varint_chunk([r.partition for r in rows]),
+            delta_varint_chunk([r.schema_id for r in row_layouts]),
+            delta_varint_chunk([r.table_id for r in row_layouts]),
+        ]
+    )
+    return _message(headers, rows, row_layouts, layout.dictionary)
+
+
+def _message(
+    headers: bytes, rows: Sequence[PreparedRow], row_layouts: Sequence[RowLayout], dictionary: bytes
+) -> bytes:
+    """version | headers | bodies | dictionary | size tables | trailer; a row's body is
+    its group prefixes and values.
+
+    The size tables are gathered as the uvarints they are written as (counts, and
+    zigzagged deltas), then written in one go. A row has one or two
+    groups (new, old), written without a loop: builtin calls such as zip() cost more
+    here than the plain operations they save."""
     parts: list[bytes] = [_VERSION_BYTES, headers]
-    add = parts.append
-    body_sizes: list[int] = []
-    group_tables: list[list[int]] = []
-    for row, row_layout in zip(rows, row_layouts):
-        sizes = []
-        for prefix, values in zip(row_layout.group_prefixes, row.values):
-            add(prefix)
-            add(values)
-            sizes.append(len(prefix) + len(values))
-        group_tables.append(sizes)
-        body_sizes.append(sum(sizes))
-    add(layout.dictionary)
-    add(_size_tables([[len(headers), len(layout.dictionary)], body_sizes, *group_tables]))
+    h = len(headers)
+    d = len(dictionary) - h
+    numbers = [2, h << 1, (d << 1) ^ (d >> 63), len(rows)]  # the meta table, the body table's count
+    group_tables: list[int] = []
+    last_body = 0
+    i = 0
+    for row in rows:
+        values = row.values
+        row_layout = row_layouts[i]
+        i += 1
+        groups = len(values)
+        if groups == 2:
+            new, old = values
+            new_prefix, old_prefix = row_layout.group_prefixes
+            new_size, old_size = row_layout.prefix_sizes
+            parts += (new_prefix, new, old_prefix, old)
+            new_size += len(new)
+            old_size += len(old)
+            d = old_size - new_size
+            group_tables += (2, new_size << 1, (d << 1) ^ (d >> 63))
+            body = new_size + old_size
+        elif groups == 1:
+            (group,) = values
+            parts += (row_layout.group_prefixes[0], group)
+            body = row_layout.prefix_sizes[0] + len(group)
+            group_tables += (1, body << 1)
+        else:  # no groups: an empty delete
+            body = 0
+            group_tables.append(0)
+        d = body - last_body
+        numbers.append((d << 1) ^ (d >> 63))
+        last_body = body
+    numbers += group_tables
+    tables = _uvarints(numbers)
+    parts += (dictionary, tables, reversed_uvarint(len(tables)))
     return b"".join(parts)
+
+
+def _uvarints(numbers: list[int]) -> bytearray:
+    """uvarint chunk of non-negative numbers, most of one or two bytes (sizes of bodies and groups)."""
+    out = bytearray()
+    add = out.append
+    for x in numbers:
+        if x < 0x80:
+            add(x)
+        elif x < 0x4000:
+            add((x & 0x7F) | 0x80)
+            add(x >> 7)
+        else:
+            out += uvarint(x)
+    return out
 
 
 def ddl_message(commit_ts: int, schema: str, table: str, ddl_type: int, query: str) -> bytes:
