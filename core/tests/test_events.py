@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
+from cdcwire.events import build_column
 
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 ID = (Column("id", ColumnType.INT, PK, 1), Column("v", ColumnType.VARCHAR, ColumnFlag.NULLABLE, None))
@@ -39,3 +40,18 @@ def test_column_flag_helpers():
     assert c.is_binary and c.is_nullable and c.holds_bytes and not c.is_unsigned
     assert not Column("t", ColumnType.BLOB, ColumnFlag(0), "").holds_bytes
     assert not Column("d", ColumnType.DATE, ColumnFlag.BINARY, "2020-01-01").holds_bytes
+
+
+def test_build_column_gives_the_same_frozen_column_as_the_constructor():
+    built = build_column("price", ColumnType.DECIMAL, ColumnFlag.NULLABLE, "1.50", "decimal(10,2)")
+    made = Column("price", ColumnType.DECIMAL, ColumnFlag.NULLABLE, "1.50", "decimal(10,2)")
+    assert type(built) is Column
+    assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.value = "2.00"  # type: ignore[misc]
+
+
+def test_build_column_fills_every_field_of_column():
+    names = [f.name for f in dataclasses.fields(Column)]
+    built = build_column(*names)  # type: ignore[arg-type]
+    assert [getattr(built, n) for n in names] == names

@@ -22,7 +22,7 @@ from typing import IO, Any, Iterable, Iterator, Optional
 
 from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, INTEGER_TYPES, ColumnFlag, ColumnType, DDLType
 from .errors import EventJSONError
-from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
 from .value_text import float32_text, to_float32
 
 U64_MAX = (1 << 64) - 1
@@ -199,7 +199,7 @@ def _columns(v: Any, ctx: _Ctx, field: str) -> Optional[tuple[Column, ...]]:
         if mysql_type is not None:
             _str(mysql_type, ctx, f + ".mysql_type")
         value = _value(c.get("value"), ctype, flags, ctx, f + ".value")
-        out.append(Column(name, ctype, ColumnFlag(flags), value, mysql_type))
+        out.append(build_column(name, ctype, ColumnFlag(flags), value, mysql_type))
     return tuple(out)
 
 

@@ -2,7 +2,8 @@
 
 This is the executors' hot path: whole columns are turned into Python lists in
 one call each (``to_pylist`` on a flat child array) and events are built from
-them in one loop; enum lookups go through dicts, not the Enum constructors.
+them in one loop; enum lookups go through dicts, not the Enum constructors, and
+columns are made with :func:`cdcwire.events.build_column`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Iterable, Optional, Sequence
 import pyarrow as pa
 
 from ..codes import ColumnFlag, ColumnType, DDLType
-from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
 from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
 
 I64_MAX = (1 << 63) - 1
@@ -225,7 +226,7 @@ def _images(array: pa.ListArray, keys_only: bool) -> list[Optional[tuple[Column,
                         v = binaries[j]
                         if v is None and uints is not None:
                             v = uints[j]
-            image.append(Column(names[j], type_of[types[j]], _flag(f), v, mysql[j]))
+            image.append(build_column(names[j], type_of[types[j]], _flag(f), v, mysql[j]))
         out.append(tuple(image))
     return out
 
