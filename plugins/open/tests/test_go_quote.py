@@ -48,3 +48,18 @@ def test_unquote_reads_octal_and_rune_escapes_go_also_accepts() -> None:
 def test_unquote_rejects_what_go_rejects(text: str) -> None:
     with pytest.raises(GoQuoteError):
         go_unquote(text)
+
+
+def _per_character(data: bytes) -> str:
+    from cdcwire_open.go_quote import _MAYBE_ESCAPED, _escape
+
+    return _MAYBE_ESCAPED.sub(_escape, data.decode("utf-8", "surrogateescape"))
+
+
+@given(st.one_of(st.binary(max_size=200), st.text(max_size=100).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+def test_the_translate_fast_path_spells_every_value_like_the_per_character_escapes(data: bytes) -> None:
+    assert go_quote(data) == _per_character(data)
+
+
+def test_a_rare_non_printable_rune_beside_invalid_bytes_takes_the_per_character_path() -> None:
+    assert go_quote(b"\xff" + "\u2028".encode()) == "\\xff\\u2028"

@@ -21,8 +21,8 @@ _SHORT_ESCAPES = {
 _MAYBE_ESCAPED = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
 
 
-def _escape(match: re.Match[str]) -> str:
-    ch = match.group()
+def _escape_char(ch: str) -> str:
+    """How Go's strconv.Quote spells one character of the surrogate-escaped text."""
     short = _SHORT_ESCAPES.get(ch)
     if short is not None:
         return short
@@ -38,11 +38,32 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\U{code:08x}"
 
 
+def _escape(match: re.Match[str]) -> str:
+    return _escape_char(match.group())
+
+
+#: Escapes of the characters binary values hold most: ASCII controls, quote, backslash, DEL,
+#: C1 controls and the 128 invalid-UTF-8 bytes. ``str.translate`` applies them in C.
+_COMMON_ESCAPES = {
+    code: _escape_char(chr(code))
+    for code in (*range(0x00, 0xA0), *range(0xDC80, 0xDD00))
+    if _escape_char(chr(code)) != chr(code)
+}
+
+
 def go_quote(data: bytes) -> str:
-    """``strconv.Quote(string(data))`` without the surrounding double quotes."""
+    """``strconv.Quote(string(data))`` without the surrounding double quotes.
+
+    Random binary bytes are mostly escapes: one ``str.translate`` over the common ones
+    is exact whenever every character it leaves is printable (Go keeps printable runes
+    as they are); rarer non-printable runes take the per-character path.
+    """
     text = data.decode("utf-8", "surrogateescape")
     if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
         return text
+    quoted = text.translate(_COMMON_ESCAPES)
+    if quoted.isprintable():
+        return quoted
     return _MAYBE_ESCAPED.sub(_escape, text)
 
 
