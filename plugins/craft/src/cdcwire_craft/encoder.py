@@ -130,19 +130,34 @@ class CraftEncoder:
         old = row.pre_columns
         if old is not None and new is None and self.delete_only_handle_key_columns:
             old = tuple(c for c in old if c.is_handle_key)
+        # The table's last shape with as many columns is tried inline (this is the hot
+        # path); a mismatch, a new table or a bad value leaves it to _group.
+        shapes = table.shapes
         estimate = table.header_estimate
         new_shape = old_shape = None
         values: tuple[bytes, ...] = ()
         if new:
-            new_shape, chunk, size = self._group(new, row, table)
-            values = (chunk,)
-            estimate += size
+            new_shape = shapes.get(len(new), _UNSEEN)
+            try:
+                encoded = new_shape.encode_group(new)
+            except _VALUE_ERRORS:
+                encoded = None
+            if encoded is None:
+                new_shape, encoded = self._group(new, row, table)
+            values = (encoded[0],)
+            estimate += encoded[1]
         if old:
-            old_shape, chunk, size = self._group(old, row, table)
-            values += (chunk,)
-            estimate += size
+            old_shape = shapes.get(len(old), _UNSEEN)
+            try:
+                encoded = old_shape.encode_group(old)
+            except _VALUE_ERRORS:
+                encoded = None
+            if encoded is None:
+                old_shape, encoded = self._group(old, row, table)
+            values += (encoded[0],)
+            estimate += encoded[1]
         layout_key = table.layout_keys.get((new_shape, old_shape)) or table.layout_key(new_shape, old_shape)
-        return PreparedRow(commit_ts, partition, layout_key, values, estimate)
+        return _new_row(PreparedRow, (commit_ts, partition, layout_key, values, estimate))
 
     def _new_table(self, row: RowChangedEvent) -> _TableState:
         if len(self._tables) > 4096:
@@ -152,28 +167,47 @@ class CraftEncoder:
 
     def _group(
         self, columns: Sequence[Column], row: RowChangedEvent, table: _TableState
-    ) -> tuple[TableShape, bytes, int]:
-        """The group's shape, its values as a nullable bytes chunk, and its size estimate.
+    ) -> tuple[TableShape, tuple[bytes, int]]:
+        """The group's shape and (values as a nullable bytes chunk, size estimate), the slow way.
 
-        The table's last shape with this many columns is tried first: its generated
+        The table's last shape with this many columns is tried again (its generated
         encoder checks the columns' names, types and flags exactly and returns None
-        when they differ; only then is the shape looked up by the full signature."""
+        when they differ), then the shape of the columns' whole signature. A bad
+        value raises EncodeError naming its column."""
         n = len(columns)
         shape = table.shapes.get(n)
         try:
             if shape is not None:
                 encoded = shape.encode_group(columns)
                 if encoded is not None:
-                    return shape, encoded[0], encoded[1]
-        except (TypeError, ValueError, OverflowError, AttributeError):
+                    return shape, encoded
+        except _VALUE_ERRORS:
             raise _bad_value(shape, columns, row) from None
         shape = table.shapes[n] = self._shapes.shape_of(columns)
         try:
             encoded = shape.encode_group(columns)
-        except (TypeError, ValueError, OverflowError, AttributeError):
+        except _VALUE_ERRORS:
             raise _bad_value(shape, columns, row) from None
         assert encoded is not None  # the shape was made from these columns
-        return shape, encoded[0], encoded[1]
+        return shape, encoded
+
+
+class _Unseen:
+    """Stands in for the shape of a column count a table has not had yet: nothing matches it."""
+
+    @staticmethod
+    def encode_group(columns: Sequence[Column]) -> None:
+        return None
+
+
+_UNSEEN = _Unseen()
+
+#: PreparedRow(...) without the NamedTuple's keyword-taking __new__: one row is built per event,
+#: and the plain tuple constructor takes half the time.
+_new_row = tuple.__new__
+
+#: What encoding a bad value raises (EncodeError, from the primitives, is a ValueError).
+_VALUE_ERRORS = (TypeError, ValueError, OverflowError, AttributeError)
 
 
 class _TableState:
