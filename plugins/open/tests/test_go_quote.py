@@ -63,3 +63,16 @@ def test_the_translate_fast_path_spells_every_value_like_the_per_character_escap
 
 def test_a_rare_non_printable_rune_beside_invalid_bytes_takes_the_per_character_path() -> None:
     assert go_quote(b"\xff" + "\u2028".encode()) == "\\xff\\u2028"
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\\", "x", "4", "0", "3", "7", "u", "n", '"', "\n", "\ud800"]), max_size=30))
+def test_unquote_fast_paths_agree_with_the_token_loop_on_any_text(text: str) -> None:
+    from cdcwire_open.go_quote import _unquote_tokens
+
+    def outcome(unquote):
+        try:
+            return unquote(text)
+        except GoQuoteError as exc:
+            return ("rejected", exc.reason)
+
+    assert outcome(go_unquote) == outcome(_unquote_tokens)

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from cdcwire.codes import ColumnFlag, ColumnType, DDLType
 from cdcwire.errors import DecodeError
-from cdcwire.events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.events import Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
 from cdcwire.message import Message
 
 from .column_values import BadValue, ValueReader, canonical_json_type, value_reader
@@ -142,7 +142,7 @@ class OpenProtocolDecoder:
                         v = spec[2](v)
                     except BadValue as exc:
                         raise _Problem(f"column {name!r} in '{field}' (type {t}): {exc}") from None
-            append(Column(name, spec[0], spec[1], v))
+            append(build_column(name, spec[0], spec[1], v))
         return tuple(out)
 
     def _learn(self, name: str, field: str, col: dict, t: Any, f: Any, h: Any) -> _ColumnSpec:

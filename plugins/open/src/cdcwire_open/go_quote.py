@@ -11,6 +11,7 @@ the other does not, which changes the spelling, never the bytes read back.
 
 from __future__ import annotations
 
+import codecs
 import re
 
 _SHORT_ESCAPES = {
@@ -89,6 +90,12 @@ _UNESCAPE_SHORT = {
 }
 
 
+#: Text whose escapes are all byte escapes Python's own ``escape_decode`` reads the way Go does
+#: (octal exactly three digits up to \\377, no \\u runes). Possessive, so a near miss costs
+#: one pass, never backtracking.
+_BYTE_ESCAPES_ONLY = re.compile(r"""(?:[^\\"\n]++|\\(?:x[0-9A-Fa-f]{2}|[0-3][0-7]{2}|[abfnrtv\\"]))*+""")
+
+
 def go_unquote(text: str) -> bytes:
     """The bytes of ``strconv.Unquote('"' + text + '"')``; GoQuoteError if Go would reject it."""
     if "\\" not in text and '"' not in text and "\n" not in text:
@@ -96,6 +103,16 @@ def go_unquote(text: str) -> bytes:
             return text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise GoQuoteError("lone surrogate code point", exc.start) from None
+    if _BYTE_ESCAPES_ONLY.fullmatch(text) is not None:
+        try:
+            return codecs.escape_decode(text.encode("utf-8"))[0]
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: the token loop names its position
+    return _unquote_tokens(text)
+
+
+def _unquote_tokens(text: str) -> bytes:
+    """go_unquote one token at a time: every escape Go reads, and the exact reason it rejects one."""
     out = bytearray()
     pos = 0
     end = len(text)
