@@ -19,7 +19,7 @@ import fastavro
 
 from cdcwire.codes import ColumnFlag
 from cdcwire.errors import DecodeError
-from cdcwire.events import Column, Event, RowChangedEvent
+from cdcwire.events import Column, Event, RowChangedEvent, build_column
 from cdcwire.message import Message
 
 from . import wire
@@ -167,5 +167,5 @@ def _columns(
                 value = f.from_avro(value)
             except (ValueError, TypeError) as exc:
                 raise DecodeError(f"field {f.name!r}: {exc}", wire.HEADER_SIZE, part) from None
-        out.append(Column(f.name, f.type, f.flags | extra, value, f.mysql_type))  # type: ignore[arg-type]
+        out.append(build_column(f.name, f.type, f.flags | extra, value, f.mysql_type))  # type: ignore[arg-type]
     return tuple(out)
