@@ -62,6 +62,22 @@ def test_data_source_api_writes_prepared_frames_and_reads_back(spark, events, tm
     check_order(back.collect())
 
 
+def test_data_source_api_writes_a_one_partition_event_frame_in_input_order(spark, events, tmp_path):
+    uri = f"file://{tmp_path}/ds1?protocol=craft&partition-num=2"
+    events.coalesce(1).write.format("cdcwire").option("sink-uri", uri).mode("append").save()
+    back = spark.read.format("cdcwire").option("source-uri", uri).load()
+    result = compare(events, back, uri)
+    assert result.equal, result
+    check_order(back.collect())
+
+
+def test_data_source_api_refuses_a_topic_partition_fed_by_several_input_partitions(spark, events, tmp_path):
+    uri = f"file://{tmp_path}/ds2?protocol=open-protocol&partition-num=2"
+    with pytest.raises(Exception, match="from more than one input partition") as failure:
+        events.repartition(3).write.format("cdcwire").option("sink-uri", uri).mode("append").save()
+    assert "ds2/0" in str(failure.value) and "cdcwire.spark.write" in str(failure.value)
+
+
 def test_transcode_open_protocol_to_canal_json_gives_the_input_events(spark, events, tmp_path):
     open_uri = f"file://{tmp_path}/open?protocol=open-protocol&partition-num=2"
     canal_uri = f"file://{tmp_path}/canal?protocol=canal-json&enable-tidb-extension=true&partition-num=3"

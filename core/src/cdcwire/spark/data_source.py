@@ -11,8 +11,10 @@ the driver saw it when planning. Messages are decoded on the executors.
 Writes: a DataFrame laid out by :func:`cdcwire.spark.prepare` is written exactly
 (one task per topic-partition, in order). Any other event DataFrame is dispatched
 task by task in input order, which keeps the ordering promises only when each
-topic-partition's events come from one input partition (``df.coalesce(1)``);
-``cdcwire.spark.write`` does the full job and returns a summary.
+topic-partition's events come from one input partition (``df.coalesce(1)``); when
+two tasks fed one topic-partition the write fails naming it (a Python data source
+cannot ask Spark for a distribution). ``cdcwire.spark.write`` does the full job and
+returns a summary.
 """
 
 from __future__ import annotations
@@ -124,9 +126,13 @@ class MessageEventsReader(DataSourceReader):
 
 @dataclass
 class WrittenCounts(WriterCommitMessage):
+    """What one write task did; ``dispatched`` when it dispatched an unprepared DataFrame itself."""
+
     events: int
     messages: int
     bytes: int
+    partitions: tuple[tuple[str, int], ...] = ()
+    dispatched: bool = False
 
 
 class EventsWriter(DataSourceArrowWriter):
@@ -137,21 +143,46 @@ class EventsWriter(DataSourceArrowWriter):
         first = next(iterator, None)
         if first is None:
             return WrittenCounts(0, 0, 0)
+        prepared = "_cdc_topic" in first.schema.names
 
         def batches() -> Iterator[pa.RecordBatch]:
             yield first
             yield from iterator
 
-        if "_cdc_topic" in first.schema.names:
+        if prepared:
             results = list(encode_routed(self.uri, batches()))
         else:
             results = [_dispatch_in_order(self.uri, batches())]
         events = messages = size = 0
+        partitions: list[tuple[str, int]] = []
         for r in results:
             events += sum(r.column("events").to_pylist())
             messages += sum(r.column("messages").to_pylist())
             size += sum(r.column("bytes").to_pylist())
-        return WrittenCounts(events, messages, size)
+            partitions += zip(r.column("topic").to_pylist(), r.column("partition").to_pylist())
+        return WrittenCounts(events, messages, size, tuple(partitions), not prepared)
+
+    def commit(self, messages: list[Optional[WrittenCounts]]) -> None:
+        """Fail the write when tasks that dispatched by themselves shared a topic-partition.
+
+        Within one task events keep their input order; across tasks nothing orders them,
+        so two tasks feeding one topic-partition may break the per-key ordering promise.
+        The messages are written by then (delivery is at least once anyway): the error
+        says what happened and what to use instead.
+        """
+        writers: dict[tuple[str, int], int] = {}
+        for m in messages:
+            if m is not None and m.dispatched:
+                for tp in m.partitions:
+                    writers[tp] = writers.get(tp, 0) + 1
+        shared = sorted(tp for tp, n in writers.items() if n > 1)
+        if shared:
+            listed = ", ".join(f"{t}/{p}" for t, p in shared[:5]) + (" ..." if len(shared) > 5 else "")
+            raise CdcwireError(
+                f"format('cdcwire') wrote {len(shared)} topic-partition(s) ({listed}) from more than one"
+                " input partition, so their order across those partitions is not guaranteed; write with"
+                " cdcwire.spark.write(df, uri), write cdcwire.spark.prepare(df, uri)[0], or coalesce(1) first"
+            )
 
 
 def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
