@@ -48,6 +48,32 @@ def test_uvarint_is_least_significant_group_first(n: int, encoded: bytes) -> Non
     assert Reader(encoded).uvarint() == n
 
 
+def leb128(n: int) -> bytes:
+    """The textbook unsigned LEB128, to check uvarint's width-specific paths against."""
+    out = bytearray()
+    while True:
+        low = n & 0x7F
+        n >>= 7
+        if not n:
+            out.append(low)
+            return bytes(out)
+        out.append(low | 0x80)
+
+
+@pytest.mark.parametrize("width", range(1, 11))
+def test_uvarint_at_each_width_edge_is_leb128(width: int) -> None:
+    first = 0 if width == 1 else 1 << (7 * (width - 1))
+    last = min((1 << (7 * width)) - 1, U64_MAX)
+    for n in (first, first + 1, first + 0x55, last - 1, last):
+        assert uvarint(n) == leb128(n)
+        assert len(uvarint(n)) == width
+
+
+@given(u64s)
+def test_uvarint_is_leb128(n: int) -> None:
+    assert uvarint(n) == leb128(n)
+
+
 @pytest.mark.parametrize(
     "n, zz",
     [(0, 0), (-1, 1), (1, 2), (-2, 3), (I64_MAX, U64_MAX - 1), (I64_MIN, U64_MAX)],

@@ -21,25 +21,27 @@ SIGNED, DOUBLE) it reads::
         else:
             d0, z0 = other_value(ENCODE0, v)
         ...
-        try:
+        if z0 | z1 | z2 < 0x80:
             chunk = b"".join((SMALL_UVARINT[z0], SMALL_UVARINT[z1], SMALL_UVARINT[z2], d0, d1, d2))
-        except IndexError:  # a length of 64 or more takes two varint bytes
-            return long_lengths((z0, z1, z2), (d0, d1, d2), ESTIMATE)
-        return chunk, len(chunk) + EXTRA
+            return chunk, len(chunk) + EXTRA
+        # a value of 64 bytes or more: its length takes two or more varint bytes
+        chunk = b"".join(((SMALL_UVARINT[z0] if z0 < 0x80 else uvarint(z0)), ..., d0, d1, d2))
+        return chunk, ESTIMATE + (z0 >> 1) + (z1 >> 1) + (z2 >> 1)
 
 ``d`` is a value's bytes and ``z`` its zigzag length (``-1`` zigzags to ``1``),
 so the nullable bytes chunk is the lengths then the bytes. Builtin calls such as
 ``bytes(...)`` or ``zip(...)`` cost more than a few plain operations, so the code
-uses table lookups and arithmetic where it can. The signature check
-is exact: it compares every column's name, type and flags by equality, as the
-shape cache's key does, so a row of another shape gets None and takes the
-encoder's slow path. Only the value kinds pick code; names, types and flags
-reach the function as constants in its globals, never as source text.
+uses table lookups and arithmetic where it can.
+
+The signature check is exact: it compares every column's name, type and flags
+by equality, as the shape cache's key does, so a row of another shape gets None
+and takes the encoder's slow path. Only the value kinds pick code; names, types
+and flags reach the function as constants in its globals, never as source text.
 
 The fast paths are the common value classes; anything else (bool, bytes in a
-text column, large integers, out-of-range floats, bad values) goes through the
-kind's generic encoder in :data:`~cdcwire_craft.column_values.ENCODERS`, which
-raises for bad values exactly as before.
+text column, integers outside 64 bits, out-of-range floats, bad values) goes
+through the kind's generic encoder in :data:`~cdcwire_craft.column_values.ENCODERS`,
+which raises for bad values exactly as before.
 """
 
 from __future__ import annotations
@@ -48,16 +50,13 @@ import struct
 from typing import Any, Callable, Optional, Sequence
 
 from .column_values import ENCODERS, ValueKind
-from .primitives import SMALL_UVARINT, uvarint
+from .primitives import CONTINUED_GROUP, I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, uvarint
 
 #: A generated group encoder: (nullable bytes chunk, the group's size estimate),
 #: or None when the columns are not of the shape it was generated for.
 GroupEncoder = Callable[[Sequence[Any]], Optional[tuple[bytes, int]]]
 
 _F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checking) path
-
-#: The first byte of a two-byte uvarint, by its low 7 bits (the continuation bit set).
-_LOW_GROUP: tuple[bytes, ...] = tuple(bytes((i | 0x80,)) for i in range(128))
 
 # The body of each value kind after ``v = cI.value``; {i} is the column's index.
 # Each sets d{i} (the value's bytes, b"" for NULL) and z{i} (zigzag of its length).
@@ -70,7 +69,7 @@ _NULL = """\
 """
 
 _KIND_CODE: dict[ValueKind, str] = {
-    # zigzag varints of 1 or 2 bytes inline; larger ones through the generic encoder
+    # zigzag varints of 1 or 2 bytes inline, the rest of int64 by uvarint()
     ValueKind.SIGNED: """\
     if v.__class__ is int and -0x2000 <= v < 0x2000:
         u = (v << 1) ^ (v >> 63)
@@ -78,14 +77,20 @@ _KIND_CODE: dict[ValueKind, str] = {
             d{i} = SMALL_UVARINT[u]
             z{i} = 2
         else:
-            d{i} = LOW_GROUP[u & 0x7F] + SMALL_UVARINT[u >> 7]
+            d{i} = CONTINUED_GROUP[u & 0x7F] + SMALL_UVARINT[u >> 7]
             z{i} = 4
+    elif v.__class__ is int and I64_MIN <= v <= I64_MAX:
+        d{i} = uvarint((v << 1) ^ (v >> 63))
+        z{i} = len(d{i}) << 1
 """
     + _NULL,
     ValueKind.UNSIGNED: """\
     if v.__class__ is int and 0 <= v < 0x80:
         d{i} = SMALL_UVARINT[v]
         z{i} = 2
+    elif v.__class__ is int and 0 <= v <= U64_MAX:
+        d{i} = uvarint(v)
+        z{i} = len(d{i}) << 1
 """
     + _NULL,
     ValueKind.FLOAT: """\
@@ -124,13 +129,6 @@ def other_value(encode: Callable[[Any], Any], value: Any) -> tuple[bytes, int]:
     return data, len(data) << 1
 
 
-def long_lengths(zigzags: Sequence[int], values: Sequence[bytes], estimate: int) -> tuple[bytes, int]:
-    """The chunk when some length takes more than one varint byte (a value of 64 bytes or more)."""
-    data = b"".join(values)
-    head = b"".join([SMALL_UVARINT[z] if z < 0x80 else uvarint(z) for z in zigzags])
-    return head + data, estimate + len(data)
-
-
 def group_source(kinds: Sequence[int]) -> str:
     """The source of ``encode_group`` for columns of these value kinds (see the module doc)."""
     n = len(kinds)
@@ -150,12 +148,13 @@ def group_source(kinds: Sequence[int]) -> str:
             lines.append(f"    v = c{i}.value")
         lines.append(code.format(i=i).rstrip("\n"))
     lengths = ", ".join(f"SMALL_UVARINT[z{i}]" for i in range(n))
+    wide_lengths = ", ".join(f"(SMALL_UVARINT[z{i}] if z{i} < 0x80 else uvarint(z{i}))" for i in range(n))
+    value_bytes = " + ".join(f"(z{i} >> 1)" for i in range(n))  # a NULL's z is 1: no bytes
     lines += [
-        "    try:",
+        f"    if {' | '.join(f'z{i}' for i in range(n))} < 0x80:",
         f"        chunk = b''.join(({lengths}, {ds}))",
-        "    except IndexError:",
-        f"        return long_lengths(({zs},), ({ds},), ESTIMATE)",
-        "    return chunk, len(chunk) + EXTRA",
+        "        return chunk, len(chunk) + EXTRA",
+        f"    return b''.join(({wide_lengths}, {ds})), ESTIMATE + {value_bytes}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -171,11 +170,14 @@ def group_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int
     namespace: dict[str, Any] = {
         "SIGNATURE": tuple(x for column in signature for x in column),
         "SMALL_UVARINT": SMALL_UVARINT,
-        "LOW_GROUP": _LOW_GROUP,
+        "I64_MIN": I64_MIN,
+        "I64_MAX": I64_MAX,
+        "U64_MAX": U64_MAX,
+        "uvarint": uvarint,
+        "CONTINUED_GROUP": CONTINUED_GROUP,
         "F32_MAX": _F32_MAX,
         "pack_f64": struct.Struct("<d").pack,
         "other_value": other_value,
-        "long_lengths": long_lengths,
         "ESTIMATE": estimate,
         "EXTRA": estimate - n,  # with one-byte lengths, the chunk is n length bytes + the values
     }
