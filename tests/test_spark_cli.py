@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import time
+
 import pytest
 
 from cdcwire.cli import main
@@ -45,3 +48,26 @@ def test_demo_verifies_every_installed_protocol(spark, tmp_path, capsys):
     for protocol in cdcwire.protocols():
         assert f"\n{protocol}" in out
     assert "MISMATCH" not in out
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_draws_on_a_terminal(spark):
+    from cdcwire.spark.progress import ProgressBar
+
+    screen = _Terminal()
+    with ProgressBar(spark, label="job", out=screen, every=0.01):
+        time.sleep(0.1)
+    assert "job [" in screen.getvalue() and "tasks" in screen.getvalue()
+
+
+def test_the_progress_bar_stays_out_of_a_log_file(spark):
+    from cdcwire.spark.progress import ProgressBar
+
+    log = io.StringIO()
+    with ProgressBar(spark, label="job", out=log, every=0.01):
+        time.sleep(0.1)
+    assert log.getvalue() == ""

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     n = write_workload(Workload(args.events, seed=args.seed), str(workload))
     print(f"generated {n} events in {time.monotonic() - t0:.1f}s: {workload}")
-    spark = cs.spark_session(args.master)
+    spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
     events = cs.read_events(spark, str(workload)).cache()
     events.count()
     rows = []

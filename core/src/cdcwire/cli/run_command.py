@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from ..spark.reading import is_source_uri
 
     config = config_of(args.sink_uri)  # a bad URI fails before Spark starts
-    spark = cs.spark_session(args.master)
+    spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
     if is_source_uri(args.input):
         df = cs.without_broadcast_copies(cs.read(spark, args.input, topics=args.topics))
     else:

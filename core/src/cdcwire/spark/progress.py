@@ -1,4 +1,4 @@
-"""A one-line progress bar on stderr from Spark's status tracker, while a job runs."""
+"""A one-line progress bar on stderr from Spark's status tracker, while a job runs (on a terminal only)."""
 
 from __future__ import annotations
 
@@ -22,16 +22,17 @@ class ProgressBar:
 
     def __enter__(self) -> "ProgressBar":
         self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
+        if _is_terminal(self.out):  # a log file gets the closing summary, not carriage returns
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        self.out.write("\r" + " " * 78 + "\r")
-        self.out.flush()
+            self.out.write("\r" + " " * 78 + "\r")
+            self.out.flush()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
@@ -46,3 +47,10 @@ class ProgressBar:
             elapsed = time.monotonic() - self._started
             self.out.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks  {elapsed:5.1f}s")
             self.out.flush()
+
+
+def _is_terminal(out: IO[str]) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):
+        return False
