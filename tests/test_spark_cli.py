@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import time
 
-import pytest
 
 from cdcwire.cli import main
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from echo_codec import EchoJSONCodec, EchoPlugin
+from echo_codec import EchoJSONCodec
 
 import cdcwire
 from cdcwire.errors import PluginError, SinkURIError

@@ -15,7 +15,7 @@ import json
 import random
 import string
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator
 
 from .codes import ColumnFlag as F
 from .codes import ColumnType as T

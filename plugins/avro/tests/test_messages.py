@@ -11,7 +11,6 @@ from cdcwire import (
     Column, ColumnFlag, ColumnType, DDLEvent, DDLType, DecodeError, Message, ResolvedEvent, RowChangedEvent,
     SinkURIError,
 )
-from cdcwire_avro.testing import LocalSchemaRegistry
 
 F = ColumnFlag
 T = ColumnType

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
