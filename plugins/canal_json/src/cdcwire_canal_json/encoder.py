@@ -1,8 +1,8 @@
 """The canal-json encoder: one event per message, JSON text built in one pass.
 
-Row messages are assembled from ready-made pieces of the table's
-:class:`RowLayout`; only the values (and ``sqlType`` when an unsigned value is
-promoted) are written per row.
+Row messages are the table's :class:`RowLayout` templates with their slots
+filled: per row only the values (and ``sqlType`` when an unsigned value is
+promoted) are written; everything else is ready-made JSON text.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from cdcwire import (
 
 from .ddl_kinds import canal_ddl_word
 from .options import CanalOptions
-from .row_layout import ColumnPlan, RowLayout, dumps
+from .row_layout import UPDATE_CHANGED, ColumnPlan, RowLayout, dumps
 
 #: Bytes the reference reserves per message beside the value when checking max-message-bytes.
 MESSAGE_OVERHEAD = 36
@@ -121,47 +121,32 @@ class CanalJSONEncoder:
         if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
             raise EncodeError(f"commit ts {ts!r} of {row.schema}.{row.table} is not an unsigned 64-bit integer")
         new, old = row.columns, row.pre_columns
-        options = self.options
         if new is None:  # delete: data is the deleted row
             layout = self._layout(row, old)  # type: ignore[arg-type]
-            if only_key or options.delete_handle_key_only:
+            if only_key or self.options.delete_handle_key_only:
                 layout = layout.key_layout()
             values = self._values(layout, old)  # type: ignore[arg-type]
-            texts = self._texts(layout, values, row, "pre_columns")
-            head, old_json = layout.heads["DELETE"], "null"
+            data = layout.data.values(self._texts(layout, values, row, "pre_columns"))
+            text = layout.templates["DELETE"] % (ts >> 18, self._clock(), layout.sql_types_json(values), *data)
         else:
             layout = self._layout(row, new)
             if only_key:
                 layout = layout.key_layout()
             values = self._values(layout, new)
-            texts = self._texts(layout, values, row, "columns")
+            data = layout.data.values(self._texts(layout, values, row, "columns"))
+            head = (ts >> 18, self._clock(), layout.sql_types_json(values))
             if old is None:
-                head, old_json = layout.heads["INSERT"], "null"
+                text = layout.templates["INSERT"] % (*head, *data)
+            elif self.options.only_updated_columns:
+                changed = self._changed_old_json(layout, row, new, old)
+                text = layout.templates[UPDATE_CHANGED] % (*head, changed, *data)
             else:
-                head = layout.heads["UPDATE"]
-                old_json = self._old_json(layout, row, new, old)
-        parts = [
-            head,
-            str(ts >> 18),
-            ',"ts":',
-            str(self._clock()),
-            ',"sql":"","sqlType":',
-            layout.sql_types_json(values),
-            ',"mysqlType":',
-            layout.mysql_types_json,
-            ',"old":',
-            old_json,
-            ',"data":[',
-            dumps(dict(zip(layout.names, texts))),
-            "]",
-        ]
+                text = layout.templates["UPDATE"] % (*head, *self._old_values(layout, row, new, old), *data)
         if self._tail_prefix is not None:
-            parts.append(self._tail_prefix)
-            parts.append(str(ts))
-            parts.append(',"onlyHandleKey":true}}' if only_key else "}}")
+            text += self._tail_prefix + str(ts) + (',"onlyHandleKey":true}}' if only_key else "}}")
         else:
-            parts.append("}")
-        return _utf8("".join(parts), row)
+            text += "}"
+        return _utf8(text, row)
 
     @staticmethod
     def _values(layout: RowLayout, image: Sequence[Column]) -> list[object]:
@@ -186,23 +171,32 @@ class CanalJSONEncoder:
                 ) from None
         raise AssertionError("unreachable: a formatter failed and then succeeded")
 
-    def _old_json(
-        self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]
-    ) -> str:
+    @staticmethod
+    def _check_same_columns(row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]) -> None:
         if len(old) != len(new) or any(o.name != n.name for o, n in zip(old, new)):
             raise EncodeError(
                 f"{row.schema}.{row.table} update at commit ts {row.commit_ts}: old and new images must have"
                 f" the same columns in the same order; old has {[c.name for c in old]}, new {[c.name for c in new]}"
             )
-        if self.options.only_updated_columns:
-            changed: dict[str, Optional[str]] = {}
-            for plan, i in zip(layout.plans, layout.indices):
-                o = old[i]
-                if not _unchanged(o, new[i]):
-                    changed[plan.name] = _text(plan, o.value, row)
-            return "[" + dumps(changed) + "]"
-        texts = self._texts(layout, self._values(layout, old), row, "pre_columns")
-        return "[" + dumps(dict(zip(layout.names, texts))) + "]"
+
+    def _old_values(
+        self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]
+    ) -> list[str]:
+        """The JSON text of each value of the whole old image, for the UPDATE template."""
+        self._check_same_columns(row, new, old)
+        return layout.data.values(self._texts(layout, self._values(layout, old), row, "pre_columns"))
+
+    def _changed_old_json(
+        self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]
+    ) -> str:
+        """``old`` with only-output-updated-columns: the columns whose value changed."""
+        self._check_same_columns(row, new, old)
+        changed: dict[str, Optional[str]] = {}
+        for plan, i in zip(layout.plans, layout.indices):
+            o = old[i]
+            if not _unchanged(o, new[i]):
+                changed[plan.name] = _text(plan, o.value, row)
+        return "[" + dumps(changed) + "]"
 
     # -- DDL and watermarks ---------------------------------------------------------------
 
