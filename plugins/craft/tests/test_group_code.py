@@ -1,7 +1,10 @@
-"""The generated per-shape group encoders (group_code.py) against the generic per-kind encoders,
-and the encoder's shape cache: a row of another shape must never be encoded with a cached one."""
+"""The group encoders (group_code.py: unrolled and looping) against the generic per-kind
+encoders, the promotion of hot shapes, and the encoder's shape cache: a row of another
+shape must never be encoded with a cached one."""
 
 from __future__ import annotations
+
+from typing import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -10,12 +13,13 @@ from hypothesis import strategies as st
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire.errors import EncodeError
 from cdcwire.testing.strategies import all_types_table, row_events
+from cdcwire_craft import table_shape
 from cdcwire_craft.column_values import ENCODERS, ValueKind, value_kind
 from cdcwire_craft.decoder import CraftDecoder
 from cdcwire_craft.encoder import CraftEncoder
-from cdcwire_craft.group_code import group_source
+from cdcwire_craft.group_code import MAX_UNROLLED_COLUMNS, compiled_encoder, group_source, looping_encoder
 from cdcwire_craft.primitives import nullable_bytes_chunk
-from cdcwire_craft.table_shape import build_shape
+from cdcwire_craft.table_shape import TableShape, build_shape
 
 T = ColumnType
 F = ColumnFlag
@@ -32,6 +36,22 @@ KIND_COLUMNS = {
     ValueKind.ALWAYS_NULL: (T.GEOMETRY, F(0), st.binary(max_size=4)),
 }
 
+#: Both ways a shape encodes a group: they must agree byte for byte.
+GROUP_ENCODERS = {"compiled": compiled_encoder, "looping": looping_encoder}
+
+
+@pytest.fixture(params=sorted(GROUP_ENCODERS))
+def make_encoder(request) -> Callable:
+    return GROUP_ENCODERS[request.param]
+
+
+@pytest.fixture(params=["cold", "hot"])
+def tier(request, monkeypatch) -> str:
+    """Run an encoder-level test with shapes kept looping, or compiled from their first group."""
+    if request.param == "hot":
+        monkeypatch.setattr(table_shape, "HOT_AFTER", 0)
+    return request.param
+
 
 @st.composite
 def groups(draw) -> list[Column]:
@@ -46,31 +66,36 @@ def groups(draw) -> list[Column]:
 
 
 def generic_chunk(columns: list[Column]) -> bytes:
-    """The nullable bytes chunk by the generic per-kind encoders: what the generated code must write."""
+    """The nullable bytes chunk by the generic per-kind encoders: what the group encoders must write."""
     items = []
     for c in columns:
         items.append(None if c.value is None else ENCODERS[value_kind(c.type, c.flags)](c.value))
     return nullable_bytes_chunk(items)
 
 
-def shape_of(columns: list[Column]):
+def shape_of(columns: list[Column] | tuple[Column, ...]) -> TableShape:
     return build_shape([(c.name, c.type, c.flags) for c in columns])
+
+
+def encoder_for(make_encoder: Callable, columns) -> Callable:
+    shape = shape_of(columns)
+    return make_encoder(shape.signature, shape.kinds, shape.estimate)
 
 
 @settings(max_examples=300, deadline=None)
 @given(groups())
-def test_the_generated_encoder_writes_what_the_generic_encoders_write(columns: list[Column]) -> None:
+def test_both_group_encoders_write_what_the_generic_encoders_write(columns: list[Column]) -> None:
+    chunk = generic_chunk(columns)
     shape = shape_of(columns)
-    encoded = shape.encode_group(tuple(columns))
-    assert encoded is not None
-    assert encoded[0] == generic_chunk(columns)
+    value_bytes = sum(len(e(c.value)) for c, e in zip(columns, shape.encoders) if c.value is not None and e(c.value))
+    for make_encoder in GROUP_ENCODERS.values():
+        assert encoder_for(make_encoder, columns)(tuple(columns)) == (chunk, shape.estimate + value_bytes)
 
 
-def test_the_estimate_is_the_shape_estimate_plus_the_value_bytes() -> None:
+def test_the_estimate_is_the_shape_estimate_plus_the_value_bytes(make_encoder) -> None:
     columns = (Column("id", T.INT, F.HANDLE_KEY, 300), Column("v", T.VARCHAR, F(0), "x" * 100), Column("n", T.INT, F(0), None))
-    shape = shape_of(list(columns))
-    _, estimate = shape.encode_group(columns)
-    assert estimate == shape.estimate + 2 + 100  # varint(300) takes 2 bytes; NULL takes none
+    _, estimate = encoder_for(make_encoder, columns)(columns)
+    assert estimate == shape_of(columns).estimate + 2 + 100  # varint(300) takes 2 bytes; NULL takes none
 
 
 BASE = (
@@ -88,22 +113,57 @@ BASE = (
         Column("nam", T.VARCHAR, F.NULLABLE, "x"),  # only the name
     ],
 )
-def test_a_group_of_another_signature_is_refused(changed: Column) -> None:
-    shape = shape_of(list(BASE))
-    assert shape.encode_group(BASE) is not None
-    assert shape.encode_group((BASE[0], changed, BASE[2])) is None
+def test_a_group_of_another_signature_is_refused(make_encoder, changed: Column) -> None:
+    encode = encoder_for(make_encoder, BASE)
+    assert encode(BASE) is not None
+    assert encode((BASE[0], changed, BASE[2])) is None
 
 
-def test_the_signature_compares_by_equality_not_identity() -> None:
-    shape = shape_of(list(BASE))
+def test_the_signature_compares_by_equality_not_identity(make_encoder) -> None:
+    encode = encoder_for(make_encoder, BASE)
     twin = tuple(Column("".join(c.name), T(int(c.type)), F(int(c.flags)), c.value) for c in BASE)
-    assert shape.encode_group(twin) == shape.encode_group(BASE)
+    assert encode(twin) == encode(BASE)
 
 
 def test_names_reach_the_generated_code_as_data_not_source() -> None:
     columns = [Column("a'); raise SystemExit('", T.INT, F(0), 1), Column('"""', T.VARCHAR, F(0), "v")]
     assert "SystemExit" not in group_source(shape_of(columns).kinds)
-    assert shape_of(columns).encode_group(tuple(columns))[0] == generic_chunk(columns)
+    assert encoder_for(compiled_encoder, columns)(tuple(columns))[0] == generic_chunk(columns)
+
+
+def test_shapes_of_the_same_kinds_share_compiled_code_but_not_signatures() -> None:
+    first = encoder_for(compiled_encoder, BASE)
+    other = tuple(Column(c.name + "_2", c.type, c.flags, c.value) for c in BASE)
+    second = encoder_for(compiled_encoder, other)
+    assert first.__code__ is second.__code__
+    assert second(BASE) is None and first(other) is None
+
+
+def test_a_shape_is_compiled_after_hot_after_groups_and_writes_the_same(monkeypatch) -> None:
+    monkeypatch.setattr(table_shape, "HOT_AFTER", 3)
+    shape = shape_of(BASE)
+    looping = shape.encode_group
+    results = [shape.encode_group(BASE) for _ in range(5)]
+    assert shape.encode_group is not looping
+    assert shape.encode_group.__code__.co_filename.startswith("<craft group encoder")
+    assert results == [results[0]] * 5
+
+
+def test_a_group_too_wide_to_unroll_keeps_looping(monkeypatch) -> None:
+    monkeypatch.setattr(table_shape, "HOT_AFTER", 0)
+    columns = tuple(Column(f"c{i}", T.INT, F(0), i) for i in range(MAX_UNROLLED_COLUMNS + 1))
+    shape = shape_of(columns)
+    assert shape.encode_group(columns)[0] == generic_chunk(list(columns))
+    assert shape.encode_group.__code__.co_filename == looping_encoder.__code__.co_filename
+    with pytest.raises(ValueError):
+        compiled_encoder(shape.signature, shape.kinds, shape.estimate)
+
+
+def test_a_table_of_4096_columns_encodes(craft, tier: str) -> None:
+    image = tuple(Column(f"c{i}", T.INT if i % 2 else T.VARCHAR, F(0), i if i % 2 else "v" * (i % 90)) for i in range(4096))
+    events = [RowChangedEvent(ts, "s", "wide", image, image) for ts in (1, 2)]
+    config = craft.config()
+    assert craft.decode(config, craft.encode(config, events)) == craft.carried(config, events)
 
 
 def one_by_one(rows: list[RowChangedEvent]) -> list[bytes]:
@@ -111,7 +171,7 @@ def one_by_one(rows: list[RowChangedEvent]) -> list[bytes]:
     return [p.value for r in rows for p in CraftEncoder(max_batch_size=1).encode([r])]
 
 
-def test_a_row_whose_flags_differ_in_one_column_is_not_encoded_with_the_cached_shape() -> None:
+def test_a_row_whose_flags_differ_in_one_column_is_not_encoded_with_the_cached_shape(tier: str) -> None:
     flipped = (BASE[0], Column("name", T.VARCHAR, F.NULLABLE | F.UNIQUE_KEY, "y"), BASE[2])
     rows = [RowChangedEvent(ts, "s", "t", cols, None) for ts, cols in enumerate([BASE, flipped, BASE, flipped], 1)]
     encoder = CraftEncoder(max_batch_size=1)
@@ -120,7 +180,7 @@ def test_a_row_whose_flags_differ_in_one_column_is_not_encoded_with_the_cached_s
     assert [r.columns[1].flags for r in back] == [F.NULLABLE, F.NULLABLE | F.UNIQUE_KEY] * 2
 
 
-def test_rows_of_tables_interleaved_encode_as_each_alone() -> None:
+def test_rows_of_tables_interleaved_encode_as_each_alone(tier: str) -> None:
     other = (Column("id", T.INT, F.HANDLE_KEY, 7), Column("when", T.DATETIME, F.BINARY, "2021-01-02 00:00:00"))
     rows = []
     for ts in range(1, 9):
@@ -131,13 +191,19 @@ def test_rows_of_tables_interleaved_encode_as_each_alone() -> None:
     assert [p.value for p in CraftEncoder(max_batch_size=1).encode(rows)] == one_by_one(rows)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(row_events(all_types_table()) | row_events(), min_size=1, max_size=12))
-def test_a_warm_encoder_writes_the_bytes_of_a_fresh_one(rows: list[RowChangedEvent]) -> None:
-    assert [p.value for p in CraftEncoder(max_batch_size=1).encode(rows)] == one_by_one(rows)
+@pytest.mark.parametrize("hot", [False, True])
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(row_events(all_types_table()) | row_events(), min_size=1, max_size=12))
+def test_a_warm_encoder_writes_the_bytes_of_a_fresh_one(hot: bool, rows: list[RowChangedEvent]) -> None:
+    saved = table_shape.HOT_AFTER
+    table_shape.HOT_AFTER = 0 if hot else saved
+    try:
+        assert [p.value for p in CraftEncoder(max_batch_size=1).encode(rows)] == one_by_one(rows)
+    finally:
+        table_shape.HOT_AFTER = saved
 
 
-def test_a_bad_value_on_a_fast_path_kind_names_its_column() -> None:
+def test_a_bad_value_on_a_fast_path_kind_names_its_column(tier: str) -> None:
     encoder = CraftEncoder()
     list(encoder.encode([RowChangedEvent(1, "s", "t", BASE, None)]))  # the shape is cached
     bad = (BASE[0], BASE[1], Column("price", T.DOUBLE, F.NULLABLE, "1.5"))

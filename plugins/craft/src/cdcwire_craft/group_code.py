@@ -4,8 +4,10 @@ A generic loop over a group's columns pays, per column, for unpacking the
 shape's spec, comparing name, type and flags one by one and dispatching on the
 value kind; that was half of the encoder's time. The columns of a table change
 rarely, so for each :class:`~cdcwire_craft.table_shape.TableShape` we generate,
-once, a function unrolled over its columns. For a group of 3 columns (TEXT,
-SIGNED, DOUBLE) it reads::
+a function unrolled over its columns once the shape has proved hot (compiling
+takes milliseconds, so a shape seen for a few rows keeps the looping encoder,
+as does one too wide to unroll). For a group of 3 columns (TEXT, SIGNED,
+DOUBLE) it reads::
 
     def encode_group(columns):
         c0, c1, c2 = columns
@@ -36,7 +38,9 @@ uses table lookups and arithmetic where it can.
 The signature check is exact: it compares every column's name, type and flags
 by equality, as the shape cache's key does, so a row of another shape gets None
 and takes the encoder's slow path. Only the value kinds pick code; names, types
-and flags reach the function as constants in its globals, never as source text.
+and flags reach the function as constants in its globals, never as source text,
+so the compiled code depends only on the kinds and is shared by every shape of
+the same kinds (sharded tables, say).
 
 The fast paths are the common value classes; anything else (bool, bytes in a
 text column, integers outside 64 bits, out-of-range floats, bad values) goes
@@ -47,16 +51,24 @@ which raises for bad values exactly as before.
 from __future__ import annotations
 
 import struct
+from types import CodeType
 from typing import Any, Callable, Optional, Sequence
 
 from .column_values import ENCODERS, ValueKind
-from .primitives import CONTINUED_GROUP, I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, uvarint
+from .primitives import CONTINUED_GROUP, I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, nullable_bytes_chunk, uvarint
 
 #: A generated group encoder: (nullable bytes chunk, the group's size estimate),
 #: or None when the columns are not of the shape it was generated for.
 GroupEncoder = Callable[[Sequence[Any]], Optional[tuple[bytes, int]]]
 
 _F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checking) path
+
+#: Widest group that is unrolled: Python's compiler recurses once per column
+#: through the generated expressions, and fails somewhere past a thousand.
+MAX_UNROLLED_COLUMNS = 256
+
+_MAX_CACHED_CODE = 1024
+_code_by_kinds: dict[tuple[int, ...], CodeType] = {}
 
 # The body of each value kind after ``v = cI.value``; {i} is the column's index.
 # Each sets d{i} (the value's bytes, b"" for NULL) and z{i} (zigzag of its length).
@@ -159,14 +171,25 @@ def group_source(kinds: Sequence[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def group_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
-    """Compile ``encode_group`` for columns of this (name, type, flags) signature.
+def _group_code(kinds: tuple[int, ...]) -> CodeType:
+    """The compiled module defining ``encode_group`` for these kinds, shared by shapes; bounded."""
+    code = _code_by_kinds.get(kinds)
+    if code is None:
+        if len(_code_by_kinds) >= _MAX_CACHED_CODE:
+            _code_by_kinds.clear()
+        name = f"<craft group encoder of {len(kinds)} columns>"
+        code = _code_by_kinds[kinds] = compile(group_source(kinds), name, "exec")
+    return code
+
+
+def compiled_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
+    """The unrolled ``encode_group`` for columns of this (name, type, flags) signature.
 
     ``estimate`` is the group's size estimate without its values; the function
     adds the values' byte count to it."""
     n = len(signature)
-    if n == 0:
-        raise ValueError("a column group has at least one column")
+    if not 0 < n <= MAX_UNROLLED_COLUMNS:
+        raise ValueError(f"only groups of 1 to {MAX_UNROLLED_COLUMNS} columns are unrolled, not {n}")
     namespace: dict[str, Any] = {
         "SIGNATURE": tuple(x for column in signature for x in column),
         "SMALL_UVARINT": SMALL_UVARINT,
@@ -183,5 +206,20 @@ def group_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int
     }
     for i, kind in enumerate(kinds):
         namespace[f"ENCODE{i}"] = ENCODERS[ValueKind(kind)]
-    exec(compile(group_source(kinds), f"<craft group encoder of {n} columns>", "exec"), namespace)
+    exec(_group_code(tuple(kinds)), namespace)
     return namespace["encode_group"]
+
+
+def looping_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
+    """The same checks and bytes as :func:`compiled_encoder`, as a plain loop over the
+    kinds' generic encoders: for cold shapes and groups too wide to unroll."""
+    expected = tuple(map(tuple, signature))
+    encoders = tuple(ENCODERS[ValueKind(k)] for k in kinds)
+
+    def encode_group(columns: Sequence[Any]) -> Optional[tuple[bytes, int]]:
+        if tuple([(c.name, c.type, c.flags) for c in columns]) != expected:
+            return None
+        items = [None if c.value is None else encode(c.value) for encode, c in zip(encoders, columns)]
+        return nullable_bytes_chunk(items), estimate + sum([len(b) for b in items if b is not None])
+
+    return encode_group

@@ -3,14 +3,14 @@ that depend only on the columns' names, types and flags."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from cdcwire.events import Column
 
 from .column_values import ENCODERS, ValueKind, value_kind
-from .group_code import GroupEncoder, group_encoder
+from .group_code import MAX_UNROLLED_COLUMNS, GroupEncoder, compiled_encoder, looping_encoder
 from .layout import COLUMN_ESTIMATE
 from .primitives import uvarint, uvarint_chunk
 
@@ -21,38 +21,62 @@ _flags = attrgetter("flags")
 _MAX_CACHED_SHAPES = 4096
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+#: Groups a shape encodes with the looping encoder before its unrolled one is compiled:
+#: compiling costs about as much as a few thousand groups save, so only hot shapes pay it.
+HOT_AFTER = 256
+
+
+@dataclass(slots=True, eq=False)
 class TableShape:
     """What a column group of these columns always holds.
 
-    ``count_bytes`` is uvarint(number of columns); ``types_and_flags`` the type and
-    flag uvarint chunks; ``estimate`` the reference's size estimate without values;
-    ``encode_group`` the generated code that checks a row's columns against the
-    shape and encodes their values (see :mod:`cdcwire_craft.group_code`).
+    ``signature`` is the (name, type, flags) of each column; ``count_bytes``
+    uvarint(number of columns); ``types_and_flags`` the type and flag uvarint
+    chunks; ``estimate`` the reference's size estimate without values.
+
+    ``encode_group(columns)`` checks a row's columns against the signature (None
+    when they differ) and encodes their values (see :mod:`cdcwire_craft.group_code`).
+    It starts as a plain loop and becomes the unrolled code after HOT_AFTER groups,
+    unless the group is too wide to unroll.
     """
 
     names: tuple[str, ...]
-    kinds: tuple[int, ...]  # ValueKind values as plain ints: compared per value
+    kinds: tuple[int, ...]  # ValueKind values as plain ints
     encoders: tuple[Callable[[Any], Any], ...]
-    encode_group: GroupEncoder
+    signature: tuple[tuple[str, Any, Any], ...]
     count_bytes: bytes
     types_and_flags: bytes
     estimate: int
+    encode_group: GroupEncoder = field(init=False, repr=False)
+    cold_groups: int = field(default=0, init=False)
+    _looping: GroupEncoder = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._looping = looping_encoder(self.signature, self.kinds, self.estimate)
+        too_wide = len(self.kinds) > MAX_UNROLLED_COLUMNS
+        self.encode_group = self._looping if too_wide else self._encode_cold
+
+    def _encode_cold(self, columns: Sequence[Column]) -> Optional[tuple[bytes, int]]:
+        """The looping encoder, counting; past HOT_AFTER groups the unrolled code replaces it."""
+        self.cold_groups += 1
+        if self.cold_groups > HOT_AFTER:
+            self.encode_group = compiled_encoder(self.signature, self.kinds, self.estimate)
+        return self._looping(columns)
 
 
 def build_shape(signature: Sequence[tuple[str, int, int]]) -> TableShape:
+    signature = tuple(map(tuple, signature))
     names = tuple(name for name, _, _ in signature)
     kinds = tuple(int(value_kind(t, f)) for _, t, f in signature)
-    estimate = sum(len(n.encode()) + COLUMN_ESTIMATE for n in names)
     return TableShape(
         names=names,
         kinds=kinds,
         encoders=tuple(ENCODERS[ValueKind(k)] for k in kinds),
-        encode_group=group_encoder(signature, kinds, estimate),
+        signature=signature,
         count_bytes=uvarint(len(signature)),
         types_and_flags=uvarint_chunk(int(t) for _, t, _ in signature)
         + uvarint_chunk(int(f) for _, _, f in signature),
-        estimate=estimate,
+        estimate=sum(len(n.encode()) + COLUMN_ESTIMATE for n in names),
     )
 
 
