@@ -224,7 +224,7 @@ class _TableState:
         self.layout_keys: dict[tuple[Optional[TableShape], Optional[TableShape]], LayoutKey] = {}
 
     def layout_key(self, new: Optional[TableShape], old: Optional[TableShape]) -> LayoutKey:
-        """The (new) layout key of rows of this table with these group shapes; bounded."""
+        """Make and remember the layout key of this table's rows with these group shapes; bounded."""
         if len(self.layout_keys) >= 64:
             self.layout_keys.clear()
         groups = tuple((kind, shape) for kind, shape in ((_NEW, new), (_OLD, old)) if shape is not None)
@@ -239,7 +239,7 @@ def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEven
             continue
         try:
             encode(column.value)
-        except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+        except _VALUE_ERRORS as exc:
             detail = explain_bad_value(kind, column.value)
             return EncodeError(
                 f"column {column.name!r} ({getattr(column.type, 'name', column.type)}) of"

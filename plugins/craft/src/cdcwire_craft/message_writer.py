@@ -56,7 +56,8 @@ class PreparedRow(NamedTuple):
 
     ``values`` holds each column group's nullable bytes chunk; the rest of a group
     (names as term ids) waits for the message's term dictionary. A NamedTuple: one
-    is built per row, and that is cheapest.
+    is built per row, and that is cheapest (the encoder even skips the keyword-taking
+    constructor and builds it with ``tuple.__new__``).
     """
 
     commit_ts: int
