@@ -209,3 +209,30 @@ def test_a_bad_value_on_a_fast_path_kind_names_its_column(tier: str) -> None:
     bad = (BASE[0], BASE[1], Column("price", T.DOUBLE, F.NULLABLE, "1.5"))
     with pytest.raises(EncodeError, match="'price'"):
         list(encoder.encode([RowChangedEvent(2, "s", "t", bad, None)]))
+
+
+@pytest.mark.parametrize(
+    "ctype, flags, value, says",
+    [
+        (T.INT, F(0), float("nan"), "expected an integer, got float nan ('float' object cannot be interpreted as an integer)"),
+        (T.INT, F(0), 1.5, "expected an integer, got float 1.5 ('float' object cannot be interpreted as an integer)"),
+        (T.INT, F.UNSIGNED, 1.5, "expected an integer, got float 1.5 ('float' object cannot be interpreted as an integer)"),
+        (T.BIT, F.UNSIGNED, 2.0, "expected an integer, got float 2.0 ('float' object cannot be interpreted as an integer)"),
+        (T.BIGINT, F(0), "12", "expected an integer, got str '12' ('str' object cannot be interpreted as an integer)"),
+        (T.BIGINT, F.UNSIGNED, -1, "-1 is outside 0..18446744073709551615 (uvarint value -1 is outside 0..2^64-1)"),
+        (T.DOUBLE, F(0), "1.5", "expected a number, got str '1.5'"),
+        (T.VARCHAR, F(0), 12, "expected str or bytes, got int 12"),
+    ],
+)
+def test_a_bad_value_error_says_what_is_wrong_with_it(
+    tier: str, ctype: ColumnType, flags: ColumnFlag, value: object, says: str
+) -> None:
+    """Not what the fast path's arithmetic tripped over ("tuple indices must be integers")."""
+    encoder = CraftEncoder()
+    good = (Column("id", T.INT, F.HANDLE_KEY, 1), Column("v", ctype, flags | F.NULLABLE, None))
+    list(encoder.encode([RowChangedEvent(1, "s", "t", good, None)] * 3))  # the shape is cached (and hot)
+    bad = (good[0], Column("v", ctype, flags | F.NULLABLE, value))
+    with pytest.raises(EncodeError) as info:
+        list(encoder.encode([RowChangedEvent(2, "s", "t", bad, None)]))
+    assert str(info.value) == f"column 'v' ({ctype.name}) of s.t at commit ts 2: {says}"
+    assert "tuple indices" not in str(info.value) and "not supported between" not in str(info.value)

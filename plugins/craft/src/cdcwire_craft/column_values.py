@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import struct
+from operator import index
 from typing import Any, Callable
 
 from cdcwire.codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
@@ -80,13 +81,22 @@ _pack_f64 = struct.Struct("<d").pack
 _unpack_f64 = struct.Struct("<d").unpack
 
 
+def _integer(v: Any) -> int:
+    """``v`` as a plain int: bool and int-like classes (IntEnum, numpy) are accepted; anything
+    else raises ``TypeError("'float' object cannot be interpreted as an integer")``, which
+    an error message can quote, rather than whatever the arithmetic below would trip over."""
+    return v if v.__class__ is int else index(v)
+
+
 def _encode_signed(v: Any) -> bytes:
+    v = _integer(v)
     if -64 <= v < 64:
         return SMALL_UVARINT[(v << 1) ^ (v >> 63)]
     return uvarint(zigzag(v))
 
 
 def _encode_unsigned(v: Any) -> bytes:
+    v = _integer(v)
     if 0 <= v < 0x80:
         return SMALL_UVARINT[v]
     return uvarint(v)
@@ -131,17 +141,18 @@ ENCODERS: dict[ValueKind, Callable[[Any], Any]] = {
 
 
 def explain_bad_value(kind: ValueKind, value: Any) -> str:
-    """Why ``value`` cannot be written as ``kind`` (for EncodeError messages)."""
+    """Why ``value`` cannot be written as ``kind`` (for EncodeError messages); names the value."""
+    shown = f"{type(value).__name__} {value!r:.80}"
     if kind in (ValueKind.SIGNED, ValueKind.UNSIGNED):
-        if not isinstance(value, int):
-            return f"expected an integer, got {type(value).__name__} {value!r}"
+        if not hasattr(value, "__index__"):
+            return f"expected an integer, got {shown}"
         lo, hi = (I64_MIN, I64_MAX) if kind == ValueKind.SIGNED else (0, U64_MAX)
-        return f"{value} is outside {lo}..{hi}"
+        return f"{index(value)} is outside {lo}..{hi}"
     if kind in (ValueKind.FLOAT, ValueKind.DOUBLE):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return f"{value!r} is outside the float32 range of FLOAT"
-        return f"expected a number, got {type(value).__name__}"
-    return f"expected str or bytes, got {type(value).__name__}"
+        return f"expected a number, got {shown}"
+    return f"expected str or bytes, got {shown}"
 
 
 # --- decoding ------------------------------------------------------------------------------

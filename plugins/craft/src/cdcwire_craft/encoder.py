@@ -241,9 +241,11 @@ def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEven
             encode(column.value)
         except _VALUE_ERRORS as exc:
             detail = explain_bad_value(kind, column.value)
+            if str(exc) not in detail:  # the encoder's own words, when they add to the explanation
+                detail += f" ({exc})"
             return EncodeError(
                 f"column {column.name!r} ({getattr(column.type, 'name', column.type)}) of"
-                f" {row.schema}.{row.table} at commit ts {row.commit_ts}: {detail} ({exc})"
+                f" {row.schema}.{row.table} at commit ts {row.commit_ts}: {detail}"
             )
     return EncodeError(f"a value of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be encoded")
 
