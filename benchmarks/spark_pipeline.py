@@ -1,80 +1,150 @@
 """Encode and write N generated events with each protocol to the file sink on Spark local[2],
 against a plain Spark baseline that writes the same events as JSON (df.write.json), in the same run.
 
-    python benchmarks/spark_pipeline.py [--sizes 100000,1000000] [--master local[2]]
+    python benchmarks/spark_pipeline.py [--sizes 100000,1000000] [--master local[2]] [--protocols a,b]
 
-Both sides start from the same Parquet file of the event DataFrame (made once, not timed).
-Prints events/s per protocol, the ratio to the baseline, and the driver's peak memory.
+For each size, one process makes the input (a generated workload stored as Parquet, not
+timed) and a fresh process measures: the baseline, then every protocol, all reading that
+Parquet file. Printed: events/s, the ratio to the baseline, bytes written, and the peak
+memory of the driver in that measuring process (the Python driver and the Spark driver
+JVM, which in local mode also runs the executors' JVM side). A write that collected
+events to the driver would show as peaks that grow with the input; cdcwire's stay flat.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import json
+import os
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+QUIET = {"spark.ui.showConsoleProgress": "false"}
 
-def peak_mib() -> float:
+
+def python_peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="100000,1000000")
-    ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--protocols", default="")
-    args = ap.parse_args()
+def jvm_peak_mib(spark) -> float:
+    """Peak resident memory (VmHWM) of the driver JVM that PySpark started."""
+    pid = spark.sparkContext._gateway.proc.pid
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
-    import cdcwire
+
+def make_input(size: int, work: Path, master: str) -> None:
     from cdcwire import spark as cs
     from cdcwire.workload import Workload, write_workload
 
-    names = [p for p in args.protocols.split(",") if p] or cdcwire.protocols()
-    work = Path(tempfile.mkdtemp(prefix="cdcwire-bench-"))
-    spark = cs.spark_session(args.master, shuffle_partitions=8)
+    jsonl = work / f"events-{size}.jsonl"
+    write_workload(Workload(size, seed=42), str(jsonl))
+    spark = cs.spark_session(master, **QUIET)
+    cs.read_events(spark, str(jsonl)).write.parquet(str(work / f"events-{size}.parquet"))
+    jsonl.unlink()
+
+
+def measure(size: int, work: Path, master: str, protocols: list[str]) -> None:
+    """Runs in its own process; prints one JSON line of results."""
+    from cdcwire import spark as cs
+
+    spark = cs.spark_session(master, shuffle_partitions=8, **QUIET)
+    events = cs.read_events(spark, str(work / f"events-{size}.parquet"))
+    rows = []
+    started = time.monotonic()
+    events.write.json(str(work / "baseline"))
+    base_s = time.monotonic() - started
+    base_bytes = sum(p.stat().st_size for p in (work / "baseline").glob("part-*"))
+    shutil.rmtree(work / "baseline")
+    rows.append({"writer": "baseline df.write.json", "seconds": base_s, "bytes": base_bytes})
+    registry = None
+    if "avro" in protocols:
+        from cdcwire_avro.testing import LocalSchemaRegistry
+
+        registry = LocalSchemaRegistry().__enter__()
+    for protocol in protocols:
+        query = f"protocol={protocol}"
+        if protocol == "avro":
+            query += f"&schema-registry={registry.url}&topic-rule=b{size}_{{schema}}_{{table}}"
+        if protocol == "canal-json":
+            query += "&enable-tidb-extension=true"
+        sink = work / f"sink-{protocol}"
+        summary = cs.write(events, f"file://{sink}/events?{query}&partition-num=6")
+        if not summary.reconciles:
+            raise SystemExit(summary.report())
+        rows.append({"writer": protocol, "seconds": summary.seconds, "bytes": summary.bytes})
+        shutil.rmtree(sink)
+    print(json.dumps({"size": size, "rows": rows, "python_mib": python_peak_mib(), "jvm_mib": jvm_peak_mib(spark)}))
+
+
+def child(*args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-4000:]}")
+    return done.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="100000,1000000")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--protocols", default="", help="comma-separated; default every installed protocol")
+    ap.add_argument("--make-input", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--measure", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--work", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    import cdcwire
+
+    protocols = [p for p in args.protocols.split(",") if p] or cdcwire.protocols()
+    if args.make_input:
+        return make_input(args.make_input, Path(args.work), args.master)
+    if args.measure:
+        return measure(args.measure, Path(args.work), args.master, protocols)
+
     results = []
-    with contextlib.ExitStack() as stack:
-        registry = ""
-        if "avro" in names:
-            from cdcwire_avro.testing import LocalSchemaRegistry
-
-            registry = stack.enter_context(LocalSchemaRegistry()).url
-        for size in [int(s) for s in args.sizes.split(",")]:
-            jsonl = work / f"events-{size}.jsonl"
+    for size in [int(s) for s in args.sizes.split(",")]:
+        work = Path(tempfile.mkdtemp(prefix=f"cdcwire-bench-{size}-"))
+        try:
             t = time.monotonic()
-            write_workload(Workload(size, seed=42), str(jsonl))
-            parquet = str(work / f"events-{size}.parquet")
-            cs.read_events(spark, str(jsonl)).write.parquet(parquet)
-            jsonl.unlink()
-            print(f"# {size} events generated and stored as Parquet in {time.monotonic() - t:.0f}s", flush=True)
-            events = cs.read_events(spark, parquet)
+            child("--make-input", str(size), "--work", str(work), "--master", args.master)
+            print(f"# {size:,} events generated and stored as Parquet in {time.monotonic() - t:.0f}s", flush=True)
+            out = child("--measure", str(size), "--work", str(work), "--master", args.master,
+                        "--protocols", ",".join(protocols))
+            result = json.loads(out.strip().splitlines()[-1])
+            results.append(result)
+            base = result["rows"][0]["seconds"]
+            for row in result["rows"]:
+                print(f"# {size:>9,} {row['writer']:<24} {size / row['seconds']:>9,.0f} events/s"
+                      f"  {base / row['seconds']:.2f}x baseline", flush=True)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
-            t = time.monotonic()
-            events.write.json(str(work / f"baseline-{size}"))
-            base_s = time.monotonic() - t
-            shutil.rmtree(work / f"baseline-{size}")
-            results.append((size, "baseline df.write.json", base_s, size / base_s, 1.0, 0, peak_mib()))
-            print(f"{size:>9} baseline {size / base_s:>10,.0f} events/s", flush=True)
-            for protocol in names:
-                query = f"protocol={protocol}"
-                if protocol == "avro":
-                    query += f"&schema-registry={registry}&topic-rule=b{size}_{{schema}}_{{table}}"
-                sink = work / f"sink-{protocol}-{size}"
-                summary = cs.write(events, f"file://{sink}/events?{query}&partition-num=6")
-                assert summary.reconciles, summary.report()
-                rate = size / summary.seconds
-                results.append((size, protocol, summary.seconds, rate, rate / (size / base_s), summary.bytes, peak_mib()))
-                print(f"{size:>9} {protocol} {rate:>10,.0f} events/s", flush=True)
-                shutil.rmtree(sink)
-    shutil.rmtree(work, ignore_errors=True)
     print()
-    print(f"{'events':>9}  {'writer':<24} {'seconds':>8} {'events/s':>10} {'vs baseline':>11} {'bytes':>13} {'driver peak MiB':>15}")
-    for size, name, seconds, rate, ratio, size_bytes, peak in results:
-        print(f"{size:>9}  {name:<24} {seconds:>8.1f} {rate:>10,.0f} {ratio:>10.2f}x {size_bytes:>13,} {peak:>15.0f}")
+    print(f"Spark {args.master}, file sink, partition-num=6; the baseline writes the same DataFrame with df.write.json")
+    print(f"{'events':>9}  {'writer':<24} {'seconds':>8} {'events/s':>9} {'vs baseline':>11} {'bytes':>13}"
+          f" {'driver MiB (py/jvm)':>20}")
+    for result in results:
+        size, base = result["size"], result["rows"][0]["seconds"]
+        memory = f"{result['python_mib']:.0f} / {result['jvm_mib']:.0f}"
+        for row in result["rows"]:
+            print(f"{size:>9}  {row['writer']:<24} {row['seconds']:>8.1f} {size / row['seconds']:>9,.0f}"
+                  f" {base / row['seconds']:>10.2f}x {row['bytes']:>13,} {memory:>20}")
+    if len(results) > 1:
+        first, last = results[0], results[-1]
+        growth = last["size"] / first["size"]
+        print(f"\ncost growth from {first['size']:,} to {last['size']:,} events ({growth:.0f}x the input):")
+        for a, b in zip(first["rows"], last["rows"]):
+            print(f"  {a['writer']:<24} {b['seconds'] / a['seconds']:5.1f}x the time")
 
 
 if __name__ == "__main__":
