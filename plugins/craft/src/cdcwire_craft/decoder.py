@@ -14,10 +14,9 @@ from typing import Any, Callable, Optional
 
 from cdcwire.codes import ColumnFlag, ColumnType, DDLType
 from cdcwire.errors import DecodeError
-from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
 from cdcwire.message import Message
 
-from .column_factory import make_column
 from .column_values import DECODERS, BadValue, value_kind
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, GROUP_NEW, GROUP_OLD, NONE_ID, VERSION
 from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_sums, uvarint_sums
@@ -292,7 +291,7 @@ class CraftDecoder:
             ) from None
         if pos != end:
             raise DecodeError(f"{end - pos} unexpected byte(s) after the column group", pos, _PART)
-        return kind, tuple(map(make_column, shape.names, shape.types, shape.flags, values))
+        return kind, tuple(map(build_column, shape.names, shape.types, shape.flags, values))
 
     def _shape(self, r: Reader, n: int, dictionary: TermDictionary) -> GroupShape:
         """Read and check the names, types and flags of a group not seen before."""
