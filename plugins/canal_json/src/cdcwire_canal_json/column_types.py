@@ -170,11 +170,20 @@ Formatter = Callable[[object], str]
 
 
 def _double_text(value: object) -> str:
+    """float64_text, without its general path for the common case.
+
+    ``repr`` of a finite float without an exponent is already the shortest text
+    and its fraction never ends in 0 except as ``.0``, so dropping that suffix is
+    all float64_text would do to it; exponents, NaN and infinities go to it.
+    """
     if value.__class__ is not float:
         if value.__class__ is not int:
             raise TypeError(f"expected a float, got {type(value).__name__}")
         value = float(value)  # type: ignore[arg-type]
-    return float64_text(value)  # type: ignore[arg-type]
+    text = float.__repr__(value)  # type: ignore[arg-type]
+    if "e" in text or "n" in text:  # 1e+16, 1e-05, nan, inf
+        return float64_text(value)  # type: ignore[arg-type]
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _float_text(value: object) -> str:
