@@ -2,14 +2,17 @@
 
 Every field the reader needs is checked for presence and JSON type; a failure is
 a DecodeError naming the field and the byte offset of its key in the value.
-Column types come from ``mysqlType`` (cached per distinct ``mysqlType`` object and
-``pkNames``), values from their text.
+Column types come from ``mysqlType``, values from their text. The per-table
+parts (``mysqlType``, ``sqlType``, ``pkNames``) are checked once per distinct
+combination and kept as a :class:`TableReading`: per message only the values
+are parsed, in one loop over a ready list of parsers.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Optional
 
 from cdcwire import (
@@ -23,6 +26,7 @@ from cdcwire import (
     ResolvedEvent,
     RowChangedEvent,
 )
+from cdcwire.events import build_column
 
 from .column_types import Parser, shape_of
 from .ddl_kinds import DDL_WORDS, ddl_type_from
@@ -35,7 +39,11 @@ _U64_LIMIT = 1 << 64
 _ES_LIMIT = 1 << 46  # es << 18 must stay an unsigned 64-bit ts
 _REQUIRED = ("id", "database", "table", "pkNames", "isDdl", "type", "es", "ts", "sql",
              "sqlType", "mysqlType", "old", "data")
+_REQUIRED_SET = frozenset(_REQUIRED)
 _PLAN_CACHE_LIMIT = 4096
+_INT_ONLY = frozenset({int})
+#: What a parser raises on bad text, or on a JSON value that is not a string at all.
+_BAD_TEXT = (TypeError, ValueError, AttributeError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +56,52 @@ class ColumnReading:
     mysql_type: Optional[str]
 
 
+@dataclass(frozen=True, slots=True)
+class TableReading:
+    """How to rebuild the columns of one checked (mysqlType, sqlType, pkNames, key-only) combination.
+
+    ``columns`` serves images in any order or with columns left out (an update's
+    ``old`` with only-output-updated-columns); the position-wise tuples serve the
+    usual image, which names the columns of ``mysqlType`` in its order.
+    ``parsers`` holds ``str.__str__`` for text columns: it returns a ``str`` as it
+    is and, like every value parser, raises for any other JSON value, so one call
+    per value both checks and converts it.
+    """
+
+    columns: dict[str, ColumnReading]
+    names: list[str]
+    types: tuple[ColumnType, ...]
+    flags: tuple[ColumnFlag, ...]
+    parsers: tuple[Parser, ...]
+    mysql_types: tuple[Optional[str], ...]
+
+    @classmethod
+    def of(cls, columns: dict[str, ColumnReading]) -> TableReading:
+        readings = columns.values()
+        return cls(
+            columns=columns,
+            names=list(columns),
+            types=tuple(r.type for r in readings),
+            flags=tuple(r.flags for r in readings),
+            parsers=tuple(str.__str__ if r.parse is None else r.parse for r in readings),  # type: ignore[misc]
+            mysql_types=tuple(r.mysql_type for r in readings),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _CheckedTable:
+    """The per-table parts of a table's last message that passed the full check, and their reading."""
+
+    mysql_types: Any
+    pk_names: Any
+    reading: TableReading
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"JSON does not allow {name}")
+
+
+_JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 class _Fields:
@@ -90,7 +142,7 @@ class CanalJSONDecoder:
     def __init__(self, options: CanalOptions) -> None:
         self.options = options
         self.exact_commit_ts = options.tidb_extension
-        self._readings: dict[tuple, dict[str, ColumnReading]] = {}
+        self._tables: dict[tuple[str, str, bool], _CheckedTable] = {}
 
     def decode(self, message: Message) -> list[Event]:
         raw = message.value
@@ -98,14 +150,18 @@ class CanalJSONDecoder:
             raise DecodeError("canal-json message has no value", 0, "value")
         fields = _Fields(_parse(raw), raw)
         doc = fields.doc
-        for name in _REQUIRED:
-            if name not in doc:
-                raise DecodeError(f"canal-json field {name!r} is missing", None, "value")
-        fields.get("id", int, "an integer")
-        fields.get("ts", int, "an integer")
+        if not doc.keys() >= _REQUIRED_SET:
+            raise _missing(doc)
+        # exact-class checks first: a JSON int is an int, a JSON string a str (get() raises the error)
+        if doc["id"].__class__ is not int:
+            fields.get("id", int, "an integer")
+        if doc["ts"].__class__ is not int:
+            fields.get("ts", int, "an integer")
         es = fields.uint("es", doc["es"], _ES_LIMIT)
         is_ddl = fields.get("isDdl", bool, "true or false")
-        kind = fields.get("type", str, "a string")
+        kind = doc["type"]
+        if kind.__class__ is not str:
+            fields.get("type", str, "a string")
         tidb = doc.get("_tidb")
         if tidb is not None and not isinstance(tidb, dict):
             raise fields.fail("_tidb", f"must be an object, got {_json_kind(tidb)}")
@@ -151,48 +207,61 @@ class CanalJSONDecoder:
         if kind not in ("INSERT", "UPDATE", "DELETE"):
             raise fields.fail("type", f"must be INSERT, UPDATE, DELETE or TIDB_WATERMARK, got {_short(kind)}")
         doc = fields.doc
-        schema = fields.get("database", str, "a string")
-        table = fields.get("table", str, "a string")
+        schema, table = doc["database"], doc["table"]
+        if schema.__class__ is not str:
+            fields.get("database", str, "a string")
+        if table.__class__ is not str:
+            fields.get("table", str, "a string")
         only_key = False
         if tidb is not None and "onlyHandleKey" in tidb:
             only_key = _bool(fields, tidb["onlyHandleKey"])
         if kind == "DELETE" and self.options.delete_handle_key_only:
             only_key = True
-        readings = self._readings_for(fields, only_key)
-        data = self._columns(fields, "data", readings)
+        reading = self._reading_for(fields, schema, table, only_key)
+        data = self._columns(fields, "data", reading)
         if kind == "UPDATE":
-            old = self._columns(fields, "old", readings)
-            return RowChangedEvent(commit_ts, schema, table, data, _fill_unchanged(old, data))
+            old = self._columns(fields, "old", reading)
+            if list(doc["old"][0]) != list(doc["data"][0]):  # else: the same columns in the same order
+                old = _fill_unchanged(old, data)
+            return RowChangedEvent(commit_ts, schema, table, data, old)
         if doc["old"] is not None:
             raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(doc['old'])}")
         if kind == "INSERT":
             return RowChangedEvent(commit_ts, schema, table, data, None)
         return RowChangedEvent(commit_ts, schema, table, None, data)
 
-    def _readings_for(self, fields: _Fields, only_key: bool) -> dict[str, ColumnReading]:
+    def _reading_for(self, fields: _Fields, schema: str, table: str, only_key: bool) -> TableReading:
+        """The table's reading; its ``mysqlType``, ``sqlType`` and ``pkNames`` are checked in full
+        only when they differ from the ones last checked for this table.
+
+        The comparison is by value, so nothing the full check would reject gets through: the
+        remembered ``mysqlType`` holds only strings and ``pkNames`` only strings, which equal
+        nothing but the same strings; ``sqlType`` values vary per row (unsigned promotion), so
+        they are checked here each time (exact ints: ``true`` and ``4.0`` equal 1 and 4).
+        """
         doc = fields.doc
         mysql_types, sql_types, pk_names = doc["mysqlType"], doc["sqlType"], doc["pkNames"]
-        try:
-            key = (
-                None if mysql_types is None else tuple(mysql_types.items()),
-                None if sql_types is None else tuple(sql_types.items()),
-                None if pk_names is None else tuple(pk_names),
-                only_key,
-            )
-            readings = self._readings.get(key)
-        except (AttributeError, TypeError):  # not objects / not a list of hashable names
-            readings, key = None, None
-        if readings is None:
-            readings = self._build_readings(fields, mysql_types, sql_types, pk_names, only_key)
-            if len(self._readings) >= _PLAN_CACHE_LIMIT:
-                self._readings.clear()
-            self._readings[key] = readings
-        return readings
+        key = (schema, table, only_key)
+        known = self._tables.get(key)
+        if (
+            known is not None
+            and mysql_types == known.mysql_types
+            and pk_names == known.pk_names
+            and sql_types.__class__ is dict
+            and sql_types.keys() == mysql_types.keys()
+            and _INT_ONLY.issuperset(map(type, sql_types.values()))
+        ):
+            return known.reading
+        reading = TableReading.of(self._build_readings(fields, mysql_types, sql_types, pk_names, only_key))
+        if len(self._tables) >= _PLAN_CACHE_LIMIT:
+            self._tables.clear()
+        self._tables[key] = _CheckedTable(mysql_types, pk_names, reading)
+        return reading
 
     def _build_readings(
         self, fields: _Fields, mysql_types: Any, sql_types: Any, pk_names: Any, only_key: bool
     ) -> dict[str, ColumnReading]:
-        """Check ``mysqlType``, ``sqlType`` and ``pkNames`` once per distinct combination."""
+        """Check ``mysqlType``, ``sqlType`` and ``pkNames`` in full; raises naming the first bad entry."""
         if mysql_types is None:
             mysql_types = {}
         elif not isinstance(mysql_types, dict):
@@ -227,24 +296,34 @@ class CanalJSONDecoder:
             readings[name] = ColumnReading(shape.type, flags, shape.parse, text if keep_text else None)
         return readings
 
-    def _columns(self, fields: _Fields, field: str, readings: dict[str, ColumnReading]) -> tuple[Column, ...]:
+    def _columns(self, fields: _Fields, field: str, reading: TableReading) -> tuple[Column, ...]:
         images = fields.doc[field]
         if not isinstance(images, list) or len(images) != 1 or not isinstance(images[0], dict):
             raise fields.fail(field, f"must be a list of one object, got {_short_json(images)}")
         image = images[0]
-        make = Column
+        if list(image) != reading.names:
+            return self._some_columns(fields, field, image, reading)
+        try:
+            values = [None if t is None else parse(t) for parse, t in zip(reading.parsers, image.values())]
+        except _BAD_TEXT:
+            raise self._column_error(fields, field, image, reading.columns) from None
+        return tuple(map(build_column, reading.names, reading.types, reading.flags, values, reading.mysql_types))
+
+    def _some_columns(
+        self, fields: _Fields, field: str, image: dict[str, Any], reading: TableReading
+    ) -> tuple[Column, ...]:
+        """An image whose columns differ from ``mysqlType``'s: left out, reordered or unknown."""
+        readings = reading.columns
         out = []
-        append = out.append
         try:
             for name, text in image.items():
-                reading = readings[name]
-                if text is None:
-                    append(make(name, reading.type, reading.flags, None, reading.mysql_type))
-                    continue
-                parse = reading.parse
-                if text.__class__ is not str:
-                    raise TypeError
-                append(make(name, reading.type, reading.flags, text if parse is None else parse(text), reading.mysql_type))
+                r = readings[name]
+                if text is not None:
+                    if text.__class__ is not str:
+                        raise TypeError
+                    if r.parse is not None:
+                        text = r.parse(text)
+                out.append(build_column(name, r.type, r.flags, text, r.mysql_type))
         except (KeyError, TypeError, ValueError):
             raise self._column_error(fields, field, image, readings) from None
         return tuple(out)
@@ -281,6 +360,12 @@ def _fill_unchanged(old: tuple[Column, ...], new: tuple[Column, ...]) -> tuple[C
     return tuple(filled)
 
 
+def _missing(doc: dict[str, Any]) -> DecodeError:
+    """The error for the first required field (in the reference order) the message lacks."""
+    name = next(name for name in _REQUIRED if name not in doc)
+    return DecodeError(f"canal-json field {name!r} is missing", None, "value")
+
+
 def _bool(fields: _Fields, value: Any) -> bool:
     if value.__class__ is not bool:
         raise fields.fail("_tidb.onlyHandleKey", f"must be true or false, got {_json_kind(value)}")
@@ -293,7 +378,9 @@ def _parse(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise DecodeError(f"canal-json value is not UTF-8 ({exc.reason})", exc.start, "value") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        if text.startswith("\ufeff"):  # what json.loads checks before its decoder runs
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        doc = _JSON.decode(text)
     except json.JSONDecodeError as exc:
         offset = len(text[: exc.pos].encode("utf-8"))
         raise DecodeError(f"canal-json value is not valid JSON: {exc.msg}", offset, "value") from None
