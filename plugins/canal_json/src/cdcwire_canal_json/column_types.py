@@ -180,7 +180,7 @@ def _double_text(value: object) -> str:
         if value.__class__ is not int:
             raise TypeError(f"expected a float, got {type(value).__name__}")
         value = float(value)  # type: ignore[arg-type]
-    text = float.__repr__(value)  # type: ignore[arg-type]
+    text = repr(value)
     if "e" in text or "n" in text:  # 1e+16, 1e-05, nan, inf
         return float64_text(value)  # type: ignore[arg-type]
     return text[:-2] if text.endswith(".0") else text

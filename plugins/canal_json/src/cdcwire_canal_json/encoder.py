@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import time
+from json.encoder import encode_basestring as quote
 from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
@@ -49,8 +50,6 @@ class CanalJSONEncoder:
         self.options = options
         self._clock = clock
         self._layouts: dict[tuple, RowLayout] = {}
-        ext = options.tidb_extension
-        self._tail_prefix = ',"_tidb":{"commitTs":' if ext else None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -121,32 +120,35 @@ class CanalJSONEncoder:
         if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
             raise EncodeError(f"commit ts {ts!r} of {row.schema}.{row.table} is not an unsigned 64-bit integer")
         new, old = row.columns, row.pre_columns
+        tail = self._tail(ts, only_key)
         if new is None:  # delete: data is the deleted row
             layout = self._layout(row, old)  # type: ignore[arg-type]
             if only_key or self.options.delete_handle_key_only:
                 layout = layout.key_layout()
             values = self._values(layout, old)  # type: ignore[arg-type]
-            data = layout.data.values(self._texts(layout, values, row, "pre_columns"))
-            text = layout.templates["DELETE"] % (ts >> 18, self._clock(), layout.sql_types_json(values), *data)
+            data = self._json_values(layout, values, row, "pre_columns")
+            text = layout.templates["DELETE"] % (ts >> 18, self._clock(), layout.sql_types_json(values), *data, tail)
         else:
             layout = self._layout(row, new)
             if only_key:
                 layout = layout.key_layout()
             values = self._values(layout, new)
-            data = layout.data.values(self._texts(layout, values, row, "columns"))
+            data = self._json_values(layout, values, row, "columns")
             head = (ts >> 18, self._clock(), layout.sql_types_json(values))
             if old is None:
-                text = layout.templates["INSERT"] % (*head, *data)
+                text = layout.templates["INSERT"] % (*head, *data, tail)
             elif self.options.only_updated_columns:
                 changed = self._changed_old_json(layout, row, new, old)
-                text = layout.templates[UPDATE_CHANGED] % (*head, changed, *data)
+                text = layout.templates[UPDATE_CHANGED] % (*head, changed, *data, tail)
             else:
-                text = layout.templates["UPDATE"] % (*head, *self._old_values(layout, row, new, old), *data)
-        if self._tail_prefix is not None:
-            text += self._tail_prefix + str(ts) + (',"onlyHandleKey":true}}' if only_key else "}}")
-        else:
-            text += "}"
+                text = layout.templates["UPDATE"] % (*head, *self._old_values(layout, row, new, old), *data, tail)
         return _utf8(text, row)
+
+    def _tail(self, ts: int, only_key: bool) -> str:
+        """The end of a row message: ``_tidb`` with the extension, and the closing brace."""
+        if not self.options.tidb_extension:
+            return "}"
+        return f',"_tidb":{{"commitTs":{ts}' + (',"onlyHandleKey":true}}' if only_key else "}}")
 
     @staticmethod
     def _values(layout: RowLayout, image: Sequence[Column]) -> list[object]:
@@ -154,21 +156,29 @@ class CanalJSONEncoder:
             return list(map(_VALUE, image))
         return [image[i].value for i in layout.indices]
 
-    @staticmethod
-    def _texts(layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str) -> list[Optional[str]]:
+    @classmethod
+    def _json_values(
+        cls, layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str
+    ) -> list[str]:
+        """The JSON text of each value (a string or null) for ``layout``'s object slots."""
         try:
-            return [None if v is None else f(v) for f, v in zip(layout.formatters, values)]
+            texts = ["null" if v is None else quote(f(v)) for f, v in zip(layout.formatters, values)]
         except _BAD_VALUE:
-            pass
+            raise cls._value_error(layout, values, row, image_name) from None
+        return layout.data.pick(texts)
+
+    @staticmethod
+    def _value_error(layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str) -> EncodeError:
+        """Name the first column whose value its formatter rejects."""
         for plan, v in zip(layout.plans, values):
             try:
                 if v is not None:
                     plan.formatter(v)
             except _BAD_VALUE as exc:
-                raise EncodeError(
+                return EncodeError(
                     f"{row.schema}.{row.table} {image_name} column {plan.name!r} ({plan.type.name}):"
                     f" cannot write {type(v).__name__} value {_short(v)}: {exc}"
-                ) from None
+                )
         raise AssertionError("unreachable: a formatter failed and then succeeded")
 
     @staticmethod
@@ -184,7 +194,7 @@ class CanalJSONEncoder:
     ) -> list[str]:
         """The JSON text of each value of the whole old image, for the UPDATE template."""
         self._check_same_columns(row, new, old)
-        return layout.data.values(self._texts(layout, self._values(layout, old), row, "pre_columns"))
+        return self._json_values(layout, self._values(layout, old), row, "pre_columns")
 
     def _changed_old_json(
         self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring
 from typing import Optional, Sequence
 
 from cdcwire import Column, ColumnFlag, ColumnType
@@ -86,11 +85,9 @@ class ObjectTemplate:
         text = "{" + ",".join(literal(json_key(name)) + ":%s" for name in position) + "}"
         return cls(text, None if slots == tuple(range(len(names))) else slots)
 
-    def values(self, texts: Sequence[Optional[str]]) -> list[str]:
-        """The JSON text of each slot's value: a string, or null."""
-        if self.slots is not None:
-            texts = [texts[i] for i in self.slots]
-        return ["null" if t is None else encode_basestring(t) for t in texts]
+    def pick(self, values: list[str]) -> list[str]:
+        """The values (one per column, in column order) to fill the slots with."""
+        return values if self.slots is None else [values[i] for i in self.slots]
 
 
 @dataclass(slots=True)
@@ -100,10 +97,10 @@ class RowLayout:
     ``indices`` picks the columns of an image this layout writes (all of them,
     or only the handle-key columns for a key-only message).
 
-    ``templates`` maps a row kind to its message text up to (not including) the
-    ``_tidb`` extension and the closing brace. Slots, in order: ``es``, ``ts``,
-    ``sqlType``, then for UPDATE the old image's values (or, for
-    UPDATE_CHANGED, the whole ``old`` list), then the values of ``data``.
+    ``templates`` maps a row kind to its message text. Slots, in order: ``es``,
+    ``ts``, ``sqlType``, then for UPDATE the old image's values (or, for
+    UPDATE_CHANGED, the whole ``old`` list), then the values of ``data``, then the
+    end of the message (``_tidb`` with the extension, and the closing brace).
     """
 
     schema: str
@@ -149,7 +146,7 @@ class RowLayout:
             + ',"pkNames":' + pk + ',"isDdl":false,"type":"'
         )
         middle = '","es":%s,"ts":%s,"sql":"","sqlType":%s,"mysqlType":' + literal(self.mysql_types_json)
-        data = ',"data":[' + self.data.text + "]"
+        data = ',"data":[' + self.data.text + "]%s"
         return {
             "INSERT": head + "INSERT" + middle + ',"old":null' + data,
             "DELETE": head + "DELETE" + middle + ',"old":null' + data,
