@@ -98,7 +98,7 @@ def test_partition_num_larger_than_the_existing_topic_is_an_error(kafka_broker, 
     ensure_topic(parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=2)), kafka_topic)
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=4))
     with pytest.raises(SinkURIError) as info:
-        config.transport.ensure_topic(config, kafka_topic)
+        config.transport.prepare_topic(config, kafka_topic)
     assert info.value.parameter == "partition-num"
     assert "partition-num=4" in str(info.value) and "the 2 partition(s)" in str(info.value)
     with pytest.raises(SinkURIError, match="partition-num=4"):

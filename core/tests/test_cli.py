@@ -82,3 +82,14 @@ def test_parameters_markdown_marks_secrets(capsys):
     out = capsys.readouterr().out
     assert out.startswith("| parameter | applies to | values | default | meaning |")
     assert "| `sasl-password` | kafka:// | str | none | SASL password (secret: never printed) |" in out
+
+
+def test_encode_into_an_existing_file_topic_keeps_its_partition_count(tmp_path, events_file, capsys):
+    path, _ = events_file
+    first = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=5&partition=index-value"
+    assert main(["encode", "--sink-uri", first, str(path)]) == 0
+    again = f"file://{tmp_path}/out/orders?protocol=echo-json&partition=index-value"  # no partition-num
+    capsys.readouterr()
+    assert main(["encode", "--sink-uri", again, str(path)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
+    assert {int(r[1]) for r in rows} <= set(range(5)) and max(int(r[1]) for r in rows) >= 3

@@ -8,7 +8,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.dispatch import Dispatcher, PositionInertiaHash
+from cdcwire.dispatch import Dispatcher
 from cdcwire.dispatch.dispatcher import split_key_change
 from cdcwire.errors import DispatchError, SinkURIError
 
@@ -26,17 +26,6 @@ def dispatcher(query: str) -> Dispatcher:
 
 def crc(*parts: bytes) -> int:
     return zlib.crc32(b"".join(parts))
-
-
-def test_position_inertia_hash_xors_crcs_of_concatenations():
-    h = PositionInertiaHash().write(b"test", b"t1").write(b"id", b"1")
-    assert h.value == crc(b"test", b"t1") ^ crc(b"id", b"1")
-
-
-def test_hash_does_not_depend_on_write_order():
-    a = PositionInertiaHash().write(b"a", b"1").write(b"b", b"2").value
-    b = PositionInertiaHash().write(b"b", b"2").write(b"a", b"1").value
-    assert a == b
 
 
 @pytest.mark.parametrize("rule", ["table", "default"])
@@ -183,3 +172,12 @@ def test_missing_rules_file_is_a_uri_error(tmp_path):
     with pytest.raises(SinkURIError, match="does not exist") as info:
         dispatcher(f"dispatch-rules={tmp_path}/none.toml")
     assert info.value.parameter == "dispatch-rules"
+
+
+def test_rule_names_in_a_rules_file_are_case_insensitive(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\npartition = "Columns"\ncolumns = ["VAL"]\n')
+    config = cdcwire.parse_sink_uri(f"file:///tmp/d/t?protocol=echo-json&partition-num=6&dispatch-rules={rules}")
+    assert config.dispatch_rules[0].partition == "columns" and config.dispatch_rules[0].hashes_named_columns
+    expected = (crc(b"test", b"t1") ^ crc(b"val", b"abc")) % 6
+    assert Dispatcher(config).route(row(1, 9, val="abc"))[0].partition == expected

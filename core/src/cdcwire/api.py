@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 
 from .errors import DecodeError
 from .events import Event
@@ -24,15 +24,34 @@ def config_of(uri_or_config: ConfigLike) -> SinkConfig:
     return protocol_config(uri_or_config)
 
 
-def dispatch(config: SinkConfig, events: Sequence[Event]) -> dict[tuple[str, int], list[Event]]:
-    """Group events by (topic, partition), keeping stream order inside each group."""
-    dispatcher = Dispatcher(config)
+def dispatch(
+    config: SinkConfig, events: Sequence[Event], partition_count: Optional[Callable[[str], int]] = None
+) -> dict[tuple[str, int], list[Event]]:
+    """Group events by (topic, partition), keeping stream order inside each group.
+
+    ``partition_count(topic)``: how many partitions a topic has; ``partition-num`` by
+    default, which keeps :func:`encode` a pure function of its arguments. A caller that
+    writes passes :func:`transport_partition_count` so existing topics keep their size.
+    """
+    dispatcher = Dispatcher(config, partition_count=partition_count)
     dispatcher.observe(events)
     groups: dict[tuple[str, int], list[Event]] = defaultdict(list)
     for event in events:
         for route in dispatcher.route(event):
             groups[(route.topic, route.partition)].append(route.event)
     return groups
+
+
+def transport_partition_count(config: SinkConfig) -> Callable[[str], int]:
+    """The sink's transport's answer per topic (created or checked once per topic, then cached)."""
+    counts: dict[str, int] = {}
+
+    def count(topic: str) -> int:
+        if topic not in counts:
+            counts[topic] = config.transport.prepare_topic(config, topic)
+        return counts[topic]
+
+    return count
 
 
 def encode_partition(
@@ -43,7 +62,10 @@ def encode_partition(
 
 
 def encode(sink_uri: ConfigLike, events: Iterable[Event]) -> list[Message]:
-    """Dispatch and encode events; messages come out by topic, partition, then stream order."""
+    """Dispatch and encode events; messages come out by topic, partition, then stream order.
+
+    Pure: nothing is contacted, every topic has the URI's ``partition-num`` partitions.
+    """
     config = config_of(sink_uri)
     groups = dispatch(config, list(events))
     out: list[Message] = []

@@ -84,6 +84,20 @@ class Transport(abc.ABC):
         """The real partition count of an existing topic, or None if unknown / new."""
         return None
 
+    def prepare_topic(self, config: SinkConfig, topic: str) -> int:
+        """How many partitions of ``topic`` a write uses; called once per topic before dispatching.
+
+        The reference's rule: ``partition-num`` when the URI gives it, else an existing
+        topic's real count, else 3. A transport whose topics have a fixed size (Kafka)
+        overrides this to create a missing topic and to refuse a ``partition-num``
+        larger than the real count.
+        """
+        if "partition-num" not in config.given:
+            existing = self.partition_count(config, topic)
+            if existing:
+                return int(existing)
+        return int(config["partition-num"])
+
     @abc.abstractmethod
     def writer(self, config: SinkConfig) -> MessageWriter: ...
 

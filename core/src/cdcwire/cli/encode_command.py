@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from ..api import config_of, dispatch, encode_partition
+from ..api import config_of, dispatch, encode_partition, transport_partition_count
 from ..event_json import read_jsonl
 from ..message import Message
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         with open(args.input, encoding="utf-8") as f:
             events = list(read_jsonl(f))
-    groups = dispatch(config, events)
+    groups = dispatch(config, events, transport_partition_count(config))
     msgs: Counter[tuple[str, int]] = Counter()
     sizes: Counter[tuple[str, int]] = Counter()
     carried: Counter[tuple[str, int]] = Counter()

@@ -1,4 +1,11 @@
-"""Partition rules: ``default``/``table``, ``ts``, ``index-value``/``rowid``, ``columns``."""
+"""Partition rules: ``default``/``table``, ``ts``, ``index-value``/``rowid``, ``columns``.
+
+The hash is the reference's "position-inertia" hash: each write CRC-32s the
+concatenation of its parts (schema + table, then column name + value text) and
+XORs it into the running value, so column order does not matter; the partition
+is the hash mod the partition count. ``zlib.crc32(b, zlib.crc32(a))`` is the
+CRC-32 of ``a + b`` without building the concatenation.
+"""
 
 from __future__ import annotations
 

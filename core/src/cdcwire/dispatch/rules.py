@@ -21,14 +21,22 @@ from .topics import TopicExpression
 
 @dataclass(frozen=True, slots=True)
 class DispatchRule:
+    """One rule; ``partition`` is kept lower-case (rule names are case-insensitive)."""
+
     matchers: tuple[str, ...]
     partition: str = "default"
     columns: tuple[str, ...] = ()
     topic: Optional[TopicExpression] = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "partition", self.partition.lower())
         # fail at load time, not on the first row
         partitioner(self.partition, self.columns)
+
+    @property
+    def hashes_named_columns(self) -> bool:
+        """Whether placing a row needs columns beyond its handle key."""
+        return self.partition == "columns"
 
     def matches(self, schema: str, table: str) -> bool:
         name = f"{schema}.{table}".lower()
@@ -46,9 +54,6 @@ def _glob(pattern: str) -> re.Pattern[str]:
     if rx is None:
         rx = _GLOBS[pattern] = re.compile(fnmatch.translate(pattern.lower()))
     return rx
-
-
-CATCH_ALL = DispatchRule(("*.*",), "default")
 
 
 def rule_from_mapping(entry: Any, where: str) -> DispatchRule:

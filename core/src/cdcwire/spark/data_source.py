@@ -27,12 +27,12 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, WriterCommitMessage
 
+from ..api import transport_partition_count
 from ..dispatch import Dispatcher
 from ..errors import CdcwireError, DecodeError, SinkURIError
 from ..message import Message, Payload
 from .arrow_events import batch_to_events, events_to_batch
 from .encoding import encode_routed
-from .routing import partition_count
 from .schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .sink_cache import sink_config
 
@@ -188,14 +188,7 @@ class EventsWriter(DataSourceArrowWriter):
 def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
     """Dispatch one task's events in input order and encode each topic-partition as a stream of chunks."""
     config = sink_config(uri)
-    counts: dict[str, int] = {}
-
-    def count(topic: str) -> int:
-        if topic not in counts:
-            counts[topic] = partition_count(config, topic)
-        return counts[topic]
-
-    dispatcher = Dispatcher(config, partition_count=count)
+    dispatcher = Dispatcher(config, partition_count=transport_partition_count(config))
     encoders: dict[tuple[str, int], object] = {}
     pending: dict[tuple[str, int], list] = {}
     stats: dict[tuple[str, int], list[int]] = {}

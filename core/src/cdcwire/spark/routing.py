@@ -61,7 +61,7 @@ class RoutePlan:
 
 def needs_every_column(config: SinkConfig) -> bool:
     """Only the ``columns`` rule hashes non-key columns; other rules need the handle key at most."""
-    return any(rule.partition == "columns" for rule in config.dispatch_rules)
+    return any(rule.hashes_named_columns for rule in config.dispatch_rules)
 
 
 def plan_routes(spark: SparkSession, df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> RoutePlan:
@@ -76,22 +76,9 @@ def plan_routes(spark: SparkSession, df: DataFrame, config: SinkConfig, dead_let
         )
         for row in pairs:
             dispatcher.topic_for(row["schema"] or "", row["table"] or "")
-    counts = {topic: partition_count(config, topic) for topic in sorted(dispatcher.topics)}
+    counts = {topic: config.transport.prepare_topic(config, topic) for topic in sorted(dispatcher.topics)}
     partitions = tuple((topic, p) for topic in sorted(counts) for p in range(counts[topic]))
     return RoutePlan(config.uri, counts, partitions, shuffle_keys(spark, len(partitions)), dead_letter)
-
-
-def partition_count(config: SinkConfig, topic: str) -> int:
-    """Kafka: create the topic if missing and check partition-num against it; files: partition-num,
-    or an existing topic's count when the URI does not give one."""
-    ensure = getattr(config.transport, "ensure_topic", None)
-    if ensure is not None:
-        return int(ensure(config, topic))
-    if "partition-num" not in config.given:
-        existing = config.transport.partition_count(config, topic)
-        if existing:
-            return int(existing)
-    return int(config["partition-num"])
 
 
 def shuffle_keys(spark: SparkSession, n: int) -> tuple[int, ...]:

@@ -93,12 +93,11 @@ class KafkaTransport(Transport):
 
         return topic_partition_count(config, topic)
 
-    def ensure_topic(self, config, topic: str) -> int:
+    def prepare_topic(self, config, topic: str) -> int:  # type: ignore[override]
         """Create ``topic`` if missing and check ``partition-num`` against it; the partition count to use.
 
-        Call it once per topic before dispatching: a ``partition-num`` larger than an
-        existing topic's real count raises SinkURIError; without ``partition-num`` in the
-        URI an existing topic's real count is used.
+        A ``partition-num`` larger than an existing topic's real count raises SinkURIError;
+        without ``partition-num`` in the URI an existing topic's real count is used.
         """
         from .kafka_client import ensure_topic
 
