@@ -136,3 +136,34 @@ def test_a_value_that_is_not_a_string_is_rejected_for_every_kind_of_column(mysql
             _decode(decoder, _variant(_set("mysqlType.c_int", mysql_type)) if mysql_type != "null" else _good())
         with pytest.raises(DecodeError, match=r"'data\[0\].c_int' must be a string or null"):
             _decode(decoder, doc)
+
+
+def _update(old_changes: dict[str, Any]) -> dict[str, Any]:
+    doc = _variant(_set("type", "UPDATE"))
+    doc["old"] = [dict(doc["data"][0], **old_changes)]
+    return doc
+
+
+def test_an_update_reads_its_unchanged_columns_exactly_as_the_new_image():
+    decoder = CanalJSONDecoder(CanalOptions())
+    event = _decode(decoder, _update({"c_int": "5", "c_tinyint": None}))
+    fresh = _decode(CanalJSONDecoder(CanalOptions()), _update({"c_int": "5", "c_tinyint": None}))
+    assert event == fresh
+    old = {c.name: c.value for c in event.pre_columns}
+    new = {c.name: c.value for c in event.columns}
+    assert old == dict(new, c_int=5, c_tinyint=None)
+    assert [c.name for c in event.pre_columns] == [c.name for c in event.columns]
+
+
+@pytest.mark.parametrize("bad,message", [
+    ("12x", r"'old\[0\].c_int' is not a INT value"),
+    (12, r"'old\[0\].c_int' must be a string or null, got a number"),
+    ([], r"'old\[0\].c_int' must be a string or null, got a list"),
+])
+def test_a_bad_old_value_is_named_beside_unchanged_columns(bad, message):
+    for warm in (False, True):
+        decoder = CanalJSONDecoder(CanalOptions())
+        if warm:
+            _decode(decoder, _update({}))
+        with pytest.raises(DecodeError, match=message):
+            _decode(decoder, _update({"c_int": bad}))
