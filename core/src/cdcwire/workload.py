@@ -1,7 +1,7 @@
 """A realistic, deterministic change stream: ``cdcwire generate`` and the demo's input.
 
 Several tables whose columns cover every column type of
-:data:`cdcwire.testing.strategies.COLUMN_KINDS`; transactions of a few row
+:data:`cdcwire.column_kinds.COLUMN_KINDS`; transactions of a few row
 changes (inserts, updates, some of which change the handle key, deletes) at
 increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
 carry the new column); a resolved ts every ``resolved_every`` commits. Values
@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 from .codes import ColumnFlag as F
 from .codes import ColumnType as T
 from .codes import DDLType
+from .column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .value_text import to_float32
 
@@ -91,7 +92,9 @@ def value_maker(label: str) -> ValueMaker:
     if label in makers:
         return makers[label]
     if label in ("varbinary", "binary", "tinyblob", "blob", "mediumblob", "longblob"):
-        return lambda r: r.randbytes(r.randint(0, 40 if label != "binary" else 40))
+        if label == "binary":  # BINARY(40) values come padded to their full width
+            return lambda r: r.randbytes(40)
+        return lambda r: r.randbytes(r.randint(0, 40))
     return _text  # varchar, char, the text types
 
 
@@ -149,8 +152,6 @@ class Table:
 
 
 def _column(label: str) -> ColumnDef:
-    from .testing.strategies import KINDS_BY_LABEL  # the one list of column kinds
-
     kind = KINDS_BY_LABEL[label]
     return ColumnDef(f"c_{label}", kind.type, kind.flags | F.NULLABLE, kind.mysql_type, value_maker(label))
 
@@ -164,8 +165,6 @@ _TABLES = (
 
 def make_tables(count: int) -> list[Table]:
     """``count`` tables: three shaped like an application's, then tables with every column kind."""
-    from .testing.strategies import COLUMN_KINDS
-
     tables: list[Table] = []
     for i in range(count):
         if i < len(_TABLES):

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from ..codes import ColumnFlag as F
 from ..codes import ColumnType as T
 from ..codes import DDLType
+from ..column_kinds import COLUMN_KINDS as DECLARED_KINDS
 from ..events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
 
 U64 = (1 << 64) - 1
@@ -24,7 +25,8 @@ U64 = (1 << 64) - 1
 
 @dataclass(frozen=True, slots=True)
 class ColumnKind:
-    """One column type as a table declares it, with a strategy for its values."""
+    """One column type as a table declares it (:data:`cdcwire.column_kinds.COLUMN_KINDS`),
+    with a strategy for its values."""
 
     label: str
     type: T
@@ -68,47 +70,49 @@ _JSON = st.recursive(
     max_leaves=6,
 ).map(lambda v: __import__("json").dumps(v, ensure_ascii=False, sort_keys=True))
 
-U = F.UNSIGNED
-B = F.BINARY
+#: A value strategy for every label of :data:`cdcwire.column_kinds.COLUMN_KINDS`.
+_VALUES: dict[str, st.SearchStrategy] = {
+    "tinyint": st.integers(-128, 127),
+    "tinyint_unsigned": st.integers(0, 255),
+    "smallint": st.integers(-(1 << 15), (1 << 15) - 1),
+    "smallint_unsigned": st.integers(0, (1 << 16) - 1),
+    "mediumint": st.integers(-(1 << 23), (1 << 23) - 1),
+    "mediumint_unsigned": st.integers(0, (1 << 24) - 1),
+    "int": st.integers(-(1 << 31), (1 << 31) - 1),
+    "int_unsigned": st.integers(0, (1 << 32) - 1),
+    "bigint": st.integers(-(1 << 63), (1 << 63) - 1),
+    "bigint_unsigned": st.integers(0, U64),
+    "float": _float32s(),
+    "double": st.floats(allow_nan=False, allow_infinity=False),
+    "decimal": _decimal(10, 4),
+    "decimal_int": _decimal(20, 0),
+    "date": _DATES,
+    "datetime": _DATETIMES,
+    "timestamp": _TIMESTAMPS,
+    "time": _TIMES,
+    "year": st.integers(1901, 2155),
+    "varchar": _TEXT,
+    "varbinary": _BYTES,
+    "char": _TEXT,
+    "binary": _BYTES,
+    "tinytext": _TEXT,
+    "tinyblob": _BYTES,
+    "text": _TEXT,
+    "blob": _BYTES,
+    "mediumtext": _TEXT,
+    "mediumblob": _BYTES,
+    "longtext": _TEXT,
+    "longblob": _BYTES,
+    "json": _JSON,
+    "enum": st.integers(1, 3),
+    "set": st.integers(0, 7),
+    "bit": st.integers(0, (1 << 12) - 1),
+    "bit64": st.integers(0, U64),
+}
 
 #: Every column type the protocols carry, signed and unsigned, text and binary.
-COLUMN_KINDS: tuple[ColumnKind, ...] = (
-    ColumnKind("tinyint", T.TINYINT, F(0), "tinyint(4)", st.integers(-128, 127)),
-    ColumnKind("tinyint_unsigned", T.TINYINT, U, "tinyint(3) unsigned", st.integers(0, 255)),
-    ColumnKind("smallint", T.SMALLINT, F(0), "smallint(6)", st.integers(-(1 << 15), (1 << 15) - 1)),
-    ColumnKind("smallint_unsigned", T.SMALLINT, U, "smallint(5) unsigned", st.integers(0, (1 << 16) - 1)),
-    ColumnKind("mediumint", T.MEDIUMINT, F(0), "mediumint(9)", st.integers(-(1 << 23), (1 << 23) - 1)),
-    ColumnKind("mediumint_unsigned", T.MEDIUMINT, U, "mediumint(8) unsigned", st.integers(0, (1 << 24) - 1)),
-    ColumnKind("int", T.INT, F(0), "int(11)", st.integers(-(1 << 31), (1 << 31) - 1)),
-    ColumnKind("int_unsigned", T.INT, U, "int(10) unsigned", st.integers(0, (1 << 32) - 1)),
-    ColumnKind("bigint", T.BIGINT, F(0), "bigint(20)", st.integers(-(1 << 63), (1 << 63) - 1)),
-    ColumnKind("bigint_unsigned", T.BIGINT, U, "bigint(20) unsigned", st.integers(0, U64)),
-    ColumnKind("float", T.FLOAT, F(0), "float", _float32s()),
-    ColumnKind("double", T.DOUBLE, F(0), "double", st.floats(allow_nan=False, allow_infinity=False)),
-    ColumnKind("decimal", T.DECIMAL, F(0), "decimal(10,4)", _decimal(10, 4)),
-    ColumnKind("decimal_int", T.DECIMAL, F(0), "decimal(20,0)", _decimal(20, 0)),
-    ColumnKind("date", T.DATE, B, "date", _DATES),
-    ColumnKind("datetime", T.DATETIME, B, "datetime", _DATETIMES),
-    ColumnKind("timestamp", T.TIMESTAMP, B, "timestamp", _TIMESTAMPS),
-    ColumnKind("time", T.TIME, B, "time", _TIMES),
-    ColumnKind("year", T.YEAR, U, "year(4)", st.integers(1901, 2155)),
-    ColumnKind("varchar", T.VARCHAR, F(0), "varchar(255)", _TEXT),
-    ColumnKind("varbinary", T.VARCHAR, B, "varbinary(255)", _BYTES),
-    ColumnKind("char", T.CHAR, F(0), "char(40)", _TEXT),
-    ColumnKind("binary", T.CHAR, B, "binary(40)", _BYTES),
-    ColumnKind("tinytext", T.TINYBLOB, F(0), "tinytext", _TEXT),
-    ColumnKind("tinyblob", T.TINYBLOB, B, "tinyblob", _BYTES),
-    ColumnKind("text", T.BLOB, F(0), "text", _TEXT),
-    ColumnKind("blob", T.BLOB, B, "blob", _BYTES),
-    ColumnKind("mediumtext", T.MEDIUMBLOB, F(0), "mediumtext", _TEXT),
-    ColumnKind("mediumblob", T.MEDIUMBLOB, B, "mediumblob", _BYTES),
-    ColumnKind("longtext", T.LONGBLOB, F(0), "longtext", _TEXT),
-    ColumnKind("longblob", T.LONGBLOB, B, "longblob", _BYTES),
-    ColumnKind("json", T.JSON, B, "json", _JSON),
-    ColumnKind("enum", T.ENUM, F(0), "enum('a','b','c')", st.integers(1, 3)),
-    ColumnKind("set", T.SET, F(0), "set('a','b','c')", st.integers(0, 7)),
-    ColumnKind("bit", T.BIT, U, "bit(12)", st.integers(0, (1 << 12) - 1)),
-    ColumnKind("bit64", T.BIT, U, "bit(64)", st.integers(0, U64)),
+COLUMN_KINDS: tuple[ColumnKind, ...] = tuple(
+    ColumnKind(k.label, k.type, k.flags, k.mysql_type, _VALUES[k.label]) for k in DECLARED_KINDS
 )
 
 KINDS_BY_LABEL = {k.label: k for k in COLUMN_KINDS}
