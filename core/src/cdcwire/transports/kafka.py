@@ -2,8 +2,8 @@
 (extra ``cdcwire[kafka]``).
 
 The URI is parsed and validated without confluent-kafka installed; the client
-is imported only when a writer, a reader or a topic check is made
-(:mod:`cdcwire.transports.kafka_client`).
+(:mod:`.kafka_topics`, :mod:`.kafka_writer`, :mod:`.kafka_reader`) is imported only
+when a writer, a reader or a topic check is made.
 """
 
 from __future__ import annotations
@@ -85,11 +85,12 @@ class KafkaTransport(Transport):
         if config.username and params.get("sasl-password") is None and config.password is None:
             raise SinkURIError("the URI names a user but no password (user:password@host)", "userinfo")
         if bool(params.get("cert")) != bool(params.get("key")):
-            raise SinkURIError("a TLS client certificate needs both cert and key", "cert" if params.get("key") else "key")
+            missing = "cert" if params.get("key") else "key"
+            raise SinkURIError("a TLS client certificate needs both cert and key", missing)
 
     def partition_count(self, config, topic: str) -> Optional[int]:  # type: ignore[override]
         """The real partition count of ``topic``, or None when it does not exist."""
-        from .kafka_client import topic_partition_count
+        from .kafka_topics import topic_partition_count
 
         return topic_partition_count(config, topic)
 
@@ -99,16 +100,16 @@ class KafkaTransport(Transport):
         A ``partition-num`` larger than an existing topic's real count raises SinkURIError;
         without ``partition-num`` in the URI an existing topic's real count is used.
         """
-        from .kafka_client import ensure_topic
+        from .kafka_topics import ensure_topic
 
         return ensure_topic(config, topic)
 
     def writer(self, config) -> MessageWriter:  # type: ignore[override]
-        from .kafka_client import KafkaWriter
+        from .kafka_writer import KafkaWriter
 
         return KafkaWriter(config)
 
     def reader(self, config) -> MessageReader:  # type: ignore[override]
-        from .kafka_client import KafkaReader
+        from .kafka_reader import KafkaReader
 
         return KafkaReader(config)

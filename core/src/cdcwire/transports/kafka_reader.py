@@ -1,0 +1,139 @@
+"""The Kafka reader: bounded reads of one partition, from an offset to the high watermark of the call.
+
+Partitions are assigned directly and no consumer group offsets are committed: a
+read is a snapshot of what the topic holds, repeatable from any offset.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator, Optional
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+
+from ..errors import TransportError
+from ..message import Message
+from ..transport import MessageReader
+from .kafka_settings import ClientErrors, KafkaSettings, kafka_error_of
+
+
+class KafkaReader(MessageReader):
+    """Bounded reads: each partition from an offset to its high watermark at the call.
+
+    Partitions are assigned directly; no consumer group offsets are committed.
+    """
+
+    def __init__(self, config) -> None:
+        self.settings = KafkaSettings.of(config)
+        self._errors = ClientErrors()
+        self._consumer: Optional[Consumer] = Consumer(
+            self.settings.client_config(
+                self._errors,
+                **{
+                    "group.id": f"{self.settings.client_id}-reader",
+                    "enable.auto.commit": False,
+                    "enable.auto.offset.store": False,
+                    "enable.partition.eof": True,
+                    "auto.offset.reset": "error",
+                    "fetch.wait.max.ms": 100,
+                },
+            )
+        )
+        self._metadata()
+
+    def __repr__(self) -> str:
+        return f"KafkaReader({self.settings.bootstrap})"
+
+    def _open(self) -> Consumer:
+        if self._consumer is None:
+            raise TransportError("the Kafka reader is closed")
+        return self._consumer
+
+    def _metadata(self, topic: Optional[str] = None):
+        consumer = self._open()
+        try:
+            return consumer.list_topics(topic=topic, timeout=self.settings.dial_timeout)
+        except KafkaException as exc:
+            if not consumer.assignment():
+                consumer.poll(0)  # collect the client's own errors (refused, authentication) for the message
+            raise self.settings.unreachable(exc, self._errors) from None
+
+    def topics(self) -> list[str]:
+        return sorted(name for name in self._metadata().topics if not name.startswith("__"))
+
+    def partitions(self, topic: str) -> list[int]:
+        meta = self._metadata(topic).topics.get(topic)
+        if meta is None or (meta.error is not None and meta.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+            raise TransportError(f"topic {topic!r} does not exist at {self.settings.bootstrap}")
+        if meta.error is not None:
+            raise TransportError(f"cannot describe topic {topic!r} at {self.settings.bootstrap}: {meta.error.str()}")
+        return sorted(meta.partitions)
+
+    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+        """(low, high): the first offset still held and the offset the next message will get."""
+        try:
+            return self._open().get_watermark_offsets(
+                TopicPartition(topic, partition), timeout=self.settings.dial_timeout
+            )
+        except KafkaException as exc:
+            err = kafka_error_of(exc)
+            if err is not None and err.code() in (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_PARTITION):
+                raise TransportError(
+                    f"partition {topic}/{partition} does not exist at {self.settings.bootstrap}"
+                ) from None
+            raise self.settings.unreachable(exc, self._errors) from None
+
+    def read(
+        self, topic: str, partition: int, start: Optional[int] = 0, end: Optional[int] = None
+    ) -> Iterator[Message]:
+        """Messages with offsets in [start, end); ``start`` None = earliest held, ``end`` None = high
+        watermark now. ``end`` beyond the high watermark is cut to it: a read never waits for new data."""
+        low, high = self.watermarks(topic, partition)  # now, not at the first next()
+        stop = high if end is None else min(end, high)
+        begin = low if start is None else max(start, low)
+        return self._messages(topic, partition, begin, stop)
+
+    def _messages(self, topic: str, partition: int, begin: int, stop: int) -> Iterator[Message]:
+        if begin >= stop:
+            return
+        consumer = self._open()
+        consumer.assign([TopicPartition(topic, partition, begin)])
+        idle_limit = max(self.settings.dial_timeout, self.settings.request_timeout_ms / 1000)
+        next_offset = begin
+        last_progress = time.monotonic()
+        try:
+            while next_offset < stop:
+                batch = consumer.consume(min(1000, stop - next_offset + 1), 0.2)
+                if not batch:
+                    if time.monotonic() - last_progress > idle_limit:
+                        last = f" (last error: {self._errors.last.str()})" if self._errors.last is not None else ""
+                        raise TransportError(
+                            f"no data from Kafka at {self.settings.bootstrap} for {topic}/{partition} "
+                            f"at offset {next_offset} within {idle_limit:g}s{last}"
+                        )
+                    continue
+                last_progress = time.monotonic()
+                for m in batch:
+                    err = m.error()
+                    if err is not None:
+                        if err.code() == KafkaError._PARTITION_EOF:
+                            next_offset = stop  # nothing more is held (offsets may skip, e.g. transaction markers)
+                            break
+                        raise TransportError(
+                            f"reading {topic}/{partition} at offset {next_offset} from {self.settings.bootstrap}: "
+                            f"{self.settings.scrub(err.str())}"
+                        )
+                    offset = m.offset()
+                    if offset >= stop:
+                        next_offset = stop
+                        break
+                    yield Message(topic, partition, m.key(), m.value(), offset)
+                    next_offset = offset + 1
+        finally:
+            if self._consumer is not None:
+                self._consumer.unassign()
+
+    def close(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            consumer.close()

@@ -1,0 +1,143 @@
+"""What a ``kafka://`` URI means to librdkafka, and how the client's errors are told.
+
+The settings are the one object that knows the URI's secrets (SASL password, key
+file), so any text built from a client error goes through :meth:`KafkaSettings.scrub`
+before it reaches an exception or a log line.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from confluent_kafka import KafkaError, KafkaException
+
+from ..errors import TransportError
+from ..redact import MASK
+from .kafka import parse_duration
+
+log = logging.getLogger("cdcwire.kafka")
+#: librdkafka's own log lines (connection failures, retries) go here instead of stderr.
+librdkafka_log = logging.getLogger("cdcwire.kafka.librdkafka")
+librdkafka_log.addHandler(logging.NullHandler())  # the application's handlers decide; never raw stderr
+
+#: URI parameter -> the librdkafka setting that takes its file path.
+TLS_FILE_SETTINGS = {"ca": "ssl.ca.location", "cert": "ssl.certificate.location", "key": "ssl.key.location"}
+_SECURITY_PROTOCOLS = {
+    (False, False): "PLAINTEXT",
+    (True, False): "SSL",
+    (False, True): "SASL_PLAINTEXT",
+    (True, True): "SASL_SSL",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaSettings:
+    """librdkafka settings of one sink/source URI; the secrets never show in its repr."""
+
+    bootstrap: str
+    client_id: str
+    dial_timeout: float
+    request_timeout_ms: int
+    security: dict[str, Any] = field(repr=False)
+    secrets: tuple[str, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, config) -> "KafkaSettings":
+        params = config.params
+        mechanism = params.get("sasl-mechanism") or ("plain" if config.username else None)
+        user = params.get("sasl-user") or config.username
+        password = params.get("sasl-password")
+        if password is None:
+            password = config.password
+        tls = bool(params.get("enable-tls") or params.get("ca") or params.get("cert") or params.get("key"))
+        security: dict[str, Any] = {"security.protocol": _SECURITY_PROTOCOLS[(tls, bool(mechanism))]}
+        if mechanism:
+            security.update(
+                {"sasl.mechanism": mechanism.upper(), "sasl.username": user or "", "sasl.password": password or ""}
+            )
+        for name, setting in TLS_FILE_SETTINGS.items():
+            if params.get(name):
+                security[setting] = params[name]
+        if params.get("insecure-skip-verify"):
+            security["enable.ssl.certificate.verification"] = False
+            security["ssl.endpoint.identification.algorithm"] = "none"
+        secrets = tuple(s for s in (password, config.password, params.get("sasl-password"), params.get("key")) if s)
+        return cls(
+            bootstrap=config.location,
+            client_id=params.get("kafka-client-id") or "cdcwire",
+            dial_timeout=parse_duration(params.get("dial-timeout") or "10s"),
+            request_timeout_ms=int(params.get("request-timeout-ms") or 30000),
+            security=security,
+            secrets=secrets,
+        )
+
+    def client_config(self, errors: "ClientErrors", **extra: Any) -> dict[str, Any]:
+        """Settings shared by producer, consumer and admin client, plus ``extra``."""
+        conf: dict[str, Any] = {
+            "bootstrap.servers": self.bootstrap,
+            "client.id": self.client_id,
+            "socket.connection.setup.timeout.ms": max(1000, int(self.dial_timeout * 1000)),
+            "socket.timeout.ms": self.request_timeout_ms,
+            "reconnect.backoff.ms": 50,
+            "reconnect.backoff.max.ms": 1000,
+            "log.connection.close": False,
+            # A metadata request must never create a topic behind partition-num's back.
+            "allow.auto.create.topics": False,
+            "error_cb": errors,
+            "logger": librdkafka_log,
+            **self.security,
+        }
+        conf.update(extra)
+        return conf
+
+    def scrub(self, text: object) -> str:
+        """``text`` with every secret of this URI masked."""
+        out = str(text)
+        for secret in self.secrets:
+            out = out.replace(secret, MASK)
+        return out
+
+    def unreachable(self, exc: object, errors: "ClientErrors") -> TransportError:
+        last = f" (last error: {self.scrub(errors.last.str())})" if errors.last is not None else ""
+        return TransportError(
+            f"cannot reach Kafka at {self.bootstrap} within {self.dial_timeout:g}s "
+            f"(dial-timeout): {self.scrub(error_text(exc))}{last}"
+        )
+
+
+class ClientErrors:
+    """The ``error_cb`` of one client: keeps the latest telling error (to explain a failure) and a fatal one.
+
+    librdkafka follows each failed connection with a summary "N/N brokers are down";
+    that summary never replaces the cause before it (refused, SASL authentication, TLS),
+    or which one a failure message names would depend on timing.
+    """
+
+    __slots__ = ("last", "fatal")
+
+    def __init__(self) -> None:
+        self.last: Optional[KafkaError] = None
+        self.fatal: Optional[KafkaError] = None
+
+    def __call__(self, err: KafkaError) -> None:
+        if err.code() != KafkaError._ALL_BROKERS_DOWN or self.last is None:
+            self.last = err
+        if err.fatal():
+            self.fatal = err
+        log.debug("kafka client error: %s", err.str())
+
+
+def error_text(exc: object) -> str:
+    """The client's own words for ``exc`` (a KafkaException's error text, not its repr)."""
+    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
+        return exc.args[0].str()
+    if isinstance(exc, KafkaError):
+        return exc.str()
+    return str(exc)
+
+
+def kafka_error_of(exc: KafkaException) -> Optional[KafkaError]:
+    """The KafkaError a KafkaException carries, to look at its code."""
+    return exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None

@@ -1,0 +1,285 @@
+"""The Kafka writer: an idempotent, ``acks=all`` producer that loses nothing.
+
+Why the writer keeps its own record of unacknowledged messages: an idempotent
+producer turns a broker that forgot its sequence numbers (a restart that lost
+state) into a *fatal* error. The writer then starts a new producer and sends every
+message not yet acknowledged again, in the original order, so the job completes
+with nothing lost and per-partition order kept (messages the broker had written
+but not acknowledged appear twice).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from ..errors import TransportError
+from ..message import Message
+from ..transport import MessageWriter
+from .kafka_settings import ClientErrors, KafkaSettings, error_text, kafka_error_of
+from .kafka_topics import TopicAdmin
+
+log = logging.getLogger("cdcwire.kafka")
+
+#: How long a message may wait for acknowledgement (retries included) before it fails.
+#: Long enough to ride out a broker restart.
+MESSAGE_TIMEOUT_MS = 300_000
+#: Bounds of librdkafka's in-memory queue: memory stays flat however much is written.
+QUEUE_MAX_MESSAGES = 100_000
+QUEUE_MAX_KBYTES = 64 * 1024
+#: How many times one writer replaces a producer that hit a fatal error before giving up.
+MAX_PRODUCER_RESTARTS = 5
+#: Errors after which unacknowledged messages are sent again by a new producer.
+_REPLAY_CODES = frozenset(
+    {
+        KafkaError._FATAL,
+        KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        KafkaError.UNKNOWN_PRODUCER_ID,
+        KafkaError.INVALID_PRODUCER_EPOCH,
+        KafkaError._PURGE_QUEUE,
+        KafkaError._PURGE_INFLIGHT,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryFailure:
+    topic: str
+    partition: int
+    error: str
+
+
+class KafkaWriter(MessageWriter):
+    """Idempotent, ``acks=all`` producer writing each message to its own partition.
+
+    A failed delivery is never dropped: it raises TransportError at the next
+    ``write``, ``flush`` or ``close``, naming the topic, partition and error.
+    """
+
+    def __init__(self, config) -> None:
+        self.settings = KafkaSettings.of(config)
+        self._config = config
+        compression = config.get("compression") or "none"
+        max_message = int(config.get("max-message-bytes") or 1_000_000)
+        message_max_bytes = min(1_000_000_000, max(1_000_000, max_message + 1024))
+        self._producer_extra = {
+            "enable.idempotence": True,
+            "acks": "all",
+            "compression.type": compression,
+            "linger.ms": 5,
+            "message.timeout.ms": MESSAGE_TIMEOUT_MS,
+            "request.timeout.ms": self.settings.request_timeout_ms,
+            "retry.backoff.ms": 100,
+            "retry.backoff.max.ms": 1000,
+            "message.max.bytes": message_max_bytes,
+            "queue.buffering.max.messages": QUEUE_MAX_MESSAGES,
+            "queue.buffering.max.kbytes": max(QUEUE_MAX_KBYTES, 2 * message_max_bytes // 1024),
+        }
+        self._admin = TopicAdmin(self.settings)
+        self._admin.check_reachable()
+        self._partition_counts: dict[str, int] = {}
+        self._pending: dict[int, Message] = {}
+        self._next_seq = 0
+        self._generation = 0
+        self.restarts = 0
+        self._needs_restart = False
+        self._failures: list[DeliveryFailure] = []
+        self._failure_count = 0
+        self._fatal_text = "fatal producer error"
+        #: Messages acknowledged by the brokers so far; ``restarts``: producers replaced after a fatal error.
+        self.delivered = 0
+        self._errors = ClientErrors()
+        self._producer: Optional[Producer] = self._new_producer()
+
+    def __repr__(self) -> str:
+        return f"KafkaWriter({self.settings.bootstrap}, pending={len(self._pending)}, delivered={self.delivered})"
+
+    def _new_producer(self) -> Producer:
+        self._errors = ClientErrors()
+        return Producer(self.settings.client_config(self._errors, **self._producer_extra))
+
+    # the public surface ------------------------------------------------------------------
+
+    def partition_count(self, topic: str) -> int:
+        """Partitions this writer may use in ``topic`` (the topic is created on first use)."""
+        count = self._partition_counts.get(topic)
+        if count is None:
+            count = self._partition_counts[topic] = self._admin.ensure(self._config, topic)
+        return count
+
+    def write(self, message: Message) -> None:
+        if self._failure_count:
+            self._raise_failures()
+        if self._producer is None:
+            raise TransportError("the Kafka writer is closed")
+        count = self._partition_counts.get(message.topic)
+        if count is None:
+            count = self.partition_count(message.topic)
+        if not 0 <= message.partition < count:
+            raise TransportError(
+                f"partition {message.partition} is outside topic {message.topic!r}'s {count} partition(s)"
+            )
+        seq = self._next_seq
+        self._next_seq = seq + 1
+        self._pending[seq] = message
+        self._produce(seq, message)
+        if self._needs_restart:
+            self._restart_producer()
+
+    def flush(self) -> None:
+        if self._producer is None:
+            return
+        deadline = time.monotonic() + MESSAGE_TIMEOUT_MS / 1000 + 30
+        while True:
+            if self._needs_restart:
+                self._restart_producer()
+                deadline = time.monotonic() + MESSAGE_TIMEOUT_MS / 1000 + 30
+            try:
+                left = self._producer.flush(0.5)
+            except (KafkaException, SystemError) as exc:
+                self._note_exception(exc)
+                continue
+            if self._errors.fatal is not None:
+                self._needs_restart = True
+            if self._needs_restart:
+                continue
+            if left == 0:
+                break
+            if time.monotonic() > deadline:
+                raise TransportError(
+                    f"{left} message(s) still not acknowledged by Kafka at {self.settings.bootstrap} "
+                    f"after {MESSAGE_TIMEOUT_MS // 1000}s"
+                )
+        if self._failure_count:
+            self._raise_failures()
+        if self._pending:
+            raise TransportError(f"{len(self._pending)} message(s) got no delivery report from Kafka")
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._producer = None
+            self._admin.close()
+
+    def abort(self) -> None:
+        producer, self._producer = self._producer, None
+        if producer is not None:
+            try:
+                producer.purge(in_queue=True, in_flight=True, blocking=False)
+                producer.poll(0)
+            except KafkaException:
+                pass
+        self._pending.clear()
+        self._admin.close()
+
+    # delivery ----------------------------------------------------------------------------
+
+    def _produce(self, seq: int, message: Message) -> None:
+        on_delivery = functools.partial(self._on_delivery, self._generation, seq)
+        producer = self._producer
+        while True:
+            try:
+                producer.produce(
+                    message.topic, message.value, message.key, partition=message.partition, on_delivery=on_delivery
+                )
+                break
+            except BufferError:
+                self._serve(0.05)  # the queue is full: wait for acknowledgements
+                if self._needs_restart:
+                    return
+            except KafkaException as exc:
+                self._note_exception(exc)
+                if self._needs_restart:
+                    return
+                raise TransportError(
+                    f"cannot send to {message.topic}/{message.partition}: {self.settings.scrub(error_text(exc))}"
+                ) from None
+        if seq & 0xFF == 0:
+            self._serve(0)
+
+    def _serve(self, timeout: float) -> None:
+        try:
+            self._producer.poll(timeout)
+        except (KafkaException, SystemError) as exc:
+            self._note_exception(exc)
+        if self._errors.fatal is not None:
+            self._needs_restart = True
+
+    def _note_exception(self, exc: Exception) -> None:
+        if isinstance(exc, SystemError):
+            # confluent-kafka raises a fatal error while serving delivery reports; it then
+            # surfaces as SystemError (with the real error as cause, or none at all).
+            # Either way this producer is done for: replace it.
+            if not isinstance(exc.__cause__, KafkaException):
+                self._fatal_text = f"the client failed while serving delivery reports ({exc})"
+                self._needs_restart = True
+                return
+            exc = exc.__cause__
+        if not isinstance(exc, KafkaException):
+            raise exc
+        err = kafka_error_of(exc)
+        if err is not None and (err.fatal() or err.code() in _REPLAY_CODES):
+            self._fatal_text = err.str()
+            self._needs_restart = True
+            return
+        raise TransportError(
+            f"Kafka producer at {self.settings.bootstrap} failed: {self.settings.scrub(error_text(exc))}"
+        ) from None
+
+    def _on_delivery(self, generation: int, seq: int, err: Optional[KafkaError], msg) -> None:
+        if err is None:
+            if self._pending.pop(seq, None) is not None:
+                self.delivered += 1
+            return
+        if generation != self._generation or seq not in self._pending:
+            return  # a replaced producer's message: it is sent again by the new one
+        if err.fatal() or err.code() in _REPLAY_CODES or self._errors.fatal is not None:
+            self._fatal_text = err.str()
+            self._needs_restart = True
+            return
+        self._pending.pop(seq, None)
+        self._failure_count += 1
+        if len(self._failures) < 5:
+            self._failures.append(DeliveryFailure(msg.topic(), msg.partition(), self.settings.scrub(err.str())))
+
+    def _restart_producer(self) -> None:
+        """Replace a producer that hit a fatal error and send every unacknowledged message again, in order."""
+        while self._needs_restart:
+            self._needs_restart = False
+            cause = self._errors.fatal.str() if self._errors.fatal is not None else self._fatal_text
+            if self.restarts >= MAX_PRODUCER_RESTARTS:
+                raise TransportError(
+                    f"Kafka producer at {self.settings.bootstrap} failed {self.restarts + 1} times "
+                    f"with {len(self._pending)} message(s) unacknowledged: {self.settings.scrub(cause)}"
+                )
+            self.restarts += 1
+            log.warning(
+                "Kafka producer failed (%s); sending %d unacknowledged message(s) again with a new producer",
+                self.settings.scrub(cause), len(self._pending),
+            )
+            old = self._producer
+            self._generation += 1
+            try:
+                old.purge(in_queue=True, in_flight=True, blocking=False)
+                old.poll(0)
+            except KafkaException:
+                pass
+            self._producer = self._new_producer()
+            for seq, message in list(self._pending.items()):
+                self._produce(seq, message)
+                if self._needs_restart:
+                    break
+
+    def _raise_failures(self) -> None:
+        first = self._failures[0]
+        more = f" (and {self._failure_count - 1} more)" if self._failure_count > 1 else ""
+        raise TransportError(
+            f"{self._failure_count} message(s) not delivered to Kafka at {self.settings.bootstrap}; "
+            f"first: {first.topic}/{first.partition}: {first.error}{more}"
+        )
