@@ -212,13 +212,18 @@ class CanalJSONEncoder:
     def _changed_old_json(
         self, layout: RowLayout, row: RowChangedEvent, new: Sequence[Column], old: Sequence[Column]
     ) -> str:
-        """``old`` with only-output-updated-columns: the columns whose value changed."""
+        """``old`` with only-output-updated-columns: the columns whose value changed.
+
+        The reference leaves an old value out when its type and value equal the new one's
+        (a value of another Python class counts as changed).
+        """
         self._check_same_columns(row, new, old)
-        changed: dict[str, Optional[str]] = {}
-        for plan, i in zip(layout.plans, layout.indices):
-            o = old[i]
-            if not _unchanged(o, new[i]):
-                changed[plan.name] = _text(plan, o.value, row)
+        indices = layout.indices
+        changed = {
+            plan.name: _text(plan, o.value, row)
+            for plan, o, n in zip(layout.plans, map(old.__getitem__, indices), map(new.__getitem__, indices))
+            if not (o.type == n.type and o.value.__class__ is n.value.__class__ and o.value == n.value)
+        }
         return "[" + dumps(changed) + "]"
 
     # -- DDL and watermarks ---------------------------------------------------------------
@@ -288,12 +293,6 @@ def _text(plan: ColumnPlan, value: object, row: RowChangedEvent) -> Optional[str
             f"{row.schema}.{row.table} pre_columns column {plan.name!r} ({plan.type.name}):"
             f" cannot write {type(value).__name__} value {_short(value)}: {exc}"
         ) from None
-
-
-def _unchanged(old: Column, new: Column) -> bool:
-    """The reference leaves an old value out when type and value equal the new ones."""
-    a, b = old.value, new.value
-    return old.type == new.type and a.__class__ is b.__class__ and a == b
 
 
 def _utf8(text: str, event: object) -> bytes:
