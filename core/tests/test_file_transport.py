@@ -62,3 +62,32 @@ def test_a_foreign_file_is_rejected(tmp_path):
 def test_reading_a_missing_topic_is_a_clear_error(tmp_path):
     with pytest.raises(TransportError, match="topic 'orders' does not exist"):
         list(cdcwire.read(uri(tmp_path)))
+
+
+@pytest.mark.parametrize("torn", [b"\x00\x00\x00", b"\x00\x00\x00\x01\x00\x00\x00\x09\x00\x00\x00\x00kvv"], ids=["in-header", "in-body"])
+def test_appending_after_a_torn_write_drops_the_torn_record_and_keeps_the_log_readable(tmp_path, torn, caplog):
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"a")])
+    path = partition_path(tmp_path, "orders", 0)
+    path.write_bytes(path.read_bytes() + torn)  # a writer died in the middle of a record
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"b")])
+    assert [(m.offset, m.value) for m in cdcwire.read(uri(tmp_path))] == [(0, b"a"), (1, b"b")]
+    assert f"dropping {len(torn)} bytes of a torn record" in caplog.text
+
+
+def test_a_flip_between_no_key_and_empty_key_fails_the_crc_check(tmp_path):
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"v")])
+    path = partition_path(tmp_path, "orders", 0)
+    data = bytearray(path.read_bytes())
+    data[8:12] = b"\x00\x00\x00\x00"  # key length: "none" becomes "empty"
+    path.write_bytes(bytes(data))
+    with pytest.raises(TransportError, match="record 0 .* fails its CRC check"):
+        list(cdcwire.read(uri(tmp_path)))
+
+
+def test_appending_to_a_foreign_file_is_refused(tmp_path):
+    path = partition_path(tmp_path, "orders", 0)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"hello world")
+    with pytest.raises(TransportError, match="not a cdcwire message file; refusing to append"):
+        cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"v")])
+    assert path.read_bytes() == b"hello world"

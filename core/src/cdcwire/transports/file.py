@@ -6,6 +6,7 @@ Messages of topic T, partition P go to ``DIR/T/P.cdcwire`` in the framing of
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
@@ -13,9 +14,10 @@ from typing import BinaryIO, Iterator, Optional
 from ..errors import SinkURIError, TransportError
 from ..message import Message
 from ..transport import MessageReader, MessageWriter, Transport
-from .file_framing import MAGIC, frame, read_frames
+from .file_framing import MAGIC, frame, intact_length, read_frames
 
 SUFFIX = ".cdcwire"
+log = logging.getLogger("cdcwire.file")
 
 
 def partition_path(directory: str | Path, topic: str, partition: int) -> Path:
@@ -32,6 +34,7 @@ class FileWriter(MessageWriter):
         if f is None:
             path = partition_path(self.directory, topic, partition)
             path.parent.mkdir(parents=True, exist_ok=True)
+            _cut_torn_tail(path, f"{topic}/{partition}")
             f = open(path, "ab")
             if f.tell() == 0:
                 f.write(MAGIC)
@@ -59,6 +62,25 @@ class FileWriter(MessageWriter):
         for f in self._files.values():
             f.close()
         self._files.clear()
+
+
+def _cut_torn_tail(path: Path, name: str) -> None:
+    """Before appending, drop a record that a crashed write left half-written at the end.
+
+    That record was never acknowledged (its writer failed before flushing), so its
+    producer writes it again; left in place, it would make every later record unreadable.
+    A file that is not a cdcwire file is refused rather than appended to.
+    """
+    if not path.exists():
+        return
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if not MAGIC.startswith(f.read(len(MAGIC))):
+            raise TransportError(f"{name}: {path} is not a cdcwire message file; refusing to append to it")
+        keep = intact_length(f, size)
+    if keep < size:
+        log.warning("%s: dropping %d bytes of a torn record at the end of %s before appending", name, size - keep, path)
+        os.truncate(path, keep)
 
 
 class FileReader(MessageReader):
