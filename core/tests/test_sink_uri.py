@@ -97,3 +97,20 @@ def test_a_secret_parameter_with_a_bad_value_is_not_echoed():
 def test_codec_parameter_choices_are_checked():
     with pytest.raises(SinkURIError, match="ddl-to"):
         parse_sink_uri("file:///tmp/o/t?protocol=echo-json&ddl-to=everywhere")
+
+
+@pytest.mark.parametrize("password", ["pa/ssWORD", "pa?ssWORD", "pa#ssWORD"])
+def test_a_password_with_an_unencoded_delimiter_is_refused_without_echoing_it(password):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(f"file://alice:{password}@localhost/tmp/t?protocol=echo-json")
+    assert info.value.parameter == "userinfo" and "percent-encode" in str(info.value)
+    assert "ssWORD" not in str(info.value)
+
+
+def test_printing_the_parameter_values_masks_secret_ones():
+    config = parse_sink_uri(
+        "kafka://127.0.0.1:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=bob&sasl-password=hunter2"
+    )
+    assert config["sasl-password"] == "hunter2"  # the value is there for the client ...
+    assert "hunter2" not in repr(config.params) and "hunter2" not in str(config.params)
+    assert "'sasl-user': 'bob'" in repr(config.params)

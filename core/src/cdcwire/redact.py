@@ -43,5 +43,5 @@ def redact_url(url: str) -> str:
             value = MASK
         elif "@" in value and "://" in value:
             value = redact_url(value)
-        query.append(f"{quote(name, safe='-_.')}={quote(value, safe='-_.,:/*{}')}")
+        query.append(f"{quote(name, safe='-_.')}={quote(value, safe='-_.,:/*{}@')}")
     return urlunsplit((parts.scheme, redact_netloc(parts.netloc), parts.path, "&".join(query), ""))

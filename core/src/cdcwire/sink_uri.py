@@ -10,13 +10,13 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .dispatch.rules import rules_from_params
 from .errors import DispatchError, SinkURIError
 from .params import SHARED_PARAMETERS, Parameter
-from .redact import redact_url
+from .redact import MASK, redact_url
 
 if TYPE_CHECKING:
     from .codec import Codec
@@ -24,6 +24,32 @@ if TYPE_CHECKING:
     from .transport import Transport
 
 _TOPIC_RE = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
+
+
+class ParameterValues(Mapping[str, Any]):
+    """The typed parameter values of a sink: a read-only mapping whose repr masks the
+    values of secret parameters (``Parameter.secret``), so printing it leaks nothing."""
+
+    __slots__ = ("_values", "_secret")
+
+    def __init__(self, values: dict[str, Any], secret: frozenset[str]) -> None:
+        self._values = values
+        self._secret = secret
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        shown = {k: (MASK if k in self._secret and v is not None else v) for k, v in self._values.items()}
+        return f"ParameterValues({shown!r})"
+
+    __str__ = __repr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +108,7 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
         parts = urlsplit(uri)
     except ValueError as exc:
         raise SinkURIError(f"malformed URI {redact_url(uri)}: {exc}") from None
+    _refuse_split_userinfo(parts)
     scheme = parts.scheme.lower()
     transport = reg.transport(scheme)
 
@@ -113,6 +140,7 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     for name, p in declared.items():
         params[name] = p.parse(raw[name]) if name in raw else p.default
     params["protocol"] = codec.name
+    secret = frozenset(name for name, p in declared.items() if p.secret)
 
     location, topic, username, password = _split_location(scheme, parts)
     try:
@@ -124,7 +152,7 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
         location=location,
         topic=topic,
         protocol=codec.name,
-        params=params,
+        params=ParameterValues(params, secret),
         given=frozenset(raw),
         codec=codec,
         transport=transport,
@@ -136,6 +164,19 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     transport.validate(config)
     codec.validate(config)
     return config
+
+
+def _refuse_split_userinfo(parts: Any) -> None:
+    """A password holding an unencoded ``/``, ``?`` or ``#`` ends the host part early, and the
+    rest of it (``...@host``) lands in the path, the query or the fragment. Say so without
+    echoing any of it: an error that quoted the "topic" or the "broker" would print the secret."""
+    query_names = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True)]
+    if "@" in parts.path or "@" in parts.fragment or any("@" in name for name in query_names):
+        raise SinkURIError(
+            "the URI's user info holds an unencoded '/', '?' or '#': percent-encode the password"
+            " (%2F, %3F, %23); the URI is not shown because it holds a secret",
+            "userinfo",
+        )
 
 
 def _split_location(scheme: str, parts: Any) -> tuple[str, str, Optional[str], Optional[str]]:
