@@ -33,7 +33,11 @@ class EchoDecoder:
 class EchoJSONCodec(Codec):
     name = "echo-json"
     aliases = ("echo",)
-    parameters = (MAX_BATCH_SIZE, Parameter("ddl-to", "choice", "all", choices=("all", "first", "none")))
+    parameters = (
+        MAX_BATCH_SIZE,
+        Parameter("ddl-to", "choice", "all", choices=("all", "first", "none")),
+        Parameter("echo-credential", "str", None, "a secret whose name says nothing of it", secret=True),
+    )
 
     def policy(self, config):
         return EventPolicy(ddl=Broadcast(config["ddl-to"]), resolved=Broadcast.ALL_PARTITIONS)

@@ -114,3 +114,8 @@ def test_printing_the_parameter_values_masks_secret_ones():
     assert config["sasl-password"] == "hunter2"  # the value is there for the client ...
     assert "hunter2" not in repr(config.params) and "hunter2" not in str(config.params)
     assert "'sasl-user': 'bob'" in repr(config.params)
+
+
+def test_a_parameter_declared_secret_is_masked_whatever_its_name():
+    config = parse_sink_uri("file:///tmp/d/t?protocol=echo-json&echo-credential=opensesame")
+    assert "opensesame" not in config.redacted_uri and "opensesame" not in repr(config)

@@ -5,6 +5,7 @@ Every place that shows a URI shows it through :func:`redact_url`.
 
 from __future__ import annotations
 
+from typing import Iterable
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 
 MASK = "***"
@@ -27,19 +28,21 @@ def redact_netloc(netloc: str) -> str:
     return f"{user}:{MASK}@{hosts}" if ":" in userinfo else f"{user}@{hosts}"
 
 
-def redact_url(url: str) -> str:
-    """The URL with its password and every secret-looking parameter masked.
+def redact_url(url: str, secret_names: Iterable[str] = ()) -> str:
+    """The URL with its password, every secret-looking parameter and every parameter in
+    ``secret_names`` (those declared ``secret``) masked.
 
     Parameter values that are URLs themselves (``schema-registry=https://u:p@h``)
     have their own password masked.
     """
+    declared = set(secret_names)
     try:
         parts = urlsplit(url)
     except ValueError:
         return MASK
     query = []
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if is_secret_name(name):
+        if name in declared or is_secret_name(name):
             value = MASK
         elif "@" in value and "://" in value:
             value = redact_url(value)

@@ -45,6 +45,10 @@ class ParameterValues(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
+    @property
+    def secret_names(self) -> frozenset[str]:
+        return self._secret
+
     def __repr__(self) -> str:
         shown = {k: (MASK if k in self._secret and v is not None else v) for k, v in self._values.items()}
         return f"ParameterValues({shown!r})"
@@ -89,7 +93,7 @@ class SinkConfig:
 
     @property
     def redacted_uri(self) -> str:
-        return redact_url(self.uri)
+        return redact_url(self.uri, getattr(self.params, "secret_names", ()))
 
     def __repr__(self) -> str:
         return f"SinkConfig({self.redacted_uri})"
