@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
+from confluent_kafka import KafkaError
 
 from cdcwire import Message, SinkURIError, TransportError, parse_sink_uri
 from cdcwire.transports.kafka_client import KafkaWriter, ensure_topic, topic_partition_count
@@ -201,6 +204,53 @@ def test_a_failed_login_names_the_cause_but_never_the_secret(kafka_broker, kafka
         assert "SASL authentication error" in str(error)
     shown = [str(writer_error.value), str(reader_error.value), repr(settings), repr(config), caplog.text]
     assert all(secret not in text for text in shown)  # ... and shown nowhere
+
+
+class SilentConsumer:
+    """A Consumer stand-in: topic metadata failing with ``error``, fetches that never bring anything."""
+
+    def __init__(self, error: KafkaError) -> None:
+        self.error = error
+
+    def list_topics(self, topic=None, timeout=None):
+        return SimpleNamespace(topics={topic: SimpleNamespace(error=self.error, partitions={})})
+
+    def get_watermark_offsets(self, partition, timeout=None):
+        return (0, 5)
+
+    def assign(self, partitions):
+        pass
+
+    def consume(self, num_messages, timeout):
+        time.sleep(timeout)
+        return []
+
+    def unassign(self):
+        pass
+
+
+def test_reader_errors_never_show_the_secret(kafka_broker, kafka_topic):
+    uri = (
+        f"kafka://alice:uri-s3cret@{kafka_broker.bootstrap}/{kafka_topic}?protocol=open-protocol"
+        "&dial-timeout=1s&request-timeout-ms=100"
+    )
+    config = parse_sink_uri(uri)
+    reader = config.transport.reader(config)
+    echo = KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED, "denied for alice:uri-s3cret")
+    real, reader._consumer = reader._consumer, SilentConsumer(echo)
+    reader._errors(echo)  # what librdkafka's error_cb would hand the reader
+    try:
+        with pytest.raises(TransportError) as described:
+            reader.partitions(kafka_topic)
+        with pytest.raises(TransportError) as idle:
+            list(reader.read(kafka_topic, 0))
+    finally:
+        reader._consumer = real
+        reader.close()
+    assert f"cannot describe topic '{kafka_topic}'" in str(described.value)
+    assert f"no data from Kafka at {kafka_broker.bootstrap} for {kafka_topic}/0" in str(idle.value)
+    for error in (described.value, idle.value):
+        assert "denied for alice:***" in str(error) and "uri-s3cret" not in str(error)
 
 
 def test_the_writer_survives_a_broker_restart_in_the_middle_of_a_write(kafka_broker, kafka_topic):

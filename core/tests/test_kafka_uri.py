@@ -1,9 +1,13 @@
-"""kafka:// URI parameters, their validation and the client settings they become (no broker needed)."""
+"""kafka:// URI parameters, their validation, the client settings they become, and the error
+texts the client tells without the URI's secrets (no broker needed)."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
+from concurrent.futures import Future
+from types import SimpleNamespace
 
 import pytest
 
@@ -111,9 +115,7 @@ def test_tls_files_and_skip_verify_map_to_ssl_settings():
 
 def test_client_config_never_lets_metadata_create_topics():
     s = settings_of(f"{BASE}&dial-timeout=2s")
-    from cdcwire.transports.kafka_client import ClientErrors
-
-    conf = s.client_config(ClientErrors(), **{"acks": "all"})
+    conf = s.client_config(s.client_errors(), **{"acks": "all"})
     assert conf["allow.auto.create.topics"] is False
     assert conf["socket.connection.setup.timeout.ms"] == 2000
     assert (conf["bootstrap.servers"], conf["acks"]) == ("127.0.0.1:9092", "all")
@@ -130,3 +132,81 @@ def test_settings_hide_secrets_in_repr_and_scrub_them_from_text():
         "kafka://alice:uri-s3cret@127.0.0.1:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=p4ram-s3cret"
     )
     assert "s3cret" not in repr(config) + str(config)
+
+
+# --- error texts never carry the URI's secrets --------------------------------------------------
+
+SECRET = "uri-s3cret"
+SECRET_URI = f"kafka://alice:{SECRET}@127.0.0.1:9092/t?protocol=echo-json&dial-timeout=100ms"
+
+
+def secret_error(code_name: str, retriable: bool = False):
+    """A client error whose text holds the URI's password, as a broker or librdkafka might echo it."""
+    from confluent_kafka import KafkaError
+
+    return KafkaError(getattr(KafkaError, code_name), f"broker said {SECRET}", retriable=retriable)
+
+
+class FakeAdmin:
+    """An AdminClient stand-in whose topic metadata and topic creation fail with ``error``."""
+
+    def __init__(self, error) -> None:
+        self.error = error
+
+    def list_topics(self, topic=None, timeout=None):
+        return SimpleNamespace(topics={topic: SimpleNamespace(error=self.error, partitions={})})
+
+    def create_topics(self, new_topics, request_timeout=None):
+        from confluent_kafka import KafkaException
+
+        failed: Future = Future()
+        failed.set_exception(KafkaException(self.error))
+        return {t.topic: failed for t in new_topics}
+
+    def poll(self, timeout):
+        return 0
+
+
+def admin_failing_with(error):
+    from cdcwire.transports.kafka_topics import TopicAdmin
+
+    admin = TopicAdmin(settings_of(SECRET_URI))
+    admin._admin = FakeAdmin(error)
+    return admin
+
+
+def test_describe_scrubs_every_kind_of_client_error():
+    from confluent_kafka import KafkaException
+
+    s = settings_of(SECRET_URI)
+    err = secret_error("_TRANSPORT")
+    for error in (err, KafkaException(err), f"text with {SECRET}"):
+        assert SECRET not in s.describe(error) and "***" in s.describe(error)
+
+
+def test_the_client_error_log_and_last_words_are_scrubbed(caplog):
+    errors = settings_of(SECRET_URI).client_errors()
+    with caplog.at_level(logging.DEBUG, logger="cdcwire.kafka"):
+        errors(secret_error("_TRANSPORT"))
+    assert "broker said ***" in caplog.text and SECRET not in caplog.text
+    assert errors.last_words() == " (last error: broker said ***)"
+
+
+@pytest.mark.parametrize(
+    "code, retriable, call, words",
+    [
+        ("TOPIC_AUTHORIZATION_FAILED", False, lambda a: a.partition_count("t"), "cannot describe topic 't'"),
+        ("LEADER_NOT_AVAILABLE", True, lambda a: a.partition_count("t"), "topic 't' at 127.0.0.1:9092 is not ready"),
+        ("INVALID_REPLICATION_FACTOR", False, lambda a: a.create("t", 3, 2), "replication-factor=2 cannot be met"),
+        ("INVALID_PARTITIONS", False, lambda a: a.create("t", 3, 1), "partition-num=3 is refused"),
+        ("POLICY_VIOLATION", False, lambda a: a.create("t", 3, 1), "cannot create topic 't'"),
+        ("_TRANSPORT", False, lambda a: a.create("t", 3, 1), "cannot reach Kafka at 127.0.0.1:9092"),
+    ],
+)
+def test_topic_errors_are_scrubbed(code, retriable, call, words):
+    from cdcwire import CdcwireError
+
+    with pytest.raises(CdcwireError) as info:
+        call(admin_failing_with(secret_error(code, retriable)))
+    assert words in str(info.value)
+    assert "broker said ***" in str(info.value) and SECRET not in str(info.value)

@@ -14,7 +14,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from ..errors import TransportError
 from ..message import Message
 from ..transport import MessageReader
-from .kafka_settings import ClientErrors, KafkaSettings, kafka_error_of
+from .kafka_settings import KafkaSettings, kafka_error_of
 
 
 class KafkaReader(MessageReader):
@@ -25,7 +25,7 @@ class KafkaReader(MessageReader):
 
     def __init__(self, config) -> None:
         self.settings = KafkaSettings.of(config)
-        self._errors = ClientErrors()
+        self._errors = self.settings.client_errors()
         self._consumer: Optional[Consumer] = Consumer(
             self.settings.client_config(
                 self._errors,
@@ -66,7 +66,9 @@ class KafkaReader(MessageReader):
         if meta is None or (meta.error is not None and meta.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
             raise TransportError(f"topic {topic!r} does not exist at {self.settings.bootstrap}")
         if meta.error is not None:
-            raise TransportError(f"cannot describe topic {topic!r} at {self.settings.bootstrap}: {meta.error.str()}")
+            raise TransportError(
+                f"cannot describe topic {topic!r} at {self.settings.bootstrap}: {self.settings.describe(meta.error)}"
+            )
         return sorted(meta.partitions)
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
@@ -106,10 +108,9 @@ class KafkaReader(MessageReader):
                 batch = consumer.consume(min(1000, stop - next_offset + 1), 0.2)
                 if not batch:
                     if time.monotonic() - last_progress > idle_limit:
-                        last = f" (last error: {self._errors.last.str()})" if self._errors.last is not None else ""
                         raise TransportError(
                             f"no data from Kafka at {self.settings.bootstrap} for {topic}/{partition} "
-                            f"at offset {next_offset} within {idle_limit:g}s{last}"
+                            f"at offset {next_offset} within {idle_limit:g}s{self._errors.last_words()}"
                         )
                     continue
                 last_progress = time.monotonic()
@@ -121,7 +122,7 @@ class KafkaReader(MessageReader):
                             break
                         raise TransportError(
                             f"reading {topic}/{partition} at offset {next_offset} from {self.settings.bootstrap}: "
-                            f"{self.settings.scrub(err.str())}"
+                            f"{self.settings.describe(err)}"
                         )
                     offset = m.offset()
                     if offset >= stop:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from confluent_kafka import KafkaError, KafkaException
 
@@ -99,11 +99,24 @@ class KafkaSettings:
             out = out.replace(secret, MASK)
         return out
 
+    def describe(self, error: object) -> str:
+        """The client's own words for ``error`` (a KafkaException, KafkaError or anything else), scrubbed.
+
+        The one way a client error becomes text: every message and log line built
+        from one goes through here, so no secret of the URI can slip into it.
+        """
+        if isinstance(error, KafkaException) and error.args and isinstance(error.args[0], KafkaError):
+            error = error.args[0]
+        return self.scrub(error.str() if isinstance(error, KafkaError) else error)
+
+    def client_errors(self) -> "ClientErrors":
+        """A fresh ``error_cb`` for one client, telling errors in this URI's scrubbed words."""
+        return ClientErrors(self.describe)
+
     def unreachable(self, exc: object, errors: "ClientErrors") -> TransportError:
-        last = f" (last error: {self.scrub(errors.last.str())})" if errors.last is not None else ""
         return TransportError(
             f"cannot reach Kafka at {self.bootstrap} within {self.dial_timeout:g}s "
-            f"(dial-timeout): {self.scrub(error_text(exc))}{last}"
+            f"(dial-timeout): {self.describe(exc)}{errors.last_words()}"
         )
 
 
@@ -112,12 +125,15 @@ class ClientErrors:
 
     librdkafka follows each failed connection with a summary "N/N brokers are down";
     that summary never replaces the cause before it (refused, SASL authentication, TLS),
-    or which one a failure message names would depend on timing.
+    or which one a failure message names would depend on timing. ``describe`` is the
+    settings' scrubbing :meth:`KafkaSettings.describe`: errors are kept as they came
+    and only told through it.
     """
 
-    __slots__ = ("last", "fatal")
+    __slots__ = ("describe", "fatal", "last")
 
-    def __init__(self) -> None:
+    def __init__(self, describe: Callable[[object], str]) -> None:
+        self.describe = describe
         self.last: Optional[KafkaError] = None
         self.fatal: Optional[KafkaError] = None
 
@@ -126,16 +142,11 @@ class ClientErrors:
             self.last = err
         if err.fatal():
             self.fatal = err
-        log.debug("kafka client error: %s", err.str())
+        log.debug("kafka client error: %s", self.describe(err))
 
-
-def error_text(exc: object) -> str:
-    """The client's own words for ``exc`` (a KafkaException's error text, not its repr)."""
-    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
-        return exc.args[0].str()
-    if isinstance(exc, KafkaError):
-        return exc.str()
-    return str(exc)
+    def last_words(self) -> str:
+        """`` (last error: ...)`` to end a failure message with, or "" when the client reported none."""
+        return f" (last error: {self.describe(self.last)})" if self.last is not None else ""
 
 
 def kafka_error_of(exc: KafkaException) -> Optional[KafkaError]:

@@ -15,7 +15,7 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from ..errors import SinkURIError, TransportError
-from .kafka_settings import ClientErrors, KafkaSettings, error_text, kafka_error_of
+from .kafka_settings import KafkaSettings, kafka_error_of
 
 log = logging.getLogger("cdcwire.kafka")
 
@@ -25,7 +25,7 @@ class TopicAdmin:
 
     def __init__(self, settings: KafkaSettings) -> None:
         self.settings = settings
-        self._errors = ClientErrors()
+        self._errors = settings.client_errors()
         self._admin = AdminClient(settings.client_config(self._errors))
 
     def __repr__(self) -> str:
@@ -56,9 +56,11 @@ class TopicAdmin:
             if err is None and meta.partitions:
                 return len(meta.partitions)
             if err is not None and not err.retriable() and err.code() != KafkaError.LEADER_NOT_AVAILABLE:
-                raise TransportError(f"cannot describe topic {topic!r} at {self.settings.bootstrap}: {err.str()}")
+                raise TransportError(
+                    f"cannot describe topic {topic!r} at {self.settings.bootstrap}: {self.settings.describe(err)}"
+                )
             if time.monotonic() > deadline:
-                why = err.str() if err is not None else "no partitions yet"
+                why = self.settings.describe(err) if err is not None else "no partitions yet"
                 raise TransportError(f"topic {topic!r} at {self.settings.bootstrap} is not ready: {why}")
             time.sleep(0.05)
 
@@ -77,17 +79,19 @@ class TopicAdmin:
                 return False
             if code == KafkaError.INVALID_REPLICATION_FACTOR:
                 raise SinkURIError(
-                    f"replication-factor={replication_factor} cannot be met for topic {topic!r}: {error_text(exc)}",
+                    f"replication-factor={replication_factor} cannot be met for topic {topic!r}: "
+                    f"{self.settings.describe(exc)}",
                     "replication-factor",
                 ) from None
             if code == KafkaError.INVALID_PARTITIONS:
                 raise SinkURIError(
-                    f"partition-num={partitions} is refused for topic {topic!r}: {error_text(exc)}", "partition-num"
+                    f"partition-num={partitions} is refused for topic {topic!r}: {self.settings.describe(exc)}",
+                    "partition-num",
                 ) from None
             if code in (KafkaError._TRANSPORT, KafkaError._TIMED_OUT):
                 raise self.settings.unreachable(exc, self._errors) from None
             raise TransportError(
-                f"cannot create topic {topic!r} at {self.settings.bootstrap}: {error_text(exc)}"
+                f"cannot create topic {topic!r} at {self.settings.bootstrap}: {self.settings.describe(exc)}"
             ) from None
         except TimeoutError:
             raise TransportError(

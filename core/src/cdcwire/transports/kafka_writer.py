@@ -21,7 +21,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from ..errors import TransportError
 from ..message import Message
 from ..transport import MessageWriter
-from .kafka_settings import ClientErrors, KafkaSettings, error_text, kafka_error_of
+from .kafka_settings import KafkaSettings, kafka_error_of
 from .kafka_topics import TopicAdmin
 
 log = logging.getLogger("cdcwire.kafka")
@@ -93,14 +93,14 @@ class KafkaWriter(MessageWriter):
         self._fatal_text = "fatal producer error"
         #: Messages acknowledged by the brokers so far; ``restarts``: producers replaced after a fatal error.
         self.delivered = 0
-        self._errors = ClientErrors()
+        self._errors = self.settings.client_errors()
         self._producer: Optional[Producer] = self._new_producer()
 
     def __repr__(self) -> str:
         return f"KafkaWriter({self.settings.bootstrap}, pending={len(self._pending)}, delivered={self.delivered})"
 
     def _new_producer(self) -> Producer:
-        self._errors = ClientErrors()
+        self._errors = self.settings.client_errors()
         return Producer(self.settings.client_config(self._errors, **self._producer_extra))
 
     # the public surface ------------------------------------------------------------------
@@ -198,7 +198,7 @@ class KafkaWriter(MessageWriter):
                 if self._needs_restart:
                     return
                 raise TransportError(
-                    f"cannot send to {message.topic}/{message.partition}: {self.settings.scrub(error_text(exc))}"
+                    f"cannot send to {message.topic}/{message.partition}: {self.settings.describe(exc)}"
                 ) from None
         if seq & 0xFF == 0:
             self._serve(0)
@@ -217,7 +217,7 @@ class KafkaWriter(MessageWriter):
             # surfaces as SystemError (with the real error as cause, or none at all).
             # Either way this producer is done for: replace it.
             if not isinstance(exc.__cause__, KafkaException):
-                self._fatal_text = f"the client failed while serving delivery reports ({exc})"
+                self._fatal_text = f"the client failed while serving delivery reports ({self.settings.describe(exc)})"
                 self._needs_restart = True
                 return
             exc = exc.__cause__
@@ -225,11 +225,11 @@ class KafkaWriter(MessageWriter):
             raise exc
         err = kafka_error_of(exc)
         if err is not None and (err.fatal() or err.code() in _REPLAY_CODES):
-            self._fatal_text = err.str()
+            self._fatal_text = self.settings.describe(err)
             self._needs_restart = True
             return
         raise TransportError(
-            f"Kafka producer at {self.settings.bootstrap} failed: {self.settings.scrub(error_text(exc))}"
+            f"Kafka producer at {self.settings.bootstrap} failed: {self.settings.describe(exc)}"
         ) from None
 
     def _on_delivery(self, generation: int, seq: int, err: Optional[KafkaError], msg) -> None:
@@ -240,28 +240,29 @@ class KafkaWriter(MessageWriter):
         if generation != self._generation or seq not in self._pending:
             return  # a replaced producer's message: it is sent again by the new one
         if err.fatal() or err.code() in _REPLAY_CODES or self._errors.fatal is not None:
-            self._fatal_text = err.str()
+            self._fatal_text = self.settings.describe(err)
             self._needs_restart = True
             return
         self._pending.pop(seq, None)
         self._failure_count += 1
         if len(self._failures) < 5:
-            self._failures.append(DeliveryFailure(msg.topic(), msg.partition(), self.settings.scrub(err.str())))
+            self._failures.append(DeliveryFailure(msg.topic(), msg.partition(), self.settings.describe(err)))
 
     def _restart_producer(self) -> None:
         """Replace a producer that hit a fatal error and send every unacknowledged message again, in order."""
         while self._needs_restart:
             self._needs_restart = False
-            cause = self._errors.fatal.str() if self._errors.fatal is not None else self._fatal_text
+            fatal = self._errors.fatal
+            cause = self.settings.describe(fatal) if fatal is not None else self._fatal_text
             if self.restarts >= MAX_PRODUCER_RESTARTS:
                 raise TransportError(
                     f"Kafka producer at {self.settings.bootstrap} failed {self.restarts + 1} times "
-                    f"with {len(self._pending)} message(s) unacknowledged: {self.settings.scrub(cause)}"
+                    f"with {len(self._pending)} message(s) unacknowledged: {cause}"
                 )
             self.restarts += 1
             log.warning(
                 "Kafka producer failed (%s); sending %d unacknowledged message(s) again with a new producer",
-                self.settings.scrub(cause), len(self._pending),
+                cause, len(self._pending),
             )
             old = self._producer
             self._generation += 1
