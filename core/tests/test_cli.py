@@ -93,3 +93,15 @@ def test_encode_into_an_existing_file_topic_keeps_its_partition_count(tmp_path, 
     assert main(["encode", "--sink-uri", again, str(path)]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]]
     assert {int(r[1]) for r in rows} <= set(range(5)) and max(int(r[1]) for r in rows) >= 3
+
+
+def test_encode_of_a_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):
+    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(tmp_path / "none.jsonl")]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_encode_names_the_line_that_is_not_utf8(tmp_path, capsys):
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"type":"resolved","ts":1}\n{"type":"r\xe9solved","ts":2}\n')
+    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(path)]) == 2
+    assert "line 2: not UTF-8 text" in capsys.readouterr().err

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from typing import IO, Any, Iterable, Iterator, Optional
 
 from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, INTEGER_TYPES, ColumnFlag, ColumnType, DDLType
@@ -137,23 +138,45 @@ def _column_type(v: Any, ctx: _Ctx, field: str) -> ColumnType:
     raise ctx.fail(field, f"unknown column type {v!r}; types: {names}")
 
 
+#: (signed range, unsigned range) of each integer type's values; YEAR, ENUM, SET and BIT are
+#: unsigned whatever their flags (ENUM is the 1-based index, 0 for the invalid value '').
+_INTEGER_RANGES: dict[ColumnType, tuple[tuple[int, int], tuple[int, int]]] = {
+    ColumnType.TINYINT: ((-(1 << 7), (1 << 7) - 1), (0, (1 << 8) - 1)),
+    ColumnType.SMALLINT: ((-(1 << 15), (1 << 15) - 1), (0, (1 << 16) - 1)),
+    ColumnType.MEDIUMINT: ((-(1 << 23), (1 << 23) - 1), (0, (1 << 24) - 1)),
+    ColumnType.INT: ((-(1 << 31), (1 << 31) - 1), (0, (1 << 32) - 1)),
+    ColumnType.BIGINT: ((I64_MIN, I64_MAX), (0, U64_MAX)),
+    ColumnType.YEAR: ((0, 2155), (0, 2155)),
+    ColumnType.ENUM: ((0, 65535), (0, 65535)),
+    ColumnType.SET: ((0, U64_MAX), (0, U64_MAX)),
+    ColumnType.BIT: ((0, U64_MAX), (0, U64_MAX)),
+}
+
+
 def _value(v: Any, ctype: ColumnType, flags: int, ctx: _Ctx, field: str) -> Any:
     if v is None:
         return None
     if ctype in INTEGER_TYPES:
         if not isinstance(v, int) or isinstance(v, bool):
             raise ctx.fail(field, f"a {ctype.name} value must be an integer, got {v!r}")
-        unsigned = flags & ColumnFlag.UNSIGNED or ctype in (ColumnType.BIT, ColumnType.SET, ColumnType.ENUM)
-        lo, hi = (0, U64_MAX) if unsigned else (I64_MIN, I64_MAX)
+        signed_range, unsigned_range = _INTEGER_RANGES[ctype]
+        lo, hi = unsigned_range if flags & ColumnFlag.UNSIGNED else signed_range
         if not lo <= v <= hi:
-            kind = "unsigned" if unsigned else "signed"
-            raise ctx.fail(field, f"{v} is out of the {kind} 64-bit range of {ctype.name}")
+            unsigned = " UNSIGNED" if flags & ColumnFlag.UNSIGNED and signed_range != unsigned_range else ""
+            raise ctx.fail(field, f"{v} is outside {lo}..{hi}, the range of {ctype.name}{unsigned}")
         return v
     if ctype in FLOAT_TYPES:
         if not isinstance(v, (int, float)) or isinstance(v, bool):
             raise ctx.fail(field, f"a {ctype.name} value must be a number, got {v!r}")
         f = float(v)
-        return to_float32(f) if ctype == ColumnType.FLOAT else f
+        if not math.isfinite(f):
+            raise ctx.fail(field, f"a {ctype.name} value must be finite, got {v!r}")
+        if ctype != ColumnType.FLOAT:
+            return f
+        try:
+            return to_float32(f)
+        except OverflowError:
+            raise ctx.fail(field, f"{v!r} is outside the range of FLOAT (float32)") from None
     if ctype == ColumnType.NULL:
         raise ctx.fail(field, f"a NULL-type column can only hold null, got {v!r}")
     binary = bool(flags & ColumnFlag.BINARY)
@@ -218,8 +241,10 @@ def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
         if columns is None and pre is None:
             raise ctx.fail("columns", "a row event needs columns (insert/update) or pre_columns (delete)")
         table_id = d.get("table_id")
-        if table_id is not None and (not isinstance(table_id, int) or isinstance(table_id, bool)):
-            raise ctx.fail("table_id", f"must be an integer or null, got {table_id!r}")
+        if table_id is not None and (
+            not isinstance(table_id, int) or isinstance(table_id, bool) or not I64_MIN <= table_id <= I64_MAX
+        ):
+            raise ctx.fail("table_id", f"must be a signed 64-bit integer or null, got {table_id!r}")
         return RowChangedEvent(
             _uint64(_req(d, "commit_ts", ctx, "commit_ts"), ctx, "commit_ts"),
             _str(_req(d, "schema", ctx, "schema"), ctx, "schema"),
@@ -262,6 +287,8 @@ def from_json(text: str, line: Optional[int] = None) -> Event:
         d = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         raise EventJSONError(f"not valid JSON: {exc}", line) from None
+    except RecursionError:
+        raise EventJSONError("not valid JSON: nested too deeply", line) from None
     return event_from_dict(d, line)
 
 

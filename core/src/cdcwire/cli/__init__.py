@@ -35,6 +35,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CdcwireError as exc:
         print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a missing input, a full disk: the file and the reason, not a traceback
+        print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
 

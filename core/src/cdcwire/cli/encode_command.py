@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from typing import BinaryIO, Iterator
 
 from ..api import config_of, dispatch, encode_partition, transport_partition_count
+from ..errors import EventJSONError
 from ..event_json import read_jsonl
 from ..message import Message
 
@@ -21,10 +23,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     config = config_of(args.sink_uri)
     if args.input == "-":
-        events = list(read_jsonl(sys.stdin))
+        events = list(read_jsonl(_utf8_lines(sys.stdin.buffer)))
     else:
-        with open(args.input, encoding="utf-8") as f:
-            events = list(read_jsonl(f))
+        with open(args.input, "rb") as f:
+            events = list(read_jsonl(_utf8_lines(f)))
     groups = dispatch(config, events, transport_partition_count(config))
     msgs: Counter[tuple[str, int]] = Counter()
     sizes: Counter[tuple[str, int]] = Counter()
@@ -43,3 +45,12 @@ def run(args: argparse.Namespace) -> int:
         topic, partition = key
         print(f"{topic:<24} {partition:>9} {carried[key]:>8} {msgs[key]:>9} {sizes[key]:>10}")
     return 0
+
+
+def _utf8_lines(f: BinaryIO) -> Iterator[str]:
+    """The lines of ``f`` as text; a line that is not UTF-8 is an error naming its number."""
+    for number, raw in enumerate(f, 1):
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise EventJSONError(f"not UTF-8 text ({exc.reason} at byte {exc.start} of the line)", number) from None
