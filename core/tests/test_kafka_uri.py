@@ -3,6 +3,7 @@ texts the client tells without the URI's secrets (no broker needed)."""
 
 from __future__ import annotations
 
+import datetime
 import logging
 import subprocess
 import sys
@@ -132,6 +133,80 @@ def test_settings_hide_secrets_in_repr_and_scrub_them_from_text():
         "kafka://alice:uri-s3cret@127.0.0.1:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=p4ram-s3cret"
     )
     assert "s3cret" not in repr(config) + str(config)
+
+
+# --- TLS files librdkafka cannot load --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tls_files(tmp_path_factory) -> dict[str, str]:
+    """A self-signed client certificate and a key that is not its own: librdkafka loads the
+    certificate, so the key is the file that fails."""
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key, other_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "cdcwire-test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+        .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    d = tmp_path_factory.mktemp("tls")
+    (d / "client.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (d / "other-s3cret.key").write_bytes(
+        other_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return {"cert": str(d / "client.pem"), "other_key": str(d / "other-s3cret.key")}
+
+
+TLS_CASES = {
+    "ca-missing": ("ca=/nonexistent/ca.pem", "ca", "ca=/nonexistent/ca.pem cannot be used: no such file"),
+    "cert-missing": ("cert=/nonexistent/c.pem&key={other_key}", "cert", "cert=/nonexistent/c.pem cannot be used"),
+    "key-missing": ("cert={cert}&key=/nonexistent/s3cret.key", "key", "key=*** cannot be used: no such file"),
+    "key-not-the-certs": ("cert={cert}&key={other_key}", "key", "key=*** cannot be used: the TLS library refused"),
+}
+
+
+@pytest.mark.parametrize("client", ["AdminClient", "Producer", "Consumer"])
+@pytest.mark.parametrize("case", list(TLS_CASES))
+def test_a_tls_file_the_client_cannot_load_names_its_parameter(tls_files, client, case):
+    import confluent_kafka
+    import confluent_kafka.admin
+
+    query, parameter, words = TLS_CASES[case]
+    s = settings_of(f"{BASE}&{query.format(**tls_files)}")
+    kind = getattr(confluent_kafka, client, None) or getattr(confluent_kafka.admin, client)
+    extra = {"group.id": "g"} if client == "Consumer" else {}
+    with pytest.raises(SinkURIError) as info:
+        s.open_client(kind, s.client_errors(), **extra)
+    assert info.value.parameter == parameter
+    assert words in str(info.value) and "s3cret" not in str(info.value)
+
+
+@pytest.mark.parametrize("make", ["writer", "reader", "partition_count", "prepare_topic"])
+def test_every_kafka_entry_point_names_a_bad_tls_file(make):
+    pytest.importorskip("confluent_kafka")
+    config = parse_sink_uri(f"{BASE}&ca=/nonexistent/ca.pem")
+    with pytest.raises(SinkURIError) as info:
+        if make in ("writer", "reader"):
+            getattr(config.transport, make)(config)
+        else:
+            getattr(config.transport, make)(config, "orders")
+    assert info.value.parameter == "ca"
+
+
+def test_the_cli_reports_a_bad_key_file_without_a_traceback_or_its_path(tls_files, capsys):
+    from cdcwire.cli import main
+
+    assert main(["inspect", f"{BASE}&cert={tls_files['cert']}&key=/nonexistent/s3cret.key"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cdcwire inspect: error: key=*** cannot be used: no such file")
+    assert "Traceback" not in err and "s3cret" not in err
 
 
 # --- error texts never carry the URI's secrets --------------------------------------------------

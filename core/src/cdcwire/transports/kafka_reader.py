@@ -26,18 +26,17 @@ class KafkaReader(MessageReader):
     def __init__(self, config) -> None:
         self.settings = KafkaSettings.of(config)
         self._errors = self.settings.client_errors()
-        self._consumer: Optional[Consumer] = Consumer(
-            self.settings.client_config(
-                self._errors,
-                **{
-                    "group.id": f"{self.settings.client_id}-reader",
-                    "enable.auto.commit": False,
-                    "enable.auto.offset.store": False,
-                    "enable.partition.eof": True,
-                    "auto.offset.reset": "error",
-                    "fetch.wait.max.ms": 100,
-                },
-            )
+        self._consumer: Optional[Consumer] = self.settings.open_client(
+            Consumer,
+            self._errors,
+            **{
+                "group.id": f"{self.settings.client_id}-reader",
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "error",
+                "fetch.wait.max.ms": 100,
+            },
         )
         self._metadata()
 

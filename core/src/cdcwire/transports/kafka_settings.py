@@ -8,14 +8,17 @@ before it reaches an exception or a log line.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 
-from ..errors import TransportError
+from ..errors import CdcwireError, SinkURIError, TransportError
 from ..redact import MASK
 from .kafka import parse_duration
+
+T = TypeVar("T")
 
 log = logging.getLogger("cdcwire.kafka")
 #: librdkafka's own log lines (connection failures, retries) go here instead of stderr.
@@ -112,6 +115,32 @@ class KafkaSettings:
     def client_errors(self) -> "ClientErrors":
         """A fresh ``error_cb`` for one client, telling errors in this URI's scrubbed words."""
         return ClientErrors(self.describe)
+
+    def open_client(self, kind: Callable[[dict[str, Any]], T], errors: "ClientErrors", **extra: Any) -> T:
+        """A ``kind`` client (AdminClient, Producer, Consumer) with :meth:`client_config`.
+
+        librdkafka loads the TLS files while the client is made; a file it cannot use
+        becomes a SinkURIError naming the URI parameter (``ca``, ``cert``, ``key``), any
+        other refused setting a TransportError, both scrubbed: never a bare KafkaException.
+        """
+        try:
+            return kind(self.client_config(errors, **extra))
+        except KafkaException as exc:
+            raise self._refused(exc) from None
+
+    def _refused(self, exc: KafkaException) -> CdcwireError:
+        text = self.describe(exc)  # e.g. "Failed to create producer: ssl.ca.location failed: error:..."
+        for name, setting in TLS_FILE_SETTINGS.items():
+            path = self.security.get(setting)
+            if path and f"{setting} failed" in text:
+                if not os.path.exists(path):
+                    why = "no such file"
+                elif not os.access(path, os.R_OK):
+                    why = "not readable"
+                else:
+                    why = "the TLS library refused it"
+                return SinkURIError(self.scrub(f"{name}={path} cannot be used: {why} ({text})"), name)
+        return TransportError(f"cannot set up a Kafka client for {self.bootstrap}: {text}")
 
     def unreachable(self, exc: object, errors: "ClientErrors") -> TransportError:
         return TransportError(

@@ -26,7 +26,7 @@ class TopicAdmin:
     def __init__(self, settings: KafkaSettings) -> None:
         self.settings = settings
         self._errors = settings.client_errors()
-        self._admin = AdminClient(settings.client_config(self._errors))
+        self._admin = settings.open_client(AdminClient, self._errors)
 
     def __repr__(self) -> str:
         return f"TopicAdmin({self.settings.bootstrap})"

@@ -101,7 +101,7 @@ class KafkaWriter(MessageWriter):
 
     def _new_producer(self) -> Producer:
         self._errors = self.settings.client_errors()
-        return Producer(self.settings.client_config(self._errors, **self._producer_extra))
+        return self.settings.open_client(Producer, self._errors, **self._producer_extra)
 
     # the public surface ------------------------------------------------------------------
 
