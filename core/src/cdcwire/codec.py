@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Protocol
 
 from .events import Event
 from .message import Message, Payload
@@ -88,8 +88,3 @@ class Codec(abc.ABC):
         to compare inputs with what was read back.
         """
         return event
-
-
-def encode_all(encoder: Encoder, events: Sequence[Event]) -> list[Payload]:
-    """Convenience for tests: run an encoder over a list."""
-    return list(encoder.encode(events))

@@ -19,11 +19,6 @@ RECORD_OVERHEAD = 36
 EVENT_FRAMING = 16
 
 
-def message_cost(key_bytes: int, value_bytes: int) -> int:
-    """What a message of this key and value counts against max-message-bytes."""
-    return key_bytes + value_bytes + RECORD_OVERHEAD
-
-
 def single_event_cost(key_json: bytes, value_json: bytes) -> int:
     """What a message holding only this event counts against max-message-bytes."""
     return len(key_json) + len(value_json) + EVENT_FRAMING + len(VERSION_BYTES) + RECORD_OVERHEAD
