@@ -163,9 +163,16 @@ class BadValue(ValueError):
 
 
 def _read_uvarint_exactly(raw: bytes) -> int:
+    """The uvarint that is all of ``raw``; one and two bytes (integers below 16384) take
+    no loop."""
     n = len(raw)
-    if n == 1 and raw[0] < 0x80:
-        return raw[0]
+    if n == 1:
+        if raw[0] < 0x80:
+            return raw[0]
+    elif n == 2:
+        low, high = raw
+        if low >= 0x80 and high < 0x80:
+            return (low & 0x7F) | (high << 7)
     result = 0
     shift = 0
     for i, b in enumerate(raw):

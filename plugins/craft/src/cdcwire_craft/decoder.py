@@ -9,64 +9,31 @@ against the bytes that are really there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from itertools import accumulate
+from typing import Any, NamedTuple, Optional
 
-from cdcwire.codes import ColumnFlag, ColumnType, DDLType
+from cdcwire.codes import DDLType
 from cdcwire.errors import DecodeError
-from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
+from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Message
 
-from .column_values import DECODERS, BadValue, value_kind
+from .column_values import BadValue
+from .group_decode import FAST_PATH_ERRORS
+from .group_shapes import GroupShape, ShapeRegistry, TermDictionary
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, GROUP_NEW, GROUP_OLD, NONE_ID, VERSION
 from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_sums, uvarint_sums
 
 _PART = "value"
 _MAX_CACHED = 4096
-_MAX_SHAPES_PER_COUNT = 32
-
-#: (type code, flags) -> (ColumnType, ColumnFlag, value decoder); None for unknown type codes.
-ColumnMeta = tuple[ColumnType, ColumnFlag, Callable[[bytes], Any]]
-
-
-def _column_meta(type_code: int, flags: int) -> Optional[ColumnMeta]:
-    try:
-        ctype = ColumnType(type_code)
-    except ValueError:
-        return None
-    return ctype, ColumnFlag(flags), DECODERS[value_kind(ctype, flags)]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class GroupShape:
-    """The names, types and flags part of a column group, as bytes and as decoded columns.
-
-    Groups of one table carry the same bytes there for as long as the term
-    dictionary is the same, so a decoder recognises them with one ``startswith``.
-    """
-
-    prefix: bytes
-    names: tuple[str, ...]
-    types: tuple[ColumnType, ...]
-    flags: tuple[ColumnFlag, ...]
-    decoders: tuple[Callable[[bytes], Any], ...]
-
-
-@dataclass(slots=True, eq=False)
-class TermDictionary:
-    """A message's terms, and the group shapes seen with them (by column count)."""
-
-    terms: tuple[str, ...]
-    shapes: dict[int, list[GroupShape]] = field(default_factory=dict)
 
 
 class CraftDecoder:
-    """Decodes craft messages; keeps term dictionaries and column metadata it has seen."""
+    """Decodes craft messages; keeps the term dictionaries and group shapes it has seen."""
 
     def __init__(self) -> None:
         self._dictionaries: dict[bytes, TermDictionary] = {}
         self._empty = TermDictionary(())
-        self._metas: dict[tuple[int, int], Optional[ColumnMeta]] = {}
+        self._registry = ShapeRegistry()
 
     def decode(self, message: Message) -> list[Event]:
         value = message.value
@@ -77,109 +44,55 @@ class CraftDecoder:
     # -- the message ---------------------------------------------------------------------
 
     def decode_value(self, data: bytes) -> list[Event]:
-        head = Reader(data)
-        version = head.uvarint()
-        if version != VERSION:
-            raise DecodeError(f"unsupported craft version {version} (this decoder reads version {VERSION})", 0, _PART)
-        start = head.pos
-        tables_len, trailer = read_reversed_uvarint(data, start, _PART)
-        tables_end = len(data) - trailer
-        tables_start = tables_end - tables_len
-        if tables_start < start:
-            raise DecodeError(
-                f"size tables of {tables_len} bytes would start before the headers", tables_end, _PART
-            )
-        tables = self._size_tables(data, tables_start, tables_end)
-
-        header_size, dict_size = tables[0]
-        body_sizes = tables[1]
-        headers_end = start + header_size
+        start, tables_start, tables_end = _frame(data)
+        tables = _size_tables(data, tables_start, tables_end)
+        body_sizes = tables.bodies
+        headers_end = start + tables.header_size
         bodies_end = headers_end + sum(body_sizes)
-        if bodies_end + dict_size != tables_start:
+        if bodies_end + tables.dictionary_size != tables_start:
             raise DecodeError(
-                f"headers ({header_size} bytes), bodies ({bodies_end - headers_end}) and term dictionary"
-                f" ({dict_size}) do not end where the size tables start (byte {tables_start})",
+                f"headers ({tables.header_size} bytes), bodies ({bodies_end - headers_end}) and term dictionary"
+                f" ({tables.dictionary_size}) do not end where the size tables start (byte {tables_start})",
                 start,
                 _PART,
             )
         dictionary = self._dictionary(data, bodies_end, tables_start)
-        terms = dictionary.terms
-
+        names = dictionary.names  # term id -1 (NULL) reads as the empty string
         count = len(body_sizes)
-        fields = all_uvarints(data, start, headers_end, _PART)
-        if len(fields) != 5 * count:
-            raise DecodeError(
-                f"headers hold {len(fields)} varints; {count} event(s) need {5 * count}", start, _PART
-            )
-        commit_ts = uvarint_sums(fields[:count])
-        types = fields[count : 2 * count]
-        partitions = unzigzag_sums(fields[2 * count : 3 * count])
-        schemas = unzigzag_sums(fields[3 * count : 4 * count])
-        table_names = unzigzag_sums(fields[4 * count :])
-        _check_headers(data, start, types, schemas, table_names, len(terms))
-        names = (*terms, "")  # term id -1 (NULL) reads as the empty string
-
+        commit_ts, types, partitions, schemas, table_names = _headers(
+            data, start, headers_end, count, len(dictionary.terms)
+        )
+        row_tables = tables.starts
         rows = types.count(EVENT_ROW)
-        if len(tables) != 2 + rows:
+        if len(row_tables) != rows:
             raise DecodeError(
-                f"{rows} row event(s) need {2 + rows} size tables, found {len(tables)}", tables_start, _PART
+                f"{rows} row event(s) need {2 + rows} size tables, found {2 + len(row_tables)}", tables_start, _PART
             )
         events: list[Event] = []
+        add = events.append
         pos = headers_end
-        row_index = 2
+        row_index = 0
         for i in range(count):
             end = pos + body_sizes[i]
             kind = types[i]
             if kind == EVENT_ROW:
                 partition = partitions[i]
-                events.append(
-                    self._row(
-                        data, pos, end, tables[row_index], dictionary, commit_ts[i],
-                        names[schemas[i]], names[table_names[i]], partition if partition >= 0 else None,
+                columns, pre_columns = self._row(data, pos, end, tables, row_tables[row_index], dictionary)
+                add(
+                    RowChangedEvent(
+                        commit_ts[i], names[schemas[i]], names[table_names[i]], columns, pre_columns,
+                        partition if partition >= 0 else None,
                     )
                 )
                 row_index += 1
             elif kind == EVENT_DDL:
-                events.append(_ddl(data, pos, end, commit_ts[i], names[schemas[i]], names[table_names[i]]))
-            else:  # EVENT_RESOLVED: _check_headers allows no other type
+                add(_ddl(data, pos, end, commit_ts[i], names[schemas[i]], names[table_names[i]]))
+            else:  # EVENT_RESOLVED: _headers allows no other type
                 if end != pos:
                     raise DecodeError(f"a resolved event has an empty body, found {end - pos} bytes", pos, _PART)
-                events.append(ResolvedEvent(commit_ts[i]))
+                add(ResolvedEvent(commit_ts[i]))
             pos = end
         return events
-
-    def _size_tables(self, data: bytes, start: int, end: int) -> list[list[int]]:
-        """Each table is uvarint(count) + delta varint chunk; all of it is varints."""
-        fields = all_uvarints(data, start, end, _PART)
-        tables = []
-        i = 0
-        total = len(fields)
-        while i < total:
-            n = fields[i]
-            i += 1
-            if n > total - i:
-                raise DecodeError(
-                    f"size table {len(tables)} claims {n} entries; {total - i} varint(s) are left", start, _PART
-                )
-            table = []
-            size = 0
-            for u in fields[i : i + n]:
-                size += (u >> 1) ^ -(u & 1)
-                if size < 0:
-                    raise DecodeError(f"negative size in size table {len(tables)}", start, _PART)
-                table.append(size)
-            i += n
-            tables.append(table)
-        if len(tables) < 2 or len(tables[0]) != 2:
-            raise DecodeError(
-                "the size tables must start with the meta table [header size, dictionary size]"
-                " and the body size table",
-                start,
-                _PART,
-            )
-        if not tables[1]:
-            raise DecodeError("the message holds no events", start, _PART)
-        return tables
 
     def _dictionary(self, data: bytes, start: int, end: int) -> TermDictionary:
         if start == end:
@@ -204,15 +117,21 @@ class CraftDecoder:
     # -- one event -----------------------------------------------------------------------
 
     def _row(
-        self, data: bytes, pos: int, end: int, group_sizes: list[int], dictionary: TermDictionary,
-        commit_ts: int, schema: str, table: str, table_id: Optional[int],
-    ) -> RowChangedEvent:
-        if sum(group_sizes) != end - pos:
-            raise DecodeError(
-                f"column groups of {sum(group_sizes)} bytes do not fill the row body of {end - pos}", pos, _PART
-            )
+        self, data: bytes, pos: int, end: int, tables: SizeTables, table: int, dictionary: TermDictionary
+    ) -> tuple[Optional[tuple[Column, ...]], Optional[tuple[Column, ...]]]:
+        """The new and old column groups of a row body; ``table`` is where its group sizes start
+        in ``tables.fields`` (uvarint count, then a delta varint chunk)."""
+        fields = tables.fields
+        sizes = fields[table + 1 : table + 1 + fields[table]]
+        body = pos
         columns = pre_columns = None
-        for size in group_sizes:
+        size = 0
+        for u in sizes:
+            size += (u >> 1) ^ -(u & 1)
+            if size < 0:
+                raise DecodeError(f"negative size in size table {2 + tables.starts.index(table)}", tables.at, _PART)
+            if pos + size > end:
+                break  # reported below
             kind, group = self._group(data, pos, pos + size, dictionary)
             if kind == GROUP_NEW and columns is None:
                 columns = group
@@ -221,17 +140,22 @@ class CraftDecoder:
             else:
                 raise DecodeError(f"a row holds a second column group of kind {kind}", pos, _PART)
             pos += size
+        if pos != end:
+            total = sum(_running_sizes(sizes)) if sizes else 0
+            raise DecodeError(
+                f"column groups of {total} bytes do not fill the row body of {end - body}", body, _PART
+            )
         if columns is None and pre_columns is None:
             pre_columns = ()  # the encoder leaves empty groups out: a row of no columns
-        return RowChangedEvent(commit_ts, schema, table, columns, pre_columns, table_id)
+        return columns, pre_columns
 
     def _group(
         self, data: bytes, start: int, end: int, dictionary: TermDictionary
     ) -> tuple[int, tuple[Column, ...]]:
         """kind byte, uvarint count, names | types | flags (a GroupShape), value lengths, values.
 
-        The common case (a one-byte count, a known shape, one-byte lengths) reads the bytes
-        directly; anything else goes through a Reader, which checks every step."""
+        A hot shape reads the values with its generated decoder; when that gives up
+        (or the shape is cold), the checking reader decodes them or says what is wrong."""
         if start >= end:
             raise DecodeError("truncated: expected a column group", start, _PART)
         kind = data[start]
@@ -245,85 +169,211 @@ class CraftDecoder:
             r = Reader(data, pos, end, _PART)
             n = r.count("column", width=4)
             pos = r.pos
-        for shape in dictionary.shapes.get(n, ()):
-            if data.startswith(shape.prefix, pos, end):
-                pos += len(shape.prefix)
-                break
+        known = dictionary.find(data, pos, end, n)
+        if known is not None:
+            pos += len(known[0])
+            shape = known[1]
         else:
+            shape, pos = self._new_shape(data, pos, end, n, dictionary)
+        fast = shape.fast
+        if fast is None:
+            shape.note_cold_group()
+            return kind, _checked_values(shape, data, pos, end)
+        zs: Any = data[pos : pos + n]
+        values_at = pos + n
+        if not zs.isascii():  # a length of two or more varint bytes (a value of 64 bytes or more)
             r = Reader(data, pos, end, _PART)
-            shape = self._shape(r, n, dictionary)
-            pos = r.pos
-        lengths_at = pos
-        run = data[pos : pos + n]
-        if n and pos + n <= end and max(run) < 0x80:  # every length fits one byte: the rule
-            lengths = [(b >> 1) ^ -(b & 1) for b in run]
-            pos += n
-        else:
-            r = Reader(data, pos, end, _PART)
-            lengths = r.varint_chunk(n)
-            pos = r.pos
-        values: list[Any] = []
-        add = values.append
+            zs = r.uvarint_chunk(n)
+            values_at = r.pos
         try:
-            for decode, length in zip(shape.decoders, lengths):
-                if length < 0:
-                    if length != -1:
-                        raise DecodeError(
-                            f"value length {length} of column {shape.names[len(values)]!r} is below -1",
-                            lengths_at, _PART,
-                        )
-                    add(None)
-                    continue
-                after = pos + length
-                if after > end:
-                    raise DecodeError(
-                        f"value of column {shape.names[len(values)]!r} ({length} bytes) runs past the end"
-                        " of its group",
-                        pos, _PART,
-                    )
-                add(decode(data[pos:after]))
-                pos = after
-        except BadValue as exc:
-            raise DecodeError(f"value of column {shape.names[len(values)]!r}: {exc}", pos, _PART) from None
-        except UnicodeDecodeError as exc:
-            raise DecodeError(
-                f"value of column {shape.names[len(values)]!r} is not valid UTF-8", pos + exc.start, _PART
-            ) from None
-        if pos != end:
-            raise DecodeError(f"{end - pos} unexpected byte(s) after the column group", pos, _PART)
-        return kind, tuple(map(build_column, shape.names, shape.types, shape.flags, values))
+            columns = fast(data, zs, values_at, end)
+        except FAST_PATH_ERRORS:
+            columns = None
+        if columns is None:  # bad bytes: the checking reader says what and where
+            columns = _checked_values(shape, data, pos, end)
+        return kind, columns
 
-    def _shape(self, r: Reader, n: int, dictionary: TermDictionary) -> GroupShape:
-        """Read and check the names, types and flags of a group not seen before."""
-        start = r.pos
+    def _new_shape(
+        self, data: bytes, start: int, end: int, n: int, dictionary: TermDictionary
+    ) -> tuple[GroupShape, int]:
+        """Read and check the names, types and flags of a group not seen with this dictionary."""
+        r = Reader(data, start, end, _PART)
         name_ids = r.delta_varint_chunk(n)
         types_at = r.pos
         type_codes = r.uvarint_chunk(n)
         flag_bits = r.uvarint_chunk(n)
         terms = dictionary.terms
-        columns = []
-        for name_id, type_code, flags in zip(name_ids, type_codes, flag_bits):
-            if name_id < 0 or name_id >= len(terms):
-                raise DecodeError(
-                    f"column name term id {name_id} is outside the dictionary of {len(terms)} term(s)",
-                    start, _PART,
-                )
-            key = (type_code, flags)
-            meta = self._metas.get(key, False)
-            if meta is False:
-                if len(self._metas) >= _MAX_CACHED:
-                    self._metas.clear()
-                meta = self._metas[key] = _column_meta(type_code, flags)
+        if name_ids and (min(name_ids) < 0 or max(name_ids) >= len(terms)):
+            bad = next(i for i in name_ids if i < 0 or i >= len(terms))
+            raise DecodeError(
+                f"column name term id {bad} is outside the dictionary of {len(terms)} term(s)", start, _PART
+            )
+        metas = []
+        for type_code, flags in zip(type_codes, flag_bits):
+            meta = self._registry.meta(type_code, flags)
             if meta is None:
                 raise DecodeError(f"unknown column type code {type_code}", types_at, _PART)
-            columns.append((terms[name_id], *meta))
-        names, types, flags, decoders = zip(*columns) if columns else ((), (), (), ())
-        shape = GroupShape(r.data[start : r.pos], names, types, flags, decoders)
-        known = dictionary.shapes.setdefault(n, [])
-        if len(known) >= _MAX_SHAPES_PER_COUNT:
-            del known[0]
-        known.append(shape)
-        return shape
+            metas.append(meta)
+        shape = self._registry.shape(tuple([terms[i] for i in name_ids]), metas)
+        dictionary.remember(n, data[start : r.pos], shape)
+        return shape, r.pos
+
+
+_VERSION_BYTE = bytes((VERSION,))
+
+
+def _frame(data: bytes) -> tuple[int, int, int]:
+    """Where the headers start, and where the size tables start and end (before the trailer)."""
+    start = 1 if data[:1] == _VERSION_BYTE else _version_end(data)
+    tables_len = data[-1]
+    if tables_len < 0x80 and len(data) > start:  # the common one-byte trailer
+        tables_end = len(data) - 1
+    else:
+        tables_len, trailer = read_reversed_uvarint(data, start, _PART)
+        tables_end = len(data) - trailer
+    tables_start = tables_end - tables_len
+    if tables_start < start:
+        raise DecodeError(f"size tables of {tables_len} bytes would start before the headers", tables_end, _PART)
+    return start, tables_start, tables_end
+
+
+def _version_end(data: bytes) -> int:
+    """Where the version uvarint of a message that does not start with byte 1 ends, if it is 1."""
+    head = Reader(data, 0, len(data), _PART)
+    version = head.uvarint()
+    if version != VERSION:
+        raise DecodeError(f"unsupported craft version {version} (this decoder reads version {VERSION})", 0, _PART)
+    return head.pos
+
+
+class SizeTables(NamedTuple):
+    """The size tables of a message: the meta and body tables read, the rows' group tables
+    left as varints (``fields``) for the row that reads them, from ``starts``."""
+
+    header_size: int
+    dictionary_size: int
+    bodies: list[int]
+    fields: list[int]
+    starts: list[int]  # where each row's table starts in fields
+    at: int  # the byte offset of the tables, for errors
+
+
+_new_tables = tuple.__new__  # a NamedTuple's keyword-taking __new__ costs more than reading the tables
+
+
+def _size_tables(data: bytes, start: int, end: int) -> SizeTables:
+    """Each table is uvarint(count) + delta varint chunk; all of it is varints. The meta
+    table [header size, dictionary size] and the body size table come first."""
+    fields = all_uvarints(data, start, end, _PART)
+    total = len(fields)
+    if total and fields[0] >= total:
+        raise DecodeError(f"size table 0 claims {fields[0]} entries; {total - 1} varint(s) are left", start, _PART)
+    if total < 4 or fields[0] != 2:
+        raise DecodeError(
+            "the size tables must start with the meta table [header size, dictionary size]"
+            " and the body size table",
+            start,
+            _PART,
+        )
+    u = fields[1]
+    header_size = (u >> 1) ^ -(u & 1)
+    u = fields[2]
+    dictionary_size = header_size + ((u >> 1) ^ -(u & 1))
+    count = fields[3]
+    i = 4 + count
+    if i > total:
+        raise DecodeError(f"size table 1 claims {count} entries; {total - 4} varint(s) are left", start, _PART)
+    bodies = _running_sizes(fields[4:i])
+    starts = []
+    while i < total:
+        starts.append(i)
+        i += 1 + fields[i]
+    if i > total:
+        at = starts[-1]
+        raise DecodeError(
+            f"size table {len(starts) + 1} claims {fields[at]} entries; {total - at - 1} varint(s) are left",
+            start,
+            _PART,
+        )
+    if header_size < 0 or dictionary_size < 0 or (bodies and min(bodies) < 0):
+        raise DecodeError(f"negative size in size table {0 if min(header_size, dictionary_size) < 0 else 1}", start, _PART)
+    if not bodies:
+        raise DecodeError("the message holds no events", start, _PART)
+    return _new_tables(SizeTables, (header_size, dictionary_size, bodies, fields, starts, start))
+
+
+def _running_sizes(deltas: list[int]) -> list[int]:
+    """The values of a delta varint chunk, from its uvarints (sizes: no 64-bit wrap needed)."""
+    if not deltas:
+        return []
+    if len(deltas) == 1:
+        u = deltas[0]
+        return [(u >> 1) ^ -(u & 1)]
+    return list(accumulate([(u >> 1) ^ -(u & 1) for u in deltas]))
+
+
+def _headers(
+    data: bytes, start: int, end: int, count: int, n_terms: int
+) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    """Commit ts, event types, partition ids, schema and table term ids of ``count`` events,
+    checked: known event types, term ids in the dictionary or -1."""
+    fields = all_uvarints(data, start, end, _PART)
+    if len(fields) != 5 * count:
+        raise DecodeError(f"headers hold {len(fields)} varints; {count} event(s) need {5 * count}", start, _PART)
+    if count == 1:  # DDL, resolved, single rows: no running sums
+        ts, kind, partition, schema, table = fields
+        schema = (schema >> 1) ^ -(schema & 1)
+        table = (table >> 1) ^ -(table & 1)
+        headers = [ts], [kind], [(partition >> 1) ^ -(partition & 1)], [schema], [table]
+        if kind in _EVENT_TYPES and NONE_ID <= schema < n_terms and NONE_ID <= table < n_terms:
+            return headers
+    else:
+        headers = (
+            uvarint_sums(fields[:count]),
+            fields[count : 2 * count],
+            unzigzag_sums(fields[2 * count : 3 * count]),
+            unzigzag_sums(fields[3 * count : 4 * count]),
+            unzigzag_sums(fields[4 * count :]),
+        )
+    _check_headers(data, start, headers[1], headers[3], headers[4], n_terms)
+    return headers
+
+
+def _checked_values(shape: GroupShape, data: bytes, pos: int, end: int) -> tuple[Column, ...]:
+    """The value lengths and values of a group, every step checked; says what is wrong and where."""
+    r = Reader(data, pos, end, _PART)
+    lengths = r.varint_chunk(len(shape.kinds))
+    lengths_at = pos
+    pos = r.pos
+    names = shape.names
+    values: list[Any] = []
+    add = values.append
+    try:
+        for decode, length in zip(shape.decoders, lengths):
+            if length < 0:
+                if length != -1:
+                    raise DecodeError(
+                        f"value length {length} of column {names[len(values)]!r} is below -1", lengths_at, _PART
+                    )
+                add(None)
+                continue
+            after = pos + length
+            if after > end:
+                raise DecodeError(
+                    f"value of column {names[len(values)]!r} ({length} bytes) runs past the end of its group",
+                    pos, _PART,
+                )
+            add(decode(data[pos:after]))
+            pos = after
+    except BadValue as exc:
+        raise DecodeError(f"value of column {names[len(values)]!r}: {exc}", pos, _PART) from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(
+            f"value of column {names[len(values)]!r} is not valid UTF-8", pos + exc.start, _PART
+        ) from None
+    if pos != end:
+        raise DecodeError(f"{end - pos} unexpected byte(s) after the column group", pos, _PART)
+    return shape.columns(values)
 
 
 def _header_offsets(data: bytes, start: int, count: int) -> tuple[int, int, int]:

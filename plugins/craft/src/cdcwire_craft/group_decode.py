@@ -1,0 +1,141 @@
+"""Generated, per-shape code for the hot loop of the decoder: one column group's values.
+
+The decoder's side of :mod:`cdcwire_craft.group_code`. A looping decoder pays,
+per column, for the loop, unpacking the column's spec, dispatching on its value
+kind and a function call for the value; that was most of the decoder's time.
+A hot :class:`~cdcwire_craft.group_shapes.GroupShape` gets a function unrolled
+over its columns instead. For a group of 3 columns (STRING, SIGNED, DOUBLE) it
+reads::
+
+    def decode_values(d, zs, p0, end):
+        z0, z1, z2 = zs
+        p1 = p0 + (z0 >> 1)
+        p2 = p1 + (z1 >> 1)
+        p3 = p2 + (z2 >> 1)
+        if p3 != end:
+            return None
+        return (
+            build(N0, T0, F0, d[p0:p1].decode()) if not z0 & 1 else NULL0 if z0 == 1 else bad_length(),
+            build(N1, T1, F1, ZIGZAG[d[p1]] if z1 == 2 else decode1(d[p1:p2])) if not z1 & 1 else ...,
+            build(N2, T2, F2, unpack_f64(d, p2)[0] if z2 == 16 else decode2(d[p2:p3])) if ...,
+        )
+
+``zs`` are the zigzag value lengths (``1`` is -1, NULL; any other odd one is an
+invalid length below -1) and ``d[p0:end]`` the values. Each column is one
+expression: a value of the common size is read inline (a one-byte varint by a
+table lookup, a float64 by ``unpack_from``), any other size by the kind's
+checking decoder from :data:`~cdcwire_craft.column_values.DECODERS`, and a NULL
+is the shape's prebuilt NULL column (columns are immutable, so one serves all).
+
+The function only decides whether the bytes are well formed: it returns None
+when the lengths do not fill the group exactly, and raises (ValueError,
+IndexError, OverflowError, struct.error) on a bad length or value; the decoder
+then reads the group again the checking way, which says what is wrong and where.
+So a fast path may give up, but never returns what the checking path would not.
+
+Only the value kinds pick code: names, types, flags and NULL columns reach the
+function as constants in its globals, never as source text, and the compiled
+code is shared by every shape of the same kinds.
+"""
+
+from __future__ import annotations
+
+import struct
+from types import CodeType
+from typing import Any, Callable, Optional, Sequence
+
+from cdcwire.events import Column, build_column
+
+from .column_values import DECODERS, ValueKind
+from .group_code import MAX_UNROLLED_COLUMNS
+
+#: A generated group decoder: (data, zigzag lengths, first value byte, group end) -> columns,
+#: or None when the lengths do not fill the group.
+ValuesDecoder = Callable[[bytes, Sequence[int], int, int], Optional[tuple[Column, ...]]]
+
+#: What a generated decoder raises for bytes that are not what their column needs.
+FAST_PATH_ERRORS = (ValueError, IndexError, OverflowError, struct.error)
+
+_MAX_CACHED_CODE = 1024
+_code_by_kinds: dict[tuple[int, ...], CodeType] = {}
+
+# The value expression of each kind; {i} is the column's index, {j} the next one's.
+_VALUE_CODE: dict[ValueKind, str] = {
+    ValueKind.SIGNED: "ZIGZAG[d[p{i}]] if z{i} == 2 else decode{i}(d[p{i}:p{j}])",
+    ValueKind.UNSIGNED: "SMALL[d[p{i}]] if z{i} == 2 else decode{i}(d[p{i}:p{j}])",
+    ValueKind.FLOAT: "unpack_f32(pack_f32(unpack_f64(d, p{i})[0]))[0] if z{i} == 16 else decode{i}(d[p{i}:p{j}])",
+    ValueKind.DOUBLE: "unpack_f64(d, p{i})[0] if z{i} == 16 else decode{i}(d[p{i}:p{j}])",
+    ValueKind.TEXT: "d[p{i}:p{j}].decode()",
+    ValueKind.STRING: "d[p{i}:p{j}].decode()",
+    ValueKind.BINARY: "d[p{i}:p{j}]",
+}
+
+
+def bad_length() -> None:
+    """An odd zigzag length other than 1 is a length below -1: give up on the fast path."""
+    raise ValueError("value length below -1")
+
+
+def values_source(kinds: Sequence[int]) -> str:
+    """The source of ``decode_values`` for columns of these value kinds (see the module doc)."""
+    n = len(kinds)
+    lines = [
+        "def decode_values(d, zs, p0, end):",
+        f"    {', '.join(f'z{i}' for i in range(n))}, = zs",
+    ]
+    lines += [f"    p{i + 1} = p{i} + (z{i} >> 1)" for i in range(n)]
+    lines += [f"    if p{n} != end:", "        return None", "    return ("]
+    for i, kind in enumerate(kinds):
+        if kind == ValueKind.ALWAYS_NULL:  # the bytes are ignored, as DECODERS does; the length is not
+            lines.append(f"        NULL{i} if not z{i} & 1 or z{i} == 1 else bad_length(),")
+            continue
+        value = _VALUE_CODE[ValueKind(kind)].format(i=i, j=i + 1)
+        lines.append(
+            f"        build(N{i}, T{i}, F{i}, {value}) if not z{i} & 1 else NULL{i} if z{i} == 1 else bad_length(),"
+        )
+    lines.append("    )")
+    return "\n".join(lines) + "\n"
+
+
+def _values_code(kinds: tuple[int, ...]) -> CodeType:
+    """The compiled module defining ``decode_values`` for these kinds, shared by shapes; bounded."""
+    code = _code_by_kinds.get(kinds)
+    if code is None:
+        if len(_code_by_kinds) >= _MAX_CACHED_CODE:
+            _code_by_kinds.clear()
+        name = f"<craft group decoder of {len(kinds)} columns>"
+        code = _code_by_kinds[kinds] = compile(values_source(kinds), name, "exec")
+    return code
+
+
+_F32 = struct.Struct("<f")
+
+#: The generated code's helpers; a one-byte varint is < 0x80, so indexing these tables
+#: with a larger byte raises IndexError (a truncated varint: the checking path reports it).
+_HELPERS: dict[str, Any] = {
+    "build": build_column,
+    "bad_length": bad_length,
+    "ZIGZAG": tuple((u >> 1) ^ -(u & 1) for u in range(0x80)),
+    "SMALL": tuple(range(0x80)),
+    "unpack_f64": struct.Struct("<d").unpack_from,
+    "pack_f32": _F32.pack,
+    "unpack_f32": _F32.unpack,
+}
+
+
+def compiled_decoder(
+    names: Sequence[str], types: Sequence[Any], flags: Sequence[Any], kinds: Sequence[int]
+) -> ValuesDecoder:
+    """The unrolled ``decode_values`` for columns of these names, types, flags and kinds."""
+    n = len(kinds)
+    if not 0 < n <= MAX_UNROLLED_COLUMNS:
+        raise ValueError(f"only groups of 1 to {MAX_UNROLLED_COLUMNS} columns are unrolled, not {n}")
+    namespace = dict(_HELPERS)
+    for i, (name, ctype, flag, kind) in enumerate(zip(names, types, flags, kinds)):
+        namespace[f"N{i}"] = name
+        namespace[f"T{i}"] = ctype
+        namespace[f"F{i}"] = flag
+        namespace[f"NULL{i}"] = build_column(name, ctype, flag, None)
+        namespace[f"decode{i}"] = DECODERS[ValueKind(kind)]
+    exec(_values_code(tuple(kinds)), namespace)
+    return namespace["decode_values"]
