@@ -253,3 +253,15 @@ def test_arbitrary_json_values_raise_only_decode_error(doc) -> None:
             decode(VERSION + framed(key), framed(value))
         except DecodeError:
             pass
+
+
+def test_a_column_header_holding_a_list_is_a_decode_error():
+    from cdcwire import DecodeError, Message
+    from cdcwire_open.decoder import OpenProtocolDecoder
+
+    key = b'{"ts":1,"scm":"s","tbl":"t","t":1}'
+    value = b'{"u":{"id":{"t":[3],"f":0,"v":1}}}'
+    frame = lambda part: len(part).to_bytes(8, "big") + part  # noqa: E731
+    message = Message("t", 0, (1).to_bytes(8, "big") + frame(key), frame(value))
+    with pytest.raises(DecodeError, match="column 'id'"):
+        OpenProtocolDecoder().decode(message)

@@ -129,9 +129,11 @@ class OpenProtocolDecoder:
                 raise _Problem(f"column {name!r} in '{field}' must be an object, got {_json_kind(col)}")
             get = col.get
             t, f, h = get("t"), get("f"), get("h")
-            # The cache holds only checked keys; the type checks keep True from passing for 1.
-            spec = specs.get((t, f, h))
-            if spec is None or type(t) is not int or (f is not None and type(f) is not int) or (h is not None and type(h) is not bool):
+            # The cache holds only checked keys; checking the types before the lookup keeps
+            # True from passing for 1 and a list (unhashable) from reaching the dict.
+            if type(t) is int and (f is None or type(f) is int) and (h is None or type(h) is bool):
+                spec = specs.get((t, f, h)) or self._learn(name, field, col, t, f, h)
+            else:
                 spec = self._learn(name, field, col, t, f, h)
             v = get("v", _MISSING)
             if v is not None:
