@@ -181,3 +181,19 @@ def test_rule_names_in_a_rules_file_are_case_insensitive(tmp_path):
     assert config.dispatch_rules[0].partition == "columns" and config.dispatch_rules[0].hashes_named_columns
     expected = (crc(b"test", b"t1") ^ crc(b"val", b"abc")) % 6
     assert Dispatcher(config).route(row(1, 9, val="abc"))[0].partition == expected
+
+
+def test_matchers_follow_tidb_table_filter_rules():
+    from cdcwire.dispatch import DispatchRule
+
+    rule = DispatchRule(("shop.*", "!shop.audit_*", "Billing.Invoices"))
+    assert rule.matches("shop", "orders") and rule.matches("SHOP", "Orders")
+    assert not rule.matches("shop", "audit_2026")  # excluded by the later '!' pattern
+    assert rule.matches("billing", "invoices") and not rule.matches("billing", "invoices_old")
+
+
+def test_a_matcher_without_a_dot_is_rejected_naming_it(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["orders"]\npartition = "ts"\n')
+    with pytest.raises(SinkURIError, match="matcher 'orders' must be 'schema.table'"):
+        dispatcher(f"dispatch-rules={rules}")

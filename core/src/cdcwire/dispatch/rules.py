@@ -32,6 +32,8 @@ class DispatchRule:
         object.__setattr__(self, "partition", self.partition.lower())
         # fail at load time, not on the first row
         partitioner(self.partition, self.columns)
+        for pattern in self.matchers:
+            _pattern(pattern)
 
     @property
     def hashes_named_columns(self) -> bool:
@@ -39,21 +41,38 @@ class DispatchRule:
         return self.partition == "columns"
 
     def matches(self, schema: str, table: str) -> bool:
-        name = f"{schema}.{table}".lower()
-        return any(_glob(m).match(name) for m in self.matchers)
+        """TiDB table-filter semantics: each pattern is ``schema-glob.table-glob`` (case-insensitive,
+        ``*`` never crossing the dot); a leading ``!`` excludes; the last pattern that matches decides."""
+        schema, table = schema.lower(), table.lower()
+        matched = False
+        for pattern in self.matchers:
+            exclude, schema_rx, table_rx = _pattern(pattern)
+            if schema_rx.fullmatch(schema) and table_rx.fullmatch(table):
+                matched = not exclude
+        return matched
 
     def make_partitioner(self) -> Partitioner:
         return partitioner(self.partition, self.columns)
 
 
-_GLOBS: dict[str, re.Pattern[str]] = {}
+_PATTERNS: dict[str, tuple[bool, re.Pattern[str], re.Pattern[str]]] = {}
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
-    rx = _GLOBS.get(pattern)
-    if rx is None:
-        rx = _GLOBS[pattern] = re.compile(fnmatch.translate(pattern.lower()))
-    return rx
+def _pattern(pattern: str) -> tuple[bool, re.Pattern[str], re.Pattern[str]]:
+    """(excludes, schema regex, table regex) of one ``[!]schema.table`` glob."""
+    hit = _PATTERNS.get(pattern)
+    if hit is None:
+        exclude = pattern.startswith("!")
+        schema, dot, table = pattern[1 if exclude else 0 :].lower().partition(".")
+        if not dot or not schema or not table:
+            raise DispatchError(f"matcher {pattern!r} must be 'schema.table' (globs allowed, '!' to exclude)")
+        hit = _PATTERNS[pattern] = (exclude, _glob(schema), _glob(table))
+    return hit
+
+
+def _glob(text: str) -> re.Pattern[str]:
+    # fnmatch's translation lets * cross any character; within one part there is no dot to cross
+    return re.compile(fnmatch.translate(text))
 
 
 def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
