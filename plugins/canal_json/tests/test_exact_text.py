@@ -137,8 +137,29 @@ def test_columns_sharing_a_name_are_written_as_a_dict_would_keep_them():
     for options in MODES.values():
         for event in (RowChangedEvent(1, "s", "t", row, None), RowChangedEvent(1, "s", "t", row, row)):
             assert _encoder(options).encode_event(event) == reference_message(options, event)
-    assert ObjectTemplate.of(["a", "b", "a"]).slots == (2, 1)
-    assert ObjectTemplate.of(["a", "b"]).slots is None
+    assert ObjectTemplate.of(["a", "b", "a"], [True, True, False]) == ObjectTemplate('{"a":%s,"b":"%s"}', (2, 1))
+    assert ObjectTemplate.of(["a", "b"], [True, False]) == ObjectTemplate('{"a":"%s","b":%s}', None)
+
+
+def test_nulls_in_number_and_text_columns_beside_nul_characters_in_text_and_names():
+    row = (
+        Column("id", T.INT, KEY, 1, "int(11)"),
+        Column("i", T.BIGINT, F.UNSIGNED, None, "bigint(20) unsigned"),
+        Column("f", T.FLOAT, F(0), None, "float"),
+        Column("d", T.DOUBLE, F(0), None, "double"),
+        Column("e", T.ENUM, F(0), None, "enum('a')"),
+        Column("s", T.VARCHAR, F(0), "\x00\"\x00", "varchar(8)"),
+        Column("\x00", T.VARCHAR, F(0), None, "varchar(8)"),
+        Column('"\x00"', T.INT, F(0), None, "int(11)"),
+        Column("b", T.BLOB, F.BINARY, b"\x00", "blob"),
+        Column("n", T.NULL, F(0), None, None),
+    )
+    for options in MODES.values():
+        for event in (RowChangedEvent(1, "s\x00", "t", row, None), RowChangedEvent(1, "s", "t", row, row),
+                      RowChangedEvent(1, "s", "t", row, tuple(c if c.value is None else Column(c.name, c.type, c.flags, None, c.mysql_type) for c in row))):
+            message = _encoder(options).encode_event(event)
+            assert message == reference_message(options, event)
+            assert b"\x00" not in message
 
 
 def test_json_key_is_the_key_text_of_json_dumps():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from typing import Callable, Optional
 
 from cdcwire import ColumnFlag, ColumnType
@@ -224,6 +225,33 @@ def formatter_for(ctype: ColumnType, flags: ColumnFlag) -> Formatter:
     if holds_bytes(ctype, flags):
         return _latin1_text
     return str.__str__  # type: ignore[return-value]  # text, DECIMAL, dates, times, JSON
+
+
+def _latin1_json(value: object) -> str:
+    return encode_basestring(bytes.decode(value, "latin-1"))  # type: ignore[arg-type]
+
+
+#: Formatters whose text never needs JSON escaping (digits, sign, point, NaN, +Inf, -Inf).
+_BARE_TEXT = frozenset({int.__repr__, _float_text, _double_text, _no_value})
+
+
+def json_formatter_for(ctype: ColumnType, flags: ColumnFlag) -> tuple[Formatter, bool]:
+    """The function writing a non-null value of this column as JSON, and whether a row
+    template must put the quotes around its result.
+
+    Numbers need no escaping, so their text goes between quotes the template already
+    has; strings get ``encode_basestring`` (what ``json.dumps`` uses), which also does
+    ``str.__str__``'s type check. Each accepts and rejects exactly what
+    :func:`formatter_for` does.
+    """
+    text = formatter_for(ctype, flags)
+    if text in _BARE_TEXT:
+        return text, True
+    if text is _latin1_text:
+        return _latin1_json, False
+    if text is str.__str__:  # type: ignore[comparison-overlap]
+        return encode_basestring, False
+    raise AssertionError(f"no JSON formatter for {text!r}")
 
 
 # --- reading mysqlType back --------------------------------------------------------------

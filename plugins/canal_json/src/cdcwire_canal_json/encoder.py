@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import struct
 import time
-from json.encoder import encode_basestring as quote
-from operator import attrgetter
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from cdcwire import (
@@ -26,7 +24,7 @@ from cdcwire import (
 
 from .ddl_kinds import canal_ddl_word
 from .options import CanalOptions
-from .row_layout import UPDATE_CHANGED, ColumnPlan, RowLayout, dumps
+from .row_layout import NULL_MARK, QUOTED_NULL, UPDATE_CHANGED, ColumnPlan, RowLayout, dumps
 
 #: Bytes the reference reserves per message beside the value when checking max-message-bytes.
 MESSAGE_OVERHEAD = 36
@@ -34,7 +32,6 @@ WATERMARK = "TIDB_WATERMARK"
 U64_LIMIT = 1 << 64
 _LAYOUT_CACHE_LIMIT = 4096
 
-_VALUE = attrgetter("value")
 _BAD_VALUE = (TypeError, ValueError, struct.error, OverflowError)
 
 
@@ -155,6 +152,8 @@ class CanalJSONEncoder:
                 text = layout.templates[UPDATE_CHANGED] % (*head, changed, *data, tail)
             else:
                 text = layout.templates["UPDATE"] % (*head, *self._old_values(layout, row, new, old), *data, tail)
+        if NULL_MARK in text:
+            text = text.replace(QUOTED_NULL, "null")
         return _utf8(text, row)
 
     def _tail(self, ts: int, only_key: bool) -> str:
@@ -166,16 +165,16 @@ class CanalJSONEncoder:
     @staticmethod
     def _values(layout: RowLayout, image: Sequence[Column]) -> list[object]:
         if len(layout.indices) == len(image):
-            return list(map(_VALUE, image))
+            return [c.value for c in image]  # a comprehension reads slots faster than attrgetter
         return [image[i].value for i in layout.indices]
 
     @classmethod
     def _json_values(
         cls, layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str
     ) -> list[str]:
-        """The JSON text of each value (a string or null) for ``layout``'s object slots."""
+        """The text of each value for ``layout``'s object slots (see ``RowLayout.nulls``)."""
         try:
-            texts = ["null" if v is None else quote(f(v)) for f, v in zip(layout.formatters, values)]
+            texts = [null if v is None else f(v) for f, null, v in zip(layout.json_formatters, layout.nulls, values)]
         except _BAD_VALUE:
             raise cls._value_error(layout, values, row, image_name) from None
         return layout.data.pick(texts)

@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 from cdcwire import Column, ColumnFlag, ColumnType
 
-from .column_types import Formatter, base_java_type, formatter_for, mysql_type_text, promotion_of
+from .column_types import Formatter, base_java_type, formatter_for, json_formatter_for, mysql_type_text, promotion_of
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 dumps = _ENCODER.encode
@@ -39,10 +39,13 @@ class ColumnPlan:
     promotion: Optional[tuple[int, int]]  # (signed maximum, promoted java type) for unsigned ints
     mysql_type: str
     is_handle_key: bool
+    json_formatter: Formatter  # a non-null value as JSON text, or bare text when ``quoted``
+    quoted: bool  # the row template has the quotes around this column's value
 
     @classmethod
     def of(cls, column: Column, content_compatible: bool) -> ColumnPlan:
         ctype, flags = ColumnType(column.type), ColumnFlag(column.flags)
+        json_formatter, quoted = json_formatter_for(ctype, flags)
         return cls(
             name=column.name,
             type=ctype,
@@ -51,6 +54,8 @@ class ColumnPlan:
             promotion=promotion_of(ctype, flags),
             mysql_type=mysql_type_text(ctype, flags, column.mysql_type, content_compatible),
             is_handle_key=bool(flags & ColumnFlag.HANDLE_KEY),
+            json_formatter=json_formatter,
+            quoted=quoted,
         )
 
 
@@ -64,25 +69,35 @@ def json_key(name: object) -> str:
     return dumps({name: None})[1 : -len(":null}")]
 
 
+#: What a quoted slot is filled with for a null value: ``"\x00"`` in a message is then
+#: replaced by ``null``. JSON text from ``json.dumps`` never holds a raw NUL (it writes
+#: ``\u0000``), so the marker cannot be confused with a value.
+NULL_MARK = "\x00"
+QUOTED_NULL = '"' + NULL_MARK + '"'
+
+
 @dataclass(frozen=True, slots=True)
 class ObjectTemplate:
     """A JSON object of value texts, as ``json.dumps(dict(zip(names, texts)))`` writes it.
 
-    ``slots`` picks, for each key, the position of the text written under it:
-    all positions in order, unless two columns share a name (a dict keeps the
-    first one's place and the last one's value).
+    A quoted column's slot is ``"%s"`` (its values are numbers: bare text), the others
+    ``%s`` (filled with JSON strings or ``null``). ``slots`` picks, for each key, the
+    position of the value written under it: all positions in order, unless two
+    columns share a name (a dict keeps the first one's place and the last one's value).
     """
 
     text: str
     slots: Optional[tuple[int, ...]]  # None: every position, in order
 
     @classmethod
-    def of(cls, names: Sequence[object]) -> ObjectTemplate:
+    def of(cls, names: Sequence[object], quoted: Sequence[bool]) -> ObjectTemplate:
         position: dict[object, int] = {}
         for i, name in enumerate(names):
             position[name] = i
         slots = tuple(position.values())
-        text = "{" + ",".join(literal(json_key(name)) + ":%s" for name in position) + "}"
+        text = "{" + ",".join(
+            literal(json_key(name)) + (':"%s"' if quoted[i] else ":%s") for name, i in position.items()
+        ) + "}"
         return cls(text, None if slots == tuple(range(len(names))) else slots)
 
     def pick(self, values: list[str]) -> list[str]:
@@ -100,7 +115,9 @@ class RowLayout:
     ``templates`` maps a row kind to its message text. Slots, in order: ``es``,
     ``ts``, ``sqlType``, then for UPDATE the old image's values (or, for
     UPDATE_CHANGED, the whole ``old`` list), then the values of ``data``, then the
-    end of the message (``_tidb`` with the extension, and the closing brace).
+    end of the message (``_tidb`` with the extension, and the closing brace). A
+    message that holds :data:`NULL_MARK` must have :data:`QUOTED_NULL` replaced by
+    ``null``.
     """
 
     schema: str
@@ -110,6 +127,8 @@ class RowLayout:
     pk_names: Optional[tuple[str, ...]]
     names: tuple[str, ...] = field(init=False)
     formatters: tuple[Formatter, ...] = field(init=False)
+    json_formatters: tuple[Formatter, ...] = field(init=False)
+    nulls: tuple[str, ...] = field(init=False)  # what each column's slot holds for a null value
     data: ObjectTemplate = field(init=False)
     templates: dict[str, str] = field(init=False)
     mysql_types_json: str = field(init=False)
@@ -122,7 +141,9 @@ class RowLayout:
         plans = self.plans
         self.names = tuple(p.name for p in plans)
         self.formatters = tuple(p.formatter for p in plans)
-        self.data = ObjectTemplate.of(self.names)
+        self.json_formatters = tuple(p.json_formatter for p in plans)
+        self.nulls = tuple(NULL_MARK if p.quoted else "null" for p in plans)
+        self.data = ObjectTemplate.of(self.names, [p.quoted for p in plans])
         self.mysql_types_json = dumps({p.name: p.mysql_type for p in plans}) if plans else "null"
         self.promotions = tuple(
             (i, p.promotion[0], p.promotion[1]) for i, p in enumerate(plans) if p.promotion is not None
