@@ -78,6 +78,31 @@ def test_read_starts_at_the_given_offset_and_ends_at_the_watermark_of_the_call(k
         reader.close()
 
 
+def test_a_start_below_the_low_watermark_is_skipped_with_a_warning_and_counted(kafka_broker, kafka_topic, caplog):
+    uri = kafka_broker.uri(kafka_topic, partition_num=1)
+    write(uri, numbered(kafka_topic, 10, 1))
+    kafka_broker.delete_records(kafka_topic, 0, before=4)
+    config = parse_sink_uri(uri)
+    reader = config.transport.reader(config)
+    try:
+        assert reader.watermarks(kafka_topic, 0) == (4, 10)
+        with caplog.at_level(logging.WARNING, logger="cdcwire.kafka"):
+            assert [m.offset for m in reader.read(kafka_topic, 0, 1)] == [4, 5, 6, 7, 8, 9]
+            assert reader.skipped == {(kafka_topic, 0): 3}
+            (warning,) = [r.getMessage() for r in caplog.records]
+            assert warning.startswith(f"{kafka_topic}/0: offset 1 asked for")
+            assert "low watermark 4" in warning and "3 offset(s) skipped" in warning
+            caplog.clear()
+            # From the earliest held offset, or from one still held: nothing asked for is missing.
+            assert [m.offset for m in reader.read(kafka_topic, 0, None)] == [4, 5, 6, 7, 8, 9]
+            assert [m.offset for m in reader.read(kafka_topic, 0, 6)] == [6, 7, 8, 9]
+            assert caplog.records == []
+            assert list(reader.read(kafka_topic, 0, 0, 2)) == []  # all of [0, 2) is gone
+            assert reader.skipped == {(kafka_topic, 0): 5} and len(caplog.records) == 1
+    finally:
+        reader.close()
+
+
 def test_a_missing_topic_is_created_with_partition_num_partitions(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=5))
     assert config.transport.partition_count(config, kafka_topic) is None

@@ -6,6 +6,7 @@ read is a snapshot of what the topic holds, repeatable from any offset.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Iterator, Optional
 
@@ -15,6 +16,8 @@ from ..errors import TransportError
 from ..message import Message
 from ..transport import MessageReader
 from .kafka_settings import KafkaSettings, kafka_error_of
+
+log = logging.getLogger("cdcwire.kafka")
 
 
 class KafkaReader(MessageReader):
@@ -38,6 +41,8 @@ class KafkaReader(MessageReader):
                 "fetch.wait.max.ms": 100,
             },
         )
+        #: Per (topic, partition): offsets reads asked for that were already removed, so skipped.
+        self.skipped: dict[tuple[str, int], int] = {}
         self._metadata()
 
     def __repr__(self) -> str:
@@ -88,11 +93,31 @@ class KafkaReader(MessageReader):
         self, topic: str, partition: int, start: Optional[int] = 0, end: Optional[int] = None
     ) -> Iterator[Message]:
         """Messages with offsets in [start, end); ``start`` None = earliest held, ``end`` None = high
-        watermark now. ``end`` beyond the high watermark is cut to it: a read never waits for new data."""
+        watermark now. ``end`` beyond the high watermark is cut to it: a read never waits for new data.
+        A ``start`` below the low watermark reads from the low watermark, with a warning and the
+        offsets no longer held counted in :attr:`skipped`."""
         low, high = self.watermarks(topic, partition)  # now, not at the first next()
         stop = high if end is None else min(end, high)
-        begin = low if start is None else max(start, low)
-        return self._messages(topic, partition, begin, stop)
+        if start is None:
+            return self._messages(topic, partition, low, stop)
+        gone = min(low, stop) - start
+        if gone > 0:
+            self._note_removed(topic, partition, start, low, gone)
+        return self._messages(topic, partition, max(start, low), stop)
+
+    def _note_removed(self, topic: str, partition: int, start: int, low: int, gone: int) -> None:
+        """A read asked for offsets the partition no longer holds: say so, and count them.
+
+        Retention (or delete-records) removed them; reading on from the low watermark is
+        all that can be done, but a caller who asked for them must be able to tell.
+        """
+        key = (topic, partition)
+        self.skipped[key] = self.skipped.get(key, 0) + gone
+        log.warning(
+            "%s/%d: offset %d asked for, but the partition holds offsets from its low watermark %d on "
+            "(removed by retention or delete-records); %d offset(s) skipped",
+            topic, partition, start, low, gone,
+        )
 
     def _messages(self, topic: str, partition: int, begin: int, stop: int) -> Iterator[Message]:
         if begin >= stop:
