@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import sys
 import threading
 import time
 from collections import Counter
@@ -355,3 +357,50 @@ def test_the_writer_replaces_its_producer_when_the_broker_forgets_its_sequence_n
         got = [m.value for m in read_partition(uri, partition)]
         survivors = [v for v in got if v in {m.value for m in after}]
         assert list(dict.fromkeys(survivors)) == [m.value for m in after if m.partition == partition]
+
+
+def raise_as_confluent_kafka_does_on_python_311(error: KafkaError) -> None:
+    """Raise ``error`` as confluent-kafka re-raises a fatal error met in a callback on Python < 3.12:
+    the KafkaError object itself, which is no BaseException, so no typed ``except`` matches it."""
+    set_object = ctypes.pythonapi.PyErr_SetObject
+    set_object.argtypes = [ctypes.py_object, ctypes.py_object]
+    set_object.restype = None
+    set_object(KafkaError, error)
+
+
+class FatalOnFirstFlush:
+    """The writer's real producer, except that its first flush fails with a fatal error raised like that."""
+
+    def __init__(self, producer) -> None:
+        self.producer, self.failed = producer, False
+
+    def __getattr__(self, name: str):
+        return getattr(self.producer, name)
+
+    def flush(self, timeout: float) -> int:
+        if not self.failed:
+            self.failed = True
+            raise_as_confluent_kafka_does_on_python_311(
+                KafkaError(KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, "sequence desynchronization", fatal=True)
+            )
+        return self.producer.flush(timeout)
+
+
+def test_a_fatal_error_raised_as_a_bare_kafka_error_object_replaces_the_producer(kafka_broker, kafka_topic):
+    uri = kafka_broker.uri(kafka_topic, partition_num=2)
+    written = numbered(kafka_topic, 100, 2)
+    config = parse_sink_uri(uri)
+    writer = config.transport.writer(config)
+    writer.partition_count(kafka_topic)
+    writer._producer = FatalOnFirstFlush(writer._producer)
+    escaped = None
+    try:
+        writer.write_all(written)
+        writer.close()
+    except:  # noqa: E722 -- that object escapes every typed clause, pytest's own included
+        escaped = sys.exc_info()[1]
+    assert escaped is None, f"the writer let {escaped!r} escape"  # failed outside: no such object in the chain
+    assert writer.restarts == 1
+    for partition in range(2):
+        got = [m.value for m in read_partition(uri, partition)]
+        assert list(dict.fromkeys(got)) == [m.value for m in written if m.partition == partition]

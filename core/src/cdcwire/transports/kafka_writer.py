@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
@@ -23,6 +24,8 @@ from ..message import Message
 from ..transport import MessageWriter
 from .kafka_settings import KafkaSettings, kafka_error_of
 from .kafka_topics import TopicAdmin
+
+T = TypeVar("T")
 
 log = logging.getLogger("cdcwire.kafka")
 
@@ -45,6 +48,26 @@ _REPLAY_CODES = frozenset(
         KafkaError._PURGE_INFLIGHT,
     }
 )
+
+
+def _served(call: Callable[..., T], *args: Any) -> T:
+    """``call(*args)``, a producer call that serves callbacks (poll, flush).
+
+    On Python < 3.12 confluent-kafka re-raises a fatal error met while serving
+    callbacks as the KafkaError object itself (its type claims to be an exception
+    but is no BaseException), so no typed ``except`` matches it and it would tear
+    through the job and whatever runs it. It is turned into the KafkaException it
+    stands for, which the writer handles like any fatal error: a new producer.
+    """
+    try:
+        return call(*args)
+    except BaseException:
+        raise
+    except:  # noqa: E722 -- deliberately bare: nothing else catches that object
+        error = sys.exc_info()[1]
+        if isinstance(error, KafkaError):
+            raise KafkaException(error) from None
+        raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +163,7 @@ class KafkaWriter(MessageWriter):
                 self._restart_producer()
                 deadline = time.monotonic() + MESSAGE_TIMEOUT_MS / 1000 + 30
             try:
-                left = self._producer.flush(0.5)
+                left = _served(self._producer.flush, 0.5)
             except (KafkaException, SystemError) as exc:
                 self._note_exception(exc)
                 continue
@@ -172,8 +195,8 @@ class KafkaWriter(MessageWriter):
         if producer is not None:
             try:
                 producer.purge(in_queue=True, in_flight=True, blocking=False)
-                producer.poll(0)
-            except KafkaException:
+                _served(producer.poll, 0)
+            except (KafkaException, SystemError):
                 pass
         self._pending.clear()
         self._admin.close()
@@ -205,7 +228,7 @@ class KafkaWriter(MessageWriter):
 
     def _serve(self, timeout: float) -> None:
         try:
-            self._producer.poll(timeout)
+            _served(self._producer.poll, timeout)
         except (KafkaException, SystemError) as exc:
             self._note_exception(exc)
         if self._errors.fatal is not None:
@@ -268,8 +291,8 @@ class KafkaWriter(MessageWriter):
             self._generation += 1
             try:
                 old.purge(in_queue=True, in_flight=True, blocking=False)
-                old.poll(0)
-            except KafkaException:
+                _served(old.poll, 0)
+            except (KafkaException, SystemError):
                 pass
             self._producer = self._new_producer()
             for seq, message in list(self._pending.items()):
