@@ -105,6 +105,37 @@ def test_a_start_below_the_low_watermark_is_skipped_with_a_warning_and_counted(k
         reader.close()
 
 
+def test_the_writer_makes_an_idempotent_acks_all_producer_and_names_each_partition(
+    kafka_broker, kafka_topic, monkeypatch
+):
+    from confluent_kafka import Producer
+
+    from cdcwire.transports import kafka_writer
+
+    made, produced = [], []
+
+    class RecordingProducer(Producer):
+        """The real producer, noting the settings it is made with and where each message goes."""
+
+        def __init__(self, conf):
+            made.append(dict(conf))
+            super().__init__(conf)
+
+        def produce(self, topic, *args, **kwargs):
+            produced.append((topic, kwargs.get("partition")))
+            return super().produce(topic, *args, **kwargs)
+
+    monkeypatch.setattr(kafka_writer, "Producer", RecordingProducer)
+    uri = kafka_broker.uri(kafka_topic, partition_num=3, compression="lz4")
+    # One key to three partitions: only an explicit partition puts them there.
+    written = [Message(kafka_topic, p, b"one key", b"to %d" % p) for p in (2, 0, 1, 2)]
+    write(uri, written)
+    (conf,) = made
+    assert (conf["enable.idempotence"], conf["acks"], conf["compression.type"]) == (True, "all", "lz4")
+    assert produced == [(kafka_topic, 2), (kafka_topic, 0), (kafka_topic, 1), (kafka_topic, 2)]
+    assert [[m.value for m in read_partition(uri, p)] for p in range(3)] == [[b"to 0"], [b"to 1"], [b"to 2"] * 2]
+
+
 def test_a_missing_topic_is_created_with_partition_num_partitions(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=5))
     assert config.transport.partition_count(config, kafka_topic) is None

@@ -116,10 +116,28 @@ def test_tls_files_and_skip_verify_map_to_ssl_settings():
 
 def test_client_config_never_lets_metadata_create_topics():
     s = settings_of(f"{BASE}&dial-timeout=2s")
-    conf = s.client_config(s.client_errors(), **{"acks": "all"})
+    conf = s.client_config(s.client_errors())
     assert conf["allow.auto.create.topics"] is False
     assert conf["socket.connection.setup.timeout.ms"] == 2000
-    assert (conf["bootstrap.servers"], conf["acks"]) == ("127.0.0.1:9092", "all")
+    assert conf["bootstrap.servers"] == "127.0.0.1:9092"
+
+
+@pytest.mark.parametrize(
+    "query, compression",
+    [
+        ("", "none"),
+        ("&compression=zstd&max-message-bytes=5000000", "zstd"),
+        ("&compression=snappy&kafka-client-id=etl&request-timeout-ms=500&enable-tls=true", "snappy"),
+    ],
+)
+def test_the_producer_is_idempotent_with_acks_all_whatever_the_uri_says(query, compression):
+    s = settings_of(f"{BASE}{query}")
+    from cdcwire.transports.kafka_writer import producer_settings
+
+    conf = s.client_config(s.client_errors(), **producer_settings(parse_sink_uri(f"{BASE}{query}"), s))
+    assert conf["enable.idempotence"] is True
+    assert conf["acks"] == "all"
+    assert conf["compression.type"] == compression
 
 
 def test_settings_hide_secrets_in_repr_and_scrub_them_from_text():

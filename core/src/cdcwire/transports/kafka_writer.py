@@ -50,6 +50,29 @@ _REPLAY_CODES = frozenset(
 )
 
 
+def producer_settings(config, settings: KafkaSettings) -> dict[str, Any]:
+    """The producer's own librdkafka settings (on top of :meth:`KafkaSettings.client_config`).
+
+    Idempotence with ``acks=all`` is what makes a retried batch land once and in order
+    on every in-sync replica; nothing in a URI can turn either off.
+    """
+    max_message = int(config.get("max-message-bytes") or 1_000_000)
+    message_max_bytes = min(1_000_000_000, max(1_000_000, max_message + 1024))
+    return {
+        "enable.idempotence": True,
+        "acks": "all",
+        "compression.type": config.get("compression") or "none",
+        "linger.ms": 5,
+        "message.timeout.ms": MESSAGE_TIMEOUT_MS,
+        "request.timeout.ms": settings.request_timeout_ms,
+        "retry.backoff.ms": 100,
+        "retry.backoff.max.ms": 1000,
+        "message.max.bytes": message_max_bytes,
+        "queue.buffering.max.messages": QUEUE_MAX_MESSAGES,
+        "queue.buffering.max.kbytes": max(QUEUE_MAX_KBYTES, 2 * message_max_bytes // 1024),
+    }
+
+
 def _served(call: Callable[..., T], *args: Any) -> T:
     """``call(*args)``, a producer call that serves callbacks (poll, flush).
 
@@ -87,22 +110,7 @@ class KafkaWriter(MessageWriter):
     def __init__(self, config) -> None:
         self.settings = KafkaSettings.of(config)
         self._config = config
-        compression = config.get("compression") or "none"
-        max_message = int(config.get("max-message-bytes") or 1_000_000)
-        message_max_bytes = min(1_000_000_000, max(1_000_000, max_message + 1024))
-        self._producer_extra = {
-            "enable.idempotence": True,
-            "acks": "all",
-            "compression.type": compression,
-            "linger.ms": 5,
-            "message.timeout.ms": MESSAGE_TIMEOUT_MS,
-            "request.timeout.ms": self.settings.request_timeout_ms,
-            "retry.backoff.ms": 100,
-            "retry.backoff.max.ms": 1000,
-            "message.max.bytes": message_max_bytes,
-            "queue.buffering.max.messages": QUEUE_MAX_MESSAGES,
-            "queue.buffering.max.kbytes": max(QUEUE_MAX_KBYTES, 2 * message_max_bytes // 1024),
-        }
+        self._producer_extra = producer_settings(config, self.settings)
         self._admin = TopicAdmin(self.settings)
         self._admin.check_reachable()
         self._partition_counts: dict[str, int] = {}
