@@ -83,6 +83,15 @@ CHANGES = {
 }
 
 
+@pytest.mark.parametrize("sql_type", [{}, None])
+def test_a_table_without_columns_reads_the_same_every_time(sql_type):
+    doc = _variant(lambda d: d.update(mysqlType=None, sqlType=sql_type, pkNames=None, data=[{}]))
+    decoder = CanalJSONDecoder(CanalOptions())
+    first, second = _decode(decoder, doc), _decode(decoder, doc)
+    assert first == second and first.columns == ()
+    assert _warm_and_cold(doc) == (first, first)
+
+
 @pytest.mark.parametrize("change", CHANGES)
 def test_a_warm_decoder_reads_a_changed_message_as_a_fresh_one_does(change):
     warm, cold = _warm_and_cold(_variant(CHANGES[change]))

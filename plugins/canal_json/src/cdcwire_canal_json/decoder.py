@@ -2,17 +2,17 @@
 
 Every field the reader needs is checked for presence and JSON type; a failure is
 a DecodeError naming the field and the byte offset of its key in the value.
-Column types come from ``mysqlType``, values from their text. The per-table
-parts (``mysqlType``, ``sqlType``, ``pkNames``) are checked once per distinct
-combination and kept as a :class:`TableReading`: per message only the values
-are parsed, in one loop over a ready list of parsers.
+Column types come from ``mysqlType``, values from their text. A table's
+``mysqlType``, ``sqlType`` and ``pkNames`` are checked in full when they first
+appear (or change) and kept as a :class:`TableReading`; later messages of the
+table are only compared with them, and their values parsed in one loop over a
+ready list of parsers.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, Optional
 
 from cdcwire import (
@@ -92,8 +92,8 @@ class TableReading:
 class _CheckedTable:
     """The per-table parts of a table's last message that passed the full check, and their reading."""
 
-    mysql_types: Any
-    pk_names: Any
+    mysql_types: dict[str, str]
+    pk_names: Optional[list[str]]
     reading: TableReading
 
 
@@ -259,9 +259,10 @@ class CanalJSONDecoder:
         ):
             return known.reading
         reading = TableReading.of(self._build_readings(fields, mysql_types, sql_types, pk_names, only_key))
-        if len(self._tables) >= _PLAN_CACHE_LIMIT:
-            self._tables.clear()
-        self._tables[key] = _CheckedTable(mysql_types, pk_names, reading)
+        if mysql_types.__class__ is dict:  # a null mysqlType (no columns) is checked every time
+            if len(self._tables) >= _PLAN_CACHE_LIMIT:
+                self._tables.clear()
+            self._tables[key] = _CheckedTable(mysql_types, pk_names, reading)
         return reading
 
     def _build_readings(

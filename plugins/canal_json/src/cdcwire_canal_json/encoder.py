@@ -103,8 +103,8 @@ class CanalJSONEncoder:
         """The layout of ``image``: the table's last one when every column's name, type, flags
         and type text are the same, else the one cached for this shape, else a new one.
 
-        The shape is a list of tuples built by a comprehension (the fastest way to read four
-        slots of twelve columns) and compared, not hashed, on the common path.
+        The shape is a list of tuples built by a comprehension (faster than attrgetter at
+        reading the slots) and compared, not hashed, on the common path.
         """
         shape = [(c.name, c.type, c.flags, c.mysql_type) for c in image]
         table = (row.schema, row.table)

@@ -126,7 +126,6 @@ class RowLayout:
     indices: tuple[int, ...]
     pk_names: Optional[tuple[str, ...]]
     names: tuple[str, ...] = field(init=False)
-    formatters: tuple[Formatter, ...] = field(init=False)
     json_formatters: tuple[Formatter, ...] = field(init=False)
     nulls: tuple[str, ...] = field(init=False)  # what each column's slot holds for a null value
     data: ObjectTemplate = field(init=False)
@@ -140,7 +139,6 @@ class RowLayout:
     def __post_init__(self) -> None:
         plans = self.plans
         self.names = tuple(p.name for p in plans)
-        self.formatters = tuple(p.formatter for p in plans)
         self.json_formatters = tuple(p.json_formatter for p in plans)
         self.nulls = tuple(NULL_MARK if p.quoted else "null" for p in plans)
         self.data = ObjectTemplate.of(self.names, [p.quoted for p in plans])
