@@ -136,6 +136,40 @@ def test_the_writer_makes_an_idempotent_acks_all_producer_and_names_each_partiti
     assert [[m.value for m in read_partition(uri, p)] for p in range(3)] == [[b"to 0"], [b"to 1"], [b"to 2"] * 2]
 
 
+def test_a_delivery_the_broker_refuses_fails_flush_write_and_close_naming_topic_and_partition(
+    kafka_broker, kafka_topic
+):
+    # The topic takes at most 1000 bytes a batch; the producer would send up to 1 MB: the
+    # broker refuses the large message (MESSAGE_TOO_LARGE, not retriable) in its delivery report.
+    kafka_broker.create_topic(kafka_topic, 2, max_message_bytes=1000)
+    config = parse_sink_uri(kafka_broker.uri(kafka_topic))
+    writer = config.transport.writer(config)
+    writer.write(Message(kafka_topic, 0, b"k", b"small"))
+    writer.flush()
+    writer.write(Message(kafka_topic, 1, b"k", b"x" * 5000))
+    refused = f"1 message(s) not delivered to Kafka at {kafka_broker.bootstrap}; first: {kafka_topic}/1: "
+    with pytest.raises(TransportError, match="Message size too large") as flushed:
+        writer.flush()
+    assert refused in str(flushed.value)
+    with pytest.raises(TransportError) as written:
+        writer.write(Message(kafka_topic, 0, b"k", b"small again"))
+    with pytest.raises(TransportError) as closed:
+        writer.close()
+    assert refused in str(written.value) and refused in str(closed.value)
+    assert writer.delivered == 1
+    assert [m.value for m in read_partition(kafka_broker.uri(kafka_topic), 0)] == [b"small"]
+
+
+def test_a_message_the_producer_refuses_names_topic_and_partition_and_fails_close(kafka_broker, kafka_topic):
+    config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=2, max_message_bytes=1000))
+    writer = config.transport.writer(config)
+    with pytest.raises(TransportError) as written:
+        writer.write(Message(kafka_topic, 1, b"k", b"x" * 2_000_000))  # past the producer's message.max.bytes
+    assert f"first: {kafka_topic}/1: Unable to produce message: Broker: Message size too large" in str(written.value)
+    with pytest.raises(TransportError, match=f"{kafka_topic}/1"):
+        writer.close()
+
+
 def test_a_missing_topic_is_created_with_partition_num_partitions(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=5))
     assert config.transport.partition_count(config, kafka_topic) is None

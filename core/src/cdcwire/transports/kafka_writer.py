@@ -225,12 +225,15 @@ class KafkaWriter(MessageWriter):
                 if self._needs_restart:
                     return
             except KafkaException as exc:
-                self._note_exception(exc)
-                if self._needs_restart:
+                err = kafka_error_of(exc)
+                if err is not None and (err.fatal() or err.code() in _REPLAY_CODES):
+                    self._note_exception(exc)  # this producer is done for: replace it
                     return
-                raise TransportError(
-                    f"cannot send to {message.topic}/{message.partition}: {self.settings.describe(exc)}"
-                ) from None
+                # Refused before it was queued (larger than message.max.bytes, an unknown
+                # partition): a failed delivery like any other, so flush and close fail too.
+                self._pending.pop(seq, None)
+                self._note_failure(message.topic, message.partition, self.settings.describe(exc))
+                self._raise_failures()
         if seq & 0xFF == 0:
             self._serve(0)
 
@@ -275,9 +278,13 @@ class KafkaWriter(MessageWriter):
             self._needs_restart = True
             return
         self._pending.pop(seq, None)
+        self._note_failure(msg.topic(), msg.partition(), self.settings.describe(err))
+
+    def _note_failure(self, topic: str, partition: int, error: str) -> None:
+        """Count a message Kafka will never have; the first few are kept to name them."""
         self._failure_count += 1
         if len(self._failures) < 5:
-            self._failures.append(DeliveryFailure(msg.topic(), msg.partition(), self.settings.describe(err)))
+            self._failures.append(DeliveryFailure(topic, partition, error))
 
     def _restart_producer(self) -> None:
         """Replace a producer that hit a fatal error and send every unacknowledged message again, in order."""
