@@ -285,6 +285,14 @@ def test_the_client_error_log_and_last_words_are_scrubbed(caplog):
     assert errors.last_words() == " (last error: broker said ***)"
 
 
+def test_librdkafka_log_lines_are_scrubbed(caplog):
+    s = settings_of(SECRET_URI)
+    logger = s.client_config(s.client_errors())["logger"]  # what librdkafka logs through
+    with caplog.at_level(logging.DEBUG, logger="cdcwire.kafka.librdkafka"):
+        logger.log(logging.ERROR, "%s [%s] %s", "SSL", "cdcwire#producer-1", f"cannot open {SECRET}")
+    assert "SSL [cdcwire#producer-1] cannot open ***" in caplog.text and SECRET not in caplog.text
+
+
 @pytest.mark.parametrize(
     "code, retriable, call, words",
     [

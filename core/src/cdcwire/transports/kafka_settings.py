@@ -89,7 +89,7 @@ class KafkaSettings:
             # A metadata request must never create a topic behind partition-num's back.
             "allow.auto.create.topics": False,
             "error_cb": errors,
-            "logger": librdkafka_log,
+            "logger": ScrubbedLog(self.describe),
             **self.security,
         }
         conf.update(extra)
@@ -147,6 +147,23 @@ class KafkaSettings:
             f"cannot reach Kafka at {self.bootstrap} within {self.dial_timeout:g}s "
             f"(dial-timeout): {self.describe(exc)}{errors.last_words()}"
         )
+
+
+class ScrubbedLog:
+    """What librdkafka hands its ``logger``, passed on to :data:`librdkafka_log` scrubbed.
+
+    Its lines are client text like any error (a TLS failure can name the key file),
+    so they go through the settings' :meth:`KafkaSettings.describe` too.
+    """
+
+    __slots__ = ("describe",)
+
+    def __init__(self, describe: Callable[[object], str]) -> None:
+        self.describe = describe
+
+    def log(self, level: int, fmt: str, *args: object) -> None:
+        if librdkafka_log.isEnabledFor(level):
+            librdkafka_log.log(level, "%s", self.describe(fmt % args))
 
 
 class ClientErrors:
