@@ -1,8 +1,10 @@
 """What a ``kafka://`` URI means to librdkafka, and how the client's errors are told.
 
 The settings are the one object that knows the URI's secrets (SASL password, key
-file), so any text built from a client error goes through :meth:`KafkaSettings.scrub`
-before it reaches an exception or a log line.
+file), so any text built from a client error (exception messages, the ``error_cb``
+log, librdkafka's own log lines) goes through :meth:`KafkaSettings.describe`, which
+scrubs them. Clients are made through :meth:`KafkaSettings.open_client`, so a setting
+librdkafka refuses (a TLS file it cannot load) is named as the URI parameter it came from.
 """
 
 from __future__ import annotations
