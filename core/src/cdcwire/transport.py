@@ -59,9 +59,10 @@ class MessageReader(abc.ABC):
 
     @abc.abstractmethod
     def read(
-        self, topic: str, partition: int, start: int = 0, end: Optional[int] = None
+        self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
     ) -> Iterator[Message]:
-        """Messages of one partition with offsets in [start, end); ``end`` None = high watermark now."""
+        """Messages of one partition with offsets in [start, end); ``start`` None = the earliest
+        held, ``end`` None = the high watermark now."""
 
     def topics(self) -> list[str]:
         """Topics this source holds, where the transport can list them."""

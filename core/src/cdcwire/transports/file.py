@@ -102,7 +102,10 @@ class FileReader(MessageReader):
                 out.append(int(p.stem))
         return sorted(out)
 
-    def read(self, topic: str, partition: int, start: int = 0, end: Optional[int] = None) -> Iterator[Message]:
+    def read(
+        self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
+    ) -> Iterator[Message]:
+        start = start or 0
         path = partition_path(self.directory, topic, partition)
         if not path.exists():
             raise TransportError(f"partition {topic}/{partition} does not exist ({path})")

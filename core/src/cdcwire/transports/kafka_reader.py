@@ -90,7 +90,7 @@ class KafkaReader(MessageReader):
             raise self.settings.unreachable(exc, self._errors) from None
 
     def read(
-        self, topic: str, partition: int, start: Optional[int] = 0, end: Optional[int] = None
+        self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
     ) -> Iterator[Message]:
         """Messages with offsets in [start, end); ``start`` None = earliest held, ``end`` None = high
         watermark now. ``end`` beyond the high watermark is cut to it: a read never waits for new data.
