@@ -18,6 +18,7 @@ from cdcwire_craft.primitives import (
     unzigzag,
     uvarint,
     uvarint_chunk,
+    uvarint_run,
     varint,
     varint_chunk,
     zigzag,
@@ -242,3 +243,21 @@ def test_reader_raises_only_decode_error_on_arbitrary_bytes(data: bytes, n: int)
             getattr(Reader(data), read)(n)
         except DecodeError:
             pass
+
+
+@given(st.binary(max_size=40), st.integers(1, 12), st.integers(0, 4))
+def test_uvarint_run_reads_what_the_reader_reads_or_gives_up(data: bytes, n: int, start: int) -> None:
+    reader = Reader(data, min(start, len(data)))
+    try:
+        expected = (reader.uvarint_chunk(n), reader.pos)
+    except DecodeError:
+        expected = None
+    assert uvarint_run(data, min(start, len(data)), len(data), n) == expected
+
+
+def test_uvarint_run_stops_at_the_end_and_past_64_bits() -> None:
+    data = uvarint(300) + uvarint(U64_MAX) + uvarint(5)
+    assert uvarint_run(data, 0, len(data), 3) == ([300, U64_MAX, 5], len(data))
+    assert uvarint_run(data, 0, len(data) - 1, 3) is None  # the last varint is outside the region
+    assert uvarint_run(b"\xff" * 9 + b"\x02", 0, 10, 1) is None  # 2^64: one bit too many
+    assert uvarint_run(b"\x80" * 10 + b"\x00", 0, 11, 1) is None  # eleven bytes

@@ -5,11 +5,14 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire.errors import EncodeError
+from cdcwire_craft.column_values import BadValue, _explain_uvarint, _read_uvarint_exactly
 from cdcwire_craft.encoder import CraftEncoder
-from cdcwire_craft.primitives import Reader
+from cdcwire_craft.primitives import Reader, uvarint
 
 T = ColumnType
 U = ColumnFlag.UNSIGNED
@@ -104,3 +107,17 @@ def test_an_unknown_column_type_code_is_an_encode_error() -> None:
     event = RowChangedEvent(9, "s", "t", (Column("c", 200, NONE, 1),), None)  # type: ignore[arg-type]
     with pytest.raises(EncodeError):
         list(CraftEncoder().encode([event]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=12) | st.integers(0, (1 << 64) - 1).map(uvarint))
+def test_integer_bytes_read_as_the_byte_by_byte_reader_reads_them(raw: bytes) -> None:
+    """The shortcuts for short and long integers agree with the plain reader, faults included."""
+
+    def outcome(read):
+        try:
+            return read(raw)
+        except BadValue as exc:
+            return str(exc)
+
+    assert outcome(_read_uvarint_exactly) == outcome(_explain_uvarint)

@@ -163,8 +163,8 @@ class BadValue(ValueError):
 
 
 def _read_uvarint_exactly(raw: bytes) -> int:
-    """The uvarint that is all of ``raw``; one and two bytes (integers below 16384) take
-    no loop."""
+    """The uvarint that is all of ``raw``. One and two bytes (integers below 16384) take no
+    loop; longer ones are read from their last byte back, with one check per byte."""
     n = len(raw)
     if n == 1:
         if raw[0] < 0x80:
@@ -173,6 +173,21 @@ def _read_uvarint_exactly(raw: bytes) -> int:
         low, high = raw
         if low >= 0x80 and high < 0x80:
             return (low & 0x7F) | (high << 7)
+    elif 2 < n <= 10 and raw[-1] < 0x80:
+        result = raw[-1]
+        for b in raw[-2::-1]:
+            if b < 0x80:
+                break
+            result = (result << 7) | (b - 0x80)
+        else:
+            if result <= U64_MAX:
+                return result
+    return _explain_uvarint(raw)
+
+
+def _explain_uvarint(raw: bytes) -> int:
+    """Read ``raw`` byte by byte from the start, to say what is wrong with it."""
+    n = len(raw)
     result = 0
     shift = 0
     for i, b in enumerate(raw):

@@ -21,7 +21,7 @@ from .column_values import BadValue
 from .group_decode import FAST_PATH_ERRORS
 from .group_shapes import GroupShape, ShapeRegistry, TermDictionary
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, GROUP_NEW, GROUP_OLD, NONE_ID, VERSION
-from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_sums, uvarint_sums
+from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_sums, uvarint_run, uvarint_sums
 
 _PART = "value"
 _MAX_CACHED = 4096
@@ -182,9 +182,10 @@ class CraftDecoder:
         zs: Any = data[pos : pos + n]
         values_at = pos + n
         if not zs.isascii():  # a length of two or more varint bytes (a value of 64 bytes or more)
-            r = Reader(data, pos, end, _PART)
-            zs = r.uvarint_chunk(n)
-            values_at = r.pos
+            run = uvarint_run(data, pos, end, n)
+            if run is None:  # truncated or past 64 bits
+                return kind, _checked_values(shape, data, pos, end)
+            zs, values_at = run
         try:
             columns = fast(data, zs, values_at, end)
         except FAST_PATH_ERRORS:
