@@ -106,6 +106,16 @@ def test_a_value_that_does_not_parse_as_its_mysql_type_names_the_column():
         _decode_doc(doc)
 
 
+@pytest.mark.parametrize("text", ["1e39", "-3.5e38", "1" + "0" * 40])
+def test_a_float_text_past_the_float32_range_names_the_column(text):
+    doc = _good()
+    doc["mysqlType"]["c_int"] = "float"
+    doc["sqlType"]["c_int"] = 7
+    doc["data"][0]["c_int"] = text
+    with pytest.raises(DecodeError, match=r"'data\[0\].c_int' is not a FLOAT value: .* is beyond the FLOAT range"):
+        _decode_doc(doc)
+
+
 def test_a_value_must_be_a_string_or_null():
     doc = _good()
     doc["data"][0]["c_int"] = 12

@@ -275,7 +275,11 @@ def parse_double(text: str) -> float:
 
 
 def parse_float32(text: str) -> float:
-    return to_float32(parse_double(text))
+    value = parse_double(text)
+    try:
+        return to_float32(value)
+    except OverflowError:  # struct cannot pack a finite value past the float32 range
+        raise ValueError(f"{text[:40]!r} is beyond the FLOAT range") from None
 
 
 def parse_latin1(text: str) -> bytes:
