@@ -26,6 +26,9 @@ from .primitives import Reader, all_uvarints, read_reversed_uvarint, unzigzag_su
 _PART = "value"
 _MAX_CACHED = 4096
 
+#: A group the generated code decoded: its shape, zigzag value lengths, first value byte, columns.
+FastGroup = tuple[GroupShape, Any, int, tuple[Column, ...]]
+
 
 class CraftDecoder:
     """Decodes craft messages; keeps the term dictionaries and group shapes it has seen."""
@@ -125,6 +128,7 @@ class CraftDecoder:
         sizes = fields[table + 1 : table + 1 + fields[table]]
         body = pos
         columns = pre_columns = None
+        like = None  # the new image, for an old one of its shape
         size = 0
         for u in sizes:
             size += (u >> 1) ^ -(u & 1)
@@ -132,7 +136,7 @@ class CraftDecoder:
                 raise DecodeError(f"negative size in size table {2 + tables.starts.index(table)}", tables.at, _PART)
             if pos + size > end:
                 break  # reported below
-            kind, group = self._group(data, pos, pos + size, dictionary)
+            kind, group, like = self._group(data, pos, pos + size, dictionary, like)
             if kind == GROUP_NEW and columns is None:
                 columns = group
             elif kind == GROUP_OLD and pre_columns is None:
@@ -150,12 +154,15 @@ class CraftDecoder:
         return columns, pre_columns
 
     def _group(
-        self, data: bytes, start: int, end: int, dictionary: TermDictionary
-    ) -> tuple[int, tuple[Column, ...]]:
+        self, data: bytes, start: int, end: int, dictionary: TermDictionary, like: Optional[FastGroup]
+    ) -> tuple[int, tuple[Column, ...], Optional[FastGroup]]:
         """kind byte, uvarint count, names | types | flags (a GroupShape), value lengths, values.
 
-        A hot shape reads the values with its generated decoder; when that gives up
-        (or the shape is cold), the checking reader decodes them or says what is wrong."""
+        A hot shape reads the values with its generated decoder (given ``like``, the row's
+        other group when it has the same shape, it reuses that group's Columns of equal
+        bytes); when that gives up, or the shape is cold, the checking reader decodes them
+        or says what is wrong. Returns the kind, the columns, and what a next group may
+        reuse (None after the checking reader)."""
         if start >= end:
             raise DecodeError("truncated: expected a column group", start, _PART)
         kind = data[start]
@@ -178,21 +185,24 @@ class CraftDecoder:
         fast = shape.fast
         if fast is None:
             shape.note_cold_group()
-            return kind, _checked_values(shape, data, pos, end)
+            return kind, _checked_values(shape, data, pos, end), None
         zs: Any = data[pos : pos + n]
         values_at = pos + n
         if not zs.isascii():  # a length of two or more varint bytes (a value of 64 bytes or more)
             run = uvarint_run(data, pos, end, n)
             if run is None:  # truncated or past 64 bits
-                return kind, _checked_values(shape, data, pos, end)
+                return kind, _checked_values(shape, data, pos, end), None
             zs, values_at = run
         try:
-            columns = fast(data, zs, values_at, end)
+            if like is not None and like[0] is shape:
+                columns = shape.fast_like(data, zs, values_at, end, like[1], like[2], like[3])  # type: ignore[misc]
+            else:
+                columns = fast(data, zs, values_at, end)
         except FAST_PATH_ERRORS:
             columns = None
         if columns is None:  # bad bytes: the checking reader says what and where
-            columns = _checked_values(shape, data, pos, end)
-        return kind, columns
+            return kind, _checked_values(shape, data, pos, end), None
+        return kind, columns, (shape, zs, values_at, columns)
 
     def _new_shape(
         self, data: bytes, start: int, end: int, n: int, dictionary: TermDictionary

@@ -53,6 +53,12 @@ from .group_code import MAX_UNROLLED_COLUMNS
 #: or None when the lengths do not fill the group.
 ValuesDecoder = Callable[[bytes, Sequence[int], int, int], Optional[tuple[Column, ...]]]
 
+#: The same for an old image after a new one of its shape: also given the new image's lengths,
+#: first value byte and columns, whose Columns it reuses for equal bytes.
+LikeDecoder = Callable[
+    [bytes, Sequence[int], int, int, Sequence[int], int, tuple[Column, ...]], Optional[tuple[Column, ...]]
+]
+
 #: What a generated decoder raises for bytes that are not what their column needs.
 FAST_PATH_ERRORS = (ValueError, IndexError, OverflowError, struct.error)
 
@@ -76,23 +82,39 @@ def bad_length() -> None:
     raise ValueError("value length below -1")
 
 
+def _column_code(i: int, kind: int) -> str:
+    """The expression of column ``i``: its Column, from ``d[p{i}:p{i+1}]`` and length ``z{i}``."""
+    if kind == ValueKind.ALWAYS_NULL:  # the bytes are ignored, as DECODERS does; the length is not
+        return f"NULL{i} if not z{i} & 1 or z{i} == 1 else bad_length()"
+    value = _VALUE_CODE[ValueKind(kind)].format(i=i, j=i + 1)
+    return f"build(N{i}, T{i}, F{i}, {value}) if not z{i} & 1 else NULL{i} if z{i} == 1 else bad_length()"
+
+
+def _positions(n: int, z: str, p: str) -> list[str]:
+    """Unpack ``n`` zigzag lengths into z0.. and sum them into positions p1.. from p0."""
+    lines = [f"    {', '.join(f'{z}{i}' for i in range(n))}, = {z}s"]
+    return lines + [f"    {p}{i + 1} = {p}{i} + ({z}{i} >> 1)" for i in range(n)]
+
+
 def values_source(kinds: Sequence[int]) -> str:
-    """The source of ``decode_values`` for columns of these value kinds (see the module doc)."""
+    """The source of ``decode_values`` and ``decode_values_like`` for columns of these value kinds.
+
+    ``decode_values_like`` reads an old image after the new one of the same shape (an
+    update): a column whose bytes equal the new image's is the new image's Column
+    (``like``), so an update's unchanged columns are neither decoded nor built twice."""
     n = len(kinds)
-    lines = [
-        "def decode_values(d, zs, p0, end):",
-        f"    {', '.join(f'z{i}' for i in range(n))}, = zs",
-    ]
-    lines += [f"    p{i + 1} = p{i} + (z{i} >> 1)" for i in range(n)]
+    columns = [_column_code(i, kind) for i, kind in enumerate(kinds)]
+    lines = ["def decode_values(d, zs, p0, end):", *_positions(n, "z", "p")]
     lines += [f"    if p{n} != end:", "        return None", "    return ("]
-    for i, kind in enumerate(kinds):
-        if kind == ValueKind.ALWAYS_NULL:  # the bytes are ignored, as DECODERS does; the length is not
-            lines.append(f"        NULL{i} if not z{i} & 1 or z{i} == 1 else bad_length(),")
-            continue
-        value = _VALUE_CODE[ValueKind(kind)].format(i=i, j=i + 1)
-        lines.append(
-            f"        build(N{i}, T{i}, F{i}, {value}) if not z{i} & 1 else NULL{i} if z{i} == 1 else bad_length(),"
-        )
+    lines += [f"        {column}," for column in columns]
+    lines += ["    )", "", "", "def decode_values_like(d, zs, p0, end, ys, q0, like):", *_positions(n, "z", "p")]
+    lines += [f"    if p{n} != end:", "        return None", *_positions(n, "y", "q")]
+    lines += [f"    {', '.join(f'l{i}' for i in range(n))}, = like", "    return ("]
+    for i, (kind, column) in enumerate(zip(kinds, columns)):
+        if kind == ValueKind.ALWAYS_NULL:
+            lines.append(f"        {column},")
+        else:
+            lines.append(f"        l{i} if z{i} == y{i} and d[p{i}:p{i + 1}] == d[q{i}:q{i + 1}] else {column},")
     lines.append("    )")
     return "\n".join(lines) + "\n"
 
@@ -125,8 +147,9 @@ _HELPERS: dict[str, Any] = {
 
 def compiled_decoder(
     names: Sequence[str], types: Sequence[Any], flags: Sequence[Any], kinds: Sequence[int]
-) -> ValuesDecoder:
-    """The unrolled ``decode_values`` for columns of these names, types, flags and kinds."""
+) -> tuple[ValuesDecoder, LikeDecoder]:
+    """The unrolled ``decode_values`` and ``decode_values_like`` for columns of these names,
+    types, flags and kinds."""
     n = len(kinds)
     if not 0 < n <= MAX_UNROLLED_COLUMNS:
         raise ValueError(f"only groups of 1 to {MAX_UNROLLED_COLUMNS} columns are unrolled, not {n}")
@@ -138,4 +161,4 @@ def compiled_decoder(
         namespace[f"NULL{i}"] = build_column(name, ctype, flag, None)
         namespace[f"decode{i}"] = DECODERS[ValueKind(kind)]
     exec(_values_code(tuple(kinds)), namespace)
-    return namespace["decode_values"]
+    return namespace["decode_values"], namespace["decode_values_like"]

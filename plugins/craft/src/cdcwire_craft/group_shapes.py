@@ -22,7 +22,7 @@ from cdcwire.events import Column, build_column
 
 from .column_values import DECODERS, value_kind
 from .group_code import MAX_UNROLLED_COLUMNS
-from .group_decode import ValuesDecoder, compiled_decoder
+from .group_decode import LikeDecoder, ValuesDecoder, compiled_decoder
 
 #: Groups a shape decodes the checking way before its unrolled decoder is compiled:
 #: compiling takes milliseconds, about what a few hundred groups save.
@@ -40,8 +40,8 @@ ColumnMeta = Optional[tuple[ColumnType, ColumnFlag, int]]
 class GroupShape:
     """The columns of a group without their values: names, types, flags and how to read each value.
 
-    ``fast`` is the generated values decoder (:mod:`cdcwire_craft.group_decode`) once
-    the shape has decoded HOT_AFTER groups the checking way, None before (and always
+    ``fast`` and ``fast_like`` are the generated values decoders (:mod:`cdcwire_craft.group_decode`)
+    once the shape has decoded HOT_AFTER groups the checking way, None before (and always
     for a group too wide to unroll).
     """
 
@@ -51,13 +51,14 @@ class GroupShape:
     kinds: tuple[int, ...]
     decoders: tuple[Callable[[bytes], Any], ...]
     fast: Optional[ValuesDecoder] = field(default=None, repr=False)
+    fast_like: Optional[LikeDecoder] = field(default=None, repr=False)
     cold_groups: int = 0
 
     def note_cold_group(self) -> None:
         """Count a group decoded the checking way; compile the fast decoder once the shape is hot."""
         self.cold_groups += 1
         if self.cold_groups > HOT_AFTER and 0 < len(self.kinds) <= MAX_UNROLLED_COLUMNS:
-            self.fast = compiled_decoder(self.names, self.types, self.flags, self.kinds)
+            self.fast, self.fast_like = compiled_decoder(self.names, self.types, self.flags, self.kinds)
 
     def columns(self, values: list[Any]) -> tuple[Column, ...]:
         return tuple(map(build_column, self.names, self.types, self.flags, values))
