@@ -22,13 +22,14 @@ can compare its input with what it reads back:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 
 from cdcwire.value_text import to_float32
 
-from .column_types import mysql_type_text, shape_of
+from .column_types import ColumnShape, mysql_type_text, shape_of
 from .ddl_kinds import canal_ddl_word, ddl_type_from
 from .encoder import CanalJSONEncoder
 from .options import CanalOptions
@@ -58,7 +59,7 @@ def _commit_ts(options: CanalOptions, ts: int) -> int:
 
 
 def _carried_row(options: CanalOptions, row: RowChangedEvent) -> RowChangedEvent:
-    too_large = CanalJSONEncoder(options).keeps_only_handle_key(row)  # real clock: same `ts` width
+    too_large = _sizing_encoder(options).keeps_only_handle_key(row)
     image = row.columns if row.columns is not None else row.pre_columns
     pk_names = frozenset(c.name for c in image if c.flags & ColumnFlag.PRIMARY_KEY)  # type: ignore[union-attr]
     ts = _commit_ts(options, row.commit_ts)
@@ -74,6 +75,20 @@ def _carried_row(options: CanalOptions, row: RowChangedEvent) -> RowChangedEvent
     return RowChangedEvent(ts, row.schema, row.table, new, old)
 
 
+@lru_cache(maxsize=16)
+def _sizing_encoder(options: CanalOptions) -> CanalJSONEncoder:
+    """An encoder (real clock: the same ``ts`` width) to size rows with, one per settings:
+    its layout cache spares building the table's layout for every event."""
+    return CanalJSONEncoder(options)
+
+
+@lru_cache(maxsize=4096)
+def _read_back_type(ctype: ColumnType, flags: ColumnFlag, full_text: Optional[str], cc: bool) -> tuple[str, ColumnShape]:
+    """The ``mysqlType`` a column is written with, and what a reader makes of it."""
+    text = mysql_type_text(ColumnType(ctype), ColumnFlag(flags), full_text, cc)
+    return text, shape_of(text)
+
+
 def _carried_image(
     image: Sequence[Column], typed_by: Sequence[Column], pk_names: frozenset[str], only_key: bool, cc: bool
 ) -> tuple[Column, ...]:
@@ -82,8 +97,7 @@ def _carried_image(
     for column, source in zip(image, typed_by):
         if only_key and not source.flags & ColumnFlag.HANDLE_KEY:
             continue
-        text = mysql_type_text(ColumnType(source.type), ColumnFlag(source.flags), source.mysql_type, cc)
-        shape = shape_of(text)
+        text, shape = _read_back_type(source.type, source.flags, source.mysql_type, cc)
         flags = shape.flags
         if column.name in pk_names:
             flags |= _KEY
