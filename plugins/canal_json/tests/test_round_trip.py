@@ -140,3 +140,20 @@ def test_ddl_type_reads_back_as_the_representative_of_its_canal_word():
         (back,) = round_trip(config, DDLEvent(7 << 18, "test", "t", query, sent))
         assert back.ddl_type == expected, query
         assert back.query == query
+
+
+@pytest.mark.parametrize("mode", ["plain", "handle-key-only-when-large"])
+def test_carried_follows_a_table_whose_columns_change_between_events(mode):
+    from cdcwire import Column, ColumnFlag
+
+    config = canal_config(**MODES[mode])
+    key = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+    variants = [
+        Column("c", ColumnType.INT, ColumnFlag.UNSIGNED, 3_000_000_000, "int(10) unsigned"),
+        Column("c", ColumnType.BIGINT, ColumnFlag(0), 3_000_000_000, "bigint(20)"),
+        Column("c", ColumnType.VARCHAR, ColumnFlag(0), "x" * 1000, "varchar(1000)"),  # too large at 900 bytes
+        Column("c", ColumnType.INT, ColumnFlag.UNSIGNED, 3_000_000_000, "int(10) unsigned"),
+    ]
+    for column in variants:
+        event = RowChangedEvent(7 << 18, "s", "t", (Column("id", ColumnType.INT, key, 1, "int(11)"), column), None)
+        assert round_trip(config, event) == [config.codec.carried(config, event)], column
