@@ -306,6 +306,8 @@ class CanalJSONDecoder:
     def _columns(
         self, fields: _Fields, field: str, image: dict[str, Any], reading: TableReading
     ) -> tuple[Column, ...]:
+        """The columns of an image. The usual one names ``mysqlType``'s columns in its order:
+        its values are parsed in one comprehension and its columns built in one ``map``."""
         if list(image) != reading.names:
             return self._some_columns(fields, field, image, reading)
         try:
