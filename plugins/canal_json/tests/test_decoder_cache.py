@@ -34,11 +34,11 @@ def _variant(change) -> dict[str, Any]:
     return doc
 
 
-def _warm_and_cold(doc: dict[str, Any], options: CanalOptions = CanalOptions()) -> tuple[Any, Any]:
+def _warm_and_cold(doc: dict[str, Any]) -> tuple[Any, Any]:
     """The outcome of ``doc`` on a decoder that just read the good message, and on a fresh one."""
     outcomes = []
     for warm in (True, False):
-        decoder = CanalJSONDecoder(options)
+        decoder = CanalJSONDecoder(CanalOptions())
         if warm:
             _decode(decoder, _good())
         try:
@@ -102,8 +102,8 @@ def test_a_changed_mysql_type_changes_the_decoded_type():
     decoder = CanalJSONDecoder(CanalOptions())
     first = _decode(decoder, _good())
     second = _decode(decoder, _variant(_set("mysqlType.c_int", "int unsigned")))
-    c_int = [c for c in first.columns if c.name == "c_int"][0]
-    changed = [c for c in second.columns if c.name == "c_int"][0]
+    c_int = next(c for c in first.columns if c.name == "c_int")
+    changed = next(c for c in second.columns if c.name == "c_int")
     assert c_int.flags == ColumnFlag(0) and changed.flags == ColumnFlag.UNSIGNED
     assert _decode(decoder, _good()) == first
 

@@ -184,7 +184,7 @@ def _double_text(value: object) -> str:
     text = repr(value)
     if "e" in text or "n" in text:  # 1e+16, 1e-05, nan, inf
         return float64_text(value)  # type: ignore[arg-type]
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 def _float_text(value: object) -> str:

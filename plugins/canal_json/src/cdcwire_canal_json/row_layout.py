@@ -19,7 +19,14 @@ from typing import Optional, Sequence
 
 from cdcwire import Column, ColumnFlag, ColumnType
 
-from .column_types import Formatter, base_java_type, formatter_for, json_formatter_for, mysql_type_text, promotion_of
+from .column_types import (
+    Formatter,
+    base_java_type,
+    formatter_for,
+    json_formatter_for,
+    mysql_type_text,
+    promotion_of,
+)
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 dumps = _ENCODER.encode
