@@ -66,7 +66,8 @@ def outcome(decoder: CraftDecoder, value: bytes) -> object:
 def test_a_hot_shape_decodes_with_generated_code(hot) -> None:
     value = message(row(1, BASE, BASE))
     decoder = warm_decoder(value)
-    (shape,) = {s for entries in decoder._dictionaries[next(iter(decoder._dictionaries))].shapes.values() for _, s in entries}
+    (dictionary,) = decoder._dictionaries.values()
+    (shape,) = {s for entries in dictionary.shapes.values() for _, s in entries}
     assert shape.fast is not None
     assert shape.fast.__code__.co_filename.startswith("<craft group decoder")
     assert decoder.decode_value(value) == CraftDecoder().decode_value(value)
@@ -130,7 +131,7 @@ def test_a_types_chunk_that_differs_in_one_byte_is_read_afresh(hot) -> None:
     [
         (lambda v, at: v[:at] + bytes([5]) + v[at + 1 :], "below -1"),  # id's length: zigzag 5 is -3
         (lambda v, at: v[:at] + bytes([0x7E]) + v[at + 1 :], "runs past the end"),  # id's length: 63 bytes
-        (lambda v, at: v[:at] + bytes([4]) + v[at + 1 :], "after the integer"),  # id's length: 2 bytes, "\x02x"
+        (lambda v, at: v[:at] + bytes([4]) + v[at + 1 :], "after the integer"),  # id's value: 2 bytes, 02 78
         (lambda v, at: v[: at + 3] + b"\xff" + v[at + 4 :], "not valid UTF-8"),  # the name's text
         (lambda v, at: v[: at + 3] + v[at + 4 :], None),  # a byte of the name less: the sizes do not add up
     ],
@@ -150,7 +151,11 @@ def test_a_corrupt_group_after_a_good_one_of_its_shape_is_a_decode_error(hot, co
 
 
 def test_values_of_64_bytes_or_more_take_the_generated_code(hot) -> None:
-    columns = (Column("id", T.BIGINT, F(0), 1 << 40), Column("text", T.VARCHAR, F(0), "é" * 100), Column("b", T.BLOB, F.BINARY, b"\x01" * 5000))
+    columns = (
+        Column("id", T.BIGINT, F(0), 1 << 40),
+        Column("text", T.VARCHAR, F(0), "é" * 100),
+        Column("b", T.BLOB, F.BINARY, b"\x01" * 5000),
+    )
     value = message(row(1, columns, columns))
     decoder = warm_decoder(value)
     assert decoder.decode_value(value) == CraftDecoder().decode_value(value)
@@ -218,7 +223,10 @@ def test_a_warm_decoder_refuses_what_a_fresh_one_refuses(hot, event: RowChangedE
     has compiled): the same events or the same DecodeError as a decoder that knows nothing."""
     rng = random.Random(seed)
     good = message(event)
-    others = [message_of(DDLEvent(9, "s", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)), message_of(ResolvedEvent(10))]
+    others = [
+        message_of(DDLEvent(9, "s", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)),
+        message_of(ResolvedEvent(10)),
+    ]
     decoder = warm_decoder(good)
     for cut in range(len(good)):
         assert outcome(decoder, good[:cut]) == outcome(CraftDecoder(), good[:cut])

@@ -54,8 +54,9 @@ class CraftDecoder:
         bodies_end = headers_end + sum(body_sizes)
         if bodies_end + tables.dictionary_size != tables_start:
             raise DecodeError(
-                f"headers ({tables.header_size} bytes), bodies ({bodies_end - headers_end}) and term dictionary"
-                f" ({tables.dictionary_size}) do not end where the size tables start (byte {tables_start})",
+                f"headers ({tables.header_size} bytes), bodies ({bodies_end - headers_end}) and term"
+                f" dictionary ({tables.dictionary_size}) do not end where the size tables start"
+                f" (byte {tables_start})",
                 start,
                 _PART,
             )
@@ -69,7 +70,9 @@ class CraftDecoder:
         rows = types.count(EVENT_ROW)
         if len(row_tables) != rows:
             raise DecodeError(
-                f"{rows} row event(s) need {2 + rows} size tables, found {2 + len(row_tables)}", tables_start, _PART
+                f"{rows} row event(s) need {2 + rows} size tables, found {2 + len(row_tables)}",
+                tables_start,
+                _PART,
             )
         events: list[Event] = []
         add = events.append
@@ -92,7 +95,9 @@ class CraftDecoder:
                 add(_ddl(data, pos, end, commit_ts[i], names[schemas[i]], names[table_names[i]]))
             else:  # EVENT_RESOLVED: _headers allows no other type
                 if end != pos:
-                    raise DecodeError(f"a resolved event has an empty body, found {end - pos} bytes", pos, _PART)
+                    raise DecodeError(
+                        f"a resolved event has an empty body, found {end - pos} bytes", pos, _PART
+                    )
                 add(ResolvedEvent(commit_ts[i]))
             pos = end
         return events
@@ -133,7 +138,8 @@ class CraftDecoder:
         for u in sizes:
             size += (u >> 1) ^ -(u & 1)
             if size < 0:
-                raise DecodeError(f"negative size in size table {2 + tables.starts.index(table)}", tables.at, _PART)
+                number = 2 + tables.starts.index(table)
+                raise DecodeError(f"negative size in size table {number}", tables.at, _PART)
             if pos + size > end:
                 break  # reported below
             kind, group, like = self._group(data, pos, pos + size, dictionary, like)
@@ -195,7 +201,9 @@ class CraftDecoder:
             zs, values_at = run
         try:
             if like is not None and like[0] is shape:
-                columns = shape.fast_like(data, zs, values_at, end, like[1], like[2], like[3])  # type: ignore[misc]
+                columns = shape.fast_like(  # type: ignore[misc]  # compiled together with fast
+                    data, zs, values_at, end, like[1], like[2], like[3]
+                )
             else:
                 columns = fast(data, zs, values_at, end)
         except FAST_PATH_ERRORS:
@@ -244,7 +252,9 @@ def _frame(data: bytes) -> tuple[int, int, int]:
         tables_end = len(data) - trailer
     tables_start = tables_end - tables_len
     if tables_start < start:
-        raise DecodeError(f"size tables of {tables_len} bytes would start before the headers", tables_end, _PART)
+        raise DecodeError(
+            f"size tables of {tables_len} bytes would start before the headers", tables_end, _PART
+        )
     return start, tables_start, tables_end
 
 
@@ -253,7 +263,9 @@ def _version_end(data: bytes) -> int:
     head = Reader(data, 0, len(data), _PART)
     version = head.uvarint()
     if version != VERSION:
-        raise DecodeError(f"unsupported craft version {version} (this decoder reads version {VERSION})", 0, _PART)
+        raise DecodeError(
+            f"unsupported craft version {version} (this decoder reads version {VERSION})", 0, _PART
+        )
     return head.pos
 
 
@@ -278,7 +290,9 @@ def _size_tables(data: bytes, start: int, end: int) -> SizeTables:
     fields = all_uvarints(data, start, end, _PART)
     total = len(fields)
     if total and fields[0] >= total:
-        raise DecodeError(f"size table 0 claims {fields[0]} entries; {total - 1} varint(s) are left", start, _PART)
+        raise DecodeError(
+            f"size table 0 claims {fields[0]} entries; {total - 1} varint(s) are left", start, _PART
+        )
     if total < 4 or fields[0] != 2:
         raise DecodeError(
             "the size tables must start with the meta table [header size, dictionary size]"
@@ -293,7 +307,9 @@ def _size_tables(data: bytes, start: int, end: int) -> SizeTables:
     count = fields[3]
     i = 4 + count
     if i > total:
-        raise DecodeError(f"size table 1 claims {count} entries; {total - 4} varint(s) are left", start, _PART)
+        raise DecodeError(
+            f"size table 1 claims {count} entries; {total - 4} varint(s) are left", start, _PART
+        )
     bodies = _running_sizes(fields[4:i])
     starts = []
     while i < total:
@@ -307,7 +323,8 @@ def _size_tables(data: bytes, start: int, end: int) -> SizeTables:
             _PART,
         )
     if header_size < 0 or dictionary_size < 0 or (bodies and min(bodies) < 0):
-        raise DecodeError(f"negative size in size table {0 if min(header_size, dictionary_size) < 0 else 1}", start, _PART)
+        number = 0 if min(header_size, dictionary_size) < 0 else 1
+        raise DecodeError(f"negative size in size table {number}", start, _PART)
     if not bodies:
         raise DecodeError("the message holds no events", start, _PART)
     return _new_tables(SizeTables, (header_size, dictionary_size, bodies, fields, starts, start))
@@ -330,7 +347,9 @@ def _headers(
     checked: known event types, term ids in the dictionary or -1."""
     fields = all_uvarints(data, start, end, _PART)
     if len(fields) != 5 * count:
-        raise DecodeError(f"headers hold {len(fields)} varints; {count} event(s) need {5 * count}", start, _PART)
+        raise DecodeError(
+            f"headers hold {len(fields)} varints; {count} event(s) need {5 * count}", start, _PART
+        )
     if count == 1:  # DDL, resolved, single rows: no running sums
         ts, kind, partition, schema, table = fields
         schema = (schema >> 1) ^ -(schema & 1)
@@ -364,7 +383,9 @@ def _checked_values(shape: GroupShape, data: bytes, pos: int, end: int) -> tuple
             if length < 0:
                 if length != -1:
                     raise DecodeError(
-                        f"value length {length} of column {names[len(values)]!r} is below -1", lengths_at, _PART
+                        f"value length {length} of column {names[len(values)]!r} is below -1",
+                        lengths_at,
+                        _PART,
                     )
                 add(None)
                 continue

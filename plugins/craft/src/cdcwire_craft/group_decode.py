@@ -8,7 +8,7 @@ over its columns instead. For a group of 3 columns (STRING, SIGNED, DOUBLE) it
 reads::
 
     def decode_values(d, zs, p0, end):
-        z0, z1, z2 = zs
+        z0, z1, z2, = zs
         p1 = p0 + (z0 >> 1)
         p2 = p1 + (z1 >> 1)
         p3 = p2 + (z2 >> 1)
@@ -27,11 +27,18 @@ table lookup, a float64 by ``unpack_from``), any other size by the kind's
 checking decoder from :data:`~cdcwire_craft.column_values.DECODERS`, and a NULL
 is the shape's prebuilt NULL column (columns are immutable, so one serves all).
 
-The function only decides whether the bytes are well formed: it returns None
-when the lengths do not fill the group exactly, and raises (ValueError,
-IndexError, OverflowError, struct.error) on a bad length or value; the decoder
-then reads the group again the checking way, which says what is wrong and where.
-So a fast path may give up, but never returns what the checking path would not.
+An update's old image usually repeats most of the new one. ``decode_values_like``
+reads an old image after a new image of the same shape: a column whose length and
+bytes equal the new image's is the new image's Column, neither decoded nor built
+again (bytes, not values, are compared: 0.0 and -0.0 stay apart)::
+
+        l0 if z0 == y0 and d[p0:p1] == d[q0:q1] else build(N0, T0, F0, d[p0:p1].decode()) if ...
+
+Neither function explains a fault: each returns None when the lengths do not fill
+the group exactly, and raises (ValueError, IndexError, OverflowError, struct.error)
+on a bad length or value; the decoder then reads the group again the checking way,
+which says what is wrong and where. So a fast path may give up, but never returns
+what the checking path would not.
 
 Only the value kinds pick code: names, types, flags and NULL columns reach the
 function as constants in its globals, never as source text, and the compiled
@@ -69,7 +76,9 @@ _code_by_kinds: dict[tuple[int, ...], CodeType] = {}
 _VALUE_CODE: dict[ValueKind, str] = {
     ValueKind.SIGNED: "ZIGZAG[d[p{i}]] if z{i} == 2 else decode{i}(d[p{i}:p{j}])",
     ValueKind.UNSIGNED: "SMALL[d[p{i}]] if z{i} == 2 else decode{i}(d[p{i}:p{j}])",
-    ValueKind.FLOAT: "unpack_f32(pack_f32(unpack_f64(d, p{i})[0]))[0] if z{i} == 16 else decode{i}(d[p{i}:p{j}])",
+    ValueKind.FLOAT: (
+        "unpack_f32(pack_f32(unpack_f64(d, p{i})[0]))[0] if z{i} == 16 else decode{i}(d[p{i}:p{j}])"
+    ),
     ValueKind.DOUBLE: "unpack_f64(d, p{i})[0] if z{i} == 16 else decode{i}(d[p{i}:p{j}])",
     ValueKind.TEXT: "d[p{i}:p{j}].decode()",
     ValueKind.STRING: "d[p{i}:p{j}].decode()",
@@ -107,14 +116,16 @@ def values_source(kinds: Sequence[int]) -> str:
     lines = ["def decode_values(d, zs, p0, end):", *_positions(n, "z", "p")]
     lines += [f"    if p{n} != end:", "        return None", "    return ("]
     lines += [f"        {column}," for column in columns]
-    lines += ["    )", "", "", "def decode_values_like(d, zs, p0, end, ys, q0, like):", *_positions(n, "z", "p")]
+    lines += ["    )", "", ""]
+    lines += ["def decode_values_like(d, zs, p0, end, ys, q0, like):", *_positions(n, "z", "p")]
     lines += [f"    if p{n} != end:", "        return None", *_positions(n, "y", "q")]
     lines += [f"    {', '.join(f'l{i}' for i in range(n))}, = like", "    return ("]
     for i, (kind, column) in enumerate(zip(kinds, columns)):
         if kind == ValueKind.ALWAYS_NULL:
             lines.append(f"        {column},")
         else:
-            lines.append(f"        l{i} if z{i} == y{i} and d[p{i}:p{i + 1}] == d[q{i}:q{i + 1}] else {column},")
+            same = f"z{i} == y{i} and d[p{i}:p{i + 1}] == d[q{i}:q{i + 1}]"
+            lines.append(f"        l{i} if {same} else {column},")
     lines.append("    )")
     return "\n".join(lines) + "\n"
 
