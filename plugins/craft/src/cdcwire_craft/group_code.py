@@ -146,7 +146,6 @@ def group_source(kinds: Sequence[int]) -> str:
     n = len(kinds)
     cols = ", ".join(f"c{i}" for i in range(n))
     signature = ", ".join(f"c{i}.name, c{i}.type, c{i}.flags" for i in range(n))
-    zs = ", ".join(f"z{i}" for i in range(n))
     ds = ", ".join(f"d{i}" for i in range(n))
     lines = [
         "def encode_group(columns):",
