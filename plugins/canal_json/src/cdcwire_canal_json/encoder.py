@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import time
+from itertools import count
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from cdcwire import (
@@ -214,16 +215,35 @@ class CanalJSONEncoder:
         """``old`` with only-output-updated-columns: the columns whose value changed.
 
         The reference leaves an old value out when its type and value equal the new one's
-        (a value of another Python class counts as changed).
+        (a value of another Python class counts as changed). The changed values fill the
+        layout's template for that set of columns; a bad value (or a layout with a name
+        twice) takes the path that builds a dict, which names the bad column.
         """
         self._check_same_columns(row, new, old)
         indices = layout.indices
-        changed = {
+        if layout.data.slots is None:
+            try:
+                changed = [
+                    (position, null if o.value is None else f(o.value))
+                    for position, f, null, o, n in zip(
+                        count(), layout.json_formatters, layout.nulls,
+                        map(old.__getitem__, indices), map(new.__getitem__, indices),
+                    )
+                    if not (o.type == n.type and o.value.__class__ is n.value.__class__ and o.value == n.value)
+                ]
+            except _BAD_VALUE:
+                pass
+            else:
+                if not changed:
+                    return "[{}]"
+                positions, texts = zip(*changed)
+                return "[" + layout.changed_object(positions) % texts + "]"
+        texts_by_name = {
             plan.name: _text(plan, o.value, row)
             for plan, o, n in zip(layout.plans, map(old.__getitem__, indices), map(new.__getitem__, indices))
             if not (o.type == n.type and o.value.__class__ is n.value.__class__ and o.value == n.value)
         }
-        return "[" + dumps(changed) + "]"
+        return "[" + dumps(texts_by_name) + "]"
 
     # -- DDL and watermarks ---------------------------------------------------------------
 

@@ -33,6 +33,8 @@ dumps = _ENCODER.encode
 
 #: The template of an update whose ``old`` is a slot (only the changed columns, built per row).
 UPDATE_CHANGED = "UPDATE_CHANGED"
+#: Most sets of changed columns a layout keeps a template for.
+_CHANGED_OBJECTS_LIMIT = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,7 @@ class RowLayout:
     fixed_sql_types_json: Optional[str] = field(init=False)
     promotions: tuple[tuple[int, int, int], ...] = field(init=False)  # (position, maximum, promoted)
     _sql_types_by_promotion: dict[tuple[bool, ...], str] = field(init=False)
+    _changed_objects: dict[tuple[int, ...], str] = field(init=False)
     _key_layout: Optional[RowLayout] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -154,6 +157,7 @@ class RowLayout:
             (i, p.promotion[0], p.promotion[1]) for i, p in enumerate(plans) if p.promotion is not None
         )
         self._sql_types_by_promotion = {}
+        self._changed_objects = {}
         self.fixed_sql_types_json = None if self.promotions else self._sql_types_json(())
         self._key_layout = None
         self.templates = self._templates()
@@ -179,6 +183,18 @@ class RowLayout:
             "UPDATE": head + "UPDATE" + middle + ',"old":[' + self.data.text + "]" + data,
             UPDATE_CHANGED: head + "UPDATE" + middle + ',"old":%s' + data,
         }
+
+    def changed_object(self, positions: tuple[int, ...]) -> str:
+        """The object template of only these columns (an update's changed old values, with
+        only-output-updated-columns); for a layout whose names are unique."""
+        text = self._changed_objects.get(positions)
+        if text is None:
+            if len(self._changed_objects) >= _CHANGED_OBJECTS_LIMIT:
+                self._changed_objects.clear()
+            names = [self.names[i] for i in positions]
+            text = ObjectTemplate.of(names, [self.plans[i].quoted for i in positions]).text
+            self._changed_objects[positions] = text
+        return text
 
     def key_layout(self) -> RowLayout:
         """The layout of key-only messages: handle-key columns, same pkNames."""
