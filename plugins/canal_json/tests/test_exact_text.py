@@ -218,3 +218,17 @@ def test_double_text_matches_the_core_writer_for_any_value(value):
     row = (Column("d", T.DOUBLE, F(0), value, "double"),)
     event = RowChangedEvent(1, "s", "t", row, None)
     assert json.loads(_encoder(CanalOptions()).encode_event(event))["data"][0]["d"] == float64_text(float(value))
+
+
+def test_successive_updates_changing_different_columns_each_get_their_own_old():
+    options = MODES["only-updated+delete-key-only"]
+    encoder = _encoder(options)
+    base = (Column("id", T.INT, KEY, 1, "int(11)"), Column("a", T.INT, F(0), 1, "int(11)"),
+            Column("b", T.VARCHAR, F(0), "x", "varchar(4)"), Column("c", T.DOUBLE, F(0), 1.5, "double"))
+    changes = [{"a": 2}, {"b": "y"}, {"a": None, "c": 2.5}, {}, {"a": 2}, {"id": 3, "b": None, "c": None}]
+    for change in changes:
+        old = tuple(Column(c.name, c.type, c.flags, change.get(c.name, c.value), c.mysql_type) for c in base)
+        event = RowChangedEvent(1 << 18, "s", "t", base, old)
+        message = encoder.encode_event(event)
+        assert message == reference_message(options, event), change
+        assert json.loads(message)["old"] == [{c.name: _text(c) for c in old if c.name in change}]
