@@ -5,6 +5,14 @@ term dictionary add up to exactly the bytes before them, and only then reads
 each part inside its own bounds. Every fault is a DecodeError with the byte
 offset in the value; no count or length is trusted before it is checked
 against the bytes that are really there.
+
+Most of a message repeats from one message to the next: term dictionaries are kept
+by their bytes, and so are the names, types and flags of column groups
+(:mod:`cdcwire_craft.group_shapes`). A shape seen often reads its values with
+generated code (:mod:`cdcwire_craft.group_decode`) that gives up on anything it does
+not expect; the checking reader (:func:`_checked_values`) then reads the group again
+and reports the fault. Messages of one event (DDL, resolved, single rows) skip the
+running sums of the headers.
 """
 
 from __future__ import annotations
@@ -47,6 +55,8 @@ class CraftDecoder:
     # -- the message ---------------------------------------------------------------------
 
     def decode_value(self, data: bytes) -> list[Event]:
+        """The events of one message value: size tables first (they say where everything
+        is), then the term dictionary and the headers, then each event's body."""
         start, tables_start, tables_end = _frame(data)
         tables = _size_tables(data, tables_start, tables_end)
         body_sizes = tables.bodies
