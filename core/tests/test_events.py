@@ -55,3 +55,10 @@ def test_build_column_fills_every_field_of_column():
     names = [f.name for f in dataclasses.fields(Column)]
     built = build_column(*names)  # type: ignore[arg-type]
     assert [getattr(built, n) for n in names] == names
+
+
+def test_flag_tests_give_ints_and_unions_give_flags():
+    flags = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+    assert type(flags) is ColumnFlag and flags == 10
+    assert flags & ColumnFlag.HANDLE_KEY == 2 and not flags & ColumnFlag.BINARY
+    assert list(flags) == [ColumnFlag.HANDLE_KEY, ColumnFlag.PRIMARY_KEY]

@@ -42,9 +42,9 @@ def redact_url(url: str, secret_names: Iterable[str] = ()) -> str:
         return MASK
     query = []
     for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if name in declared or is_secret_name(name):
-            value = MASK
-        elif "@" in value and "://" in value:
+        if "://" in value:  # a URL (schema-registry=https://u:p@h): its own password masked, host kept
             value = redact_url(value)
+        elif name in declared or is_secret_name(name):
+            value = MASK
         query.append(f"{quote(name, safe='-_.')}={quote(value, safe='-_.,:/*{}@')}")
     return urlunsplit((parts.scheme, redact_netloc(parts.netloc), parts.path, "&".join(query), ""))
