@@ -3,7 +3,9 @@
 This is the executors' hot path: whole columns are turned into Python lists in
 one call each (``to_pylist`` on a flat child array) and events are built from
 them in one loop; enum lookups go through dicts, not the Enum constructors, and
-columns are made with :func:`cdcwire.events.build_column`.
+columns are made with :func:`cdcwire.events.build_column`. Rows that are not
+events come out as None with their reason (:func:`checked_events`), found by the
+cheap checks of :mod:`cdcwire.spark.record_checks`.
 """
 
 from __future__ import annotations
@@ -12,13 +14,19 @@ from typing import Any, Iterable, Optional, Sequence
 
 import pyarrow as pa
 
-from ..codes import ColumnFlag, ColumnType, DDLType
+from ..codes import ColumnFlag, DDLType
+from ..errors import CdcwireError
 from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
-from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
+from .record_checks import ROW_IMAGES, EntryChecks, commit_ts_values, ddl_type, image_problem
+from .schema import (
+    ARROW_COLUMN,
+    ARROW_EVENT_SCHEMA,
+    ARROW_MALFORMED,
+    ARROW_PERMISSIVE_EVENT_SCHEMA,
+    ARROW_VALUE,
+)
 
 I64_MAX = (1 << 63) - 1
-_TYPE_BY_NAME = {t.name: t for t in ColumnType}
-_DDL_BY_NAME = {t.name: t for t in DDLType}
 _FLAGS: dict[int, ColumnFlag] = {}
 _UINT64 = pa.uint64()
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -110,7 +118,10 @@ class _ColumnLists:
             fields=list(ARROW_COLUMN),
         )
         return pa.ListArray.from_arrays(
-            pa.array(self.offsets, pa.int32()), entries, type=pa.list_(ARROW_COLUMN), mask=pa.array(self.nulls)
+            pa.array(self.offsets, pa.int32()),
+            entries,
+            type=pa.list_(ARROW_COLUMN),
+            mask=pa.array(self.nulls, pa.bool_()),
         )
 
 
@@ -177,6 +188,28 @@ def events_to_batch(
     return pa.RecordBatch.from_arrays(arrays, schema=_schema_for(schema, names, arrays))
 
 
+def events_to_permissive_batch(
+    events: Sequence[Optional[Event]], malformed: Sequence[Optional[dict]]
+) -> pa.RecordBatch:
+    """Events and malformed records in one batch of ``ARROW_PERMISSIVE_EVENT_SCHEMA``: where
+    ``events[i]`` is None, row i has null event columns and ``malformed[i]`` (source, reason, text)."""
+    good = [e for e in events if e is not None]
+    if len(good) == len(events):
+        batch = events_to_batch(events)  # type: ignore[arg-type]
+        return pa.RecordBatch.from_arrays(
+            [*batch.columns, pa.nulls(len(events), ARROW_MALFORMED)], schema=ARROW_PERMISSIVE_EVENT_SCHEMA
+        )
+    positions: list[Optional[int]] = []
+    taken = 0
+    for e in events:
+        positions.append(None if e is None else taken)
+        taken += e is not None
+    rows = events_to_batch(good).take(pa.array(positions, pa.int32()))
+    return pa.RecordBatch.from_arrays(
+        [*rows.columns, pa.array(malformed, ARROW_MALFORMED)], schema=ARROW_PERMISSIVE_EVENT_SCHEMA
+    )
+
+
 def _schema_for(schema: pa.Schema, names: list[str], arrays: list[pa.Array]) -> pa.Schema:
     if schema.names == names:
         return schema
@@ -186,8 +219,11 @@ def _schema_for(schema: pa.Schema, names: list[str], arrays: list[pa.Array]) -> 
 # --- Arrow -> events -----------------------------------------------------------------------
 
 
-def _images(array: pa.ListArray, keys_only: bool) -> list[Optional[tuple[Column, ...]]]:
-    """The column images of a list<COLUMN> array, one tuple (or None) per row."""
+def _images(
+    array: pa.ListArray, keys_only: bool, field: str, problems: dict[int, str]
+) -> list[Optional[tuple[Column, ...]]]:
+    """The column images of a list<COLUMN> array, one tuple (or None) per row; None too for a
+    row with a malformed entry, whose reason goes into ``problems``."""
     n = len(array)
     if array.null_count == n:
         return [None] * n
@@ -195,21 +231,22 @@ def _images(array: pa.ListArray, keys_only: bool) -> list[Optional[tuple[Column,
     valid = array.is_valid().to_pylist() if array.null_count else None
     start, stop = offsets[0], offsets[-1]
     entries = array.values.slice(start, stop - start)
-    names = entries.field("name").to_pylist()
+    checks = EntryChecks(field, entries, offsets, problems)
+    bad_rows = checks.bad_rows
+    names = checks.names.to_pylist()
     types = entries.field("type").to_pylist()
     flags = entries.field("flags").to_pylist()
     mysql = entries.field("mysql_type").to_pylist()
-    values = entries.field("value")
-    ints = values.field("int").to_pylist()
-    uint_array = values.field("uint")
-    uints = uint_array.cast(_UINT64).to_pylist() if uint_array.null_count < len(uint_array) else None
-    doubles = values.field("double").to_pylist()
-    strings = values.field("string").to_pylist()
-    binaries = values.field("binary").to_pylist()
-    type_of = _TYPE_BY_NAME
+    values = checks.values
+    ints = values["int"].to_pylist()
+    uints = checks.uints(values["uint"])
+    doubles = values["double"].to_pylist()
+    strings = values["string"].to_pylist()
+    binaries = values["binary"].to_pylist()
+    type_of = checks.type_of
     out: list[Optional[tuple[Column, ...]]] = []
     for row in range(n):
-        if valid is not None and not valid[row]:
+        if (valid is not None and not valid[row]) or (bad_rows and row in bad_rows):
             out.append(None)
             continue
         image = []
@@ -231,33 +268,75 @@ def _images(array: pa.ListArray, keys_only: bool) -> list[Optional[tuple[Column,
     return out
 
 
-def batch_to_events(batch: pa.RecordBatch, keys_only: bool = False) -> list[Optional[Event]]:
-    """The events of a batch (None for a malformed record's row).
+def checked_events(
+    batch: pa.RecordBatch, keys_only: bool = False
+) -> tuple[list[Optional[Event]], dict[int, str]]:
+    """The events of a batch, None in place of each malformed row, and why each is malformed
+    (by row number in the batch); see :mod:`cdcwire.spark.record_checks` for what is checked.
 
     ``keys_only`` keeps only handle-key columns: all that dispatch needs to place a row.
     """
+    problems: dict[int, str] = {}
     kinds = batch.column("kind").to_pylist()
-    ts = batch.column("commit_ts").cast(_UINT64).to_pylist()
+    ts = commit_ts_values(batch.column("commit_ts"), problems)
     schemas = batch.column("schema").to_pylist()
     tables = batch.column("table").to_pylist()
     table_ids = batch.column("table_id").to_pylist()
-    columns = _images(batch.column("columns"), keys_only)
-    pre_columns = _images(batch.column("pre_columns"), keys_only)
+    columns = _images(batch.column("columns"), keys_only, "columns", problems)
+    pre_columns = _images(batch.column("pre_columns"), keys_only, "pre_columns", problems)
     ddl_types = batch.column("ddl_type").to_pylist()
     queries = batch.column("query").to_pylist()
     out: list[Optional[Event]] = []
     for i, kind in enumerate(kinds):
-        if kind in ("insert", "update", "delete"):
-            out.append(RowChangedEvent(ts[i], schemas[i], tables[i], columns[i], pre_columns[i], table_ids[i]))
-        elif kind == "ddl":
-            out.append(DDLEvent(ts[i], schemas[i] or "", tables[i] or "", queries[i] or "", _DDL_BY_NAME[ddl_types[i]]))
-        elif kind == "resolved":
-            out.append(ResolvedEvent(ts[i]))
-        elif kind is None:
+        if problems and i in problems:
             out.append(None)
+            continue
+        c, p = columns[i], pre_columns[i]
+        images = ROW_IMAGES.get(kind)  # type: ignore[arg-type]
+        if images is not None:
+            fits = (c is None) is not images[0] and (p is None) is not images[1]
+            if fits and ts[i] is not None and schemas[i] is not None and tables[i] is not None:
+                out.append(RowChangedEvent(ts[i], schemas[i], tables[i], c, p, table_ids[i]))
+                continue
+            problems[i] = _row_problem(kind, ts[i], schemas[i], tables[i], c, p)
+        elif kind == "ddl":
+            ddl = ddl_type(ddl_types[i])
+            if not (ddl is None or ts[i] is None or c is not None or p is not None):
+                out.append(DDLEvent(ts[i], schemas[i] or "", tables[i] or "", queries[i] or "", ddl))
+                continue
+            if ddl is None:
+                problems[i] = f"unknown DDL type {ddl_types[i]!r}"
+            else:
+                problems[i] = _row_problem(kind, ts[i], "", "", c, p)
+        elif kind == "resolved":
+            if not (ts[i] is None or c is not None or p is not None):
+                out.append(ResolvedEvent(ts[i]))
+                continue
+            problems[i] = _row_problem(kind, ts[i], "", "", c, p)
         else:
-            raise ValueError(f"unknown event kind {kind!r} in the event DataFrame")
-    return out
+            problems[i] = "the row has no event kind" if kind is None else f"unknown event kind {kind!r}"
+        out.append(None)
+    return out, problems
+
+
+def _row_problem(
+    kind: str, ts: Optional[int], schema: Optional[str], table: Optional[str], c: object, p: object
+) -> str:
+    if ts is None:
+        return "commit_ts is null"
+    if schema is None or table is None:
+        return f"kind {kind!r} needs a schema and a table"
+    return image_problem(kind, c is not None, p is not None)
+
+
+def batch_to_events(batch: pa.RecordBatch, keys_only: bool = False) -> list[Event]:
+    """The events of a batch that holds only well-formed rows (such as the routing stage's
+    output); the first malformed row raises a CdcwireError with its reason."""
+    events, problems = checked_events(batch, keys_only)
+    if problems:
+        row = min(problems)
+        raise CdcwireError(f"row {row} of an event batch is malformed: {problems[row]}")
+    return events  # type: ignore[return-value]
 
 
 def iter_batches(events: Iterable[Any], size: int = 4096) -> Iterable[list[Any]]:

@@ -19,8 +19,8 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from ..errors import EventJSONError
 from ..event_json import from_json
-from .arrow_events import events_to_batch
-from .schema import ARROW_MALFORMED, ARROW_PERMISSIVE_EVENT_SCHEMA, EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA
+from .arrow_events import events_to_batch, events_to_permissive_batch
+from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA
 
 CHUNK_BYTES = 32 << 20
 BATCH_ROWS = 4096
@@ -106,29 +106,7 @@ def read_chunk(chunk: LineChunk, permissive: bool) -> Iterator[pa.RecordBatch]:
 
 
 def _batch(events: list, malformed: list, permissive: bool) -> pa.RecordBatch:
-    if not permissive:
-        return events_to_batch(events)
-    good = [e for e in events if e is not None]
-    if len(good) == len(events):
-        batch = events_to_batch(events)
-        return pa.RecordBatch.from_arrays(
-            [*batch.columns, pa.nulls(len(events), ARROW_MALFORMED)], schema=ARROW_PERMISSIVE_EVENT_SCHEMA
-        )
-    # malformed rows: all event columns null, only _malformed set
-    rows = events_to_batch(good)
-    positions = []
-    g = 0
-    for e in events:
-        positions.append(g if e is not None else None)
-        if e is not None:
-            g += 1
-    taken = rows.take(pa.array(positions, pa.int32())) if good else None
-    columns = (
-        list(taken.columns) if taken is not None else [pa.nulls(len(events), f.type) for f in rows.schema]
-    )
-    return pa.RecordBatch.from_arrays(
-        [*columns, pa.array(malformed, ARROW_MALFORMED)], schema=ARROW_PERMISSIVE_EVENT_SCHEMA
-    )
+    return events_to_permissive_batch(events, malformed) if permissive else events_to_batch(events)
 
 
 class EventLinesReader(DataSourceReader):
