@@ -11,14 +11,17 @@ Two Spark stages and a shuffle:
 3. encoding (mapInArrow): one task per topic-partition streams its events
    through the codec's encoder and the transport's writer.
 
-Only per-topic-partition counts come back to the driver.
+Only counts come back to the driver: per topic-partition from the encoding stage,
+and the routing stage's counts carried through the shuffle as rows (never an
+accumulator, which a retried task would add to twice), so the summary reconciles
+whatever Spark re-runs.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Iterable, Mapping, Optional, Union
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -27,7 +30,8 @@ from ..api import config_of
 from ..sink_uri import SinkConfig
 from .encoding import RESULT_SCHEMA, encode_stage
 from .job_errors import cdcwire_error_in
-from .routing import COUNTERS, ROUTED_SCHEMA, SORT_COLUMNS, CountersParam, dispatch_stage, plan_routes
+from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
+from .routing_counts import COUNTERS, COUNTS_COLUMN
 from .schema import EVENT_COLUMNS, MALFORMED_TYPE
 
 
@@ -59,6 +63,35 @@ class WriteSummary:
     bytes: int
     seconds: float
     partitions: dict[tuple[str, int], PartitionCount] = field(default_factory=dict)
+
+    @classmethod
+    def from_results(cls, sink: str, rows: Iterable[Mapping], seconds: float) -> "WriteSummary":
+        """Sum the encoding stage's result rows (see ``encoding.RESULT_SCHEMA``): per topic-partition
+        counts, and the routing counts that rode the shuffle in them."""
+        rows = list(rows)
+        totals = {name: sum(r[name] for r in rows) for name in COUNTERS}
+        partitions: dict[tuple[str, int], PartitionCount] = {}
+        for r in rows:
+            if r["topic"] is None:
+                continue
+            key = (r["topic"], r["partition"])
+            prev = partitions.get(key, PartitionCount(0, 0, 0))
+            partitions[key] = PartitionCount(
+                prev.events + r["events"], prev.messages + r["messages"], prev.bytes + r["bytes"]
+            )
+        return cls(
+            sink=sink,
+            events_in=totals["events_in"],
+            events_encoded=totals["routed"],
+            events_without_message=totals["without_message"],
+            events_dead_lettered=totals["dead_lettered"],
+            copies=totals["copies"],
+            copies_encoded=sum(r["encoded"] for r in rows),
+            messages=sum(r["messages"] for r in rows),
+            bytes=sum(r["bytes"] for r in rows),
+            seconds=seconds,
+            partitions=partitions,
+        )
 
     @property
     def events_per_second(self) -> float:
@@ -95,33 +128,36 @@ def with_malformed_column(df: DataFrame) -> DataFrame:
     return df.select(*cols, F.lit(None).cast(MALFORMED_TYPE).alias("_malformed"))
 
 
-def prepare(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None, _counters=None):
+def prepare(
+    df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None
+) -> tuple[DataFrame, RoutePlan]:
     """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
     each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
-    config = config_of(sink_uri)
-    spark = df.sparkSession
-    plan = plan_routes(spark, df, config, dead_letter)
-    counters = _counters if _counters is not None else spark.sparkContext.accumulator((0,) * len(COUNTERS), CountersParam())
+    laid, plan = _laid_out(df, config_of(sink_uri), dead_letter)
+    return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
+
+
+def _laid_out(df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> tuple[DataFrame, RoutePlan]:
+    """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts)."""
+    plan = plan_routes(df.sparkSession, df, config, dead_letter)
     routed = (
         with_malformed_column(df)
         .withColumn("_cdc_seq", F.monotonically_increasing_id())
-        .mapInArrow(dispatch_stage(plan, counters), ROUTED_SCHEMA)
+        .mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
     )
-    laid = routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS)
-    return laid, plan
+    return routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS), plan
 
 
 def write(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None) -> WriteSummary:
     """Dispatch, order, encode and write every event of ``df`` to the sink; see the module doc.
 
-    ``dead_letter``: a directory for malformed records (with their reason); without it
-    the first one fails the job, naming its source and line.
+    ``dead_letter``: a directory for malformed records (with their reason and place); without
+    it the first one fails the job, naming its place (source and line, topic/partition/offset,
+    or input row) and the reason.
     """
     config = config_of(sink_uri)
-    spark = df.sparkSession
     started = time.monotonic()
-    counters = spark.sparkContext.accumulator((0,) * len(COUNTERS), CountersParam())
-    laid, plan = prepare(df, config, dead_letter, counters)
+    laid, plan = _laid_out(df, config, dead_letter)
     try:
         rows = laid.mapInArrow(encode_stage(plan.sink_uri), RESULT_SCHEMA).collect()
     except Exception as exc:
@@ -129,23 +165,4 @@ def write(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional
         if err is not None:
             raise err from None
         raise
-    seconds = time.monotonic() - started
-    totals = dict(zip(COUNTERS, counters.value))
-    partitions: dict[tuple[str, int], PartitionCount] = {}
-    for r in rows:
-        key = (r["topic"], r["partition"])
-        prev = partitions.get(key, PartitionCount(0, 0, 0))
-        partitions[key] = PartitionCount(prev.events + r["events"], prev.messages + r["messages"], prev.bytes + r["bytes"])
-    return WriteSummary(
-        sink=config.redacted_uri,
-        events_in=totals["events_in"],
-        events_encoded=totals["routed"],
-        events_without_message=totals["without_message"],
-        events_dead_lettered=totals["dead_lettered"],
-        copies=totals["copies"],
-        copies_encoded=sum(r["encoded"] for r in rows),
-        messages=sum(r["messages"] for r in rows),
-        bytes=sum(r["bytes"] for r in rows),
-        seconds=seconds,
-        partitions=partitions,
-    )
+    return WriteSummary.from_results(config.redacted_uri, rows, time.monotonic() - started)

@@ -4,15 +4,18 @@ The plan is small and picklable: the sink URI text, the topics with their
 partition counts, and for every topic-partition an integer key that Spark's
 hash partitioner sends to its own shuffle partition, so that one Spark task
 encodes exactly one topic-partition.
+
+Each routing task ends with one count row of what it did (events in, dead-lettered,
+routed, ...): counts travel as data, see :mod:`cdcwire.spark.routing_counts`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Optional
 
 import pyarrow as pa
-from pyspark import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
@@ -21,10 +24,12 @@ from ..dispatch import Dispatcher
 from ..errors import CdcwireError
 from ..event_json import to_json
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..redact import redact_url
 from ..sink_uri import SinkConfig
-from .arrow_events import batch_to_events
-from .dead_letter import DeadLetterWriter
-from .schema import EVENT_COLUMNS, EVENT_FIELDS
+from .arrow_events import batch_to_events, checked_events
+from .rejected import RejectedRecords, input_row, row_text
+from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
+from .schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
 from .sink_cache import sink_config
 
 #: Columns the routing stage adds (all dropped before encoding).
@@ -36,6 +41,7 @@ ROUTING_FIELDS = [
     StructField("_cdc_seq", LongType(), False),  # input order
     StructField("_cdc_sub", ByteType(), False),  # the copy's place among an event's routes
     StructField("_cdc_half", ByteType(), False),  # 0 whole event, 1 delete half, 2 insert half of a key change
+    StructField(COUNTS_COLUMN, COUNTS_TYPE),  # set only on a task's count row (see routing_counts)
 ]
 ROUTED_SCHEMA = StructType([*EVENT_FIELDS, *ROUTING_FIELDS])
 ROUTING_COLUMNS = tuple(f.name for f in ROUTING_FIELDS)
@@ -50,6 +56,15 @@ class RoutePlan:
     partitions: tuple[tuple[str, int], ...]
     shuffle_keys: tuple[int, ...]
     dead_letter: Optional[str]
+    #: Names this write's dead-letter files, so that a write never replaces another's.
+    write_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def __repr__(self) -> str:
+        """The sink URI redacted: a plan is public (``cdcwire.spark.prepare``) and gets printed."""
+        return (
+            f"RoutePlan(sink_uri={redact_url(self.sink_uri)!r}, partition_counts={self.partition_counts!r}, "
+            f"tasks={self.tasks}, dead_letter={self.dead_letter!r})"
+        )
 
     @property
     def tasks(self) -> int:
@@ -59,13 +74,23 @@ class RoutePlan:
         return {tp: i for i, tp in enumerate(self.partitions)}
 
 
+class UnplannedTopicError(CdcwireError):
+    """An event routes to a topic the driver did not plan: the input changed between the
+    planning action and the routing one. A job error, never a dead letter."""
+
+
 def needs_every_column(config: SinkConfig) -> bool:
     """Only the ``columns`` rule hashes non-key columns; other rules need the handle key at most."""
     return any(rule.hashes_named_columns for rule in config.dispatch_rules)
 
 
 def plan_routes(spark: SparkSession, df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> RoutePlan:
-    """Topics, partition counts (checked against a real Kafka topic once) and shuffle keys."""
+    """Topics, partition counts (checked against a real Kafka topic once) and shuffle keys.
+
+    With topic rules this reads the input once to find its tables; the routing stage reads
+    it again, so the input must give the same rows twice (``cdcwire.spark.read`` pins its
+    message ranges for that reason).
+    """
     dispatcher = Dispatcher(config)
     if any(rule.topic is not None for rule in config.dispatch_rules):
         pairs = (
@@ -98,18 +123,19 @@ def shuffle_keys(spark: SparkSession, n: int) -> tuple[int, ...]:
     return tuple(found[i] for i in range(n))
 
 
-class CountersParam(AccumulatorParam):
-    """Element-wise sums of the routing stage's counters."""
+def planned_partition_count(plan: RoutePlan) -> Callable[[str], int]:
+    """The dispatcher's partition counts, from the plan only."""
 
-    def zero(self, value: tuple) -> tuple:
-        return (0,) * len(value)
+    def count(topic: str) -> int:
+        n = plan.partition_counts.get(topic)
+        if n is None:
+            raise UnplannedTopicError(
+                f"an event routes to topic {topic!r}, which was not planned: the input gave other rows when"
+                " the topics were planned (read it once, e.g. df.cache(), or from a bounded source)"
+            )
+        return n
 
-    def addInPlace(self, a: tuple, b: tuple) -> tuple:  # noqa: N802 - pyspark's name
-        return tuple(x + y for x, y in zip(a, b))
-
-
-#: Order of the routing counters: input records, dead-lettered, without a message, routed events, copies.
-COUNTERS = ("events_in", "dead_lettered", "without_message", "routed", "copies")
+    return count
 
 
 def _where(event: Event) -> str:
@@ -118,89 +144,128 @@ def _where(event: Event) -> str:
     return f"{event.schema}.{event.table}@{event.commit_ts}"
 
 
-def dispatch_stage(plan: RoutePlan, counters) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The mapInArrow function of the routing stage (runs on executors)."""
+class BatchRouter:
+    """Routes the batches of one routing task: each event to its topic-partitions, rejected
+    records aside, and counts of what it did."""
+
+    def __init__(self, plan: RoutePlan, rejected: RejectedRecords) -> None:
+        config = sink_config(plan.sink_uri)
+        self.plan = plan
+        self.rejected = rejected
+        self.counts = RoutingCounts()
+        self.dispatcher = Dispatcher(config, partition_count=planned_partition_count(plan))
+        self.dispatcher.topics = set(plan.partition_counts)
+        self.tp_index = plan.index()
+        self.keys_only = not needs_every_column(config)
+
+    def route(self, batch: pa.RecordBatch) -> Optional[pa.RecordBatch]:
+        """The routed copies of a batch's events, or None when it has none."""
+        seqs = batch.column("_cdc_seq").to_pylist()
+        events, problems = checked_events(batch, keys_only=self.keys_only)
+        if problems:
+            self._reject_malformed(batch, problems, seqs)
+        counts, plan = self.counts, self.plan
+        take: list[int] = []
+        tps: list[int] = []
+        ranks: list[int] = []
+        subs: list[int] = []
+        halves: list[int] = []
+        counts.events_in += len(events)
+        for i, event in enumerate(events):
+            if event is None:
+                continue
+            try:
+                routes = self.dispatcher.route(event)
+            except UnplannedTopicError:
+                raise
+            except CdcwireError as exc:
+                full = batch_to_events(batch.slice(i, 1))[0]
+                where = _where(event)
+                self.rejected.take(where, str(exc), to_json(full), f"cannot dispatch {where}: {exc}")
+                continue
+            if not routes:
+                counts.without_message += 1
+                continue
+            counts.routed += 1
+            counts.copies += len(routes)
+            rank = RANK[type(event)]
+            for sub, route in enumerate(routes):
+                take.append(i)
+                tps.append(self.tp_index[(route.topic, route.partition)])
+                ranks.append(rank)
+                subs.append(sub)
+                if route.event is event:
+                    halves.append(0)
+                else:
+                    halves.append(1 if route.event.columns is None else 2)
+        if not take:
+            return None
+        keys = plan.shuffle_keys
+        picked = batch.select(list(EVENT_COLUMNS)).take(pa.array(take, pa.int32()))
+        return pa.RecordBatch.from_arrays(
+            [
+                *picked.columns,
+                pa.array([plan.partitions[t][0] for t in tps], pa.string()),
+                pa.array([plan.partitions[t][1] for t in tps], pa.int32()),
+                pa.array([keys[t] for t in tps], pa.int32()),
+                pa.array(ranks, pa.int8()),
+                pa.array([seqs[i] for i in take], pa.int64()),
+                pa.array(subs, pa.int8()),
+                pa.array(halves, pa.int8()),
+                pa.nulls(len(take), ARROW_COUNTS),
+            ],
+            names=[*EVENT_COLUMNS, *ROUTING_COLUMNS],
+        )
+
+    def _reject_malformed(self, batch: pa.RecordBatch, problems: dict[int, str], seqs: list[int]) -> None:
+        sources = batch.column("_malformed").to_pylist() if "_malformed" in batch.schema.names else None
+        for i in sorted(problems):
+            bad = sources[i] if sources is not None else None
+            source = bad["source"] if bad else input_row(seqs[i])
+            reason = bad["reason"] if bad else problems[i]
+            record = bad["text"] if bad else row_text(batch.select(list(EVENT_COLUMNS)), i)
+            self.rejected.take(source, reason, record, f"malformed input record at {source}: {reason}")
+
+    def count_row(self, task_number: int) -> pa.RecordBatch:
+        """The task's counts as one row, sent to the shuffle partition of ``task_number``."""
+        self.counts.dead_lettered = self.rejected.count
+        t = task_number % self.plan.tasks
+        topic, partition = self.plan.partitions[t]
+        return pa.RecordBatch.from_arrays(
+            [
+                *(pa.nulls(1, f.type) for f in ARROW_EVENT_FIELDS),
+                pa.array([topic], pa.string()),
+                pa.array([partition], pa.int32()),
+                pa.array([self.plan.shuffle_keys[t]], pa.int32()),
+                pa.array([3], pa.int8()),
+                pa.array([-1], pa.int64()),
+                pa.array([0], pa.int8()),
+                pa.array([0], pa.int8()),
+                self.counts.as_arrow(),
+            ],
+            names=[*EVENT_COLUMNS, *ROUTING_COLUMNS],
+        )
+
+
+def dispatch_stage(plan: RoutePlan) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function of the routing stage (runs on executors): routed copies of
+    every event, then one count row. Dead letters are published once all input is routed."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
-        config = sink_config(plan.sink_uri)
-        dispatcher = Dispatcher(config, partition_count=plan.partition_counts.__getitem__)
-        dispatcher.topics = set(plan.partition_counts)
-        tp_index = plan.index()
-        keys = plan.shuffle_keys
-        keys_only = not needs_every_column(config)
-        ctx = TaskContext.get()
-        dead: Optional[DeadLetterWriter] = None
-        if plan.dead_letter:
-            name = f"part-route-{ctx.partitionId() if ctx else 0}-{ctx.attemptNumber() if ctx else 0}.jsonl"
-            dead = DeadLetterWriter(plan.dead_letter, name)
-        totals = [0] * len(COUNTERS)
+        task: Any = TaskContext.get()
+        rejected = RejectedRecords.for_task(plan.dead_letter, plan.write_id, task)
+        router = BatchRouter(plan, rejected)
         try:
             for batch in batches:
-                malformed = batch.column("_malformed").to_pylist() if "_malformed" in batch.schema.names else None
-                seqs = batch.column("_cdc_seq").to_pylist()
-                events = batch_to_events(batch, keys_only=keys_only)
-                take: list[int] = []
-                tps: list[int] = []
-                ranks: list[int] = []
-                subs: list[int] = []
-                halves: list[int] = []
-                totals[0] += len(events)
-                for i, event in enumerate(events):
-                    if event is None:
-                        bad = malformed[i] if malformed is not None else None
-                        source = bad["source"] if bad else f"input row {seqs[i]}"
-                        reason = bad["reason"] if bad else "the row has no event kind"
-                        if dead is None:
-                            raise CdcwireError(f"malformed input record at {source}: {reason}")
-                        dead.write(source, reason, bad["text"] if bad else "")
-                        totals[1] += 1
-                        continue
-                    try:
-                        routes = dispatcher.route(event)
-                    except CdcwireError as exc:
-                        if dead is None:
-                            raise CdcwireError(f"cannot dispatch {_where(event)}: {exc}") from None
-                        full = batch_to_events(batch.slice(i, 1))[0]
-                        dead.write(_where(event), str(exc), to_json(full))
-                        totals[1] += 1
-                        continue
-                    if not routes:
-                        totals[2] += 1
-                        continue
-                    totals[3] += 1
-                    totals[4] += len(routes)
-                    rank = RANK[type(event)]
-                    for sub, route in enumerate(routes):
-                        take.append(i)
-                        tps.append(tp_index[(route.topic, route.partition)])
-                        ranks.append(rank)
-                        subs.append(sub)
-                        if route.event is event:
-                            halves.append(0)
-                        else:
-                            halves.append(1 if route.event.columns is None else 2)
-                if not take:
-                    continue
-                picked = batch.select(list(EVENT_COLUMNS)).take(pa.array(take, pa.int32()))
-                yield pa.RecordBatch.from_arrays(
-                    [
-                        *picked.columns,
-                        pa.array([plan.partitions[t][0] for t in tps], pa.string()),
-                        pa.array([plan.partitions[t][1] for t in tps], pa.int32()),
-                        pa.array([keys[t] for t in tps], pa.int32()),
-                        pa.array(ranks, pa.int8()),
-                        pa.array([seqs[i] for i in take], pa.int64()),
-                        pa.array(subs, pa.int8()),
-                        pa.array(halves, pa.int8()),
-                    ],
-                    names=[*EVENT_COLUMNS, *ROUTING_COLUMNS],
-                )
-        finally:
-            if dead is not None:
-                dead.close()
-            counters.add(tuple(totals))
+                routed = router.route(batch)
+                if routed is not None:
+                    yield routed
+            rejected.publish()
+        except BaseException:
+            rejected.discard()
+            raise
+        yield router.count_row(task.partitionId() if task is not None else 0)
 
     return run
-
