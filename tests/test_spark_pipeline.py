@@ -10,9 +10,23 @@ import time
 import pytest
 
 from cdcwire import spark as cs
+from cdcwire.spark.encoding import encode_routed
+from cdcwire.spark.pipeline import WriteSummary
+from cdcwire.spark.routing import RoutePlan, UnplannedTopicError
 from cdcwire.spark.verify import compare
+from cdcwire.workload import Workload
 
-from spark_cases import PROTOCOLS, check_order, protocol_query, workload_file
+from spark_cases import (
+    PROTOCOLS,
+    TaskAttempt,
+    check_order,
+    first_copies,
+    protocol_query,
+    routing_input,
+    run_routing_task,
+    shuffled,
+    workload_file,
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,23 +66,32 @@ def test_kafka_round_trip_equals_input_and_keeps_order(spark, events, kafka_brok
     check_order(back.collect())
 
 
-def test_data_source_api_writes_prepared_frames_and_reads_back(spark, events, tmp_path):
-    uri = f"file://{tmp_path}/ds?protocol=open-protocol&partition-num=4"
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_data_source_api_writes_prepared_frames_and_reads_back(spark, events, tmp_path, protocol, registry_url):
+    uri = f"file://{tmp_path}/ds?{protocol_query(protocol, registry_url)}&partition-num=4"
     laid, _ = cs.prepare(events, uri)
     laid.write.format("cdcwire").option("sink-uri", uri).mode("append").save()
-    back = spark.read.format("cdcwire").option("source-uri", uri).load()
+    back = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").load()
     result = compare(events, back, uri)
     assert result.equal, result
     check_order(back.collect())
 
 
-def test_data_source_api_writes_a_one_partition_event_frame_in_input_order(spark, events, tmp_path):
-    uri = f"file://{tmp_path}/ds1?protocol=craft&partition-num=2"
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_data_source_api_writes_a_one_partition_event_frame_in_input_order(spark, events, tmp_path, protocol, registry_url):
+    uri = f"file://{tmp_path}/ds1?{protocol_query(protocol, registry_url)}&partition-num=2"
     events.coalesce(1).write.format("cdcwire").option("sink-uri", uri).mode("append").save()
-    back = spark.read.format("cdcwire").option("source-uri", uri).load()
+    back = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").load()
     result = compare(events, back, uri)
     assert result.equal, result
     check_order(back.collect())
+
+
+def test_data_source_api_refuses_topic_rules_for_an_event_frame_it_would_dispatch(spark, events, tmp_path):
+    uri = f"file://{tmp_path}/ds3?protocol=open-protocol&topic-rule=t_{{schema}}_{{table}}"
+    with pytest.raises(Exception, match="cannot write an event DataFrame") as failure:
+        events.coalesce(1).write.format("cdcwire").option("sink-uri", uri).mode("append").save()
+    assert "resolved events" in str(failure.value) and "cdcwire.spark.write" in str(failure.value)
 
 
 def test_data_source_api_refuses_a_topic_partition_fed_by_several_input_partitions(spark, events, tmp_path):
@@ -111,3 +134,49 @@ def test_kafka_broker_restart_mid_write_loses_nothing(spark, tmp_path, kafka_bro
     assert result.nothing_lost, result
     print(f"broker down {restarted[0]:.1f}s; duplicates read back: {result.duplicates}")
     assert result.actual == result.expected + result.duplicates
+    check_order(first_copies(back.collect()))
+
+
+def test_a_kafka_read_takes_the_messages_there_when_it_is_called(spark, tmp_path, kafka_broker, kafka_topic):
+    """read() pins each partition's range at the call: what producers add later is in no action
+    over that DataFrame (and a write with topic rules, which reads its input twice, sees one input)."""
+    uri = kafka_broker.uri(kafka_topic, partition_num=2)
+    some = cs.read_events(spark, workload_file(tmp_path, events=300, seed=5))
+    cs.write(some, uri)
+    there = cs.read(spark, uri).count()
+    back = cs.read(spark, uri)
+    cs.write(some, uri)  # a producer goes on after the read
+    assert back.count() == there
+    assert back.count() == there
+    assert cs.read(spark, uri).count() == 2 * there
+
+
+def test_a_route_plan_shows_its_sink_without_the_password():
+    plan = RoutePlan("kafka://alice:SeCrEt@127.0.0.1:9092/t?protocol=open-protocol", {"t": 1}, (("t", 0),), (0,), None)
+    assert "SeCrEt" not in repr(plan) and "alice:***@127.0.0.1:9092" in repr(plan)
+
+
+def test_a_routing_task_run_twice_is_counted_once(tmp_path, monkeypatch):
+    """Spark may run a routing task again (a retry, a recomputed stage, a speculative copy).
+    Only one attempt's output goes through the shuffle, and the counts ride in it, so the
+    summary built from the encoding stage's results still reconciles."""
+    uri = f"file://{tmp_path}/twice?protocol=open-protocol&partition-num=2"
+    plan = RoutePlan(uri, {"twice": 2}, (("twice", 0), ("twice", 1)), (0, 1), None)
+    events = list(Workload(300, seed=2))
+    batch = routing_input(events)
+    run_routing_task(plan, [batch], TaskAttempt(0, attempt=0), monkeypatch)  # its output is lost
+    kept = run_routing_task(plan, [batch], TaskAttempt(0, attempt=1), monkeypatch)
+    results = [row for result in encode_routed(uri, iter(shuffled(kept))) for row in result.to_pylist()]
+    summary = WriteSummary.from_results(uri, results, seconds=1.0)
+    assert summary.events_in == len(events)
+    assert summary.reconciles, summary.report()
+
+
+def test_an_event_of_an_unplanned_topic_fails_the_task_even_with_a_dead_letter_path(tmp_path, monkeypatch):
+    """The planning action saw other tables than routing does (an input that changed between
+    the two reads): a job error, never a dead letter."""
+    uri = f"file://{tmp_path}/x?protocol=open-protocol&topic-rule=t_{{schema}}_{{table}}&partition-num=1"
+    plan = RoutePlan(uri, {"x": 1, "t_shop_orders": 1}, (("t_shop_orders", 0), ("x", 0)), (0, 1), str(tmp_path / "dead"))
+    events = [e for e in Workload(200, seed=2) if getattr(e, "table", "") in ("orders", "customers")]
+    with pytest.raises(UnplannedTopicError, match="'t_shop_customers', which was not planned"):
+        run_routing_task(plan, [routing_input(events)], TaskAttempt(0, attempt=0), monkeypatch)

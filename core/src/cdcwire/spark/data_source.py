@@ -2,110 +2,57 @@
 
     spark.read.format("cdcwire").option("source-uri", uri).load()
         # options: topics ("a,b" or "*" for every topic the source holds; default the URI's
-        # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON)
+        # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON),
+        # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
+        # becomes a row with _malformed set), ranges (pinned ranges, as cdcwire.spark.read sets)
     df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()
 
-Reads are bounded: each partition from its start offset to its high watermark as
-the driver saw it when planning. Messages are decoded on the executors.
+Reads are bounded: each partition from its start offset to its high watermark
+(see :mod:`cdcwire.spark.message_ranges` for when that is taken). Messages are
+decoded on the executors.
 
 Writes: a DataFrame laid out by :func:`cdcwire.spark.prepare` is written exactly
 (one task per topic-partition, in order). Any other event DataFrame is dispatched
 task by task in input order, which keeps the ordering promises only when each
 topic-partition's events come from one input partition (``df.coalesce(1)``); when
 two tasks fed one topic-partition the write fails naming it (a Python data source
-cannot ask Spark for a distribution). ``cdcwire.spark.write`` does the full job and
-returns a summary.
+cannot ask Spark for a distribution). Such a task also cannot know every topic
+before it routes its first resolved event (it sees its own input only, once), so
+topic rules are refused there when the protocol broadcasts resolved events: the
+error points to ``cdcwire.spark.write``, which plans all topics first.
+``cdcwire.spark.write`` does the full job and returns a summary.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
 import pyarrow as pa
 from pyspark.sql import SparkSession
-from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, InputPartition, WriterCommitMessage
+from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSourceReader, WriterCommitMessage
 
 from ..api import transport_partition_count
+from ..codec import Broadcast
 from ..dispatch import Dispatcher
-from ..errors import CdcwireError, DecodeError, SinkURIError
+from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
-from .arrow_events import batch_to_events, events_to_batch
+from ..sink_uri import SinkConfig
+from .arrow_events import checked_events
 from .encoding import encode_routed
-from .schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
+from .range_decoding import decode_range
+from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .sink_cache import sink_config
 
 BATCH_EVENTS = 4096
 
 
-@dataclass(frozen=True)
-class MessageRange(InputPartition):
-    topic: str
-    partition: int
-    start: Optional[int]
-    end: Optional[int]
-
-
-def plan_message_ranges(uri: str, topics: str = "", start_offset: Optional[int] = None, offsets: str = "") -> list[MessageRange]:
-    """One range per topic-partition, bounded by the high watermark now (where the transport has one)."""
-    config = sink_config(uri)
-    reader = config.transport.reader(config)
-    starts = json.loads(offsets) if offsets else {}
-    try:
-        if topics.strip() == "*":
-            names = reader.topics()
-        elif topics.strip():
-            names = [t.strip() for t in topics.split(",") if t.strip()]
-        else:
-            names = [config.topic]
-        ranges = []
-        for topic in names:
-            for p in reader.partitions(topic):
-                high = reader.watermarks(topic, p)[1] if hasattr(reader, "watermarks") else None
-                start = starts.get(f"{topic}/{p}", start_offset)
-                ranges.append(MessageRange(topic, p, None if start is None else int(start), high))
-        return ranges
-    finally:
-        reader.close()
-
-
-def decode_range(uri: str, part: MessageRange) -> Iterator[pa.RecordBatch]:
-    """Decode one topic-partition's messages into event batches with topic, partition and offset."""
-    config = sink_config(uri)
-    decoder = config.codec.decoder(config)
-    reader = config.transport.reader(config)
-    events: list = []
-    offsets: list[int] = []
-    try:
-        start = part.start if part.start is not None else (None if hasattr(reader, "watermarks") else 0)
-        for message in reader.read(part.topic, part.partition, start, part.end):
-            try:
-                decoded = decoder.decode(message)
-            except DecodeError as exc:
-                raise exc.at_message(message.location()) from None
-            events.extend(decoded)
-            offsets.extend([message.offset] * len(decoded))
-            if len(events) >= BATCH_EVENTS:
-                yield _located(events, offsets, part)
-                events, offsets = [], []
-        if events:
-            yield _located(events, offsets, part)
-    finally:
-        reader.close()
-
-
-def _located(events: list, offsets: list[int], part: MessageRange) -> pa.RecordBatch:
-    n = len(events)
-    return events_to_batch(
-        events,
-        {
-            "topic": pa.array([part.topic] * n, pa.string()),
-            "partition": pa.array([part.partition] * n, pa.int32()),
-            "offset": pa.array(offsets, pa.int64()),
-        },
-        ARROW_READ_EVENT_SCHEMA,
-    )
+def is_permissive(options: dict) -> bool:
+    mode = str(options.get("mode", "FAILFAST")).upper()
+    if mode not in ("FAILFAST", "PERMISSIVE"):
+        raise CdcwireError(f"option mode must be FAILFAST or PERMISSIVE, got {mode!r}")
+    return mode == "PERMISSIVE"
 
 
 class MessageEventsReader(DataSourceReader):
@@ -115,13 +62,19 @@ class MessageEventsReader(DataSourceReader):
         start = options.get("start-offset")
         self.start_offset = None if start in (None, "", "earliest") else int(start)
         self.offsets = options.get("offsets", "")
+        self.ranges = options.get("ranges")
+        self.permissive = is_permissive(options)
 
     def partitions(self) -> list[MessageRange]:
-        return plan_message_ranges(self.uri, self.topics, self.start_offset, self.offsets) or [MessageRange("", -1, 0, 0)]
+        if self.ranges is not None:
+            ranges = ranges_from_json(self.ranges)
+        else:
+            ranges = plan_message_ranges(self.uri, self.topics, self.start_offset, self.offsets)
+        return ranges or [MessageRange("", -1, 0, 0)]
 
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
         if partition.partition >= 0:
-            yield from decode_range(self.uri, partition)
+            yield from decode_range(self.uri, partition, self.permissive)
 
 
 @dataclass
@@ -159,7 +112,8 @@ class EventsWriter(DataSourceArrowWriter):
             events += sum(r.column("events").to_pylist())
             messages += sum(r.column("messages").to_pylist())
             size += sum(r.column("bytes").to_pylist())
-            partitions += zip(r.column("topic").to_pylist(), r.column("partition").to_pylist())
+            written = zip(r.column("topic").to_pylist(), r.column("partition").to_pylist())
+            partitions += [(t, p) for t, p in written if t is not None]  # topic None: routing counts
         return WrittenCounts(events, messages, size, tuple(partitions), not prepared)
 
     def commit(self, messages: list[Optional[WrittenCounts]]) -> None:
@@ -211,10 +165,17 @@ def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.Record
 
     try:
         for batch in batches:
-            for event in batch_to_events(batch):
-                if event is None:
-                    raise CdcwireError("malformed input records need cdcwire.spark.write(..., dead_letter=DIR)")
-                for route in dispatcher.route(event):
+            events, problems = checked_events(batch)
+            if problems:
+                row = min(problems)
+                bad = batch.column("_malformed")[row].as_py() if "_malformed" in batch.schema.names else None
+                where = f" at {bad['source']}" if bad else ""
+                raise CdcwireError(
+                    f"malformed input record{where} ({bad['reason'] if bad else problems[row]}); format('cdcwire')"
+                    " takes well-formed events only: use cdcwire.spark.write(df, uri, dead_letter=DIR)"
+                )
+            for event in events:
+                for route in dispatcher.route(event):  # type: ignore[arg-type]
                     tp = (route.topic, route.partition)
                     pending.setdefault(tp, []).append(route.event)
                     if len(pending[tp]) >= BATCH_EVENTS:
@@ -247,7 +208,7 @@ class CdcwireDataSource(DataSource):
         return "cdcwire"
 
     def schema(self):
-        return READ_EVENT_SCHEMA
+        return PERMISSIVE_READ_EVENT_SCHEMA if is_permissive(dict(self.options)) else READ_EVENT_SCHEMA
 
     def reader(self, schema) -> MessageEventsReader:
         if not self.options.get("source-uri"):
@@ -258,8 +219,23 @@ class CdcwireDataSource(DataSource):
         uri = self.options.get("sink-uri")
         if not uri:
             raise SinkURIError('the cdcwire sink needs .option("sink-uri", URI)', "sink-uri")
-        sink_config(uri)  # a bad URI fails here, before any task runs
+        config = sink_config(uri)  # a bad URI fails here, before any task runs
+        if "_cdc_topic" not in schema.names:
+            refuse_unplanned_topics(config)
         return EventsWriter(uri)
+
+
+def refuse_unplanned_topics(config: SinkConfig) -> None:
+    """Topic rules need every topic known before the first resolved event is broadcast, which a
+    task dispatching its own input cannot know: refuse them where resolved events are sent."""
+    if config.codec.policy(config).resolved is Broadcast.NONE:
+        return
+    if any(rule.topic is not None for rule in config.dispatch_rules):
+        raise CdcwireError(
+            f"format('cdcwire') cannot write an event DataFrame to {config.redacted_uri}: with topic rules,"
+            " resolved events must reach topics a task may never see; use cdcwire.spark.write(df, uri),"
+            " or write cdcwire.spark.prepare(df, uri)[0]"
+        )
 
 
 _REGISTERED: set[int] = set()

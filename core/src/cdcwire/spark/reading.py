@@ -13,6 +13,7 @@ from ..api import config_of
 from ..errors import CdcwireError
 from ..sink_uri import SinkConfig
 from .data_source import register_data_sources
+from .message_ranges import plan_message_ranges, ranges_to_json
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA
 
 
@@ -50,37 +51,47 @@ def read(
     topics: Optional[Union[str, Sequence[str]]] = None,
     start_offset: Optional[int] = None,
     offsets: Optional[Mapping[str, int]] = None,
+    permissive: bool = False,
 ) -> DataFrame:
     """The events of a sink's messages, decoded on the executors, with topic, partition and offset.
 
     Bounded: each partition from ``start_offset`` (default the earliest; ``offsets`` per
-    ``"topic/partition"``) to its high watermark when the read is planned. ``topics``: the
-    URI's topic by default, a list, or ``"*"`` for every topic the source holds.
+    ``"topic/partition"``) to its high watermark now. The ranges are pinned here, once: every
+    action over the DataFrame reads the same messages, however many producers add meanwhile
+    (a file source has no watermark to pin: see :mod:`cdcwire.spark.message_ranges`).
+    ``topics``: the URI's topic by default, a list, or ``"*"`` for every topic the source holds.
+    ``permissive``: an undecodable message becomes a ``_malformed`` row (source
+    ``topic/partition/offset``) for ``write(..., dead_letter=DIR)``, instead of failing the read.
     """
     register_data_sources(spark)
     uri = source_uri.uri if isinstance(source_uri, SinkConfig) else source_uri
     config_of(uri)  # a bad URI fails here, on the driver
-    reader = spark.read.format("cdcwire").option("source-uri", uri)
-    if topics is not None:
-        reader = reader.option("topics", topics if isinstance(topics, str) else ",".join(topics))
-    if start_offset is not None:
-        reader = reader.option("start-offset", str(start_offset))
-    if offsets:
-        reader = reader.option("offsets", json.dumps(dict(offsets)))
-    return reader.load()
+    topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
+    ranges = plan_message_ranges(uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "")
+    return (
+        spark.read.format("cdcwire")
+        .option("source-uri", uri)
+        .option("ranges", ranges_to_json(ranges))
+        .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
+        .load()
+    )
 
 
 def events_only(df: DataFrame) -> DataFrame:
-    """Just the event columns (drops topic, partition, offset): ready to write to another sink."""
-    return df.select(*(F.col(f"`{c}`") for c in EVENT_COLUMNS))
+    """Just the event columns (drops topic, partition, offset): ready to write to another sink.
+    ``_malformed`` stays when the frame has it: the dead-letter path needs it."""
+    extra = ["_malformed"] if "_malformed" in df.columns else []
+    return df.select(*(F.col(f"`{c}`") for c in [*EVENT_COLUMNS, *extra]))
 
 
 def without_broadcast_copies(df: DataFrame) -> DataFrame:
     """Events read back, with the copies of each DDL and resolved event (one per partition it was
-    broadcast to) reduced to one, so that writing them again broadcasts each event once."""
+    broadcast to) reduced to one, so that writing them again broadcasts each event once.
+    Malformed rows (kind null) are kept as they are."""
     events = events_only(df)
-    rows = events.where(F.col("kind").isin("insert", "update", "delete"))
-    others = events.where(F.col("kind").isin("ddl", "resolved")).dropDuplicates(
+    kind = F.col("kind")
+    rows = events.where(kind.isin("insert", "update", "delete") | kind.isNull())
+    others = events.where(kind.isin("ddl", "resolved")).dropDuplicates(
         ["kind", "commit_ts", "schema", "table", "ddl_type", "query"]
     )
     return rows.unionByName(others)

@@ -28,7 +28,8 @@ A malformed input record read permissively has ``kind`` null and the
 ``cdcwire.spark.write`` sends those to the dead-letter path or fails with them.
 
 Read back from a sink, the DataFrame adds ``topic`` string, ``partition`` int and
-``offset`` bigint.
+``offset`` bigint; read permissively, a message that cannot be decoded is a row
+with ``_malformed`` set (its source ``topic/partition/offset``) and null event columns.
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ MESSAGE_FIELDS = [
     StructField("offset", LongType(), False),
 ]
 READ_EVENT_SCHEMA = StructType([*EVENT_FIELDS, *MESSAGE_FIELDS])
+#: Events read back permissively: undecodable messages are rows with ``_malformed`` set.
+PERMISSIVE_READ_EVENT_SCHEMA = StructType(
+    [*EVENT_FIELDS, *MESSAGE_FIELDS, StructField("_malformed", MALFORMED_TYPE)]
+)
 
 # The same schemas as Arrow types, for the executors' batch conversion.
 ARROW_VALUE = pa.struct(
@@ -134,11 +139,12 @@ ARROW_MALFORMED = pa.struct(
 )
 ARROW_EVENT_SCHEMA = pa.schema(ARROW_EVENT_FIELDS)
 ARROW_PERMISSIVE_EVENT_SCHEMA = pa.schema([*ARROW_EVENT_FIELDS, pa.field("_malformed", ARROW_MALFORMED)])
-ARROW_READ_EVENT_SCHEMA = pa.schema(
-    [
-        *ARROW_EVENT_FIELDS,
-        pa.field("topic", pa.string(), False),
-        pa.field("partition", pa.int32(), False),
-        pa.field("offset", pa.int64(), False),
-    ]
+ARROW_MESSAGE_FIELDS = [
+    pa.field("topic", pa.string(), False),
+    pa.field("partition", pa.int32(), False),
+    pa.field("offset", pa.int64(), False),
+]
+ARROW_READ_EVENT_SCHEMA = pa.schema([*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS])
+ARROW_PERMISSIVE_READ_EVENT_SCHEMA = pa.schema(
+    [*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS, pa.field("_malformed", ARROW_MALFORMED)]
 )

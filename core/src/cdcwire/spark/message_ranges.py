@@ -1,0 +1,74 @@
+"""Which messages a read takes: one bounded range per topic-partition, planned once.
+
+A read goes from a start offset (the earliest held by default) to the high
+watermark each partition had when the read was planned. ``cdcwire.spark.read``
+plans when it is called and hands the ranges to the data source as an option, so
+every action over its DataFrame reads the same messages while producers go on
+appending: counting it twice gives one number, and a write with topic rules,
+which reads its input once to plan topics and once to route, sees the same tables
+both times. ``spark.read.format("cdcwire")`` without that option plans whenever
+Spark plans a query over it.
+
+A transport without watermarks (the file transport) has no end to pin: its
+ranges end where each partition's file ends when a task reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+from pyspark.sql.datasource import InputPartition
+
+from .sink_cache import sink_config
+
+
+@dataclass(frozen=True)
+class MessageRange(InputPartition):
+    """Offsets [start, end) of one topic-partition; None: the earliest held / no pinned end."""
+
+    topic: str
+    partition: int
+    start: Optional[int]
+    end: Optional[int]
+
+
+def plan_message_ranges(
+    uri: str, topics: str = "", start_offset: Optional[int] = None, offsets: str = ""
+) -> list[MessageRange]:
+    """One range per topic-partition: from the given start (or the low watermark now) to the high
+    watermark now, where the transport has watermarks.
+
+    ``topics``: "a,b", "*" for every topic the source holds, or "" for the URI's topic;
+    ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset``.
+    """
+    config = sink_config(uri)
+    reader = config.transport.reader(config)
+    starts = json.loads(offsets) if offsets else {}
+    watermarks = getattr(reader, "watermarks", None)
+    try:
+        if topics.strip() == "*":
+            names = reader.topics()
+        elif topics.strip():
+            names = [t.strip() for t in topics.split(",") if t.strip()]
+        else:
+            names = [config.topic]
+        ranges = []
+        for topic in names:
+            for p in reader.partitions(topic):
+                start = starts.get(f"{topic}/{p}", start_offset)
+                low, high = watermarks(topic, p) if watermarks is not None else (None, None)
+                ranges.append(MessageRange(topic, p, low if start is None else int(start), high))
+        return ranges
+    finally:
+        reader.close()
+
+
+def ranges_to_json(ranges: list[MessageRange]) -> str:
+    """The data source option that pins a read to ``ranges``."""
+    return json.dumps([[r.topic, r.partition, r.start, r.end] for r in ranges])
+
+
+def ranges_from_json(text: str) -> list[MessageRange]:
+    return [MessageRange(topic, partition, start, end) for topic, partition, start, end in json.loads(text)]
