@@ -83,7 +83,9 @@ def _sizing_encoder(options: CanalOptions) -> CanalJSONEncoder:
 
 
 @lru_cache(maxsize=4096)
-def _read_back_type(ctype: ColumnType, flags: ColumnFlag, full_text: Optional[str], cc: bool) -> tuple[str, ColumnShape]:
+def _read_back_type(
+    ctype: ColumnType, flags: ColumnFlag, full_text: Optional[str], cc: bool
+) -> tuple[str, ColumnShape]:
     """The ``mysqlType`` a column is written with, and what a reader makes of it."""
     text = mysql_type_text(ColumnType(ctype), ColumnFlag(flags), full_text, cc)
     return text, shape_of(text)

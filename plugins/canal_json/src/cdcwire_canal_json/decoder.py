@@ -314,7 +314,9 @@ class CanalJSONDecoder:
             values = [None if t is None else parse(t) for parse, t in zip(reading.parsers, image.values())]
         except _BAD_TEXT:
             raise self._column_error(fields, field, image, reading.columns) from None
-        return tuple(map(build_column, reading.names, reading.types, reading.flags, values, reading.mysql_types))
+        return tuple(
+            map(build_column, reading.names, reading.types, reading.flags, values, reading.mysql_types)
+        )
 
     def _columns_like(
         self,

@@ -138,7 +138,8 @@ class CanalJSONEncoder:
                 layout = layout.key_layout()
             values = self._values(layout, old)  # type: ignore[arg-type]
             data = self._json_values(layout, values, row, "pre_columns")
-            text = layout.templates["DELETE"] % (ts >> 18, self._clock(), layout.sql_types_json(values), *data, tail)
+            head = (ts >> 18, self._clock(), layout.sql_types_json(values))
+            text = layout.templates["DELETE"] % (*head, *data, tail)
         else:
             layout = self._layout(row, new)
             if only_key:
@@ -152,7 +153,8 @@ class CanalJSONEncoder:
                 changed = self._changed_old_json(layout, row, new, old)
                 text = layout.templates[UPDATE_CHANGED] % (*head, changed, *data, tail)
             else:
-                text = layout.templates["UPDATE"] % (*head, *self._old_values(layout, row, new, old), *data, tail)
+                old_data = self._old_values(layout, row, new, old)
+                text = layout.templates["UPDATE"] % (*head, *old_data, *data, tail)
         if NULL_MARK in text:
             text = text.replace(QUOTED_NULL, "null")
         return _utf8(text, row)
@@ -175,13 +177,17 @@ class CanalJSONEncoder:
     ) -> list[str]:
         """The text of each value for ``layout``'s object slots (see ``RowLayout.nulls``)."""
         try:
-            texts = [null if v is None else f(v) for f, null, v in zip(layout.json_formatters, layout.nulls, values)]
+            texts = [
+                null if v is None else f(v) for f, null, v in zip(layout.json_formatters, layout.nulls, values)
+            ]
         except _BAD_VALUE:
             raise cls._value_error(layout, values, row, image_name) from None
         return layout.data.pick(texts)
 
     @staticmethod
-    def _value_error(layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str) -> EncodeError:
+    def _value_error(
+        layout: RowLayout, values: list[object], row: RowChangedEvent, image_name: str
+    ) -> EncodeError:
         """Name the first column whose value its formatter rejects."""
         for plan, v in zip(layout.plans, values):
             try:
