@@ -12,7 +12,7 @@ only the first round pays for compile() itself); and a warm decoder's pass, time
 slices of about 200 events that both decoders take in turn, the best round of each
 slice counting (so that a burst of load elsewhere spoils one slice, not a whole pass).
 
-    .venv/bin/python plugins/craft/benchmarks/decode_workload.py [--events 20000] [--rounds 3]
+    .venv/bin/python benchmarks/craft_vs_open_workload.py [--events 20000] [--rounds 3]
 """
 
 from __future__ import annotations
