@@ -158,6 +158,9 @@ def test_ddl_types_map_to_the_reference_words():
         DDLType.REBASE_AUTO_ID: "ALTER", DDLType.TRUNCATE_TABLE_PARTITION: "ALTER", DDLType.DROP_TABLE: "ERASE",
         DDLType.TRUNCATE_TABLE: "TRUNCATE", DDLType.CREATE_SCHEMA: "QUERY", DDLType.CREATE_VIEW: "QUERY",
         DDLType.LOCK_TABLE: "QUERY", DDLType.SHARD_ROW_ID: "QUERY", DDLType.CREATE_SEQUENCE: "QUERY",
+        DDLType.RENAME_TABLES: "RENAME", DDLType.REORGANIZE_PARTITION: "ALTER",
+        DDLType.ALTER_INDEX_VISIBILITY: "ALTER", DDLType.MULTI_SCHEMA_CHANGE: "ALTER",
+        DDLType.CREATE_RESOURCE_GROUP: "QUERY",
     }
     for ddl_type, word in expected.items():
         assert encode_one(config, DDLEvent(1, "s", "t", "q", ddl_type))["type"] == word, ddl_type
@@ -193,3 +196,13 @@ def test_without_the_extension_resolved_events_reach_no_partition():
     uri = "file:///tmp/unused/t?protocol=canal-json&partition-num=3"
     messages = cdcwire.encode(uri, [tp_int_insert(), ResolvedEvent(COMMIT_TS + 1)])
     assert [json.loads(m.value)["type"] for m in messages] == ["INSERT"]
+
+
+def test_renaming_several_tables_and_reorganizing_partitions_read_back_as_themselves():
+    from cdcwire_canal_json.ddl_kinds import ddl_type_from
+
+    assert ddl_type_from("RENAME", "RENAME TABLE a.t1 TO a.t2, a.t3 TO a.t4") == DDLType.RENAME_TABLES
+    assert ddl_type_from("RENAME", "RENAME TABLE a.t1 TO a.t2") == DDLType.RENAME_TABLE
+    assert ddl_type_from("ALTER", "ALTER TABLE t REORGANIZE PARTITION p0 INTO (PARTITION a VALUES LESS THAN (5))") \
+        == DDLType.REORGANIZE_PARTITION
+    assert ddl_type_from("ALTER", "ALTER TABLE t ALTER INDEX i INVISIBLE") == DDLType.ALTER_INDEX_VISIBILITY

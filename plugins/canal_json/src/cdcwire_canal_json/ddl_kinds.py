@@ -22,6 +22,7 @@ DDL_WORDS = frozenset({CREATE, ALTER, ERASE, TRUNCATE, RENAME, CINDEX, DINDEX, Q
 _WORD_BY_TYPE: dict[DDLType, str] = {
     D.CREATE_TABLE: CREATE,
     D.RENAME_TABLE: RENAME,
+    D.RENAME_TABLES: RENAME,
     D.ADD_INDEX: CINDEX,
     D.ADD_FOREIGN_KEY: CINDEX,
     D.ADD_PRIMARY_KEY: CINDEX,
@@ -39,6 +40,9 @@ _WORD_BY_TYPE: dict[DDLType, str] = {
     D.DROP_TABLE_PARTITION: ALTER,
     D.MODIFY_TABLE_CHARSET_AND_COLLATE: ALTER,
     D.TRUNCATE_TABLE_PARTITION: ALTER,
+    D.REORGANIZE_PARTITION: ALTER,
+    D.ALTER_INDEX_VISIBILITY: ALTER,
+    D.MULTI_SCHEMA_CHANGE: ALTER,
     D.DROP_TABLE: ERASE,
     D.TRUNCATE_TABLE: TRUNCATE,
 }
@@ -88,6 +92,12 @@ _BY_PHRASE: dict[str, tuple[tuple[str, DDLType], ...]] = {
     CINDEX: ((" primary key", D.ADD_PRIMARY_KEY), (" foreign key", D.ADD_FOREIGN_KEY)),
     DINDEX: ((" primary key", D.DROP_PRIMARY_KEY), (" foreign key", D.DROP_FOREIGN_KEY)),
     QUERY: ((" tiflash replica", D.SET_TIFLASH_REPLICA), ("shard_row_id_bits", D.SHARD_ROW_ID)),
+    RENAME: ((",", D.RENAME_TABLES),),
+    ALTER: (
+        (" reorganize partition", D.REORGANIZE_PARTITION),
+        (" invisible", D.ALTER_INDEX_VISIBILITY),
+        (" visible", D.ALTER_INDEX_VISIBILITY),
+    ),
 }
 
 
