@@ -62,3 +62,15 @@ def test_flag_tests_give_ints_and_unions_give_flags():
     assert type(flags) is ColumnFlag and flags == 10
     assert flags & ColumnFlag.HANDLE_KEY == 2 and not flags & ColumnFlag.BINARY
     assert list(flags) == [ColumnFlag.HANDLE_KEY, ColumnFlag.PRIMARY_KEY]
+
+
+def test_build_row_event_gives_the_same_frozen_event_as_the_constructor():
+    from cdcwire.events import build_row_event
+
+    built = build_row_event(7, "s", "t", ID, None, 42)
+    made = RowChangedEvent(7, "s", "t", ID, None, 42)
+    assert type(built) is RowChangedEvent and built == made and hash(built) == hash(made)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.commit_ts = 8  # type: ignore[misc]
+    with pytest.raises(ValueError, match="neither columns nor pre_columns"):
+        build_row_event(7, "s", "t", None, None)

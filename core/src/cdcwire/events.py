@@ -142,6 +142,35 @@ class RowChangedEvent:
         return tuple(c for c in self.image if c.flags & ColumnFlag.HANDLE_KEY)
 
 
+class _RowShell:
+    """RowChangedEvent's slots without its frozen ``__setattr__``: see :func:`build_row_event`."""
+
+    __slots__ = tuple(RowChangedEvent.__slots__)
+
+
+def build_row_event(
+    commit_ts: int,
+    schema: str,
+    table: str,
+    columns: Optional[Columns],
+    pre_columns: Optional[Columns],
+    table_id: Optional[int] = None,
+) -> RowChangedEvent:
+    """A RowChangedEvent at a fraction of the constructor's cost, the same way as
+    :func:`build_column`, with the constructor's one check kept."""
+    if columns is None and pre_columns is None:
+        raise ValueError(f"row event {schema}.{table}@{commit_ts} has neither columns nor pre_columns")
+    shell = _new_shell(_RowShell)
+    shell.commit_ts = commit_ts
+    shell.schema = schema
+    shell.table = table
+    shell.columns = columns
+    shell.pre_columns = pre_columns
+    shell.table_id = table_id
+    shell.__class__ = RowChangedEvent  # type: ignore[assignment]
+    return shell  # type: ignore[return-value]
+
+
 @dataclass(frozen=True, slots=True)
 class DDLEvent:
     """A schema change, sent after it ran upstream. ``schema``/``table`` may be empty."""
@@ -169,6 +198,7 @@ Event = Union[RowChangedEvent, DDLEvent, ResolvedEvent]
 __all__ = [
     "Column",
     "build_column",
+    "build_row_event",
     "Columns",
     "ColumnFlag",
     "ColumnType",

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..codec import Broadcast, EventPolicy
-from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_row_event
 from .partitioners import Partitioner
 from .rules import DispatchRule, rules_from_params
 
@@ -35,8 +35,8 @@ def split_key_change(row: RowChangedEvent) -> tuple[RowChangedEvent, ...]:
     for c in row.columns:
         if c.is_handle_key and (c.name not in old or old[c.name] != c.value):
             return (
-                RowChangedEvent(row.commit_ts, row.schema, row.table, None, row.pre_columns, row.table_id),
-                RowChangedEvent(row.commit_ts, row.schema, row.table, row.columns, None, row.table_id),
+                build_row_event(row.commit_ts, row.schema, row.table, None, row.pre_columns, row.table_id),
+                build_row_event(row.commit_ts, row.schema, row.table, row.columns, None, row.table_id),
             )
     return (row,)
 

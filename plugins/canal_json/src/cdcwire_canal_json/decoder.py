@@ -26,7 +26,7 @@ from cdcwire import (
     ResolvedEvent,
     RowChangedEvent,
 )
-from cdcwire.events import build_column
+from cdcwire.events import build_column, build_row_event
 
 from .column_types import Parser, shape_of
 from .ddl_kinds import DDL_WORDS, ddl_type_from
@@ -229,12 +229,12 @@ class CanalJSONDecoder:
                 old = self._columns(fields, "old", old_image, reading)
                 if old_names != list(data_image):  # else: the same columns in the same order
                     old = _fill_unchanged(old, data)
-            return RowChangedEvent(commit_ts, schema, table, data, old)
+            return build_row_event(commit_ts, schema, table, data, old)
         if doc["old"] is not None:
             raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(doc['old'])}")
         if kind == "INSERT":
-            return RowChangedEvent(commit_ts, schema, table, data, None)
-        return RowChangedEvent(commit_ts, schema, table, None, data)
+            return build_row_event(commit_ts, schema, table, data, None)
+        return build_row_event(commit_ts, schema, table, None, data)
 
     def _reading_for(self, fields: _Fields, schema: str, table: str, only_key: bool) -> TableReading:
         """The table's reading; its ``mysqlType``, ``sqlType`` and ``pkNames`` are checked in full

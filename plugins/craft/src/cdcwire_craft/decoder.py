@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Optional
 
 from cdcwire.codes import DDLType
 from cdcwire.errors import DecodeError
-from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, build_row_event
 from cdcwire.message import Message
 
 from .column_values import BadValue
@@ -95,7 +95,7 @@ class CraftDecoder:
                 partition = partitions[i]
                 columns, pre_columns = self._row(data, pos, end, tables, row_tables[row_index], dictionary)
                 add(
-                    RowChangedEvent(
+                    build_row_event(
                         commit_ts[i], names[schemas[i]], names[table_names[i]], columns, pre_columns,
                         partition if partition >= 0 else None,
                     )

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from cdcwire.codes import ColumnFlag, ColumnType, DDLType
 from cdcwire.errors import DecodeError
-from cdcwire.events import Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
+from cdcwire.events import Columns, DDLEvent, Event, ResolvedEvent, build_column, build_row_event
 from cdcwire.message import Message
 
 from .column_values import BadValue, ValueReader, canonical_json_type, value_reader
@@ -101,7 +101,7 @@ class OpenProtocolDecoder:
         try:
             if kind == _ROW:
                 new, old = self._row_images(body)
-                return RowChangedEvent(ts, schema, table, new, old, table_id)
+                return build_row_event(ts, schema, table, new, old, table_id)
             return _ddl(body, ts, schema, table)
         except _Problem as exc:
             raise DecodeError(f"event {index} ({schema}.{table} at ts {ts}) value: {exc}", vstart, "value") from None
