@@ -11,7 +11,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--input", required=True, help="event JSON Lines / Parquet path, or a source URI to transcode")
     p.add_argument("--sink-uri", required=True, help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json")
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    p.add_argument("--dead-letter", help="directory for malformed input records (default: fail on the first)")
+    p.add_argument(
+        "--dead-letter",
+        help="directory for malformed input records and undecodable source messages (default: fail on the first)",
+    )
     p.add_argument("--topics", help="with a source URI: topics to read ('a,b' or '*'; default the URI's topic)")
     return p
 
@@ -25,7 +28,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_of(args.sink_uri)  # a bad URI fails before Spark starts
     spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
     if is_source_uri(args.input):
-        df = cs.without_broadcast_copies(cs.read(spark, args.input, topics=args.topics))
+        df = cs.without_broadcast_copies(
+            cs.read(spark, args.input, topics=args.topics, permissive=bool(args.dead_letter))
+        )
     else:
         df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
     with ProgressBar(spark, label="cdcwire run"):

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..codes import ColumnFlag, DDLType
 from ..errors import CdcwireError
-from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
+from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .record_checks import ROW_IMAGES, EntryChecks, commit_ts_values, ddl_type, image_problem
 from .schema import (
     ARROW_COLUMN,
@@ -296,7 +296,7 @@ def checked_events(
         if images is not None:
             fits = (c is None) is not images[0] and (p is None) is not images[1]
             if fits and ts[i] is not None and schemas[i] is not None and tables[i] is not None:
-                out.append(RowChangedEvent(ts[i], schemas[i], tables[i], c, p, table_ids[i]))
+                out.append(build_row_event(ts[i], schemas[i], tables[i], c, p, table_ids[i]))
                 continue
             problems[i] = _row_problem(kind, ts[i], schemas[i], tables[i], c, p)
         elif kind == "ddl":

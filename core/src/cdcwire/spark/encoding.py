@@ -20,7 +20,7 @@ import pyarrow as pa
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from ..errors import CdcwireError
-from ..events import Event, RowChangedEvent
+from ..events import Event, RowChangedEvent, build_row_event
 from ..message import Message
 from .arrow_events import batch_to_events
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
@@ -49,8 +49,8 @@ def _half(event: Event, half: int) -> Event:
         return event
     assert isinstance(event, RowChangedEvent)
     if half == 1:
-        return RowChangedEvent(event.commit_ts, event.schema, event.table, None, event.pre_columns, event.table_id)
-    return RowChangedEvent(event.commit_ts, event.schema, event.table, event.columns, None, event.table_id)
+        return build_row_event(event.commit_ts, event.schema, event.table, None, event.pre_columns, event.table_id)
+    return build_row_event(event.commit_ts, event.schema, event.table, event.columns, None, event.table_id)
 
 
 def _routed_events(
