@@ -138,3 +138,14 @@ def test_a_batch_of_only_malformed_records_has_every_event_column_null():
     bad = {"source": "e.jsonl:1", "reason": "not json", "text": "{"}
     batch = events_to_permissive_batch([None, None], [bad, bad])
     assert batch.column("kind").null_count == 2 and batch.column("_malformed").to_pylist() == [bad, bad]
+
+
+def test_stages_collect_garbage_less_often_and_put_the_collector_back():
+    import gc
+
+    from cdcwire.spark.collector import STAGE_THRESHOLD, fewer_collections
+
+    before = gc.get_threshold()
+    with fewer_collections():
+        assert gc.get_threshold()[0] == STAGE_THRESHOLD and gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

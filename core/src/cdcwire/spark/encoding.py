@@ -22,6 +22,7 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from ..errors import CdcwireError
 from ..events import Event, RowChangedEvent, build_row_event
 from ..message import Message
+from .collector import fewer_collections
 from .arrow_events import batch_to_events
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from .sink_cache import sink_config
@@ -73,7 +74,8 @@ def encode_stage(sink_uri: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator
     """The mapInArrow function of the encoding stage (runs on executors)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        yield from encode_routed(sink_uri, batches)
+        with fewer_collections():
+            yield from encode_routed(sink_uri, batches)
 
     return run
 

@@ -18,6 +18,7 @@ from ..errors import DecodeError
 from ..events import Event
 from ..message import Message
 from .arrow_events import events_to_batch, events_to_permissive_batch
+from .collector import fewer_collections
 from .message_ranges import MessageRange
 from .schema import ARROW_PERMISSIVE_READ_EVENT_SCHEMA, ARROW_READ_EVENT_SCHEMA
 from .sink_cache import sink_config
@@ -28,6 +29,11 @@ BATCH_EVENTS = 4096
 def decode_range(uri: str, part: MessageRange, permissive: bool = False) -> Iterator[pa.RecordBatch]:
     """Decode one range into event batches with topic, partition and offset (and ``_malformed``
     when ``permissive``)."""
+    with fewer_collections():
+        yield from _decoded_batches(uri, part, permissive)
+
+
+def _decoded_batches(uri: str, part: MessageRange, permissive: bool) -> Iterator[pa.RecordBatch]:
     config = sink_config(uri)
     decoder = config.codec.decoder(config)
     reader = config.transport.reader(config)

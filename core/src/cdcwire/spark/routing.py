@@ -26,6 +26,7 @@ from ..event_json import to_json
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..redact import redact_url
 from ..sink_uri import SinkConfig
+from .collector import fewer_collections
 from .arrow_events import batch_to_events, checked_events
 from .rejected import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
@@ -258,10 +259,11 @@ def dispatch_stage(plan: RoutePlan) -> Callable[[Iterator[pa.RecordBatch]], Iter
         rejected = RejectedRecords.for_task(plan.dead_letter, plan.write_id, task)
         router = BatchRouter(plan, rejected)
         try:
-            for batch in batches:
-                routed = router.route(batch)
-                if routed is not None:
-                    yield routed
+            with fewer_collections():
+                for batch in batches:
+                    routed = router.route(batch)
+                    if routed is not None:
+                        yield routed
             rejected.publish()
         except BaseException:
             rejected.discard()

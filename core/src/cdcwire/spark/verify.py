@@ -20,6 +20,7 @@ from ..event_json import to_json
 from ..sink_uri import SinkConfig
 from ..dispatch import Dispatcher
 from .arrow_events import batch_to_events
+from .collector import fewer_collections
 from .routing import plan_routes
 from .sink_cache import sink_config
 
@@ -59,33 +60,42 @@ def expected_placed(df: DataFrame, sink_uri: Union[str, SinkConfig]) -> DataFram
         cfg = sink_config(uri)
         dispatcher = Dispatcher(cfg, partition_count=plan.partition_counts.__getitem__)
         dispatcher.topics = set(plan.partition_counts)
-        for batch in batches:
-            topics, parts, texts = [], [], []
-            for event in batch_to_events(batch):
-                for route in dispatcher.route(event):
-                    carried = cfg.codec.carried(cfg, route.event)
-                    if carried is not None:
-                        topics.append(route.topic)
-                        parts.append(route.partition)
-                        texts.append(to_json(carried))
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(topics, pa.string()), pa.array(parts, pa.int32()), pa.array(texts, pa.string())],
-                names=["topic", "partition", "event"],
-            )
+        with fewer_collections():
+            yield from _placed_copies(cfg, dispatcher, batches)
 
     return df.mapInArrow(run, PLACED_SCHEMA)
+
+
+def _placed_copies(
+    cfg: SinkConfig, dispatcher: Dispatcher, batches: Iterator[pa.RecordBatch]
+) -> Iterator[pa.RecordBatch]:
+    """(topic, partition, event JSON) of each routed copy, as the codec carries it."""
+    for batch in batches:
+        topics, parts, texts = [], [], []
+        for event in batch_to_events(batch):
+            for route in dispatcher.route(event):
+                carried = cfg.codec.carried(cfg, route.event)
+                if carried is not None:
+                    topics.append(route.topic)
+                    parts.append(route.partition)
+                    texts.append(to_json(carried))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(topics, pa.string()), pa.array(parts, pa.int32()), pa.array(texts, pa.string())],
+            names=["topic", "partition", "event"],
+        )
 
 
 def actual_placed(read_df: DataFrame) -> DataFrame:
     """(topic, partition, event JSON) of every event read back."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            texts = [to_json(e) for e in batch_to_events(batch)]
-            yield pa.RecordBatch.from_arrays(
-                [batch.column("topic"), batch.column("partition"), pa.array(texts, pa.string())],
-                names=["topic", "partition", "event"],
-            )
+        with fewer_collections():
+            for batch in batches:
+                texts = [to_json(e) for e in batch_to_events(batch)]
+                yield pa.RecordBatch.from_arrays(
+                    [batch.column("topic"), batch.column("partition"), pa.array(texts, pa.string())],
+                    names=["topic", "partition", "event"],
+                )
 
     return read_df.mapInArrow(run, PLACED_SCHEMA)
 
