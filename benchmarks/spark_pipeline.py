@@ -4,8 +4,8 @@ against a plain Spark baseline that writes the same events as JSON (df.write.jso
     python benchmarks/spark_pipeline.py [--sizes 100000,1000000] [--master local[2]] [--protocols a,b]
 
 For each size, one process makes the input (a generated workload stored as Parquet, not
-timed) and a fresh process measures: the baseline, then every protocol, all reading that
-Parquet file. Printed: events/s, the ratio to the baseline, bytes written, and the peak
+timed) and a fresh process measures: a warm-up read (not timed), the baseline, then every
+protocol, all reading that Parquet file. Printed: events/s, the ratio to the baseline, bytes written, and the peak
 memory of the driver in that measuring process (the Python driver and the Spark driver
 JVM, which in local mode also runs the executors' JVM side). A write that collected
 events to the driver would show as peaks that grow with the input; cdcwire's stay flat.
@@ -57,6 +57,7 @@ def measure(size: int, work: Path, master: str, protocols: list[str]) -> None:
 
     spark = cs.spark_session(master, shuffle_partitions=8, **QUIET)
     events = cs.read_events(spark, str(work / f"events-{size}.parquet"))
+    events.write.format("noop").mode("overwrite").save()  # warm the JVM up before anything is timed
     rows = []
     started = time.monotonic()
     events.write.json(str(work / "baseline"))
