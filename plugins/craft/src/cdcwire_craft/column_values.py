@@ -18,7 +18,7 @@ import struct
 from operator import index
 from typing import Any, Callable
 
-from cdcwire.codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from cdcwire.codes import BLOB_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnFlag, ColumnType
 from cdcwire.errors import EncodeError
 from cdcwire.value_text import to_float32
 
@@ -40,17 +40,6 @@ _SIGNED_INTEGERS = frozenset(
     {ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.INT, ColumnType.MEDIUMINT, ColumnType.BIGINT}
 )
 _UVARINT_TYPES = frozenset({ColumnType.ENUM, ColumnType.SET, ColumnType.BIT})
-_TEXT_TYPES = frozenset(
-    {
-        ColumnType.DECIMAL,
-        ColumnType.DATE,
-        ColumnType.NEWDATE,
-        ColumnType.TIME,
-        ColumnType.DATETIME,
-        ColumnType.TIMESTAMP,
-        ColumnType.JSON,
-    }
-)
 _RAW_TYPES = BLOB_TYPES | STRING_TYPES
 
 
@@ -66,7 +55,7 @@ def value_kind(ctype: int, flags: int) -> ValueKind:
         return ValueKind.FLOAT
     if ctype == ColumnType.DOUBLE:
         return ValueKind.DOUBLE
-    if ctype in _TEXT_TYPES:
+    if ctype in TEXTUAL_TYPES:
         return ValueKind.TEXT
     if ctype in _RAW_TYPES:
         return ValueKind.BINARY if flags & ColumnFlag.BINARY else ValueKind.STRING

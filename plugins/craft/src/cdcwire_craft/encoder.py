@@ -130,34 +130,33 @@ class CraftEncoder:
         old = row.pre_columns
         if old is not None and new is None and self.delete_only_handle_key_columns:
             old = tuple(c for c in old if c.is_handle_key)
-        # The table's last shape with as many columns is tried inline (this is the hot
-        # path); a mismatch, a new table or a bad value leaves it to _group.
-        shapes = table.shapes
-        estimate = table.header_estimate
         new_shape = old_shape = None
         values: tuple[bytes, ...] = ()
+        estimate = table.header_estimate
         if new:
-            new_shape = shapes.get(len(new), _UNSEEN)
-            try:
-                encoded = new_shape.encode_group(new)
-            except _VALUE_ERRORS:
-                encoded = None
-            if encoded is None:
-                new_shape, encoded = self._group(new, row, table)
+            new_shape, encoded = self._image(new, row, table)
             values = (encoded[0],)
             estimate += encoded[1]
         if old:
-            old_shape = shapes.get(len(old), _UNSEEN)
-            try:
-                encoded = old_shape.encode_group(old)
-            except _VALUE_ERRORS:
-                encoded = None
-            if encoded is None:
-                old_shape, encoded = self._group(old, row, table)
+            old_shape, encoded = self._image(old, row, table)
             values += (encoded[0],)
             estimate += encoded[1]
         layout_key = table.layout_keys.get((new_shape, old_shape)) or table.layout_key(new_shape, old_shape)
         return _new_row(PreparedRow, (commit_ts, partition, layout_key, values, estimate))
+
+    def _image(
+        self, columns: Sequence[Column], row: RowChangedEvent, table: _TableState
+    ) -> tuple[TableShape, tuple[bytes, int]]:
+        """One image's shape and encoded group. The table's last shape with as many columns is
+        tried first (the hot path); a mismatch, a new table or a bad value leaves it to _group."""
+        shape = table.shapes.get(len(columns), _UNSEEN)
+        try:
+            encoded = shape.encode_group(columns)
+        except _VALUE_ERRORS:
+            encoded = None
+        if encoded is None:
+            return self._group(columns, row, table)
+        return shape, encoded
 
     def _new_table(self, row: RowChangedEvent) -> _TableState:
         if len(self._tables) > 4096:

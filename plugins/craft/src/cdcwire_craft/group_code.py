@@ -51,9 +51,9 @@ which raises for bad values exactly as before.
 from __future__ import annotations
 
 import struct
-from types import CodeType
 from typing import Any, Callable, Optional, Sequence
 
+from .code_cache import CodeCache
 from .column_values import ENCODERS, ValueKind
 from .primitives import CONTINUED_GROUP, I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, nullable_bytes_chunk, uvarint
 
@@ -66,9 +66,6 @@ _F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checki
 #: Widest group that is unrolled: Python's compiler recurses once per column
 #: through the generated expressions, and fails somewhere past a thousand.
 MAX_UNROLLED_COLUMNS = 256
-
-_MAX_CACHED_CODE = 1024
-_code_by_kinds: dict[tuple[int, ...], CodeType] = {}
 
 # The body of each value kind after ``v = cI.value``; {i} is the column's index.
 # Each sets d{i} (the value's bytes, b"" for NULL) and z{i} (zigzag of its length).
@@ -170,15 +167,8 @@ def group_source(kinds: Sequence[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _group_code(kinds: tuple[int, ...]) -> CodeType:
-    """The compiled module defining ``encode_group`` for these kinds, shared by shapes; bounded."""
-    code = _code_by_kinds.get(kinds)
-    if code is None:
-        if len(_code_by_kinds) >= _MAX_CACHED_CODE:
-            _code_by_kinds.clear()
-        name = f"<craft group encoder of {len(kinds)} columns>"
-        code = _code_by_kinds[kinds] = compile(group_source(kinds), name, "exec")
-    return code
+#: Compiled ``group_source`` code, shared by the shapes with the same kinds.
+_group_code = CodeCache(group_source, "group encoder")
 
 
 def compiled_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:

@@ -48,11 +48,11 @@ code is shared by every shape of the same kinds.
 from __future__ import annotations
 
 import struct
-from types import CodeType
 from typing import Any, Callable, Optional, Sequence
 
 from cdcwire.events import Column, build_column
 
+from .code_cache import CodeCache
 from .column_values import DECODERS, ValueKind
 from .group_code import MAX_UNROLLED_COLUMNS
 
@@ -68,9 +68,6 @@ LikeDecoder = Callable[
 
 #: What a generated decoder raises for bytes that are not what their column needs.
 FAST_PATH_ERRORS = (ValueError, IndexError, OverflowError, struct.error)
-
-_MAX_CACHED_CODE = 1024
-_code_by_kinds: dict[tuple[int, ...], CodeType] = {}
 
 # The value expression of each kind; {i} is the column's index, {j} the next one's.
 _VALUE_CODE: dict[ValueKind, str] = {
@@ -130,15 +127,8 @@ def values_source(kinds: Sequence[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _values_code(kinds: tuple[int, ...]) -> CodeType:
-    """The compiled module defining ``decode_values`` for these kinds, shared by shapes; bounded."""
-    code = _code_by_kinds.get(kinds)
-    if code is None:
-        if len(_code_by_kinds) >= _MAX_CACHED_CODE:
-            _code_by_kinds.clear()
-        name = f"<craft group decoder of {len(kinds)} columns>"
-        code = _code_by_kinds[kinds] = compile(values_source(kinds), name, "exec")
-    return code
+#: Compiled ``values_source`` code, shared by the shapes with the same kinds.
+_values_code = CodeCache(values_source, "group decoder")
 
 
 _F32 = struct.Struct("<f")
