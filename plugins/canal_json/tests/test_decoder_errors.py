@@ -116,6 +116,16 @@ def test_a_float_text_past_the_float32_range_names_the_column(text):
         _decode_doc(doc)
 
 
+@pytest.mark.parametrize("text", ["1e999", "-1e309", "1" + "0" * 400])
+def test_a_double_text_past_the_float64_range_names_the_column(text):
+    doc = _good()
+    doc["mysqlType"]["c_int"] = "double"
+    doc["sqlType"]["c_int"] = 8
+    doc["data"][0]["c_int"] = text
+    with pytest.raises(DecodeError, match=r"'data\[0\].c_int' is not a DOUBLE value: .* is beyond the DOUBLE range"):
+        _decode_doc(doc)
+
+
 def test_a_value_must_be_a_string_or_null():
     doc = _good()
     doc["data"][0]["c_int"] = 12

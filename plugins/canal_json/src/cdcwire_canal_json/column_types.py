@@ -258,6 +258,7 @@ def json_formatter_for(ctype: ColumnType, flags: ColumnFlag) -> tuple[Formatter,
 
 Parser = Callable[[str], object]
 
+_INFINITIES = (float("inf"), float("-inf"))
 _FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|NaN\Z|[+-]Inf\Z")
 
 
@@ -269,9 +270,14 @@ def parse_int(text: str) -> int:
 
 
 def parse_double(text: str) -> float:
+    """Go's ParseFloat syntax. NaN and +-Inf are what the encoder writes for those values;
+    a finite text past the float64 range (1e999) is an error there, not an infinity."""
     if not _FLOAT_TEXT.match(text):
         raise ValueError(f"{text[:40]!r} is not a number")
-    return float(text)
+    value = float(text)
+    if value in _INFINITIES and text[-3:] != "Inf":
+        raise ValueError(f"{text[:40]!r} is beyond the DOUBLE range")
+    return value
 
 
 def parse_float32(text: str) -> float:
