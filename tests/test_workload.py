@@ -25,7 +25,28 @@ def test_stream_has_the_asked_size_and_every_kind_of_change():
     kinds = Counter(e.kind if isinstance(e, cdcwire.RowChangedEvent) else type(e).__name__ for e in events)
     assert kinds["insert"] and kinds["update"] and kinds["delete"]
     ddl = [e for e in events if isinstance(e, cdcwire.DDLEvent)]
-    assert {e.ddl_type for e in ddl} == {cdcwire.DDLType.CREATE_TABLE, cdcwire.DDLType.ADD_COLUMN}
+    assert {e.ddl_type for e in ddl} == {
+        cdcwire.DDLType.CREATE_TABLE, cdcwire.DDLType.ADD_COLUMN, cdcwire.DDLType.DROP_COLUMN
+    }
+
+
+def test_tables_stay_bounded_in_width_however_long_the_stream():
+    events = _events(20000, max_added_columns=2)
+    widest = max(len(e.image) for e in events if isinstance(e, cdcwire.RowChangedEvent))
+    assert widest <= 1 + len(COLUMN_KINDS) + 2  # id, every kind (all_types), two added columns
+
+
+def test_a_dropped_column_leaves_the_rows_that_follow():
+    events = _events(20000, max_added_columns=1)
+    drops = [
+        (i, e) for i, e in enumerate(events)
+        if isinstance(e, cdcwire.DDLEvent) and e.ddl_type == cdcwire.DDLType.DROP_COLUMN
+    ]
+    assert drops
+    for i, ddl in drops:
+        dropped = ddl.query.rsplit("`", 2)[1]
+        later = [e for e in events[i + 1:] if isinstance(e, cdcwire.RowChangedEvent) and e.table == ddl.table]
+        assert all(c.name != dropped for e in later for c in e.image)
 
 
 def test_some_updates_change_the_handle_key():

@@ -4,8 +4,10 @@ Several tables whose columns cover every column type of
 :data:`cdcwire.column_kinds.COLUMN_KINDS`; transactions of a few row
 changes (inserts, updates, some of which change the handle key, deletes) at
 increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
-carry the new column); a resolved ts every ``resolved_every`` commits. Values
-come from ``random.Random(seed)``: the same seed gives the same stream, fast.
+carry the new column), ``DROP COLUMN`` of the oldest added one once a table has
+``max_added_columns`` (a long stream must not widen its tables forever); a
+resolved ts every ``resolved_every`` commits. Values come from
+``random.Random(seed)``: the same seed gives the same stream, fast.
 """
 
 from __future__ import annotations
@@ -191,6 +193,9 @@ class Workload:
     resolved_every: int = 10
     ddl_every: int = 500
     max_live_rows: int = 2000
+    #: Columns a table gains by ADD COLUMN before its next schema change drops the oldest of
+    #: them: tables evolve both ways and stay as wide as real ones however long the stream.
+    max_added_columns: int = 3
 
     def __iter__(self) -> Iterator[Event]:
         return generate(self)
@@ -219,12 +224,7 @@ def generate(w: Workload) -> Iterator[Event]:
     while emitted < w.events:
         commits += 1
         if w.ddl_every and commits % w.ddl_every == 0:
-            table = rng.choice(tables)
-            table.added += 1
-            col = ColumnDef(f"c_added_{table.added}", T.VARCHAR, F.NULLABLE, "varchar(64)", _text)
-            table.columns.append(col)
-            query = f"ALTER TABLE `{table.schema}`.`{table.name}` ADD COLUMN `{col.name}` varchar(64) NULL"
-            yield DDLEvent(next_ts(), table.schema, table.name, query, DDLType.ADD_COLUMN)
+            yield _schema_change(rng.choice(tables), next_ts(), w.max_added_columns)
             emitted += 1
             continue
         ts = next_ts()
@@ -236,6 +236,25 @@ def generate(w: Workload) -> Iterator[Event]:
         if w.resolved_every and commits % w.resolved_every == 0 and emitted < w.events:
             yield ResolvedEvent(ts)
             emitted += 1
+
+
+def _schema_change(table: Table, ts: int, max_added: int) -> DDLEvent:
+    """ADD COLUMN a nullable varchar(64), or DROP COLUMN the oldest added one once a table has
+    ``max_added`` of them."""
+    added = [c for c in table.columns if c.name.startswith("c_added_")]
+    where = f"`{table.schema}`.`{table.name}`"
+    if len(added) >= max_added:
+        col = added[0]
+        table.columns.remove(col)
+        for values in table.live.values():
+            values.pop(col.name, None)
+        query = f"ALTER TABLE {where} DROP COLUMN `{col.name}`"
+        return DDLEvent(ts, table.schema, table.name, query, DDLType.DROP_COLUMN)
+    table.added += 1
+    col = ColumnDef(f"c_added_{table.added}", T.VARCHAR, F.NULLABLE, "varchar(64)", _text)
+    table.columns.append(col)
+    query = f"ALTER TABLE {where} ADD COLUMN `{col.name}` varchar(64) NULL"
+    return DDLEvent(ts, table.schema, table.name, query, DDLType.ADD_COLUMN)
 
 
 def _row_change(rng: random.Random, table: Table, ts: int, max_live: int) -> RowChangedEvent:

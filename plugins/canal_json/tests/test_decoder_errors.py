@@ -122,7 +122,8 @@ def test_a_double_text_past_the_float64_range_names_the_column(text):
     doc["mysqlType"]["c_int"] = "double"
     doc["sqlType"]["c_int"] = 8
     doc["data"][0]["c_int"] = text
-    with pytest.raises(DecodeError, match=r"'data\[0\].c_int' is not a DOUBLE value: .* is beyond the DOUBLE range"):
+    message = r"'data\[0\].c_int' is not a DOUBLE value: .* is beyond the DOUBLE range"
+    with pytest.raises(DecodeError, match=message):
         _decode_doc(doc)
 
 
