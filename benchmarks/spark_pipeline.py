@@ -5,7 +5,9 @@ against a plain Spark baseline that writes the same events as JSON (df.write.jso
 
 For each size, one process makes the input (a generated workload stored as Parquet, not
 timed) and a fresh process measures: a warm-up read (not timed), the baseline, then every
-protocol, all reading that Parquet file. Printed: events/s, the ratio to the baseline, bytes written, and the peak
+protocol, all reading that Parquet file. Printed as each is measured: events/s and the
+ratio to the baseline (a protocol whose write fails is printed as FAILED with its error,
+and the others are still measured); at the end a table with bytes written and the peak
 memory of the driver in that measuring process (the Python driver and the Spark driver
 JVM, which in local mode also runs the executors' JVM side). A write that collected
 events to the driver would show as peaks that grow with the input; cdcwire's stay flat.
@@ -21,10 +23,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
-QUIET = {"spark.ui.showConsoleProgress": "false"}
+QUIET = {
+    "spark.ui.showConsoleProgress": "false",
+    # a Python worker that dies prints its Python stack instead of only "crashed"
+    "spark.python.worker.faulthandler.enabled": "true",
+    "spark.sql.execution.pyspark.udf.faulthandler.enabled": "true",
+}
 
 
 def python_peak_mib() -> float:
@@ -52,19 +61,20 @@ def make_input(size: int, work: Path, master: str) -> None:
 
 
 def measure(size: int, work: Path, master: str, protocols: list[str]) -> None:
-    """Runs in its own process; prints one JSON line of results."""
+    """Runs in its own process; prints one JSON line per writer as soon as it is measured (a
+    writer that fails is a line with its error: the others are still measured), then a
+    line of the driver's peak memory."""
     from cdcwire import spark as cs
 
     spark = cs.spark_session(master, shuffle_partitions=8, **QUIET)
     events = cs.read_events(spark, str(work / f"events-{size}.parquet"))
     events.write.format("noop").mode("overwrite").save()  # warm the JVM up before anything is timed
-    rows = []
     started = time.monotonic()
     events.write.json(str(work / "baseline"))
     base_s = time.monotonic() - started
     base_bytes = sum(p.stat().st_size for p in (work / "baseline").glob("part-*"))
     shutil.rmtree(work / "baseline")
-    rows.append({"writer": "baseline df.write.json", "seconds": base_s, "bytes": base_bytes})
+    emit({"writer": "baseline df.write.json", "seconds": base_s, "bytes": base_bytes})
     registry = None
     if "avro" in protocols:
         from cdcwire_avro.testing import LocalSchemaRegistry
@@ -77,21 +87,40 @@ def measure(size: int, work: Path, master: str, protocols: list[str]) -> None:
         if protocol == "canal-json":
             query += "&enable-tidb-extension=true"
         sink = work / f"sink-{protocol}"
-        summary = cs.write(events, f"file://{sink}/events?{query}&partition-num=6")
+        try:
+            summary = cs.write(events, f"file://{sink}/events?{query}&partition-num=6")
+        except Exception as exc:  # reported with the figures, not hidden: the run goes on
+            emit({"writer": protocol, "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+            continue
+        finally:
+            shutil.rmtree(sink, ignore_errors=True)
         if not summary.reconciles:
-            raise SystemExit(summary.report())
-        rows.append({"writer": protocol, "seconds": summary.seconds, "bytes": summary.bytes})
-        shutil.rmtree(sink)
-    print(json.dumps({"size": size, "rows": rows, "python_mib": python_peak_mib(), "jvm_mib": jvm_peak_mib(spark)}))
+            emit({"writer": protocol, "error": "summary does not reconcile:\n" + summary.report()})
+            continue
+        emit({"writer": protocol, "seconds": summary.seconds, "bytes": summary.bytes})
+    emit({"python_mib": python_peak_mib(), "jvm_mib": jvm_peak_mib(spark)})
 
 
-def child(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, __file__, *args], capture_output=True, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+def emit(row: dict) -> None:
+    print(json.dumps(row), flush=True)
+
+
+def child(*args: str) -> Iterator[dict]:
+    """Run this script with ``args`` in a fresh process; yield its JSON lines as they come."""
+    proc = subprocess.Popen(
+        [sys.executable, __file__, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-4000:]}")
-    return done.stdout
+    err: list[str] = []
+    drain = threading.Thread(target=lambda: err.extend(proc.stderr), daemon=True)  # never blocks the child
+    drain.start()
+    for line in proc.stdout:
+        if line.startswith("{"):
+            yield json.loads(line)
+    proc.wait()
+    drain.join()
+    if proc.returncode != 0:
+        yield {"error": f"{' '.join(args)} failed:\n{''.join(err)[-4000:]}"}
 
 
 def main() -> None:
@@ -117,35 +146,54 @@ def main() -> None:
         work = Path(tempfile.mkdtemp(prefix=f"cdcwire-bench-{size}-"))
         try:
             t = time.monotonic()
-            child("--make-input", str(size), "--work", str(work), "--master", args.master)
-            print(f"# {size:,} events generated and stored as Parquet in {time.monotonic() - t:.0f}s", flush=True)
-            out = child("--measure", str(size), "--work", str(work), "--master", args.master,
-                        "--protocols", ",".join(protocols))
-            result = json.loads(out.strip().splitlines()[-1])
+            for line in child("--make-input", str(size), "--work", str(work), "--master", args.master):
+                raise SystemExit(line.get("error", line))
+            made = time.monotonic() - t
+            print(f"# {size:,} events generated and stored as Parquet in {made:.0f}s", flush=True)
+            result: dict = {"size": size, "rows": [], "python_mib": float("nan"), "jvm_mib": float("nan")}
             results.append(result)
-            base = result["rows"][0]["seconds"]
-            for row in result["rows"]:
-                print(f"# {size:>9,} {row['writer']:<24} {size / row['seconds']:>9,.0f} events/s"
-                      f"  {base / row['seconds']:.2f}x baseline", flush=True)
+            for line in child("--measure", str(size), "--work", str(work), "--master", args.master,
+                              "--protocols", ",".join(protocols)):
+                if "writer" in line:
+                    result["rows"].append(line)
+                    print(f"# {size:>9,} {describe(line, size, result['rows'][0])}", flush=True)
+                elif "error" in line:
+                    print(f"# {size:>9,} measuring stopped: {line['error']}", flush=True)
+                else:
+                    result.update(line)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
     print()
-    print(f"Spark {args.master}, file sink, partition-num=6; the baseline writes the same DataFrame with df.write.json")
+    print(f"Spark {args.master}, file sink, partition-num=6;"
+          " the baseline writes the same DataFrame with df.write.json")
     print(f"{'events':>9}  {'writer':<24} {'seconds':>8} {'events/s':>9} {'vs baseline':>11} {'bytes':>13}"
           f" {'driver MiB (py/jvm)':>20}")
     for result in results:
-        size, base = result["size"], result["rows"][0]["seconds"]
+        size, base = result["size"], result["rows"][0]
         memory = f"{result['python_mib']:.0f} / {result['jvm_mib']:.0f}"
         for row in result["rows"]:
+            if "error" in row:
+                print(f"{size:>9}  {row['writer']:<24} FAILED: {row['error'].splitlines()[0]}")
+                continue
             print(f"{size:>9}  {row['writer']:<24} {row['seconds']:>8.1f} {size / row['seconds']:>9,.0f}"
-                  f" {base / row['seconds']:>10.2f}x {row['bytes']:>13,} {memory:>20}")
+                  f" {base['seconds'] / row['seconds']:>10.2f}x {row['bytes']:>13,} {memory:>20}")
     if len(results) > 1:
         first, last = results[0], results[-1]
         growth = last["size"] / first["size"]
         print(f"\ncost growth from {first['size']:,} to {last['size']:,} events ({growth:.0f}x the input):")
-        for a, b in zip(first["rows"], last["rows"]):
-            print(f"  {a['writer']:<24} {b['seconds'] / a['seconds']:5.1f}x the time")
+        before = {row["writer"]: row for row in first["rows"] if "seconds" in row}
+        for b in last["rows"]:
+            a = before.get(b["writer"])
+            if a is not None and "seconds" in b:
+                print(f"  {a['writer']:<24} {b['seconds'] / a['seconds']:5.1f}x the time")
+
+
+def describe(row: dict, size: int, base: dict) -> str:
+    if "error" in row:
+        return f"{row['writer']:<24} FAILED: {row['error']}"
+    return (f"{row['writer']:<24} {size / row['seconds']:>9,.0f} events/s"
+            f"  {base['seconds'] / row['seconds']:.2f}x baseline")
 
 
 if __name__ == "__main__":
