@@ -7,8 +7,9 @@ and ``kafka`` (with the ``cdcwire[kafka]`` extra).
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Sequence
 
+from .errors import CdcwireError
 from .message import Message
 from .params import Parameter
 
@@ -18,7 +19,15 @@ if TYPE_CHECKING:
 
 class MessageWriter(abc.ABC):
     """Writes messages to their topic-partition. Use as a context manager:
-    leaving the block flushes and fails loudly if any message was not delivered."""
+    leaving the block flushes and fails loudly if any message was not delivered.
+
+    A writer of an all-or-nothing transport (``file://``) publishes everything it was
+    given in ``close()`` and nothing when it is aborted; a writer of a delivering
+    transport (``kafka://``) sends as it goes. ``receipt``: set by ``close()`` of a
+    :meth:`WriteJob.task_writer` writer, for :meth:`WriteJob.publish`.
+    """
+
+    receipt: str = ""
 
     @abc.abstractmethod
     def write(self, message: Message) -> None: ...
@@ -48,6 +57,60 @@ class MessageWriter(abc.ABC):
 
     def abort(self) -> None:
         """Release resources after a failure without claiming success."""
+
+
+class WriteJob(abc.ABC):
+    """One write spread over many writers (the tasks of a Spark job), published once.
+
+    The driver starts it with :meth:`Transport.begin_write`; it is pickled to the tasks,
+    each task writes through :meth:`task_writer` and hands :attr:`MessageWriter.receipt`
+    back with its results; when every task has succeeded the driver calls :meth:`publish`
+    with the receipts of the successful attempts only, and :meth:`discard` when the job
+    failed. Nothing may depend on a task's ``abort()`` running: a task lost with its
+    executor never runs it, so a transport that stages must let :meth:`discard` (or a
+    later write) remove what failed attempts left.
+
+    ``all_or_nothing``: True when nothing is visible to readers before :meth:`publish`
+    and a failed job leaves nothing (``file://``); False when messages are delivered as
+    they are written (``kafka://``): a failed or retried job may have delivered some
+    messages once or more (at least once, as TiCDC's own delivery).
+
+    Reprs and pickles carry the sink URI; implementations must not show it unredacted.
+    """
+
+    all_or_nothing: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def task_writer(self) -> MessageWriter:
+        """A writer for one task; after ``close()`` its ``receipt`` is what :meth:`publish` needs."""
+
+    @abc.abstractmethod
+    def publish(self, receipts: Sequence[str]) -> None:
+        """Make the staged writes of these (successful) writers visible, all at once."""
+
+    def discard(self) -> None:
+        """Remove whatever the job staged; safe to call more than once and after publish."""
+
+
+class DirectWriteJob(WriteJob):
+    """A job whose task writers deliver as they write (nothing staged, nothing to publish)."""
+
+    all_or_nothing = False
+
+    def __init__(self, transport: "Transport", sink_uri: str) -> None:
+        self.transport = transport
+        self.sink_uri = sink_uri
+
+    def task_writer(self) -> MessageWriter:
+        from .api import config_of
+
+        return self.transport.writer(config_of(self.sink_uri))
+
+    def publish(self, receipts: Sequence[str]) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"DirectWriteJob({self.transport.scheme}://...)"
 
 
 class MessageReader(abc.ABC):
@@ -100,7 +163,21 @@ class Transport(abc.ABC):
         return int(config["partition-num"])
 
     @abc.abstractmethod
-    def writer(self, config: SinkConfig) -> MessageWriter: ...
+    def writer(self, config: SinkConfig) -> MessageWriter:
+        """A writer for one caller; all-or-nothing per writer where the transport can be."""
+
+    def begin_write(self, config: SinkConfig, sink_uri: str, overwrite: bool = False) -> WriteJob:
+        """Start a job-wide write (see :class:`WriteJob`), on the driver.
+
+        ``overwrite``: replace what the sink's topics hold. The default job delivers as it
+        writes and cannot overwrite.
+        """
+        if overwrite:
+            raise CdcwireError(
+                f"{self.scheme}:// cannot overwrite: its messages are delivered as they are written;"
+                " use mode('append')"
+            )
+        return DirectWriteJob(self, sink_uri)
 
     @abc.abstractmethod
     def reader(self, config: SinkConfig) -> MessageReader: ...
