@@ -11,6 +11,7 @@ from .message import Message, Payload
 from .registry import get_registry
 from .sink_uri import SinkConfig, parse_sink_uri, protocol_config
 from .dispatch import Dispatcher
+from .codec_calls import decoder_for, encoder_for
 
 ConfigLike = Union[str, SinkConfig]
 
@@ -58,7 +59,7 @@ def encode_partition(
     config: SinkConfig, topic: str, partition: int, events: Iterable[Event]
 ) -> Iterator[Payload]:
     """Encode the ordered events of one topic-partition (already dispatched)."""
-    return config.codec.encoder(config, topic, partition).encode(events)
+    return encoder_for(config, topic, partition).encode(events)
 
 
 def encode(sink_uri: ConfigLike, events: Iterable[Event]) -> list[Message]:
@@ -81,7 +82,7 @@ def decode(uri_or_protocol: ConfigLike, messages: Iterable[Message]) -> list[Eve
     A DecodeError names the message (topic/partition/offset) and the byte offset.
     """
     config = config_of(uri_or_protocol)
-    decoder = config.codec.decoder(config)
+    decoder = decoder_for(config)
     out: list[Event] = []
     for m in messages:
         try:

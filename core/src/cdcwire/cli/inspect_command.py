@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..api import config_of
+from ..codec_calls import decoder_for
 from ..errors import DecodeError
 from ..event_json import event_to_dict
 
@@ -20,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     config = config_of(args.uri)
-    decoder = config.codec.decoder(config)
+    decoder = decoder_for(config)
     reader = config.transport.reader(config)
     topic = args.topic or config.topic
     try:

@@ -34,6 +34,7 @@ from pyspark.sql.datasource import DataSource, DataSourceArrowWriter, DataSource
 
 from ..api import transport_partition_count
 from ..codec import Broadcast
+from ..codec_calls import encoder_for
 from ..dispatch import Dispatcher
 from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
@@ -154,7 +155,7 @@ def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.Record
             return
         encoder = encoders.get(tp)
         if encoder is None:
-            encoder = encoders[tp] = config.codec.encoder(config, tp[0], tp[1])
+            encoder = encoders[tp] = encoder_for(config, tp[0], tp[1])
         s = stats.setdefault(tp, [0, 0, 0])
         s[0] += len(chunk)
         payload: Payload

@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 import pyarrow as pa
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
+from ..codec_calls import encoder_for
 from ..errors import CdcwireError
 from ..events import Event, RowChangedEvent, build_row_event
 from ..message import Message
@@ -98,7 +99,7 @@ def encode_routed(sink_uri: str, batches: Iterator[pa.RecordBatch]) -> Iterator[
                     fed += 1
                     yield event
 
-            encoder = config.codec.encoder(config, topic, partition)
+            encoder = encoder_for(config, topic, partition)
             encoded = messages = size = 0
             for payload in encoder.encode(events()):
                 writer.write(Message(topic, partition, payload.key, payload.value))

@@ -14,6 +14,7 @@ from typing import Iterator, Optional
 
 import pyarrow as pa
 
+from ..codec_calls import decoder_for
 from ..errors import DecodeError
 from ..events import Event
 from ..message import Message
@@ -35,7 +36,7 @@ def decode_range(uri: str, part: MessageRange, permissive: bool = False) -> Iter
 
 def _decoded_batches(uri: str, part: MessageRange, permissive: bool) -> Iterator[pa.RecordBatch]:
     config = sink_config(uri)
-    decoder = config.codec.decoder(config)
+    decoder = decoder_for(config)
     reader = config.transport.reader(config)
     events: list[Optional[Event]] = []
     malformed: list[Optional[dict]] = []
