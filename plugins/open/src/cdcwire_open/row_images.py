@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from cdcwire.errors import EncodeError
 from cdcwire.events import Columns, RowChangedEvent
 
 from .options import OpenOptions
@@ -16,9 +17,27 @@ from .options import OpenOptions
 #: An update sent without old values is (new, None): on the wire it is an insert.
 Images = tuple[Optional[Columns], Optional[Columns]]
 
+LARGE_ROW_OPTION = "large-message-handle-option=handle-key-only, the row being over max-message-bytes"
+
 
 def handle_key_only(columns: Columns) -> Columns:
     return tuple(c for c in columns if c.is_handle_key)
+
+
+def _handle_keys_of(row: RowChangedEvent, columns: Columns, option: str) -> Columns:
+    """The handle-key columns of an image; none at all is an error, never an empty image.
+
+    An empty ``u`` or ``d`` tells a consumer nothing about which row changed; the
+    reference refuses such a row (``ErrOpenProtocolCodecInvalidData``) and so do we.
+    """
+    kept = handle_key_only(columns)
+    if not kept:
+        kind = "insert" if row.pre_columns is None else "delete" if row.columns is None else "update"
+        raise EncodeError(
+            f"open-protocol: the {kind} of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be sent"
+            f" with only its handle-key columns ({option}): the table has no handle-key column"
+        )
+    return kept
 
 
 def _changed_only(new: Columns, old: Columns) -> Columns:
@@ -33,21 +52,28 @@ def _changed_only(new: Columns, old: Columns) -> Columns:
 
 
 def sent_images(row: RowChangedEvent, options: OpenOptions, only_handle_key: bool = False) -> Images:
-    """The images a row change is written with; ``only_handle_key`` is the large-message fallback."""
+    """The images a row change is written with; ``only_handle_key`` is the large-message fallback.
+
+    Raises EncodeError when an image cut to handle-key columns would be empty.
+    """
     new, old = row.columns, row.pre_columns
     if new is None:  # delete
         assert old is not None
-        if only_handle_key or options.delete_only_handle_key or not options.old_value:
-            old = handle_key_only(old)
+        if only_handle_key:
+            old = _handle_keys_of(row, old, LARGE_ROW_OPTION)
+        elif options.delete_only_handle_key:
+            old = _handle_keys_of(row, old, "delete-only-output-handle-key-columns=true")
+        elif not options.old_value:
+            old = _handle_keys_of(row, old, "enable-old-value=false")
         return None, old
     if only_handle_key:
-        new = handle_key_only(new)
+        new = _handle_keys_of(row, new, LARGE_ROW_OPTION)
     if old is None:  # insert
         return new, None
     if not options.old_value:
         return new, None
     if only_handle_key:
-        old = handle_key_only(old)
+        old = _handle_keys_of(row, old, LARGE_ROW_OPTION)
     if options.only_updated_columns:
         old = _changed_only(row.columns, old)  # type: ignore[arg-type]
     return new, old
