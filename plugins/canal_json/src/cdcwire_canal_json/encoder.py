@@ -30,6 +30,7 @@ from .row_layout import NULL_MARK, QUOTED_NULL, UPDATE_CHANGED, ColumnPlan, RowL
 #: Bytes the reference reserves per message beside the value when checking max-message-bytes.
 MESSAGE_OVERHEAD = 36
 WATERMARK = "TIDB_WATERMARK"
+LARGE_ROW_OPTION = "large-message-handle-option=handle-key-only, the row being over max-message-bytes"
 U64_LIMIT = 1 << 64
 _LAYOUT_CACHE_LIMIT = 4096
 
@@ -134,8 +135,10 @@ class CanalJSONEncoder:
         tail = self._tail(ts, only_key)
         if new is None:  # delete: data is the deleted row
             layout = self._layout(row, old)  # type: ignore[arg-type]
-            if only_key or self.options.delete_handle_key_only:
-                layout = layout.key_layout()
+            if only_key:
+                layout = _key_layout(layout, row, LARGE_ROW_OPTION)
+            elif self.options.delete_handle_key_only:
+                layout = _key_layout(layout, row, "delete-only-output-handle-key-columns=true")
             values = self._values(layout, old)  # type: ignore[arg-type]
             data = self._json_values(layout, values, row, "pre_columns")
             head = (ts >> 18, self._clock(), layout.sql_types_json(values))
@@ -143,7 +146,7 @@ class CanalJSONEncoder:
         else:
             layout = self._layout(row, new)
             if only_key:
-                layout = layout.key_layout()
+                layout = _key_layout(layout, row, LARGE_ROW_OPTION)
             values = self._values(layout, new)
             data = self._json_values(layout, values, row, "columns")
             head = (ts >> 18, self._clock(), layout.sql_types_json(values))
@@ -306,6 +309,18 @@ class CanalJSONEncoder:
                 f" + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
             )
         return value
+
+
+def _key_layout(layout: RowLayout, row: RowChangedEvent, option: str) -> RowLayout:
+    """The key-only layout of a row; a table without a handle-key column is an error, since
+    ``"data":[{}]`` would not tell a consumer which row changed."""
+    key = layout.key_layout()
+    if not key.plans:
+        raise EncodeError(
+            f"canal-json: the {row.kind} of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be sent"
+            f" with only its handle-key columns ({option}): the table has no handle-key column"
+        )
+    return key
 
 
 def _text(plan: ColumnPlan, value: object, row: RowChangedEvent) -> Optional[str]:
