@@ -56,7 +56,8 @@ def test_small_row_of_a_keyless_table_under_handle_key_only_is_sent_whole() -> N
 
 
 def test_delete_only_output_handle_key_columns_refuses_a_delete_of_a_keyless_table() -> None:
-    with pytest.raises(EncodeError, match=r"delete of shop\.log .*delete-only-output-handle-key-columns=true"):
+    expected = r"delete of shop\.log .*delete-only-output-handle-key-columns=true"
+    with pytest.raises(EncodeError, match=expected):
         encode(SMALL_DELETE, **{"delete-only-output-handle-key-columns": "true"})
 
 

@@ -317,8 +317,8 @@ def _key_layout(layout: RowLayout, row: RowChangedEvent, option: str) -> RowLayo
     key = layout.key_layout()
     if not key.plans:
         raise EncodeError(
-            f"canal-json: the {row.kind} of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be sent"
-            f" with only its handle-key columns ({option}): the table has no handle-key column"
+            f"canal-json: the {row.kind} of {row.schema}.{row.table} at commit ts {row.commit_ts}"
+            f" cannot be sent with only its handle-key columns ({option}): the table has no handle-key column"
         )
     return key
 

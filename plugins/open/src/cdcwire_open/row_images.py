@@ -34,8 +34,8 @@ def _handle_keys_of(row: RowChangedEvent, columns: Columns, option: str) -> Colu
     if not kept:
         kind = "insert" if row.pre_columns is None else "delete" if row.columns is None else "update"
         raise EncodeError(
-            f"open-protocol: the {kind} of {row.schema}.{row.table} at commit ts {row.commit_ts} cannot be sent"
-            f" with only its handle-key columns ({option}): the table has no handle-key column"
+            f"open-protocol: the {kind} of {row.schema}.{row.table} at commit ts {row.commit_ts}"
+            f" cannot be sent with only its handle-key columns ({option}): the table has no handle-key column"
         )
     return kept
 
