@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import zlib
 
 import pytest
@@ -76,7 +77,8 @@ def test_hash_text_of_values_follows_the_reference():
         Column("d", ColumnType.DOUBLE, ColumnFlag(0), 2.0),
     )
     expected = (
-        crc(b"s", b"t") ^ crc(b"f", b"153.123") ^ crc(b"b", b"\x00\xff") ^ crc(b"n", b"null") ^ crc(b"d", b"2")
+        crc(b"s", b"t") ^ crc(b"f", b"153.123") ^ crc(b"b", b"\x00\xff")
+        ^ crc(b"n", b"null") ^ crc(b"d", b"2")
     ) % 1000003
     assert d.route(RowChangedEvent(1, "s", "t", cols))[0].partition == expected
 
@@ -138,7 +140,9 @@ def test_schema_level_ddl_goes_to_the_default_topic():
     assert [r.topic for r in routes] == ["t"]
 
 
-@pytest.mark.parametrize("expr", ["{table}", "x{schema}{bogus}", "a b{schema}", "{schema}{table}{table}"])
+@pytest.mark.parametrize(
+    "expr", ["{table}{schema}", "x{schema}{bogus}", "a b{schema}", "{schema}{table}{table}", "x" * 250]
+)
 def test_invalid_topic_expression_is_rejected(expr):
     with pytest.raises(SinkURIError) as info:
         dispatcher(f"topic-rule={expr}")
@@ -162,8 +166,12 @@ def test_rules_file_first_match_wins(tmp_path):
 
 def test_rules_file_errors_name_the_file_and_the_entry(tmp_path):
     rules = tmp_path / "rules.toml"
-    rules.write_text('[[dispatchers]]\nmatcher = ["a.*"]\npartition = "random"\n')
-    with pytest.raises(SinkURIError, match=r"rules.toml: dispatchers\[0\].*unknown partition rule 'random'") as info:
+    rules.write_text(
+        '[[dispatchers]]\nmatcher = ["a.*"]\n'
+        '[[dispatchers]]\nmatcher = ["b.*"]\ntopic = "a b"\n'
+    )
+    where = r"rules.toml: dispatchers\[1\].*topic expression 'a b' is invalid"
+    with pytest.raises(SinkURIError, match=where) as info:
         dispatcher(f"dispatch-rules={rules}")
     assert info.value.parameter == "dispatch-rules"
 
@@ -177,7 +185,9 @@ def test_missing_rules_file_is_a_uri_error(tmp_path):
 def test_rule_names_in_a_rules_file_are_case_insensitive(tmp_path):
     rules = tmp_path / "rules.toml"
     rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\npartition = "Columns"\ncolumns = ["VAL"]\n')
-    config = cdcwire.parse_sink_uri(f"file:///tmp/d/t?protocol=echo-json&partition-num=6&dispatch-rules={rules}")
+    config = cdcwire.parse_sink_uri(
+        f"file:///tmp/d/t?protocol=echo-json&partition-num=6&dispatch-rules={rules}"
+    )
     assert config.dispatch_rules[0].partition == "columns" and config.dispatch_rules[0].hashes_named_columns
     expected = (crc(b"test", b"t1") ^ crc(b"val", b"abc")) % 6
     assert Dispatcher(config).route(row(1, 9, val="abc"))[0].partition == expected
@@ -197,3 +207,118 @@ def test_a_matcher_without_a_dot_is_rejected_naming_it(tmp_path):
     rules.write_text('[[dispatchers]]\nmatcher = ["orders"]\npartition = "ts"\n')
     with pytest.raises(SinkURIError, match="matcher 'orders' must be 'schema.table'"):
         dispatcher(f"dispatch-rules={rules}")
+
+
+# --- what the reference accepts: topic expressions and partition rules ------------------------
+
+
+def test_an_unknown_partition_rule_in_a_rules_file_falls_back_to_default_with_a_warning(tmp_path, caplog):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\npartition = "unknown-dispatcher"\n')
+    with caplog.at_level("WARNING", logger="cdcwire.dispatch"):
+        d = dispatcher(f"dispatch-rules={rules}&partition=ts&partition-num=7")
+    assert "unknown partition rule 'unknown-dispatcher' for matcher ['test.*']" in caplog.text
+    assert d.route(row(9, 1, table="orders"))[0].partition == crc(b"test", b"orders") % 7  # not the URI's ts
+
+
+def test_an_unknown_partition_rule_in_the_uri_stays_an_error():
+    with pytest.raises(SinkURIError, match="must be one of") as info:
+        dispatcher("partition=unknown-dispatcher")
+    assert info.value.parameter == "partition"
+
+
+def test_a_topic_expression_without_schema_names_a_topic_per_table_name():
+    d = dispatcher("topic-rule=prefix_{table}")
+    assert d.route(row(1, 1, schema="a", table="orders"))[0].topic == "prefix_orders"
+    assert d.route(row(1, 1, schema="b", table="orders"))[0].topic == "prefix_orders"
+
+
+def test_a_topic_expression_without_placeholders_is_a_fixed_topic():
+    d = dispatcher("topic-rule=hard_code_topic")
+    assert {d.route(row(1, 1, schema=s, table=t))[0].topic for s, t in [("a", "x"), ("b", "y")]} == {
+        "hard_code_topic"
+    }
+
+
+def test_one_rule_the_reference_accepts_does_not_refuse_the_rules_file(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        '[[dispatchers]]\nmatcher = ["shop.*"]\ntopic = "shop_{table}"\n'
+        '[[dispatchers]]\nmatcher = ["audit.*"]\ntopic = "audit_log"\n'
+    )
+    d = dispatcher(f"dispatch-rules={rules}")
+    assert d.route(row(1, 1, schema="shop", table="orders"))[0].topic == "shop_orders"
+    assert d.route(row(1, 1, schema="audit", table="logins"))[0].topic == "audit_log"
+
+
+@pytest.mark.parametrize("schema, topic", [(".", "_"), ("..", "__")])
+def test_a_rendered_dot_or_dot_dot_topic_becomes_underscores(schema, topic):
+    d = dispatcher("topic-rule={schema}")
+    assert d.route(row(1, 1, schema=schema, table="t1"))[0].topic == topic
+
+
+def test_a_schema_named_like_a_placeholder_is_not_substituted_again():
+    d = dispatcher("topic-rule={schema}_{table}")
+    assert d.route(row(1, 1, schema="{table}", table="t1"))[0].topic == "_table__t1"
+
+
+def test_a_rendered_topic_longer_than_249_characters_names_the_table_and_the_limit():
+    d = dispatcher("topic-rule=cdc_{schema}")
+    with pytest.raises(DispatchError, match=r"table s{300}\.t1 a topic of 304 characters.*1 to 249"):
+        d.route(row(1, 1, schema="s" * 300, table="t1"))
+
+
+def test_a_rendered_topic_of_249_characters_is_kept():
+    d = dispatcher("topic-rule={schema}")
+    assert d.route(row(1, 1, schema="s" * 249))[0].topic == "s" * 249
+
+
+# --- rules files that cannot be read -----------------------------------------------------------
+
+
+def test_a_rules_file_that_is_a_directory_is_a_uri_error(tmp_path):
+    with pytest.raises(SinkURIError, match="is a directory") as info:
+        dispatcher(f"dispatch-rules={tmp_path}")
+    assert info.value.parameter == "dispatch-rules" and str(tmp_path) in str(info.value)
+
+
+def test_a_rules_file_that_is_not_toml_names_the_file(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text("[[dispatchers]\nmatcher = \n")
+    with pytest.raises(SinkURIError, match="rules.toml' is not valid TOML") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"
+
+
+def test_a_rules_file_that_is_not_utf8_names_the_byte(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_bytes(b'[[dispatchers]]\nmatcher = ["\xff.*"]\n')
+    with pytest.raises(SinkURIError, match=r"is not UTF-8 text \(byte 28\)") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_an_unreadable_rules_file_is_a_uri_error(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["a.*"]\n')
+    rules.chmod(0)
+    with pytest.raises(SinkURIError, match="is not readable") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ('matcher = ["a.*"]\ntopic = 7', "'topic' must be a string, got int"),
+        ('matcher = ["a.*"]\npartition = "columns"\ncolumns = [1]', "'columns' must be a list of"),
+        ('matcher = ["a.*"]\npartition = 3', "'partition' must be a string, got int"),
+    ],
+)
+def test_a_rules_file_value_of_the_wrong_type_is_named(tmp_path, entry, words):
+    rules = tmp_path / "rules.toml"
+    rules.write_text(f"[[dispatchers]]\n{entry}\n")
+    with pytest.raises(SinkURIError, match=rf"dispatchers\[0\]: {words}") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"

@@ -57,7 +57,9 @@ class Dispatcher:
     ) -> None:
         self.default_topic = config.topic
         self.policy = policy or config.codec.policy(config)
-        self._rules = list(rules if rules is not None else config.dispatch_rules or rules_from_params(config.params))
+        if rules is None:
+            rules = list(config.dispatch_rules or rules_from_params(config.params))
+        self._rules = list(rules)
         num = int(config.params.get("partition-num") or 3)
         self._count = partition_count or (lambda _topic: num)
         self._counts: dict[str, int] = {}

@@ -18,6 +18,8 @@ from ..value_text import hash_text
 
 #: (row, partition_num) -> partition
 Partitioner = Callable[[RowChangedEvent, int], int]
+#: The partition rules the reference knows (lower case); a rules file's other names mean ``default``.
+PARTITION_RULES = ("default", "table", "ts", "index-value", "rowid", "columns")
 
 
 def _table_crc(row: RowChangedEvent) -> int:
@@ -72,6 +74,4 @@ def partitioner(rule: str, columns: Sequence[str] = ()) -> Partitioner:
         return by_index_value
     if rule == "columns":
         return by_columns(columns)
-    raise DispatchError(
-        f"unknown partition rule {rule!r}; rules: default, table, ts, index-value, rowid, columns"
-    )
+    raise DispatchError(f"unknown partition rule {rule!r}; rules: {', '.join(PARTITION_RULES)}")

@@ -8,6 +8,7 @@ They come from a TOML file (``[[dispatchers]]`` tables) and from the sink URI's
 from __future__ import annotations
 
 import fnmatch
+import logging
 import re
 import tomllib
 from dataclasses import dataclass
@@ -15,8 +16,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ..errors import DispatchError, SinkURIError
-from .partitioners import Partitioner, partitioner
+from .partitioners import PARTITION_RULES, Partitioner, partitioner
 from .topics import TopicExpression
+
+log = logging.getLogger("cdcwire.dispatch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +79,11 @@ def _glob(text: str) -> re.Pattern[str]:
 
 
 def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
-    """Build a rule from one ``[[dispatchers]]`` table; errors say ``where``."""
+    """Build a rule from one ``[[dispatchers]]`` table; errors say ``where``.
+
+    A partition rule the reference does not know falls back to ``default`` with a warning,
+    as every reference version does: one typo must not refuse a rules file TiCDC runs with.
+    """
     if not isinstance(entry, dict):
         raise DispatchError(f"{where}: a dispatcher must be a table, got {type(entry).__name__}")
     unknown = set(entry) - {"matcher", "partition", "topic", "columns", "index"}
@@ -85,20 +92,30 @@ def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
     matcher = entry.get("matcher")
     if isinstance(matcher, str):
         matcher = [matcher]
-    if not matcher or not all(isinstance(m, str) and m for m in matcher):
+    if not matcher or not isinstance(matcher, list) or not all(isinstance(m, str) and m for m in matcher):
         raise DispatchError(f"{where}: 'matcher' must be a non-empty list of 'schema.table' globs")
     partition = entry.get("partition", "default")
+    if not isinstance(partition, str):
+        raise DispatchError(f"{where}: 'partition' must be a string, got {type(partition).__name__}")
     columns = entry.get("columns", ())
     if isinstance(columns, str):
         columns = [c.strip() for c in columns.split(",") if c.strip()]
-    if not isinstance(partition, str):
-        raise DispatchError(f"{where}: 'partition' must be a string")
+    if not isinstance(columns, (list, tuple)) or not all(isinstance(c, str) and c for c in columns):
+        raise DispatchError(f"{where}: 'columns' must be a list of column names")
     if "index" in entry:
         raise DispatchError(
             f"{where}: 'index' (a named unique index) is not supported: events do not carry index"
             " definitions; use partition = \"columns\" with the index's columns"
         )
     topic = entry.get("topic")
+    if topic is not None and not isinstance(topic, str):
+        raise DispatchError(f"{where}: 'topic' must be a string, got {type(topic).__name__}")
+    if partition.lower() not in PARTITION_RULES:
+        log.warning(
+            "%s: unknown partition rule %r for matcher %s; using 'default' as TiCDC does (rules: %s)",
+            where, partition, list(matcher), ", ".join(PARTITION_RULES),
+        )
+        partition = "default"
     try:
         return DispatchRule(
             tuple(matcher),
@@ -111,20 +128,40 @@ def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
 
 
 def load_rules_file(path: str | Path) -> list[DispatchRule]:
-    """Read ``[[dispatchers]]`` from a TOML file."""
+    """Read ``[[dispatchers]]`` from a TOML file; any problem is a SinkURIError naming
+    ``dispatch-rules`` and the path."""
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SinkURIError(f"dispatch rules file {str(p)!r} does not exist", "dispatch-rules") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SinkURIError(f"dispatch rules file {str(p)!r} is not valid TOML: {exc}", "dispatch-rules") from None
+    data = _read_toml(p)
     entries = data.get("dispatchers")
     if entries is None:
         raise SinkURIError(f"dispatch rules file {str(p)!r} has no [[dispatchers]] tables", "dispatch-rules")
     if not isinstance(entries, list):
         raise SinkURIError(f"{str(p)!r}: 'dispatchers' must be an array of tables", "dispatch-rules")
     return [rule_from_mapping(e, f"{p}: dispatchers[{i}]") for i, e in enumerate(entries)]
+
+
+def _read_toml(p: Path) -> dict[str, Any]:
+    def refused(why: str) -> SinkURIError:
+        return SinkURIError(f"dispatch rules file {str(p)!r} {why}", "dispatch-rules")
+
+    if "\0" in str(p):
+        raise refused("cannot be a path: it holds a NUL byte")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise refused("does not exist") from None
+    except IsADirectoryError:
+        raise refused("is a directory, not a TOML file") from None
+    except PermissionError:
+        raise refused("is not readable (permission denied)") from None
+    except UnicodeDecodeError as exc:
+        raise refused(f"is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise refused(f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise refused(f"is not valid TOML: {exc}") from None
 
 
 def rules_from_params(params: Any) -> list[DispatchRule]:
@@ -142,7 +179,8 @@ def rules_from_params(params: Any) -> list[DispatchRule]:
         raise SinkURIError("partition-columns is only used with partition=columns", "partition-columns")
     topic = params.get("topic-rule")
     try:
-        rules.append(DispatchRule(("*.*",), partition, tuple(columns), TopicExpression(topic) if topic else None))
+        expression = TopicExpression(topic) if topic else None
+        rules.append(DispatchRule(("*.*",), partition, tuple(columns), expression))
     except DispatchError as exc:
         raise SinkURIError(str(exc), "topic-rule") from None
     return rules
