@@ -7,6 +7,7 @@ every error names the parameter.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -14,6 +15,20 @@ from .errors import SinkURIError
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
+#: What Go's strconv.Atoi (TiCDC's parser) takes: an optional sign and ASCII digits, nothing else.
+#: Python's int() would also take '1_0', ' 10 ' and Arabic-Indic digits: none of them is a number here.
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+#: Longer digit strings are out of any range; they are refused without converting them.
+_MAX_DIGITS = 30
+#: How much of a bad value an error quotes.
+_SHOWN_CHARS = 60
+
+
+def shown_value(raw: str) -> str:
+    """``raw`` quoted for an error message, cut short so a 400-character value does not flood it."""
+    if len(raw) <= _SHOWN_CHARS:
+        return repr(raw)
+    return f"{raw[:_SHOWN_CHARS]!r}... ({len(raw)} characters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +51,7 @@ class Parameter:
 
     def parse(self, raw: str) -> Any:
         """Turn the raw text of the URI into a typed value, or raise SinkURIError naming the parameter."""
-        shown = "<redacted>" if self.secret else repr(raw)
+        shown = "<redacted>" if self.secret else shown_value(raw)
         if self.kind == "bool":
             low = raw.strip().lower()
             if low in _TRUE:
@@ -46,18 +61,7 @@ class Parameter:
             else:
                 raise SinkURIError(f"parameter {self.name!r} must be true or false, got {shown}", self.name)
         elif self.kind == "int":
-            try:
-                value = int(raw.strip(), 10)
-            except ValueError:
-                raise SinkURIError(f"parameter {self.name!r} must be an integer, got {shown}", self.name) from None
-            if self.minimum is not None and value < self.minimum:
-                raise SinkURIError(
-                    f"parameter {self.name!r} must be >= {self.minimum}, got {value}", self.name
-                )
-            if self.maximum is not None and value > self.maximum:
-                raise SinkURIError(
-                    f"parameter {self.name!r} must be <= {self.maximum}, got {value}", self.name
-                )
+            value = self._integer(raw, shown)
         elif self.kind == "choice":
             value = raw.strip().lower()
             if value not in self.choices:
@@ -73,18 +77,35 @@ class Parameter:
                 raise SinkURIError(f"parameter {self.name!r}: {problem}", self.name)
         return value
 
+    def _integer(self, raw: str, shown: str) -> int:
+        if not _INTEGER.fullmatch(raw):
+            raise SinkURIError(
+                f"parameter {self.name!r} must be an integer (ASCII digits), got {shown}", self.name
+            )
+        if len(raw.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+            bound = f"<= {self.maximum}" if self.maximum is not None else f"at most {_MAX_DIGITS} digits long"
+            raise SinkURIError(f"parameter {self.name!r} must be {bound}, got {shown}", self.name)
+        value = int(raw, 10)
+        if self.minimum is not None and value < self.minimum:
+            raise SinkURIError(f"parameter {self.name!r} must be >= {self.minimum}, got {value}", self.name)
+        if self.maximum is not None and value > self.maximum:
+            raise SinkURIError(f"parameter {self.name!r} must be <= {self.maximum}, got {value}", self.name)
+        return value
+
 
 # --- parameters every sink shares --------------------------------------------------------
 
 PROTOCOL = Parameter("protocol", "str", None, "codec name: any installed protocol plugin")
 PARTITION_NUM = Parameter(
     "partition-num", "int", 3,
-    "partitions to use: 3 for a new topic; more than an existing topic has is an error", minimum=1, maximum=1 << 20
+    "partitions to use: 3 for a new topic; more than an existing topic has is an error",
+    minimum=1, maximum=1 << 20,
 )
 MAX_MESSAGE_BYTES = Parameter(
     "max-message-bytes", "int", 10 * 1024 * 1024,
-    "upper bound for one message: key + value + the overhead the reference reserves",
-    minimum=64
+    "upper bound for one message: key + value + the overhead the reference reserves"
+    " (at most 1000000000, librdkafka's message.max.bytes ceiling)",
+    minimum=64, maximum=1_000_000_000,
 )
 COMPRESSION = Parameter(
     "compression", "choice", "none", "Kafka producer compression",

@@ -8,23 +8,20 @@ names the parameter; nothing printed ever holds a password.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .dispatch.rules import rules_from_params
 from .errors import DispatchError, SinkURIError
-from .params import SHARED_PARAMETERS, Parameter
+from .dispatch.topics import topic_name_problem
+from .params import SHARED_PARAMETERS, Parameter, shown_value
 from .redact import MASK, redact_url
 
 if TYPE_CHECKING:
     from .codec import Codec
     from .registry import Registry
     from .transport import Transport
-
-_TOPIC_RE = re.compile(r"^[A-Za-z0-9._-]{1,249}$")
-
 
 class ParameterValues(Mapping[str, Any]):
     """The typed parameter values of a sink: a read-only mapping whose repr masks the
@@ -193,26 +190,47 @@ def _split_location(scheme: str, parts: Any) -> tuple[str, str, Optional[str], O
         password = unquote(pw) if sep else None
     path = unquote(parts.path)
     if scheme == "file":
-        # file:///abs/dir/topic or file://./rel/dir/topic or file:rel/dir/topic
-        full = (netloc + path) if netloc not in ("", "localhost") else path
-        directory, _, topic = full.rstrip("/").rpartition("/")
-        if not directory:
-            directory = "."
+        directory, topic = _file_directory_and_topic(netloc, path)
     else:
         directory = netloc
         topic = path.strip("/")
         if "/" in topic:
-            raise SinkURIError(f"the topic is one path segment, got {topic!r}", "topic")
+            raise SinkURIError(f"the topic is one path segment, got {shown_value(topic)}", "topic")
         if not netloc:
             raise SinkURIError(f"{scheme}:// URI needs host:port before the topic", "host")
     if not topic:
         raise SinkURIError("the URI names no topic: put it as the last path segment", "topic")
-    if not _TOPIC_RE.match(topic):
+    problem = topic_name_problem(topic)
+    if problem:
+        raise SinkURIError(f"topic {shown_value(topic)} is not a valid topic name: {problem}", "topic")
+    return directory, topic, username, password
+
+
+def _file_directory_and_topic(netloc: str, path: str) -> tuple[str, str]:
+    """``file:///abs/dir/topic``, ``file://./rel/dir/topic`` or ``file:rel/dir/topic``.
+
+    The topic is the last path segment; a path ending in ``/`` names a directory and no topic,
+    which is refused rather than taking the directory's last part for the topic.
+    """
+    full = (netloc + path) if netloc not in ("", "localhost") else path
+    bad = next((c for c in full if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
         raise SinkURIError(
-            f"topic {topic!r} is not a valid topic name (letters, digits, '.', '_', '-'; at most 249)",
+            f"the file path {full!r} holds the control character {bad!r} at position {full.index(bad)}",
+            "path",
+        )
+    if full.endswith("/"):
+        raise SinkURIError(
+            f"the URI names no topic after the directory {shown_value(full)}: put the topic as the last"
+            " path segment (file:///dir/TOPIC), without a trailing '/'",
             "topic",
         )
-    return directory, topic, username, password
+    directory, sep, topic = full.rpartition("/")
+    if not sep:
+        directory = "."
+    elif not directory:
+        directory = "/"  # file:///topic
+    return directory, topic
 
 
 def protocol_config(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> SinkConfig:

@@ -12,38 +12,58 @@ import re
 from typing import Optional
 
 from ..errors import SinkURIError
-from ..params import Parameter
+from ..params import Parameter, shown_value
 from ..transport import MessageReader, MessageWriter, Transport
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
-_DURATION_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+#: One number-and-unit part of a Go duration (time.ParseDuration): ASCII digits, ``.5`` and ``5.`` allowed.
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)", re.ASCII)
+_DURATION_UNIT_SECONDS = {
+    "ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0,
+}
+#: The longest dial-timeout: one day, well inside librdkafka's socket.connection.setup.timeout.ms
+#: (at most 2147483647 ms), so a long value is refused here, naming the parameter, not by the client.
+MAX_DIAL_TIMEOUT_SECONDS = 24 * 3600.0
+#: request-timeout-ms becomes librdkafka's socket.timeout.ms (10..300000) and request.timeout.ms
+#: (1..900000): the narrower range, so the client never refuses it.
+REQUEST_TIMEOUT_MS_RANGE = (100, 300_000)
+_EXAMPLES = "such as 500ms, 10s or 1m30s"
+_HOST = re.compile(r"[A-Za-z0-9._-]+|\[[0-9A-Za-z:.%_-]+\]", re.ASCII)
+_PORT = re.compile(r"[0-9]{1,5}", re.ASCII)
 
 
 def parse_duration(text: str) -> float:
-    """Seconds of a Go-style duration (``500ms``, ``10s``, ``1m30s``), as TiCDC URIs write them."""
-    compact = text.strip().replace(" ", "")
+    """Seconds of a Go-style duration (``500ms``, ``10s``, ``1m30s``), as TiCDC URIs write them.
+
+    The grammar is Go's ``time.ParseDuration`` (units ns, us, ms, s, m, h), without a sign:
+    a timeout is positive.
+    """
     pos, total = 0, 0.0
-    while pos < len(compact):
-        m = _DURATION_PART.match(compact, pos)
+    while pos < len(text):
+        m = _DURATION_PART.match(text, pos)
         if m is None:
-            raise ValueError(f"{text!r} is not a duration such as 500ms, 10s or 1m30s")
+            raise ValueError(f"{shown_value(text)} is not a duration {_EXAMPLES}")
         total += float(m.group(1)) * _DURATION_UNIT_SECONDS[m.group(2)]
         pos = m.end()
     if pos == 0 or total <= 0:
-        raise ValueError(f"{text!r} is not a positive duration such as 500ms, 10s or 1m30s")
+        raise ValueError(f"{shown_value(text)} is not a positive duration {_EXAMPLES}")
     return total
 
 
-def _duration_problem(value: str) -> Optional[str]:
+def _dial_timeout_problem(value: str) -> Optional[str]:
     try:
-        parse_duration(value)
+        seconds = parse_duration(value)
     except ValueError as exc:
         return str(exc)
+    if seconds > MAX_DIAL_TIMEOUT_SECONDS:
+        return f"{shown_value(value)} is longer than the limit of 24h"
     return None
 
 
 KAFKA_PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("replication-factor", "int", 1, "replication factor of a topic cdcwire creates", minimum=1),
+    Parameter(
+        "replication-factor", "int", 1, "replication factor of a topic cdcwire creates",
+        minimum=1, maximum=32767,  # Kafka's INT16 field
+    ),
     Parameter("auto-create-topic", "bool", True, "create a missing topic with partition-num partitions"),
     Parameter("kafka-client-id", "str", "cdcwire", "client.id of the producer / consumer"),
     Parameter("enable-tls", "bool", False, "connect with TLS"),
@@ -57,13 +77,36 @@ KAFKA_PARAMETERS: tuple[Parameter, ...] = (
     ),
     Parameter("sasl-user", "str", None, "SASL user name"),
     Parameter("sasl-password", "str", None, "SASL password", secret=True),
-    Parameter("request-timeout-ms", "int", 30000, "broker request timeout", minimum=100),
+    Parameter(
+        "request-timeout-ms", "int", 30000, "broker request timeout (at most 300000)",
+        minimum=REQUEST_TIMEOUT_MS_RANGE[0], maximum=REQUEST_TIMEOUT_MS_RANGE[1],
+    ),
     Parameter(
         "dial-timeout", "str", "10s",
-        "how long to wait for the brokers to answer before giving up (500ms, 10s, 1m)",
-        check=_duration_problem,
+        "how long to wait for the brokers to answer before giving up (500ms, 10s, 1m; at most 24h)",
+        check=_dial_timeout_problem,
     ),
 )
+
+
+def _check_broker(hostport: str) -> None:
+    """One ``host:port`` of the broker list: a DNS name, IPv4 or ``[IPv6]`` host, a port of ASCII
+    digits in 1-65535 (``str.isdigit`` would pass Arabic-Indic and superscript digits)."""
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host:
+        raise SinkURIError(f"kafka broker {shown_value(hostport)} must be host:port", "host")
+    if not _HOST.fullmatch(host):
+        raise SinkURIError(
+            f"kafka broker {shown_value(hostport)}: host {shown_value(host)} is not a host name,"
+            " an IPv4 address or a [bracketed] IPv6 address",
+            "host",
+        )
+    if not _PORT.fullmatch(port) or not 0 < int(port) < 65536:
+        raise SinkURIError(
+            f"kafka broker {shown_value(hostport)}: the port must be a number from 1 to 65535"
+            f" in ASCII digits, got {shown_value(port)}",
+            "port",
+        )
 
 
 class KafkaTransport(Transport):
@@ -72,16 +115,16 @@ class KafkaTransport(Transport):
 
     def validate(self, config) -> None:  # type: ignore[override]
         for hostport in config.location.split(","):
-            host, sep, port = hostport.rpartition(":")
-            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise SinkURIError(f"kafka broker {hostport!r} must be host:port", "host")
+            _check_broker(hostport)
         params = config.params
         if params.get("sasl-mechanism") and not params.get("sasl-user") and not config.username:
             raise SinkURIError("sasl-mechanism needs sasl-user (or user:password@ in the URI)", "sasl-user")
         if (params.get("sasl-user") or params.get("sasl-password")) and not params.get("sasl-mechanism"):
             raise SinkURIError("sasl-user/sasl-password need sasl-mechanism", "sasl-mechanism")
         if params.get("sasl-user") and params.get("sasl-password") is None and config.password is None:
-            raise SinkURIError("sasl-user needs sasl-password (or user:password@ in the URI)", "sasl-password")
+            raise SinkURIError(
+                "sasl-user needs sasl-password (or user:password@ in the URI)", "sasl-password"
+            )
         if config.username and params.get("sasl-password") is None and config.password is None:
             raise SinkURIError("the URI names a user but no password (user:password@host)", "userinfo")
         if bool(params.get("cert")) != bool(params.get("key")):
