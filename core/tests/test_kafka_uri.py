@@ -36,11 +36,111 @@ def test_durations_read_like_go(text, seconds):
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["10", "ten", "0s", "", "5x"])
+@pytest.mark.parametrize(
+    "text, seconds",
+    [(".5s", 0.5), ("1500us", 0.0015), ("1h2m3.5s", 3723.5), ("24h", 86400), ("250ns", 2.5e-7)],
+)
+def test_durations_take_every_go_unit_and_form(text, seconds):
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["10", "ten", "0s", "", "5x", "1%D9%A0s", "10%20s", "-5s", "1_0s"])
 def test_a_bad_dial_timeout_is_named(text):
     with pytest.raises(SinkURIError, match="dial-timeout") as info:
         parse_sink_uri(f"{BASE}&dial-timeout={text}")
     assert info.value.parameter == "dial-timeout"
+
+
+@pytest.mark.parametrize("text", ["25h", "100000000000h", "9" * 400 + "s"])
+def test_a_dial_timeout_past_a_day_is_refused_when_parsed(text):
+    with pytest.raises(SinkURIError, match="longer than the limit of 24h") as info:
+        parse_sink_uri(f"{BASE}&dial-timeout={text}")
+    assert info.value.parameter == "dial-timeout"
+    assert len(str(info.value)) < 200  # the 400 nines are not quoted whole
+
+
+@pytest.mark.parametrize(
+    "query, parameter, words",
+    [
+        ("request-timeout-ms=300001", "request-timeout-ms", "must be <= 300000"),
+        ("request-timeout-ms=99999999999999", "request-timeout-ms", "must be <= 300000"),
+        ("request-timeout-ms=99", "request-timeout-ms", "must be >= 100"),
+        ("replication-factor=32768", "replication-factor", "must be <= 32767"),
+    ],
+)
+def test_a_value_librdkafka_would_refuse_is_named_when_parsed(query, parameter, words):
+    with pytest.raises(SinkURIError, match=words) as info:
+        parse_sink_uri(f"{BASE}&{query}")
+    assert info.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "dial-timeout=24h&request-timeout-ms=300000&max-message-bytes=1000000000",
+        "dial-timeout=1ns&request-timeout-ms=100&max-message-bytes=64",
+    ],
+)
+def test_every_client_takes_the_extremes_of_the_uri_ranges(query):
+    import confluent_kafka
+    import confluent_kafka.admin
+
+    from cdcwire.transports.kafka_writer import producer_settings
+
+    config = parse_sink_uri(f"{BASE}&{query}")
+    s = settings_of(f"{BASE}&{query}")
+    for kind, extra in [
+        (confluent_kafka.Producer, producer_settings(config, s)),
+        (confluent_kafka.Consumer, {"group.id": "g"}),
+        (confluent_kafka.admin.AdminClient, {}),
+    ]:
+        assert s.open_client(kind, s.client_errors(), **extra) is not None
+
+
+@pytest.mark.parametrize(
+    "hosts, parameter, words",
+    [
+        ("h:\u0669\u0660\u0669\u0662", "port", "the port must be a number from 1 to 65535 in ASCII digits"),
+        ("h:\u00b2", "port", "in ASCII digits, got '\u00b2'"),
+        ("h:65536", "port", "from 1 to 65535"),
+        ("h:0", "port", "from 1 to 65535"),
+        ("h%20x:9092", "host", "is not a host name"),
+        ("localhost", "host", "must be host:port"),
+    ],
+)
+def test_a_bad_broker_is_named(hosts, parameter, words):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(f"kafka://{hosts}/t?protocol=echo-json")
+    assert info.value.parameter == parameter
+    assert words in str(info.value)
+
+
+@pytest.mark.parametrize("hosts", ["[::1]:9092", "kafka-1.example.com:9092,10.0.0.2:19092"])
+def test_host_names_and_addresses_are_brokers(hosts):
+    assert parse_sink_uri(f"kafka://{hosts}/t?protocol=echo-json").location == hosts
+
+
+@pytest.mark.parametrize(
+    "query, parameter", [("kafka-client-id=a%00b", "kafka-client-id"), ("ca=/x%00y", "ca")]
+)
+def test_a_nul_byte_in_a_value_is_refused_naming_the_parameter(query, parameter):
+    with pytest.raises(SinkURIError, match="holds a NUL byte") as info:
+        parse_sink_uri(f"{BASE}&{query}")
+    assert info.value.parameter == parameter
+
+
+def test_a_nul_byte_in_a_password_is_refused_without_showing_it():
+    with pytest.raises(SinkURIError, match="holds a NUL byte") as info:
+        parse_sink_uri(f"{BASE}&sasl-mechanism=plain&sasl-user=bob&sasl-password=hun%00ter2")
+    assert info.value.parameter == "sasl-password"
+    assert "hun" not in str(info.value) and "ter2" not in str(info.value)
+
+
+def test_a_nul_byte_in_the_user_info_is_refused_without_showing_it():
+    with pytest.raises(SinkURIError, match="holds a NUL byte") as info:
+        parse_sink_uri("kafka://bob:hun%00ter2@127.0.0.1:9092/t?protocol=echo-json")
+    assert info.value.parameter == "userinfo"
+    assert "hun" not in str(info.value) and "ter2" not in str(info.value)
 
 
 @pytest.mark.parametrize(

@@ -119,3 +119,86 @@ def test_printing_the_parameter_values_masks_secret_ones():
 def test_a_parameter_declared_secret_is_masked_whatever_its_name():
     config = parse_sink_uri("file:///tmp/d/t?protocol=echo-json&echo-credential=opensesame")
     assert "opensesame" not in config.redacted_uri and "opensesame" not in repr(config)
+
+
+# --- integers as TiCDC reads them (Go's strconv.Atoi) -------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["1_0", "%2010", "10%20", "%D9%A1%D9%A0", "1e1", "0x10", ""])
+def test_an_integer_parameter_takes_ascii_digits_only(text):
+    with pytest.raises(SinkURIError, match="must be an integer") as info:
+        parse_sink_uri(f"file:///tmp/o/t?protocol=echo-json&partition-num={text}")
+    assert info.value.parameter == "partition-num"
+
+
+def test_an_integer_parameter_may_have_a_sign_as_in_go():
+    assert parse_sink_uri("file:///tmp/o/t?protocol=echo-json&partition-num=%2B10")["partition-num"] == 10
+
+
+def test_a_400_digit_integer_is_out_of_range_and_not_quoted_whole():
+    words = r"must be <= 1048576, got '9{60}'\.\.\. \(400 characters\)"
+    with pytest.raises(SinkURIError, match=words) as info:
+        parse_sink_uri(f"file:///tmp/o/t?protocol=echo-json&partition-num={'9' * 400}")
+    assert info.value.parameter == "partition-num"
+
+
+def test_max_message_bytes_stops_at_the_kafka_client_ceiling():
+    with pytest.raises(SinkURIError, match="must be <= 1000000000") as info:
+        parse_sink_uri("file:///tmp/o/t?protocol=echo-json&max-message-bytes=1000000001")
+    assert info.value.parameter == "max-message-bytes"
+
+
+# --- topics in the URI ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("topic", [".", ".."])
+def test_a_dot_or_dot_dot_topic_is_refused(topic):
+    with pytest.raises(SinkURIError, match="cannot be named '.' or '..'") as info:
+        parse_sink_uri(f"file:///srv/out/base/{topic}?protocol=echo-json")
+    assert info.value.parameter == "topic"
+
+
+def test_a_topic_of_250_characters_is_refused_naming_the_limit():
+    with pytest.raises(SinkURIError, match="at most 249 characters, this one has 250") as info:
+        parse_sink_uri(f"kafka://h:9092/{'t' * 250}?protocol=echo-json")
+    assert info.value.parameter == "topic"
+
+
+def test_a_topic_of_249_characters_is_kept():
+    assert parse_sink_uri(f"kafka://h:9092/{'t' * 249}?protocol=echo-json").topic == "t" * 249
+
+
+def test_a_topic_ending_in_a_newline_is_refused():
+    with pytest.raises(SinkURIError, match="is not a valid topic name"):
+        parse_sink_uri("kafka://h:9092/orders%0A?protocol=echo-json")
+
+
+def test_a_kafka_topic_may_end_in_a_slash_as_in_ticdc():
+    assert parse_sink_uri("kafka://h:9092/orders/?protocol=echo-json").topic == "orders"
+
+
+# --- file paths --------------------------------------------------------------------------------
+
+
+def test_a_file_uri_ending_in_a_slash_names_no_topic():
+    with pytest.raises(SinkURIError, match="names no topic after the directory '/d/out/'") as info:
+        parse_sink_uri("file:///d/out/?protocol=echo-json")
+    assert info.value.parameter == "topic"
+
+
+def test_a_file_uri_with_one_segment_writes_in_the_root_directory():
+    c = parse_sink_uri("file:///orders?protocol=echo-json")
+    assert (c.location, c.topic) == ("/", "orders")
+
+
+def test_a_relative_file_uri_without_a_directory_writes_in_the_current_one():
+    c = parse_sink_uri("file:orders?protocol=echo-json")
+    assert (c.location, c.topic) == (".", "orders")
+
+
+@pytest.mark.parametrize("encoded, char", [("%00", "\\x00"), ("%0A", "\\n"), ("%7F", "\\x7f")])
+def test_a_control_character_in_a_file_path_is_refused_with_its_position(encoded, char):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(f"file:///d/o{encoded}ut/t?protocol=echo-json")
+    assert f"holds the control character '{char}' at position 4" in str(info.value)
+    assert info.value.parameter == "path"

@@ -52,6 +52,13 @@ class Parameter:
     def parse(self, raw: str) -> Any:
         """Turn the raw text of the URI into a typed value, or raise SinkURIError naming the parameter."""
         shown = "<redacted>" if self.secret else shown_value(raw)
+        if "\0" in raw:
+            # C libraries (librdkafka) cut a string at a NUL and file systems refuse one:
+            # a password or a path holding %00 would silently be another one, or fail late.
+            where = "" if self.secret else f" at position {raw.index(chr(0))}"
+            raise SinkURIError(
+                f"parameter {self.name!r} holds a NUL byte (%00){where}: no value can hold one", self.name
+            )
         if self.kind == "bool":
             low = raw.strip().lower()
             if low in _TRUE:

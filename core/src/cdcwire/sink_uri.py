@@ -188,6 +188,12 @@ def _split_location(scheme: str, parts: Any) -> tuple[str, str, Optional[str], O
         user, sep, pw = userinfo.partition(":")
         username = unquote(user)
         password = unquote(pw) if sep else None
+        if "\0" in username or "\0" in (password or ""):
+            raise SinkURIError(
+                "the URI's user info holds a NUL byte (%00), which the Kafka client would cut the"
+                " user name or password at; the URI is not shown because it holds a secret",
+                "userinfo",
+            )
     path = unquote(parts.path)
     if scheme == "file":
         directory, topic = _file_directory_and_topic(netloc, path)
