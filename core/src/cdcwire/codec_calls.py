@@ -4,23 +4,67 @@ Every path that encodes or decodes (``cdcwire.encode``/``decode``, the CLI, the 
 stages, the data source) goes through these two functions, so what the core promises
 about every codec, built-in or third-party, is kept here once: an encoder is only
 given valid events, and a decoder only gives valid events (or a ``DecodeError``).
+Valid means :func:`cdcwire.validation.check_event` passes; plugins do not call it
+themselves.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .codec import Decoder, Encoder
+from .errors import DecodeError, InvalidEventError
+from .events import Event
+from .message import Message, Payload
+from .validation import check_event, checked
 
 if TYPE_CHECKING:
     from .sink_uri import SinkConfig
 
 
+class CheckedEncoder:
+    """A codec's encoder that is given each event only once it has passed the validation;
+    an invalid event raises InvalidEventError (an EncodeError) naming it, the field and the rule."""
+
+    __slots__ = ("encoder",)
+
+    def __init__(self, encoder: Encoder) -> None:
+        self.encoder = encoder
+
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        return self.encoder.encode(checked(events))
+
+    def __getattr__(self, name: str) -> Any:  # the codec's own attributes (caches, registry versions)
+        return getattr(self.encoder, name)
+
+
+class CheckedDecoder:
+    """A codec's decoder whose events have all passed the validation: a message that decodes to
+    an invalid event is a DecodeError naming the event, the field and the rule."""
+
+    __slots__ = ("decoder",)
+
+    def __init__(self, decoder: Decoder) -> None:
+        self.decoder = decoder
+
+    def decode(self, message: Message) -> list[Event]:
+        events = self.decoder.decode(message)
+        try:
+            for event in events:
+                check_event(event)
+        except InvalidEventError as exc:
+            raise DecodeError(f"the message decodes to an invalid event: {exc}") from None
+        return events
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.decoder, name)
+
+
 def encoder_for(config: SinkConfig, topic: str, partition: int) -> Encoder:
-    """The codec's encoder for one topic-partition of this sink."""
-    return config.codec.encoder(config, topic, partition)
+    """The codec's encoder for one topic-partition of this sink, given only valid events."""
+    return CheckedEncoder(config.codec.encoder(config, topic, partition))
 
 
 def decoder_for(config: SinkConfig) -> Decoder:
-    """The codec's decoder for this sink's messages."""
-    return config.codec.decoder(config)
+    """The codec's decoder for this sink's messages, giving only valid events."""
+    return CheckedDecoder(config.codec.decoder(config))

@@ -66,6 +66,25 @@ class MessageTooLargeError(EncodeError):
     """A single event does not fit in ``max-message-bytes``."""
 
 
+class InvalidEventError(EncodeError):
+    """An event breaks a rule of the event model (:mod:`cdcwire.validation`).
+
+    An EncodeError, because that is where one is raised as it is: on the way into an
+    encoder. Decoders turn it into a DecodeError naming the message, the event JSON
+    reader into an EventJSONError naming the line. ``event`` names the event
+    (``schema.table@ts``), ``field`` the field (``columns[2].value``), ``column`` the
+    column's name (quoted) when a column breaks it, ``rule`` what is wrong.
+    """
+
+    def __init__(self, rule: str, event: str, field: Optional[str] = None, column: Optional[str] = None):
+        place = field if column is None else f"{field} (column {column})"
+        super().__init__(f"{event}: {place}: {rule}" if place else f"{event}: {rule}")
+        self.rule = rule
+        self.event = event
+        self.field = field
+        self.column = column
+
+
 class PluginError(CdcwireError):
     """A plugin is broken, duplicated, or missing."""
 

@@ -21,14 +21,11 @@ import json
 import math
 from typing import IO, Any, Iterable, Iterator, Optional
 
-from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, INTEGER_TYPES, ColumnFlag, ColumnType, DDLType
-from .errors import EventJSONError
-from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column
+from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from .errors import EventJSONError, InvalidEventError
+from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
+from .validation import FLAGS_LIMIT, check_event, shown
 from .value_text import float32_text, to_float32
-
-U64_MAX = (1 << 64) - 1
-I64_MIN = -(1 << 63)
-I64_MAX = (1 << 63) - 1
 
 # --- to JSON -------------------------------------------------------------------------------
 
@@ -114,12 +111,6 @@ def _req(d: dict[str, Any], key: str, ctx: _Ctx, field: str) -> Any:
     return d[key]
 
 
-def _uint64(v: Any, ctx: _Ctx, field: str) -> int:
-    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= U64_MAX:
-        raise ctx.fail(field, f"must be an integer in 0..2^64-1, got {v!r}")
-    return v
-
-
 def _str(v: Any, ctx: _Ctx, field: str) -> str:
     if not isinstance(v, str):
         raise ctx.fail(field, f"must be a string, got {type(v).__name__}")
@@ -138,62 +129,34 @@ def _column_type(v: Any, ctx: _Ctx, field: str) -> ColumnType:
     raise ctx.fail(field, f"unknown column type {v!r}; types: {names}")
 
 
-#: (signed range, unsigned range) of each integer type's values; YEAR, ENUM, SET and BIT are
-#: unsigned whatever their flags (ENUM is the 1-based index, 0 for the invalid value '').
-_INTEGER_RANGES: dict[ColumnType, tuple[tuple[int, int], tuple[int, int]]] = {
-    ColumnType.TINYINT: ((-(1 << 7), (1 << 7) - 1), (0, (1 << 8) - 1)),
-    ColumnType.SMALLINT: ((-(1 << 15), (1 << 15) - 1), (0, (1 << 16) - 1)),
-    ColumnType.MEDIUMINT: ((-(1 << 23), (1 << 23) - 1), (0, (1 << 24) - 1)),
-    ColumnType.INT: ((-(1 << 31), (1 << 31) - 1), (0, (1 << 32) - 1)),
-    ColumnType.BIGINT: ((I64_MIN, I64_MAX), (0, U64_MAX)),
-    ColumnType.YEAR: ((0, 2155), (0, 2155)),
-    ColumnType.ENUM: ((0, 65535), (0, 65535)),
-    ColumnType.SET: ((0, U64_MAX), (0, U64_MAX)),
-    ColumnType.BIT: ((0, U64_MAX), (0, U64_MAX)),
-}
-
-
-def _value(v: Any, ctype: ColumnType, flags: int, ctx: _Ctx, field: str) -> Any:
-    if v is None:
-        return None
-    if ctype in INTEGER_TYPES:
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise ctx.fail(field, f"a {ctype.name} value must be an integer, got {v!r}")
-        signed_range, unsigned_range = _INTEGER_RANGES[ctype]
-        lo, hi = unsigned_range if flags & ColumnFlag.UNSIGNED else signed_range
-        if not lo <= v <= hi:
-            unsigned = " UNSIGNED" if flags & ColumnFlag.UNSIGNED and signed_range != unsigned_range else ""
-            raise ctx.fail(field, f"{v} is outside {lo}..{hi}, the range of {ctype.name}{unsigned}")
-        return v
-    if ctype in FLOAT_TYPES:
-        if not isinstance(v, (int, float)) or isinstance(v, bool):
-            raise ctx.fail(field, f"a {ctype.name} value must be a number, got {v!r}")
-        f = float(v)
-        if not math.isfinite(f):
-            raise ctx.fail(field, f"a {ctype.name} value must be finite, got {v!r}")
-        if ctype != ColumnType.FLOAT:
-            return f
+def _value(v: Any, ctype: ColumnType, flags: Any, ctx: _Ctx, field: str) -> Any:
+    """The Python value of a JSON value: numbers of FLOAT/DOUBLE columns as floats (FLOAT
+    rounded to float32), ``{"base64": ...}`` as bytes; every rule of the value itself is
+    :mod:`cdcwire.validation`'s, checked once the event is built."""
+    if ctype in FLOAT_TYPES and v.__class__ is int:
         try:
-            return to_float32(f)
+            v = float(v)
+        except OverflowError:
+            raise ctx.fail(field, f"{shown(v)} is outside the range of {ctype.name}") from None
+    if v.__class__ is float and ctype == ColumnType.FLOAT and math.isfinite(v):
+        try:
+            return to_float32(v)
         except OverflowError:
             raise ctx.fail(field, f"{v!r} is outside the range of FLOAT (float32)") from None
-    if ctype == ColumnType.NULL:
-        raise ctx.fail(field, f"a NULL-type column can only hold null, got {v!r}")
-    binary = bool(flags & ColumnFlag.BINARY)
     if isinstance(v, dict):
         if set(v) != {"base64"} or not isinstance(v["base64"], str):
             raise ctx.fail(field, 'bytes must be written as {"base64": "..."}')
+        binary = isinstance(flags, int) and flags & ColumnFlag.BINARY
         if not binary and ctype != ColumnType.GEOMETRY:
             raise ctx.fail(field, f"bytes given for a {ctype.name} column without the BINARY flag; give a string")
         try:
             return base64.b64decode(v["base64"], validate=True)
         except (binascii.Error, ValueError):
             raise ctx.fail(field, "is not valid base64") from None
-    if isinstance(v, str):
-        if binary and (ctype in BLOB_TYPES or ctype in STRING_TYPES):
+    if isinstance(v, str) and isinstance(flags, int) and flags & ColumnFlag.BINARY:
+        if ctype in BLOB_TYPES or ctype in STRING_TYPES:
             raise ctx.fail(field, f'the {ctype.name} column has the BINARY flag: give {{"base64": ...}}')
-        return v
-    raise ctx.fail(field, f"a {ctype.name} value must be a string, got {v!r}")
+    return v
 
 
 def _columns(v: Any, ctx: _Ctx, field: str) -> Optional[tuple[Column, ...]]:
@@ -202,7 +165,6 @@ def _columns(v: Any, ctx: _Ctx, field: str) -> Optional[tuple[Column, ...]]:
     if not isinstance(v, list):
         raise ctx.fail(field, f"must be a list of columns or null, got {type(v).__name__}")
     out = []
-    seen = set()
     for i, c in enumerate(v):
         f = f"{field}[{i}]"
         if not isinstance(c, dict):
@@ -210,20 +172,22 @@ def _columns(v: Any, ctx: _Ctx, field: str) -> Optional[tuple[Column, ...]]:
         unknown = set(c) - {"name", "type", "flags", "value", "mysql_type"}
         if unknown:
             raise ctx.fail(f, f"unknown key(s) {', '.join(sorted(unknown))}")
-        name = _str(_req(c, "name", ctx, f + ".name"), ctx, f + ".name")
-        if name in seen:
-            raise ctx.fail(f + ".name", f"column {name!r} appears twice")
-        seen.add(name)
+        name = _req(c, "name", ctx, f + ".name")
         ctype = _column_type(_req(c, "type", ctx, f + ".type"), ctx, f + ".type")
         flags = c.get("flags", 0)
-        if not isinstance(flags, int) or isinstance(flags, bool) or not 0 <= flags <= 0xFFFF:
-            raise ctx.fail(f + ".flags", f"must be an integer bit set, got {flags!r}")
-        mysql_type = c.get("mysql_type")
-        if mysql_type is not None:
-            _str(mysql_type, ctx, f + ".mysql_type")
+        if isinstance(flags, int) and not isinstance(flags, bool) and 0 <= flags < FLAGS_LIMIT:
+            flags = ColumnFlag(flags)
         value = _value(c.get("value"), ctype, flags, ctx, f + ".value")
-        out.append(build_column(name, ctype, ColumnFlag(flags), value, mysql_type))
+        out.append(build_column(name, ctype, flags, value, c.get("mysql_type")))
     return tuple(out)
+
+
+def _checked(event: Event, ctx: _Ctx) -> Event:
+    try:
+        check_event(event)
+    except InvalidEventError as exc:
+        raise ctx.fail(exc.field or "type", exc.rule) from None
+    return event
 
 
 def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
@@ -240,19 +204,15 @@ def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
         pre = _columns(d.get("pre_columns"), ctx, "pre_columns")
         if columns is None and pre is None:
             raise ctx.fail("columns", "a row event needs columns (insert/update) or pre_columns (delete)")
-        table_id = d.get("table_id")
-        if table_id is not None and (
-            not isinstance(table_id, int) or isinstance(table_id, bool) or not I64_MIN <= table_id <= I64_MAX
-        ):
-            raise ctx.fail("table_id", f"must be a signed 64-bit integer or null, got {table_id!r}")
-        return RowChangedEvent(
-            _uint64(_req(d, "commit_ts", ctx, "commit_ts"), ctx, "commit_ts"),
-            _str(_req(d, "schema", ctx, "schema"), ctx, "schema"),
-            _str(_req(d, "table", ctx, "table"), ctx, "table"),
+        event: Event = build_row_event(
+            _req(d, "commit_ts", ctx, "commit_ts"),
+            _req(d, "schema", ctx, "schema"),
+            _req(d, "table", ctx, "table"),
             columns,
             pre,
-            table_id,
+            d.get("table_id"),
         )
+        return _checked(event, ctx)
     if kind == "ddl":
         unknown = set(d) - {"type", "commit_ts", "schema", "table", "ddl_type", "query"}
         if unknown:
@@ -262,18 +222,19 @@ def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
             ddl_type = DDLType[raw.upper()] if isinstance(raw, str) else DDLType(raw)
         except (KeyError, ValueError):
             raise ctx.fail("ddl_type", f"unknown DDL type {raw!r}") from None
-        return DDLEvent(
-            _uint64(_req(d, "commit_ts", ctx, "commit_ts"), ctx, "commit_ts"),
-            _str(d.get("schema", ""), ctx, "schema"),
-            _str(d.get("table", ""), ctx, "table"),
-            _str(_req(d, "query", ctx, "query"), ctx, "query"),
+        event = DDLEvent(
+            _req(d, "commit_ts", ctx, "commit_ts"),
+            d.get("schema", ""),
+            d.get("table", ""),
+            _req(d, "query", ctx, "query"),
             ddl_type,
         )
+        return _checked(event, ctx)
     if kind == "resolved":
         unknown = set(d) - {"type", "ts"}
         if unknown:
             raise ctx.fail(sorted(unknown)[0], "unknown field of a resolved event")
-        return ResolvedEvent(_uint64(_req(d, "ts", ctx, "ts"), ctx, "ts"))
+        return _checked(ResolvedEvent(_req(d, "ts", ctx, "ts")), ctx)
     raise ctx.fail("type", f"must be 'row', 'ddl' or 'resolved', got {kind!r}")
 
 
@@ -281,10 +242,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it names a key twice (json.loads would keep the last silently)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"key {twice!r} appears twice in an object")
+    return d
+
+
 def from_json(text: str, line: Optional[int] = None) -> Event:
     """Parse one line of canonical event JSON."""
     try:
-        d = json.loads(text, parse_constant=_reject_constant)
+        d = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
     except (json.JSONDecodeError, ValueError) as exc:
         raise EventJSONError(f"not valid JSON: {exc}", line) from None
     except RecursionError:

@@ -56,10 +56,11 @@ def _decimal(precision: int, scale: int) -> st.SearchStrategy:
 
 
 _DATES = st.dates().map(lambda d: d.isoformat())
-_DATETIMES = st.datetimes().map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S"))
+# isoformat, not strftime: glibc's %Y does not pad years below 1000 to four digits
+_DATETIMES = st.datetimes().map(lambda d: d.isoformat(" ", "seconds"))
 _TIMESTAMPS = st.datetimes(
     min_value=__import__("datetime").datetime(1970, 1, 2), max_value=__import__("datetime").datetime(2038, 1, 18)
-).map(lambda d: d.strftime("%Y-%m-%d %H:%M:%S"))
+).map(lambda d: d.isoformat(" ", "seconds"))
 _TIMES = st.builds(
     lambda neg, h, m, s: f"{'-' if neg and (h or m or s) else ''}{h:02d}:{m:02d}:{s:02d}",
     st.booleans(), st.integers(0, 838), st.integers(0, 59), st.integers(0, 59),

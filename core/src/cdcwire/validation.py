@@ -1,0 +1,456 @@
+"""The one validation of an event: what every encoder may assume and every decoder must give.
+
+The event model's constructors check almost nothing (``build_column`` and
+``build_row_event`` skip even that, for the hot paths that build millions of
+events), so an event is only known to be valid once it has passed
+:func:`check_event`. The core calls it where events cross a codec
+(:mod:`cdcwire.codec_calls`): on the way into every encoder and on the way out of
+every decoder, so that a plugin, built-in or third-party, never sees an event the
+others would refuse and never hands one out. The event JSON reader calls it too.
+
+The rules:
+
+- a row event's images fit its kind (insert: columns only; delete: pre_columns
+  only; update: both), each a non-empty tuple of Columns with unique names;
+- commit ts and resolved ts are unsigned 64-bit ints, table_id None or a signed one;
+- schema, table and column names are valid text: str, UTF-8 encodable (no lone
+  surrogate), no NUL;
+- a column's type is a ColumnType, its flags an int in 0..2^63-1, its mysql_type
+  None or valid text;
+- a value is None or of its type's Python kind (:data:`cdcwire.events.Value`):
+  integers within their type's signed or unsigned range, finite floats (FLOAT
+  within float32), bytes for binary strings and BLOBs, valid text for the rest,
+  DECIMAL text a decimal number, dates and times in MySQL's form with valid
+  fields (zero dates such as ``0000-00-00`` are TiDB's and pass);
+- a DDL event's ddl_type is a DDLType and its query valid text.
+
+Speed: this runs on every event of every encode and decode. Each column costs a
+dict lookup of its (type, flags) pair, which finds the value check for that
+pair (checked once, then cached), and one call of that check; names already seen
+valid are a set lookup. Nothing here uses a regular expression per value.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any, Callable, Iterable, Iterator, Optional
+
+from .codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from .errors import InvalidEventError
+from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+
+U64_MAX = (1 << 64) - 1
+I64_MIN = -(1 << 63)
+I64_MAX = (1 << 63) - 1
+#: The largest finite float32, as a float64.
+FLOAT32_MAX = 3.4028234663852886e38
+#: Flags are bit sets of at most 63 bits: every protocol carries them as a signed or unsigned 64-bit int.
+FLAGS_LIMIT = 1 << 63
+
+#: (signed range, unsigned range) of each integer type's values; YEAR, ENUM, SET and BIT are
+#: unsigned whatever their flags (ENUM is the 1-based index, 0 for the invalid value '').
+INTEGER_RANGES: dict[ColumnType, tuple[tuple[int, int], tuple[int, int]]] = {
+    ColumnType.TINYINT: ((-(1 << 7), (1 << 7) - 1), (0, (1 << 8) - 1)),
+    ColumnType.SMALLINT: ((-(1 << 15), (1 << 15) - 1), (0, (1 << 16) - 1)),
+    ColumnType.MEDIUMINT: ((-(1 << 23), (1 << 23) - 1), (0, (1 << 24) - 1)),
+    ColumnType.INT: ((-(1 << 31), (1 << 31) - 1), (0, (1 << 32) - 1)),
+    ColumnType.BIGINT: ((I64_MIN, I64_MAX), (0, U64_MAX)),
+    ColumnType.YEAR: ((0, 2155), (0, 2155)),
+    ColumnType.ENUM: ((0, 65535), (0, 65535)),
+    ColumnType.SET: ((0, U64_MAX), (0, U64_MAX)),
+    ColumnType.BIT: ((0, U64_MAX), (0, U64_MAX)),
+}
+
+_UNSIGNED = int(ColumnFlag.UNSIGNED)
+_BINARY = int(ColumnFlag.BINARY)
+
+#: A value check: None when the value is fine, else why it is not.
+ValueCheck = Callable[[Any], Optional[str]]
+
+
+# --- text ----------------------------------------------------------------------------------
+
+
+def text_problem(text: Any) -> Optional[str]:
+    """Why ``text`` is not valid text (a str UTF-8 can carry), or None."""
+    if not isinstance(text, str):
+        return f"must be a string, got {type(text).__name__}"
+    if text.isascii():
+        return None
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        return f"holds a lone surrogate {text[exc.start]!r} at character {exc.start}: not valid Unicode text"
+    return None
+
+
+def name_problem(name: Any) -> Optional[str]:
+    """Why ``name`` is not a valid schema, table or column name (valid text without NUL), or None."""
+    problem = text_problem(name)
+    if problem is None and "\x00" in name:
+        return f"holds a NUL character at character {name.index(chr(0))}"
+    return problem
+
+
+#: Names already found valid (schema, table and column names repeat on every event).
+_GOOD_NAMES: set[str] = set()
+_GOOD_NAMES_LIMIT = 1 << 16
+
+
+def _name_ok(name: Any) -> Optional[str]:
+    problem = name_problem(name)
+    if problem is None and name.__class__ is str:
+        if len(_GOOD_NAMES) >= _GOOD_NAMES_LIMIT:
+            _GOOD_NAMES.clear()
+        _GOOD_NAMES.add(name)
+    return problem
+
+
+# --- values --------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to about ``limit`` characters: a 401-digit number stays readable."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _integers(ctype: ColumnType, unsigned: bool) -> ValueCheck:
+    signed_range, unsigned_range = INTEGER_RANGES[ctype]
+    lo, hi = unsigned_range if unsigned else signed_range
+    label = f"{ctype.name} UNSIGNED" if unsigned and signed_range != unsigned_range else ctype.name
+
+    def check(v: Any) -> Optional[str]:
+        if v.__class__ is int and lo <= v <= hi or v is None:
+            return None
+        if v.__class__ is not int:
+            return f"a value of a {ctype.name} column must be an integer, got {_kind(v)} {shown(v)}"
+        return f"{shown(v)} is outside {lo}..{hi}, the range of {label}"
+
+    return check
+
+
+def _floats(ctype: ColumnType) -> ValueCheck:
+    limit = FLOAT32_MAX if ctype == ColumnType.FLOAT else 1.7976931348623157e308
+    what = "float32" if ctype == ColumnType.FLOAT else "float64"
+
+    def check(v: Any) -> Optional[str]:
+        if v.__class__ is float and -limit <= v <= limit or v is None:
+            return None
+        if v.__class__ is not float:
+            return f"a value of a {ctype.name} column must be a float, got {_kind(v)} {shown(v)}"
+        if v != v or v in (float("inf"), float("-inf")):
+            return f"a value of a {ctype.name} column must be finite, got {v!r}"
+        return f"{v!r} is outside the range of {ctype.name} ({what})"
+
+    return check
+
+
+def _texts(ctype: ColumnType) -> ValueCheck:
+    def check(v: Any) -> Optional[str]:
+        if v.__class__ is str and v.isascii() or v is None:
+            return None
+        if v.__class__ is not str:
+            return f"a {ctype.name} value without the BINARY flag must be str, got {_kind(v)}"
+        return text_problem(v)
+
+    return check
+
+
+def _bytes(ctype: ColumnType) -> ValueCheck:
+    def check(v: Any) -> Optional[str]:
+        if v.__class__ is bytes or v is None:
+            return None
+        return f"a {ctype.name} value with the BINARY flag must be bytes, got {_kind(v)}"
+
+    return check
+
+
+def _geometry(v: Any) -> Optional[str]:
+    if v.__class__ is bytes or v is None:
+        return None
+    if v.__class__ is str:
+        return text_problem(v)
+    return f"a GEOMETRY value must be bytes or str, got {_kind(v)}"
+
+
+def _null(v: Any) -> Optional[str]:
+    return None if v is None else f"a NULL-type column can only hold None, got {_kind(v)} {v!r}"
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def decimal_problem(text: str) -> Optional[str]:
+    """Why ``text`` is not a DECIMAL value's text (a finite decimal number), or None."""
+    body = text[1:] if text[:1] in ("-", "+") else text
+    whole, _, fraction = body.partition(".")
+    if (whole or fraction) and (not whole or _digits(whole)) and (not fraction or _digits(fraction)):
+        return None
+    # the rare exponent form ("1.5E+3"); no spaces, underscores, NaN or infinity
+    try:
+        ok = text.isascii() and text.strip() == text and "_" not in text and Decimal(text).is_finite()
+    except (InvalidOperation, ValueError):
+        ok = False
+    return None if ok else f"{shown(text)} is not a decimal number"
+
+
+def _number(text: str, start: int, end: int, hi: int) -> bool:
+    """True when text[start:end] is ASCII digits whose number is at most ``hi``."""
+    part = text[start:end]
+    return len(part) == end - start and _digits(part) and int(part) <= hi
+
+
+def _date_ok(text: str) -> bool:
+    # YYYY-MM-DD; month and day may be 0 (TiDB's zero dates and zero-in-date values)
+    return (
+        len(text) == 10
+        and text[4] == "-"
+        and text[7] == "-"
+        and _digits(text[:4])
+        and _number(text, 5, 7, 12)
+        and _number(text, 8, 10, 31)
+    )
+
+
+def _clock_ok(text: str, hours: int) -> bool:
+    # hours:MM:SS[.ffffff] after hours digits; hours are already checked by the caller
+    n = len(text)
+    if n < hours + 6 or text[hours] != ":" or text[hours + 3] != ":":
+        return False
+    if not (_number(text, hours + 1, hours + 3, 59) and _number(text, hours + 4, hours + 6, 59)):
+        return False
+    if n == hours + 6:
+        return True
+    fraction = text[hours + 7 :]
+    return text[hours + 6] == "." and 1 <= len(fraction) <= 6 and _digits(fraction)
+
+
+def _datetime_ok(text: str) -> bool:
+    # YYYY-MM-DD HH:MM:SS[.ffffff]
+    return (
+        len(text) >= 19
+        and text[10] == " "
+        and _date_ok(text[:10])
+        and _number(text, 11, 13, 23)
+        and _clock_ok(text[11:], 2)
+    )
+
+
+def _time_ok(text: str) -> bool:
+    # [-]HH:MM:SS[.ffffff], hours up to 838 (MySQL's TIME range)
+    body = text[1:] if text[:1] == "-" else text
+    hours = body.find(":")
+    return 2 <= hours <= 3 and _number(body, 0, hours, 838) and _clock_ok(body, hours)
+
+
+_TIME_FORMS: dict[ColumnType, tuple[Callable[[str], bool], str]] = {
+    ColumnType.DATE: (_date_ok, "YYYY-MM-DD"),
+    ColumnType.NEWDATE: (_date_ok, "YYYY-MM-DD"),
+    ColumnType.DATETIME: (_datetime_ok, "YYYY-MM-DD HH:MM:SS[.ffffff]"),
+    ColumnType.TIMESTAMP: (_datetime_ok, "YYYY-MM-DD HH:MM:SS[.ffffff]"),
+    ColumnType.TIME: (_time_ok, "[-]HHH:MM:SS[.ffffff], hours up to 838"),
+}
+
+
+def _times(ctype: ColumnType) -> ValueCheck:
+    ok, form = _TIME_FORMS[ctype]
+
+    def check(v: Any) -> Optional[str]:
+        if v is None or v.__class__ is str and ok(v):
+            return None
+        if v.__class__ is not str:
+            return f"a {ctype.name} value must be str, got {_kind(v)}"
+        return f"{shown(v)} is not a {ctype.name} of the form {form} with valid fields"
+
+    return check
+
+
+def _decimals(v: Any) -> Optional[str]:
+    if v is None:
+        return None
+    if v.__class__ is not str:
+        return f"a DECIMAL value must be str, got {_kind(v)}"
+    return decimal_problem(v)
+
+
+def value_check(ctype: ColumnType, flags: int) -> ValueCheck:
+    """The check of values of a column of this type and flags."""
+    if ctype in INTEGER_RANGES:
+        return _integers(ctype, bool(flags & _UNSIGNED))
+    if ctype in (ColumnType.FLOAT, ColumnType.DOUBLE):
+        return _floats(ctype)
+    if ctype == ColumnType.DECIMAL:
+        return _decimals
+    if ctype in _TIME_FORMS:
+        return _times(ctype)
+    if ctype == ColumnType.NULL:
+        return _null
+    if ctype == ColumnType.GEOMETRY:
+        return _geometry
+    if (ctype in BLOB_TYPES or ctype in STRING_TYPES) and flags & _BINARY:
+        return _bytes(ctype)
+    return _texts(ctype)  # TEXT family, CHAR/VARCHAR, JSON
+
+
+#: The value check of every (type, flags) pair met so far; a pair is only added once its
+#: type is a ColumnType and its flags a valid bit set, so a hit means both are valid.
+_CHECKS: dict[tuple[Any, Any], ValueCheck] = {}
+
+
+def _column_check(column: Column) -> tuple[Optional[ValueCheck], str, str]:
+    """The value check of a column's (type, flags) pair, or None with the field and rule broken."""
+    ctype, flags = column.type, column.flags
+    if ctype.__class__ is not ColumnType:
+        return None, "type", f"must be a ColumnType, got {_kind(ctype)} {ctype!r}"
+    if not isinstance(flags, int) or isinstance(flags, bool) or not 0 <= flags < FLAGS_LIMIT:
+        shown = int(flags) if isinstance(flags, int) else repr(flags)
+        return None, "flags", f"must be an int bit set in 0..2^63-1, got {shown}"
+    check = value_check(ctype, int(flags))
+    if len(_CHECKS) < 4096:
+        _CHECKS[(ctype, flags)] = check
+    return check, "", ""
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+def where(event: Any) -> str:
+    """The event as errors name it: ``schema.table@ts``, ``ddl schema.table@ts``, ``resolved@ts``;
+    names that are not plain text are shown escaped, so that the message always prints."""
+    if isinstance(event, ResolvedEvent):
+        return f"resolved@{shown(event.ts)}"
+    if isinstance(event, (RowChangedEvent, DDLEvent)):
+        schema, table = event.schema, event.table
+        names = [n if n.__class__ is str and n.isprintable() else repr(n) for n in (schema, table)]
+        prefix = "ddl " if isinstance(event, DDLEvent) else ""
+        return f"{prefix}{names[0]}.{names[1]}@{shown(event.commit_ts)}"
+    return f"a {type(event).__name__}"
+
+
+def _fail(event: Any, field: str, rule: str, column: Optional[str] = None) -> InvalidEventError:
+    return InvalidEventError(rule, where(event), field, column)
+
+
+def _u64(value: Any) -> bool:
+    return value.__class__ is int and 0 <= value <= U64_MAX
+
+
+def _check_image(event: RowChangedEvent, columns: Any, field: str) -> None:
+    if columns.__class__ is not tuple:
+        raise _fail(event, field, f"must be a tuple of Columns, got {_kind(columns)}")
+    if not columns:
+        raise _fail(event, field, "is an empty image: a row image has at least one column")
+    checks = _CHECKS
+    good_names = _GOOD_NAMES
+    seen: set[Any] = set()
+    for i, c in enumerate(columns):
+        if c.__class__ is not Column:
+            raise _fail(event, f"{field}[{i}]", f"must be a Column, got {_kind(c)}")
+        name = c.name
+        try:
+            known = name in good_names
+            check = checks.get((c.type, c.flags))
+        except TypeError:  # an unhashable name, type or flags: the slow path says which
+            known, check = False, None
+        if not known:
+            problem = _name_ok(name)
+            if problem is not None:
+                raise _fail(event, f"{field}[{i}].name", f"column name {problem}", repr(name))
+        if name in seen:
+            raise _fail(event, f"{field}[{i}].name", f"column {name!r} appears twice in the image", repr(name))
+        seen.add(name)
+        flags_class = c.flags.__class__
+        if (
+            check is None
+            or c.type.__class__ is not ColumnType
+            or flags_class is not ColumnFlag
+            and flags_class is not int
+        ):
+            check, part, rule = _column_check(c)
+            if check is None:
+                raise _fail(event, f"{field}[{i}].{part}", rule, repr(name))
+        problem = check(c.value)
+        if problem is not None:
+            raise _fail(event, f"{field}[{i}].value", problem, repr(name))
+        mysql_type = c.mysql_type
+        if mysql_type is not None and (mysql_type.__class__ is not str or not mysql_type.isascii()):
+            problem = text_problem(mysql_type)
+            if problem is not None:
+                raise _fail(event, f"{field}[{i}].mysql_type", f"mysql_type {problem}", repr(name))
+
+
+def _check_names(event: Any) -> None:
+    for field in ("schema", "table"):
+        problem = _name_ok(getattr(event, field))
+        if problem is not None:
+            raise _fail(event, field, f"{field} name {problem}")
+
+
+def check_event(event: Any) -> None:
+    """Raise InvalidEventError naming the event, the field (and column) and the rule it breaks."""
+    cls = event.__class__
+    if cls is RowChangedEvent:
+        if not _u64(event.commit_ts):
+            raise _fail(event, "commit_ts", f"must be an int in 0..2^64-1, got {shown(event.commit_ts)}")
+        try:
+            known = event.schema in _GOOD_NAMES and event.table in _GOOD_NAMES
+        except TypeError:
+            known = False
+        if not known:
+            _check_names(event)
+        table_id = event.table_id
+        if table_id is not None and not (table_id.__class__ is int and I64_MIN <= table_id <= I64_MAX):
+            raise _fail(event, "table_id", f"must be None or a signed 64-bit int (-2^63..2^63-1), got {shown(table_id)}")
+        columns, pre_columns = event.columns, event.pre_columns
+        if columns is None and pre_columns is None:
+            raise _fail(event, "columns", "a row event needs columns (insert/update) or pre_columns (delete)")
+        if columns is not None:
+            _check_image(event, columns, "columns")
+        if pre_columns is not None:
+            _check_image(event, pre_columns, "pre_columns")
+    elif cls is ResolvedEvent:
+        if not _u64(event.ts):
+            raise _fail(event, "ts", f"must be an int in 0..2^64-1, got {shown(event.ts)}")
+    elif cls is DDLEvent:
+        if not _u64(event.commit_ts):
+            raise _fail(event, "commit_ts", f"must be an int in 0..2^64-1, got {shown(event.commit_ts)}")
+        _check_names(event)
+        if event.ddl_type.__class__ is not DDLType:
+            raise _fail(event, "ddl_type", f"must be a DDLType, got {_kind(event.ddl_type)} {event.ddl_type!r}")
+        problem = text_problem(event.query)
+        if problem is not None:
+            raise _fail(event, "query", f"query {problem}")
+    else:
+        raise InvalidEventError(
+            f"not a cdcwire event: a {_kind(event)} (RowChangedEvent, DDLEvent or ResolvedEvent)", where(event)
+        )
+
+
+def check_events(events: Iterable[Event]) -> None:
+    """:func:`check_event` on each event, in order."""
+    for event in events:
+        check_event(event)
+
+
+def checked(events: Iterable[Event]) -> Iterator[Event]:
+    """The events, each checked as it is taken (a stream stays a stream)."""
+    for event in events:
+        check_event(event)
+        yield event
+
+
+def is_valid(event: Any) -> bool:
+    """True when :func:`check_event` passes."""
+    try:
+        check_event(event)
+    except InvalidEventError:
+        return False
+    return True
