@@ -1,138 +1,211 @@
 """``file://DIR/TOPIC``: the embedded default transport.
 
 Messages of topic T, partition P go to ``DIR/T/P.cdcwire`` in the framing of
-:mod:`cdcwire.transports.file_framing`; writes append, like a log.
+:mod:`.file_framing`; writes append, like a log, and are all-or-nothing:
+
+- A :class:`FileWriter` (``cdcwire.write``, the CLI) locks each partition it writes
+  (:mod:`.file_locks`: one writer per partition file, a second one fails at once),
+  stages its messages (:mod:`.file_staging`) and publishes them all in ``close()``
+  (:mod:`.file_publish`); ``abort()`` or a crash publishes nothing.
+- :meth:`FileTransport.begin_write` gives a :class:`.file_job.FileWriteJob` for a
+  write spread over Spark tasks, published once by the driver; it can overwrite.
+
+Appending never cuts more than an incomplete last record; a damaged file stops the
+writer with an error naming file, record and byte. A reader stops at damage too,
+unless ``skip-damaged=true``: then it skips damaged records, counts and logs them
+(``FileReader.damaged``). Topics are checked by :mod:`.file_paths`, so no topic reaches
+outside ``DIR``; hidden entries of ``DIR`` (cdcwire's bookkeeping) are not topics.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from pathlib import Path
-from typing import BinaryIO, Iterator, Optional
+from typing import Iterator, Optional
 
 from ..errors import SinkURIError, TransportError
 from ..message import Message
+from ..params import Parameter
 from ..transport import MessageReader, MessageWriter, Transport
-from .file_framing import MAGIC, frame, intact_length, read_frames
+from .file_framing import Damage, appendable_length, frame, read_frames
+from .file_job import FileWriteJob
+from .file_locks import Key, PartitionLocks
+from .file_paths import SUFFIX, partition_number, partition_path, topic_dir, topic_problem
+from .file_publish import ABSENT, Plan, journal_dir, publish, recover
+from .file_staging import StagedFiles, StagingOwner, sweep
 
-SUFFIX = ".cdcwire"
+__all__ = ["FileReader", "FileTransport", "FileWriteJob", "FileWriter", "SUFFIX", "partition_path"]
+
 log = logging.getLogger("cdcwire.file")
 
-
-def partition_path(directory: str | Path, topic: str, partition: int) -> Path:
-    return Path(directory) / topic / f"{partition}{SUFFIX}"
+SKIP_DAMAGED = Parameter(
+    "skip-damaged", "bool", False,
+    "reading file://: skip damaged records (each one logged and counted) instead of stopping at the first",
+)
 
 
 class FileWriter(MessageWriter):
+    """All-or-nothing per writer: see the module docstring."""
+
     def __init__(self, directory: str) -> None:
         self.directory = directory
-        self._files: dict[tuple[str, int], BinaryIO] = {}
+        self._locks = PartitionLocks(directory)
+        self._owner: Optional[StagingOwner] = None
+        self._staged: Optional[StagedFiles] = None
+        self._started: set[Key] = set()
 
-    def _file(self, topic: str, partition: int) -> BinaryIO:
-        f = self._files.get((topic, partition))
-        if f is None:
-            path = partition_path(self.directory, topic, partition)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            _cut_torn_tail(path, f"{topic}/{partition}")
-            f = open(path, "ab")
-            if f.tell() == 0:
-                f.write(MAGIC)
-            self._files[(topic, partition)] = f
-        return f
+    def _start(self, key: Key) -> StagedFiles:
+        """First message for ``key``: take its lock and check its file before staging anything."""
+        path = partition_path(self.directory, *key)
+        if self._staged is None:
+            try:
+                Path(self.directory).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise TransportError(f"cannot create the sink directory {self.directory}: {exc}") from exc
+            sweep(self.directory)
+            recover(Path(self.directory), self._locks)
+            self._owner = StagingOwner(self.directory, f"writer-{os.getpid()}-{os.urandom(8).hex()}")
+            self._staged = StagedFiles(self.directory, self._owner.area)
+        self._locks.acquire(key)
+        try:
+            if path.exists():
+                with open(path, "rb") as f:
+                    appendable_length(f, os.fstat(f.fileno()).st_size, str(path))
+        except BaseException:
+            self._locks.release(key)
+            raise
+        self._started.add(key)
+        return self._staged
 
     def write(self, message: Message) -> None:
-        self._file(message.topic, message.partition).write(frame(message.key, message.value))
+        key = (message.topic, message.partition)
+        staged = self._staged if key in self._started and self._staged is not None else self._start(key)
+        staged.write(message.topic, message.partition, frame(message.key, message.value))
 
     def flush(self) -> None:
-        for (topic, partition), f in self._files.items():
-            try:
-                f.flush()
-                os.fsync(f.fileno())
-            except OSError as exc:
-                raise TransportError(f"cannot write {topic}/{partition}: {exc}") from exc
+        """Make the staged messages durable (still unpublished: ``close()`` publishes)."""
+        if self._staged is not None:
+            self._staged.flush()
 
     def close(self) -> None:
         try:
-            self.flush()
+            if self._staged is not None:
+                self._staged.close()
+                plan = Plan(sources={k: [self._staged.path(k)] for k in self._staged.keys()})
+                publish(self.directory, plan, self._locks)
         finally:
             self.abort()
 
     def abort(self) -> None:
-        for f in self._files.values():
-            f.close()
-        self._files.clear()
-
-
-def _cut_torn_tail(path: Path, name: str) -> None:
-    """Before appending, drop a record that a crashed write left half-written at the end.
-
-    That record was never acknowledged (its writer failed before flushing), so its
-    producer writes it again; left in place, it would make every later record unreadable.
-    A file that is not a cdcwire file is refused rather than appended to.
-    """
-    if not path.exists():
-        return
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if not MAGIC.startswith(f.read(len(MAGIC))):
-            raise TransportError(f"{name}: {path} is not a cdcwire message file; refusing to append to it")
-        keep = intact_length(f, size)
-    if keep < size:
-        log.warning("%s: dropping %d bytes of a torn record at the end of %s before appending", name, size - keep, path)
-        os.truncate(path, keep)
+        if self._staged is not None:
+            self._staged.abort()
+            self._staged = None
+        if self._owner is not None:
+            self._owner.remove()
+            self._owner = None
+        self._locks.release_all()
+        self._started.clear()
 
 
 class FileReader(MessageReader):
-    def __init__(self, directory: str) -> None:
+    """Reads partition files; ``skip_damaged``: skip damaged records into :attr:`damaged`."""
+
+    def __init__(self, directory: str, skip_damaged: bool = False) -> None:
         self.directory = Path(directory)
+        self.skip_damaged = skip_damaged
+        #: Every damaged stretch skipped so far (with ``skip_damaged``), with file, record and byte.
+        self.damaged: list[Damage] = []
 
     def topics(self) -> list[str]:
         if not self.directory.is_dir():
             return []
-        return sorted(p.name for p in self.directory.iterdir() if p.is_dir())
+        return sorted(p.name for p in self.directory.iterdir() if p.is_dir() and not topic_problem(p.name))
 
     def partitions(self, topic: str) -> list[int]:
-        d = self.directory / topic
+        d = topic_dir(self.directory, topic)
         if not d.is_dir():
             raise TransportError(f"topic {topic!r} does not exist under {self.directory}")
-        out = []
-        for p in d.iterdir():
-            if p.suffix == SUFFIX and p.stem.isdigit():
-                out.append(int(p.stem))
-        return sorted(out)
+        return sorted(n for n in map(partition_number, d.iterdir()) if n is not None)
 
     def read(
         self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
     ) -> Iterator[Message]:
         start = start or 0
         path = partition_path(self.directory, topic, partition)
-        if not path.exists():
-            raise TransportError(f"partition {topic}/{partition} does not exist ({path})")
-        with open(path, "rb") as f:
-            for offset, key, value in read_frames(f, f"{topic}/{partition}"):
+        pending = self._pending_length(topic, partition)
+        try:
+            f = open(path, "rb")
+        except FileNotFoundError:
+            raise TransportError(f"partition {topic}/{partition} does not exist ({path})") from None
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            if pending is None:
+                pending = self._pending_length(topic, partition)
+            if pending is not None:
+                size = min(size, max(pending, 0))
+            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, self._on_damage_for(path)):
                 if end is not None and offset >= end:
                     return
                 if offset >= start:
                     yield Message(topic, partition, key, value, offset)
 
+    def _on_damage_for(self, path: Path):
+        if not self.skip_damaged:
+            return None
+
+        def on_damage(damage: Damage) -> None:
+            self.damaged.append(damage)
+            log.warning("skipping damaged record: %s (%s)", damage, path)
+
+        return on_damage
+
+    def _pending_length(self, topic: str, partition: int) -> Optional[int]:
+        """The length the file had before a publish that has not committed (None: no such publish).
+
+        A publish appends after writing its journal and commits by removing it, so a reader
+        bounded by the journal never sees records that may yet be rolled back. (A publish
+        that overwrites is not hidden this way: its rename is its own atomic step.)
+        """
+        jdir = journal_dir(self.directory)
+        if not jdir.is_dir():
+            return None
+        for path in jdir.glob("*.journal"):
+            try:
+                entries = json.loads(path.read_text())["entries"]
+            except (OSError, ValueError, KeyError):
+                continue
+            for e in entries:
+                if e.get("topic") == topic and e.get("partition") == partition and not e.get("kept"):
+                    return ABSENT if e["length"] == ABSENT else int(e["length"])
+        return None
+
 
 class FileTransport(Transport):
     scheme = "file"
+    parameters = (SKIP_DAMAGED,)
 
     def validate(self, config) -> None:  # type: ignore[override]
         if config.password or config.username:
             raise SinkURIError("file:// URIs take no user or password", "userinfo")
 
     def partition_count(self, config, topic: str) -> Optional[int]:  # type: ignore[override]
-        d = Path(config.location) / topic
+        d = topic_dir(config.location, topic)
         if not d.is_dir():
             return None
-        parts = [p for p in d.iterdir() if p.suffix == SUFFIX and p.stem.isdigit()]
-        return (max(int(p.stem) for p in parts) + 1) if parts else None
+        parts = [n for n in map(partition_number, d.iterdir()) if n is not None]
+        return (max(parts) + 1) if parts else None
 
     def writer(self, config) -> FileWriter:  # type: ignore[override]
         return FileWriter(config.location)
 
+    def begin_write(  # type: ignore[override]
+        self, config, sink_uri: str, overwrite: bool = False
+    ) -> FileWriteJob:
+        return FileWriteJob(sink_uri, config.location, overwrite)
+
     def reader(self, config) -> FileReader:  # type: ignore[override]
-        return FileReader(config.location)
+        return FileReader(config.location, skip_damaged=bool(config.params.get("skip-damaged", False)))
+
+

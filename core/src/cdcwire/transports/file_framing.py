@@ -9,13 +9,27 @@ A file starts with the 8-byte magic ``CDCWIRE1``; then records, each::
 
 A record's offset is its 0-based index in the file, like a Kafka offset. The CRC
 covers the lengths too, so "no key" and "empty key" cannot be confused by a flip.
+
+Damage. A write that died leaves at most an *incomplete last record*: the file ends
+inside it and no intact record follows it. That tail was never acknowledged, so a
+writer may cut it. Anything else (a record whose CRC fails, or whose length runs past
+the end while intact records follow it) is damage: writers refuse to append (appending
+after damage would hide every new record behind it), and readers stop with an error
+naming the file, record and byte, or, asked to skip damage, resynchronise on the next
+record whose header and CRC check out.
+
+Offsets across damage: a damaged stretch counts as *one* record. A flipped bit or a
+damaged length spoils one record and resynchronisation lands on the next, so every
+later record keeps the offset it had before the damage, and re-reading the same bytes
+gives the same offsets: what a consumer that stored offsets needs.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from typing import BinaryIO, Iterator, Optional
+from dataclasses import dataclass
+from typing import BinaryIO, Callable, Iterator, Optional
 
 from ..errors import TransportError
 
@@ -23,6 +37,7 @@ MAGIC = b"CDCWIRE1"
 NONE_LEN = 0xFFFFFFFF
 _HEAD = struct.Struct(">III")
 _LENGTHS = struct.Struct(">II")
+_RESYNC_BLOCK = 1 << 20
 
 
 def frame(key: Optional[bytes], value: Optional[bytes]) -> bytes:
@@ -33,49 +48,147 @@ def frame(key: Optional[bytes], value: Optional[bytes]) -> bytes:
     return lengths + crc.to_bytes(4, "big") + k + v
 
 
-def intact_length(f: BinaryIO, size: int) -> int:
-    """Bytes of ``f`` (``size`` long) up to the end of its last whole record.
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A damaged stretch of a partition file: where it starts and how long it is."""
 
-    Less than ``size`` only when the file ends inside a record: the tail of a write that
-    died before it finished, which was never acknowledged. Walks the headers with seeks,
-    so a large file costs one read per record header, not a read of every value.
+    file: str
+    record: int
+    byte: int
+    length: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: record {self.record} at byte {self.byte} {self.reason} ({self.length} bytes)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    problem: str  # "" when the record is intact
+    end: int
+    key: Optional[bytes] = None
+    value: Optional[bytes] = None
+
+
+def _parse(f: BinaryIO, pos: int, size: int) -> _Parsed:
+    """The record at byte ``pos`` of a file ``size`` long (reads from the current position)."""
+    if pos + _HEAD.size > size:
+        return _Parsed("is truncated (header)", size)
+    if f.tell() != pos:
+        f.seek(pos)
+    h = f.read(_HEAD.size)
+    klen, vlen, crc = _HEAD.unpack(h)
+    kn = 0 if klen == NONE_LEN else klen
+    vn = 0 if vlen == NONE_LEN else vlen
+    end = pos + _HEAD.size + kn + vn
+    if end > size:
+        return _Parsed("is truncated (body)", size)
+    body = f.read(kn + vn)
+    if len(body) < kn + vn:  # the file shrank under us
+        return _Parsed("is truncated (body)", size)
+    if zlib.crc32(body, zlib.crc32(h[: _LENGTHS.size])) != crc:
+        return _Parsed("fails its CRC check", end)
+    return _Parsed("", end, None if klen == NONE_LEN else body[:kn], None if vlen == NONE_LEN else body[kn:])
+
+
+def next_intact(f: BinaryIO, start: int, size: int) -> Optional[int]:
+    """The first byte at or after ``start`` where an intact record begins, or None.
+
+    Tries every byte; most candidates fail on their lengths (past the end) before any
+    CRC is computed. A value that happens to embed a whole cdcwire record could be
+    taken for one: then damage is reported where there was only a torn tail, the safe
+    side (a writer refuses instead of cutting).
     """
-    if size < len(MAGIC):
-        return 0
-    pos = len(MAGIC)
+    pos = start
     while pos + _HEAD.size <= size:
         f.seek(pos)
-        klen, vlen, _ = _HEAD.unpack(f.read(_HEAD.size))
-        end = pos + _HEAD.size + (0 if klen == NONE_LEN else klen) + (0 if vlen == NONE_LEN else vlen)
-        if end > size:
-            break
-        pos = end
+        block = f.read(min(_RESYNC_BLOCK, size - pos))
+        for i in range(0, len(block) - _HEAD.size + 1):
+            klen, vlen, _ = _HEAD.unpack_from(block, i)
+            kn = 0 if klen == NONE_LEN else klen
+            vn = 0 if vlen == NONE_LEN else vlen
+            if pos + i + _HEAD.size + kn + vn > size:
+                continue
+            if not _parse(f, pos + i, size).problem:
+                return pos + i
+        pos += max(1, len(block) - _HEAD.size + 1)
+    return None
+
+
+def check_magic(f: BinaryIO, size: int, name: str) -> bool:
+    """True for a cdcwire file; False for a file that is only a torn start of one (shorter
+    than the magic and a prefix of it); TransportError for anything else."""
+    f.seek(0)
+    head = f.read(len(MAGIC))
+    if head == MAGIC:
+        return True
+    if size < len(MAGIC) and MAGIC.startswith(head):
+        return False
+    raise TransportError(f"{name}: not a cdcwire message file (bad magic {head!r})")
+
+
+def appendable_length(f: BinaryIO, size: int, name: str) -> int:
+    """Bytes of ``f`` to keep before appending: all of it, less an incomplete last record.
+
+    Reads the whole file (every CRC). Any other damage raises TransportError naming the
+    file, record and byte; nothing is changed here either way.
+    """
+    try:
+        if not check_magic(f, size, name):
+            return 0
+    except TransportError as exc:
+        raise TransportError(f"{exc}; refusing to append to it") from None
+    pos, record = len(MAGIC), 0
+    f.seek(pos)
+    while pos < size:
+        parsed = _parse(f, pos, size)
+        if not parsed.problem:
+            pos, record = parsed.end, record + 1
+            continue
+        if parsed.problem.startswith("is truncated") and next_intact(f, pos + 1, size) is None:
+            return pos  # an incomplete last record: the tail of a write that never finished
+        raise TransportError(
+            f"{name}: record {record} at byte {pos} {parsed.problem}, and it is not an incomplete"
+            " last record: the file is damaged; refusing to append to it (it is left as it was;"
+            " read it with skip-damaged=true to see what is intact)"
+        )
     return pos
 
 
-def read_frames(f: BinaryIO, name: str) -> Iterator[tuple[int, Optional[bytes], Optional[bytes]]]:
-    """Yield (offset, key, value); a torn or corrupt record raises TransportError with its place."""
-    head = f.read(len(MAGIC))
-    if head != MAGIC:
-        raise TransportError(f"{name}: not a cdcwire message file (bad magic {head!r})")
-    offset = 0
-    pos = len(MAGIC)
-    while True:
-        h = f.read(_HEAD.size)
-        if not h:
-            return
-        if len(h) < _HEAD.size:
-            raise TransportError(f"{name}: record {offset} at byte {pos} is truncated (header)")
-        klen, vlen, crc = _HEAD.unpack(h)
-        kn = 0 if klen == NONE_LEN else klen
-        vn = 0 if vlen == NONE_LEN else vlen
-        body = f.read(kn + vn)
-        if len(body) < kn + vn:
-            raise TransportError(f"{name}: record {offset} at byte {pos} is truncated (body)")
-        if zlib.crc32(body, zlib.crc32(h[: _LENGTHS.size])) != crc:
-            raise TransportError(f"{name}: record {offset} at byte {pos} fails its CRC check")
-        key = None if klen == NONE_LEN else body[:kn]
-        value = None if vlen == NONE_LEN else body[kn:]
-        yield offset, key, value
-        offset += 1
-        pos += _HEAD.size + kn + vn
+def read_frames(
+    f: BinaryIO,
+    name: str,
+    size: Optional[int] = None,
+    on_damage: Optional[Callable[[Damage], None]] = None,
+) -> Iterator[tuple[int, Optional[bytes], Optional[bytes]]]:
+    """Yield (offset, key, value) of the records in the first ``size`` bytes (default: all).
+
+    Damage raises TransportError with its place, unless ``on_damage`` is given: then the
+    damaged stretch is handed to it, counted as one offset, and reading resumes at the
+    next intact record (see the module docstring).
+    """
+    if size is None:
+        f.seek(0, 2)
+        size = f.tell()
+    if not check_magic(f, size, name):
+        if size and on_damage is None:
+            raise TransportError(f"{name}: record 0 at byte 0 is truncated (magic)")
+        return
+    offset, pos = 0, len(MAGIC)
+    f.seek(pos)
+    while pos < size:
+        parsed = _parse(f, pos, size)
+        if not parsed.problem:
+            yield offset, parsed.key, parsed.value
+            offset, pos = offset + 1, parsed.end
+            continue
+        if on_damage is None:
+            raise TransportError(
+                f"{name}: record {offset} at byte {pos} {parsed.problem}"
+                " (read with skip-damaged=true to skip damaged records)"
+            )
+        resume = next_intact(f, pos + 1, size)
+        end = size if resume is None else resume
+        on_damage(Damage(name, offset, pos, end - pos, parsed.problem))
+        offset, pos = offset + 1, end
+        f.seek(pos)

@@ -1,0 +1,150 @@
+"""``FileTransport.begin_write``: one all-or-nothing write spread over many tasks.
+
+The driver's :class:`FileWriteJob` owns a staging area ``DIR/.cdcwire/staging/<job>``
+(its lock lives as long as the job object on the driver; a lost driver leaves garbage
+that later writers sweep). Each task writer stages into its own fresh attempt
+directory inside it and, on close, hands back a receipt naming the attempt and the
+size of every file it staged. ``publish(receipts)`` publishes exactly those attempts
+through :mod:`.file_publish` (all partitions at once, under their locks); attempts
+that failed or were retried are never named, and go with the job's area.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Optional, Sequence
+
+from ..errors import TransportError
+from ..message import Message
+from ..redact import redact_url
+from ..transport import MessageWriter, WriteJob
+from .file_framing import frame
+from .file_locks import PartitionLocks
+from .file_paths import partition_number, topic_dir
+from .file_publish import Plan, publish, recover
+from .file_staging import StagedFiles, StagingOwner, staging_dir, sweep
+
+
+class FileTaskWriter(MessageWriter):
+    """Stages one task attempt's messages; ``receipt`` (set by ``close()``) says what it staged."""
+
+    def __init__(self, directory: str, job: str) -> None:
+        self.directory = directory
+        self.job = job
+        self.attempt = uuid.uuid4().hex
+        self._staged: Optional[StagedFiles] = None
+
+    def _files(self) -> StagedFiles:
+        if self._staged is None:
+            area = staging_dir(self.directory) / self.job / self.attempt
+            try:
+                area.mkdir()
+            except FileNotFoundError:
+                raise TransportError(
+                    f"the staging area of write job {self.job} under {self.directory} is gone"
+                    " (the job was published or discarded, or its driver ended)"
+                ) from None
+            self._staged = StagedFiles(self.directory, area)
+        return self._staged
+
+    def write(self, message: Message) -> None:
+        self._files().write(message.topic, message.partition, frame(message.key, message.value))
+
+    def flush(self) -> None:
+        if self._staged is not None:
+            self._staged.flush()
+
+    def close(self) -> None:
+        files = []
+        if self._staged is not None:
+            self._staged.close()
+            files = [[t, p, self._staged.sizes[(t, p)]] for t, p in self._staged.keys()]
+        self.receipt = json.dumps({"job": self.job, "attempt": self.attempt, "files": files})
+
+    def abort(self) -> None:
+        if self._staged is not None:
+            self._staged.abort()
+
+
+class FileWriteJob(WriteJob):
+    """See the module docstring. Picklable: it carries the URI, the directory and the job id."""
+
+    all_or_nothing = True
+
+    def __init__(self, sink_uri: str, directory: str, overwrite: bool = False) -> None:
+        self.sink_uri = sink_uri
+        self.directory = directory
+        self.overwrite = overwrite
+        self.job = f"job-{uuid.uuid4().hex}"
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        sweep(directory)
+        locks = PartitionLocks(directory)
+        recover(Path(directory), locks)
+        self._owner: Optional[StagingOwner] = StagingOwner(directory, self.job)
+
+    def __getstate__(self) -> dict:
+        return {name: self.__dict__[name] for name in ("sink_uri", "directory", "overwrite", "job")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._owner = None  # the driver's copy owns the staging area
+
+    def __repr__(self) -> str:
+        mode = ", overwrite" if self.overwrite else ""
+        return f"FileWriteJob({redact_url(self.sink_uri)!r}, {self.job}{mode})"
+
+    def task_writer(self) -> FileTaskWriter:
+        return FileTaskWriter(self.directory, self.job)
+
+    def _plan(self, receipts: Sequence[str]) -> Plan:
+        plan = Plan(overwrite=self.overwrite)
+        area = staging_dir(self.directory) / self.job
+        for receipt in receipts:
+            try:
+                r = json.loads(receipt)
+                attempt, files = r["attempt"], r["files"]
+                if r["job"] != self.job:
+                    raise ValueError(f"it belongs to job {r['job']}")
+            except (ValueError, KeyError, TypeError) as exc:
+                raise TransportError(
+                    f"{self!r}: a receipt it cannot use ({exc}): {receipt[:200]!r}"
+                ) from None
+            staged = StagedFiles(self.directory, area / attempt)
+            for topic, partition, size in files:
+                path = staged.path((topic, partition))
+                actual = path.stat().st_size if path.exists() else None
+                if actual != size:
+                    raise TransportError(
+                        f"{self!r}: staged file {path} holds {actual} bytes, its task wrote {size};"
+                        " nothing was published"
+                    )
+                plan.sources.setdefault((topic, partition), []).append(path)
+        if self.overwrite:
+            for topic in sorted({t for t, _ in plan.sources}):
+                d = topic_dir(self.directory, topic)
+                existing = [partition_number(p) for p in d.iterdir()] if d.is_dir() else []
+                plan.remove += [
+                    (topic, p) for p in existing if p is not None and (topic, p) not in plan.sources
+                ]
+        return plan
+
+    def publish(self, receipts: Sequence[str]) -> None:
+        if self._owner is None:
+            raise TransportError(f"{self!r}: publish on the driver's job, not a copy (or after discard)")
+        plan = self._plan(receipts)
+        locks = PartitionLocks(self.directory)
+        try:
+            locks.acquire_all(plan.keys())
+            publish(self.directory, plan, locks)
+        finally:
+            locks.release_all()
+        self.discard()
+
+    def discard(self) -> None:
+        if self._owner is not None:
+            self._owner.remove()
+            self._owner = None
+        else:
+            sweep(self.directory)  # a copy: the area goes once nobody owns it

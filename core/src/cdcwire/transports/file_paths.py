@@ -1,0 +1,85 @@
+"""Where the file transport keeps things inside a sink directory ``DIR``.
+
+``DIR/T/P.cdcwire`` holds topic ``T``, partition ``P``. cdcwire's own bookkeeping lives
+in the hidden ``DIR/.cdcwire/`` (per-partition lock files, publish journals, staged
+writes), on the same file system as the data, so its renames are atomic.
+
+A topic is one plain directory name: never empty, ``.`` or ``..``, never holding ``/``,
+``\\`` or NUL, never starting with ``.`` (hidden names are cdcwire's own). So every path
+this module builds stays inside ``DIR``, whatever the topic's origin (a URI, a topic
+expression, a message): a topic that would escape is refused before any file is touched.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import TransportError
+
+SUFFIX = ".cdcwire"
+INTERNAL = ".cdcwire"
+
+
+def topic_problem(topic: object) -> str:
+    """Why ``topic`` cannot name a directory inside the sink, or "" when it can."""
+    if not isinstance(topic, str):
+        return f"a topic must be a string, got {type(topic).__name__}"
+    if topic in ("", ".", ".."):
+        return "it is empty, '.' or '..'"
+    for bad, name in (("/", "'/'"), ("\\", "'\\'"), ("\x00", "NUL")):
+        if bad in topic:
+            return f"it holds {name}"
+    if topic.startswith("."):
+        return "it starts with '.' (hidden names are cdcwire's own bookkeeping)"
+    return ""
+
+
+def check_topic(directory: str | Path, topic: object) -> str:
+    """``topic`` itself, or TransportError when it would not stay one directory inside ``directory``."""
+    problem = topic_problem(topic)
+    if problem:
+        raise TransportError(
+            f"topic {topic!r} cannot be written or read under {directory}: {problem}; a file:// topic"
+            " is one directory name inside the sink directory"
+        )
+    return topic  # type: ignore[return-value]
+
+
+def check_partition(topic: str, partition: object) -> int:
+    if isinstance(partition, bool) or not isinstance(partition, int) or partition < 0:
+        raise TransportError(f"topic {topic!r}: partition must be an integer >= 0, got {partition!r}")
+    return partition
+
+
+def topic_dir(directory: str | Path, topic: str) -> Path:
+    return Path(directory) / check_topic(directory, topic)
+
+
+def partition_path(directory: str | Path, topic: str, partition: int) -> Path:
+    return topic_dir(directory, topic) / f"{check_partition(topic, partition)}{SUFFIX}"
+
+
+def partition_number(path: Path) -> int | None:
+    """The partition a file in a topic directory holds, or None for any other file."""
+    if path.suffix == SUFFIX and path.stem.isdigit() and path.is_file():
+        return int(path.stem)
+    return None
+
+
+def internal_dir(directory: str | Path, part: str) -> Path:
+    """``DIR/.cdcwire/<part>`` (``locks``, ``journal``, ``staging``)."""
+    return Path(directory) / INTERNAL / part
+
+
+def lock_path(directory: str | Path, topic: str, partition: int) -> Path:
+    return internal_dir(directory, "locks") / check_topic(directory, topic) / f"{partition}.lock"
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in ``path`` durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

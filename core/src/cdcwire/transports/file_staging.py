@@ -1,0 +1,142 @@
+"""Staged writes: records written where no reader looks until a publish moves them in.
+
+A staging area is ``DIR/.cdcwire/staging/<name>/``, owned by whoever holds the
+``flock`` on ``DIR/.cdcwire/staging/<name>.lock`` (a writer for its life; the driver of
+a job until it publishes or discards). The kernel drops the lock when its owner dies,
+so an area whose lock can be taken is garbage (a crashed writer, a lost driver) and
+:func:`sweep` removes it; nothing depends on an abort or a cleanup having run.
+
+Inside an area, :class:`StagedFiles` writes ``<topic>/<partition>.cdcwire`` files in
+the partition-file format (magic, then records).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from pathlib import Path
+from typing import BinaryIO, Optional
+
+from ..errors import TransportError
+from .file_framing import MAGIC
+from .file_locks import Key
+from .file_paths import SUFFIX, check_partition, check_topic, internal_dir
+
+
+def staging_dir(directory: str | Path) -> Path:
+    return internal_dir(directory, "staging")
+
+
+class StagingOwner:
+    """The lock that keeps one staging area alive; ``release()`` lets :func:`sweep` take it."""
+
+    __slots__ = ("area", "_fd")
+
+    def __init__(self, directory: str | Path, name: str) -> None:
+        root = staging_dir(directory)
+        root.mkdir(parents=True, exist_ok=True)
+        lock = root / f"{name}.lock"
+        while True:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:  # not a lock file a sweeper removed between our open and our flock
+                break
+            os.close(fd)
+        self._fd: Optional[int] = fd
+        self.area = root / name
+        self.area.mkdir(exist_ok=True)
+
+    def remove(self) -> None:
+        """Delete the area and its lock file, then drop the lock."""
+        if self._fd is None:
+            return
+        shutil.rmtree(self.area, ignore_errors=True)
+        (self.area.parent / f"{self.area.name}.lock").unlink(missing_ok=True)
+        os.close(self._fd)
+        self._fd = None
+
+
+def sweep(directory: str | Path) -> None:
+    """Remove every staging area whose owner is gone."""
+    root = staging_dir(directory)
+    if not root.is_dir():
+        return
+    for entry in root.iterdir():
+        if entry.suffix == ".lock" or not entry.is_dir():
+            continue
+        lock = root / f"{entry.name}.lock"
+        try:
+            fd = os.open(lock, os.O_RDWR)
+        except FileNotFoundError:
+            shutil.rmtree(entry, ignore_errors=True)  # its owner removed the lock, or never made one
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(entry, ignore_errors=True)
+            lock.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+class StagedFiles:
+    """Writes staged partition files under ``area``; ``close()`` makes them durable."""
+
+    __slots__ = ("directory", "area", "_files", "sizes")
+
+    def __init__(self, directory: str | Path, area: Path) -> None:
+        self.directory = directory
+        self.area = area
+        self._files: dict[Key, BinaryIO] = {}
+        self.sizes: dict[Key, int] = {}
+
+    def path(self, key: Key) -> Path:
+        return self.area / key[0] / f"{key[1]}{SUFFIX}"
+
+    def write(self, topic: str, partition: int, record: bytes) -> None:
+        key = (topic, partition)
+        f = self._files.get(key)
+        if f is None:
+            check_topic(self.directory, topic)
+            check_partition(topic, partition)
+            path = self.path(key)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                f = open(path, "wb")
+            except OSError as exc:
+                raise TransportError(f"cannot stage {topic}/{partition} in {path}: {exc}") from exc
+            f.write(MAGIC)
+            self._files[key] = f
+        f.write(record)
+
+    def keys(self) -> list[Key]:
+        """Every partition staged into, open or closed."""
+        return sorted(self.sizes.keys() | self._files.keys())
+
+    def flush(self) -> None:
+        for (topic, partition), f in self._files.items():
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as exc:
+                raise TransportError(f"cannot write {topic}/{partition}: {exc}") from exc
+            self.sizes[(topic, partition)] = f.tell()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.abort()
+
+    def abort(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()

@@ -1,0 +1,141 @@
+"""FileTransport.begin_write: task writers stage, the driver publishes once, all or nothing."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+import cdcwire
+from cdcwire import Message, TransportError
+from cdcwire.api import config_of
+from cdcwire.transports.file import partition_path
+from cdcwire.transports.file_job import FileWriteJob
+from cdcwire.transports.file_staging import staging_dir
+
+
+def uri(tmp_path, topic="orders"):
+    return f"file://{tmp_path}/{topic}?protocol=echo-json&partition-num=2"
+
+
+def begin(tmp_path, overwrite=False) -> FileWriteJob:
+    config = config_of(uri(tmp_path))
+    return config.transport.begin_write(config, uri(tmp_path), overwrite=overwrite)
+
+
+def stage(job, messages) -> str:
+    with job.task_writer() as w:
+        w.write_all(messages)
+    return w.receipt
+
+
+def values(tmp_path, topic="orders"):
+    return [(m.partition, m.offset, m.value) for m in cdcwire.read(uri(tmp_path, topic))]
+
+
+def test_a_job_publishes_every_successful_task_at_once(tmp_path):
+    job = begin(tmp_path)
+    r0 = stage(job, [Message("orders", 0, None, b"a"), Message("orders", 0, None, b"b")])
+    r1 = stage(job, [Message("orders", 1, None, b"c")])
+    job.publish([r0, r1])
+    assert values(tmp_path) == [(0, 0, b"a"), (0, 1, b"b"), (1, 0, b"c")]
+
+
+def test_nothing_is_visible_before_publish(tmp_path):
+    job = begin(tmp_path)
+    stage(job, [Message("orders", 0, None, b"a")])
+    assert not partition_path(tmp_path, "orders", 0).exists()
+    assert cdcwire.transports.file.FileReader(str(tmp_path)).topics() == []
+
+
+def test_publish_appends_to_what_the_topic_held(tmp_path):
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"old")])
+    job = begin(tmp_path)
+    job.publish([stage(job, [Message("orders", 0, None, b"new")])])
+    assert values(tmp_path) == [(0, 0, b"old"), (0, 1, b"new")]
+
+
+def test_an_attempt_whose_receipt_is_not_published_leaves_nothing(tmp_path):
+    job = begin(tmp_path)
+    stage(job, [Message("orders", 0, None, b"lost executor")])  # a retried attempt: receipt never passed
+    retry = stage(job, [Message("orders", 0, None, b"retry")])
+    job.publish([retry])
+    assert values(tmp_path) == [(0, 0, b"retry")]
+    assert list(staging_dir(tmp_path).iterdir()) == []
+
+
+def test_discard_removes_the_staging_of_every_attempt(tmp_path):
+    job = begin(tmp_path)
+    stage(job, [Message("orders", 0, None, b"a")])
+    stage(job, [Message("orders", 1, None, b"b")])
+    job.discard()
+    job.discard()  # safe twice
+    assert list(staging_dir(tmp_path).iterdir()) == []
+    assert not (tmp_path / "orders").exists()
+
+
+def test_a_job_travels_by_pickle_and_its_copies_stage_for_the_driver(tmp_path):
+    job = begin(tmp_path)
+    copy = pickle.loads(pickle.dumps(job))
+    receipt = stage(copy, [Message("orders", 1, b"k", b"v")])
+    job.publish([receipt])
+    assert values(tmp_path) == [(1, 0, b"v")]
+
+
+def test_a_copy_cannot_publish(tmp_path):
+    job = begin(tmp_path)
+    copy = pickle.loads(pickle.dumps(job))
+    with pytest.raises(TransportError, match="publish on the driver's job"):
+        copy.publish([])
+
+
+def test_the_repr_names_the_sink_and_the_job(tmp_path):
+    job = begin(tmp_path)
+    assert repr(job) == f"FileWriteJob({uri(tmp_path)!r}, {job.job})"
+    assert job.all_or_nothing
+
+
+def test_overwrite_replaces_the_topic_with_exactly_what_the_job_wrote(tmp_path):
+    cdcwire.write(uri(tmp_path), [Message("orders", p, None, b"old") for p in range(4)])
+    cdcwire.write(uri(tmp_path, "other"), [Message("other", 0, None, b"kept")])
+    job = begin(tmp_path, overwrite=True)
+    job.publish([stage(job, [Message("orders", 0, None, b"new0"), Message("orders", 1, None, b"new1")])])
+    assert values(tmp_path) == [(0, 0, b"new0"), (1, 0, b"new1")]
+    assert values(tmp_path, "other") == [(0, 0, b"kept")]
+
+
+def test_overwrite_replaces_a_damaged_file(tmp_path):
+    path = partition_path(tmp_path, "orders", 0)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"CDCWIRE1" + b"\x00" * 40)
+    job = begin(tmp_path, overwrite=True)
+    job.publish([stage(job, [Message("orders", 0, None, b"fresh")])])
+    assert values(tmp_path) == [(0, 0, b"fresh")]
+
+
+def test_a_receipt_whose_staged_file_changed_publishes_nothing(tmp_path):
+    job = begin(tmp_path)
+    good = stage(job, [Message("orders", 0, None, b"a")])
+    bad = stage(job, [Message("orders", 1, None, b"b")])
+    staged = next(staging_dir(tmp_path).glob(f"{job.job}/*/orders/1.cdcwire"))
+    staged.write_bytes(staged.read_bytes()[:-1])
+    with pytest.raises(TransportError, match=r"staged file .*1\.cdcwire holds \d+ bytes, its task wrote \d+"):
+        job.publish([good, bad])
+    assert not (tmp_path / "orders").exists()
+
+
+def test_staging_left_by_a_lost_driver_is_swept_by_the_next_write(tmp_path):
+    script = (
+        "import sys; from cdcwire.api import config_of; from cdcwire import Message\n"
+        f"c = config_of({'file://' + str(tmp_path) + '/orders?protocol=craft'!r})\n"
+        "job = c.transport.begin_write(c, c.uri)\n"
+        "w = job.task_writer(); w.write(Message('orders', 0, None, b'x')); w.close()\n"
+        "import os; os._exit(0)  # the driver dies: no publish, no discard\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    assert len(list(staging_dir(tmp_path).iterdir())) == 2  # the job's area and its lock file
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"y")])
+    assert list(staging_dir(tmp_path).iterdir()) == []
+    assert values(tmp_path) == [(0, 0, b"y")]
