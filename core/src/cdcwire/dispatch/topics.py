@@ -20,6 +20,7 @@ _PLAIN = r"[A-Za-z0-9._-]*"
 _EXPR_RE = re.compile(rf"{_PLAIN}(?:\{{schema\}})?(?:{_PLAIN}\{{table\}})?{_PLAIN}", re.ASCII)
 _TOPIC_RE = re.compile(r"[A-Za-z0-9._-]+", re.ASCII)
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]", re.ASCII)
+_SHOWN_HALF = 40
 #: The names Kafka forbids although their characters are legal, and what the reference makes of them.
 _DOTS = {".": "_", "..": "__"}
 
@@ -35,6 +36,14 @@ def topic_name_problem(name: str) -> Optional[str]:
     if name in _DOTS:
         return "a topic cannot be named '.' or '..'"
     return None
+
+
+def _table_name(schema: str, table: str) -> str:
+    """``schema.table`` for an error, its middle cut out when it is too long to read."""
+    name = f"{schema}.{table}"
+    if len(name) <= 2 * _SHOWN_HALF:
+        return name
+    return f"{name[:_SHOWN_HALF]}...{name[-_SHOWN_HALF:]} ({len(name)} characters)"
 
 
 class TopicExpression:
@@ -72,8 +81,8 @@ class TopicExpression:
         topic = _DOTS.get(topic, topic)
         if not topic or len(topic) > MAX_TOPIC_LENGTH:
             raise DispatchError(
-                f"topic expression {self.text!r} gives table {schema}.{table} a topic of {len(topic)}"
-                f" characters; a topic name has 1 to {MAX_TOPIC_LENGTH}"
+                f"topic expression {self.text!r} gives table {_table_name(schema, table)} a topic of"
+                f" {len(topic)} characters; a topic name has 1 to {MAX_TOPIC_LENGTH}"
             )
         return topic
 
