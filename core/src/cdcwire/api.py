@@ -12,6 +12,7 @@ from .registry import get_registry
 from .sink_uri import SinkConfig, parse_sink_uri, protocol_config
 from .dispatch import Dispatcher
 from .codec_calls import decoder_for, encoder_for
+from .validation import check_events
 
 ConfigLike = Union[str, SinkConfig]
 
@@ -33,7 +34,11 @@ def dispatch(
     ``partition_count(topic)``: how many partitions a topic has; ``partition-num`` by
     default, which keeps :func:`encode` a pure function of its arguments. A caller that
     writes passes :func:`transport_partition_count` so existing topics keep their size.
+
+    Events are checked first (:func:`cdcwire.validation.check_events`): the rules hash
+    names and values, and an invalid event is an InvalidEventError naming it, not a crash.
     """
+    check_events(events)
     dispatcher = Dispatcher(config, partition_count=partition_count)
     dispatcher.observe(events)
     groups: dict[tuple[str, int], list[Event]] = defaultdict(list)

@@ -1,0 +1,209 @@
+"""The one validation of an event (cdcwire.validation), and where the core applies it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+import cdcwire
+from cdcwire.codec_calls import CheckedDecoder
+from cdcwire.codes import ColumnFlag as F
+from cdcwire.codes import ColumnType as T
+from cdcwire.codes import DDLType
+from cdcwire.errors import DecodeError, EncodeError, InvalidEventError
+from cdcwire.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
+from cdcwire.message import Message
+from cdcwire.testing import strategies
+from cdcwire.validation import check_event, is_valid
+
+U = F.UNSIGNED
+B = F.BINARY
+
+
+def row(*columns: Column, schema: str = "s", table: str = "t", ts: int = 5) -> RowChangedEvent:
+    return RowChangedEvent(ts, schema, table, tuple(columns))
+
+
+def col(type_: T, value, flags: F = F(0), name: str = "c") -> Column:
+    return Column(name, type_, flags, value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(strategies.events())
+def test_every_generated_event_is_valid(event):
+    check_event(event)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        col(T.TINYINT, -128),
+        col(T.TINYINT, 255, U),
+        col(T.BIGINT, (1 << 64) - 1, U),
+        col(T.YEAR, 0),
+        col(T.FLOAT, 3.4028234663852886e38),
+        col(T.DOUBLE, -0.0),
+        col(T.DECIMAL, "-12.50"),
+        col(T.DECIMAL, ".5"),
+        col(T.DECIMAL, "1.5E+3"),
+        col(T.DATE, "0000-00-00"),
+        col(T.DATE, "2024-00-00"),
+        col(T.DATETIME, "2024-02-29 23:59:59.123456"),
+        col(T.TIMESTAMP, "0000-00-00 00:00:00"),
+        col(T.TIME, "-838:59:59"),
+        col(T.TIME, "12:00:00.5"),
+        col(T.VARCHAR, "caf\u00e9 \x00 nul is a character"),
+        col(T.VARCHAR, b"\xff\x00", B),
+        col(T.GEOMETRY, b"\x00\x01"),
+        col(T.NULL, None),
+        col(T.JSON, '{"a": 1}', B),
+    ],
+    ids=repr,
+)
+def test_values_of_their_types_kind_and_range_pass(column):
+    check_event(row(column))
+
+
+@pytest.mark.parametrize(
+    "column, field, words",
+    [
+        (col(T.TINYINT, 300), "columns[0].value", "300 is outside -128..127, the range of TINYINT"),
+        (col(T.TINYINT, 99999), "columns[0].value", "outside -128..127"),
+        (col(T.INT, -1, U), "columns[0].value", "the range of INT UNSIGNED"),
+        (col(T.BIGINT, 1 << 64, U), "columns[0].value", "outside 0..18446744073709551615"),
+        (col(T.INT, True), "columns[0].value", "must be an integer, got bool"),
+        (col(T.INT, "1"), "columns[0].value", "must be an integer, got str"),
+        (col(T.DOUBLE, float("nan")), "columns[0].value", "must be finite"),
+        (col(T.DOUBLE, float("-inf")), "columns[0].value", "must be finite"),
+        (col(T.FLOAT, 1e39), "columns[0].value", "outside the range of FLOAT (float32)"),
+        (col(T.DOUBLE, 1), "columns[0].value", "must be a float, got int"),
+        (col(T.VARCHAR, b"\xff"), "columns[0].value", "without the BINARY flag must be str, got bytes"),
+        (col(T.BLOB, "text", B), "columns[0].value", "with the BINARY flag must be bytes, got str"),
+        (col(T.VARCHAR, "a\ud800"), "columns[0].value", "lone surrogate '\\ud800' at character 1"),
+        (col(T.DECIMAL, "abc"), "columns[0].value", "'abc' is not a decimal number"),
+        (col(T.DECIMAL, "NaN"), "columns[0].value", "is not a decimal number"),
+        (col(T.DECIMAL, " 1"), "columns[0].value", "is not a decimal number"),
+        (col(T.DATE, "2024-13-45"), "columns[0].value", "'2024-13-45' is not a DATE of the form YYYY-MM-DD"),
+        (col(T.DATE, "999-01-01"), "columns[0].value", "is not a DATE"),
+        (col(T.DATETIME, "2024-01-01 24:00:00"), "columns[0].value", "is not a DATETIME"),
+        (col(T.DATETIME, "2024-01-01 00:00:00.1234567"), "columns[0].value", "is not a DATETIME"),
+        (col(T.TIME, "839:00:00"), "columns[0].value", "hours up to 838"),
+        (col(T.NULL, 0), "columns[0].value", "can only hold None"),
+        (col(T.INT, 1, F(1 << 63)), "columns[0].flags", "0..2^63-1, got 9223372036854775808"),
+        (col(T.INT, 1, -1), "columns[0].flags", "0..2^63-1, got -1"),
+        (col(999, 1), "columns[0].type", "must be a ColumnType, got int 999"),
+        (col(3, 1), "columns[0].type", "must be a ColumnType, got int 3"),
+        (col(T.INT, 1, name="a\x00b"), "columns[0].name", "NUL character at character 1"),
+        (col(T.INT, 1, name=7), "columns[0].name", "must be a string, got int"),
+        (Column("c", T.INT, F(0), 1, "int\udc00"), "columns[0].mysql_type", "mysql_type holds a lone surrogate"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_a_column_breaking_a_rule_is_named_with_the_field_and_the_rule(column, field, words):
+    with pytest.raises(InvalidEventError) as info:
+        check_event(row(column))
+    assert info.value.field == field
+    assert info.value.event == "s.t@5"
+    assert info.value.column == "'c'" or field == "columns[0].name"
+    assert words in str(info.value)
+
+
+def test_a_column_name_twice_in_one_image_is_refused():
+    with pytest.raises(InvalidEventError, match=r"columns\[1\]\.name .*column 'a' appears twice"):
+        check_event(row(col(T.INT, 1, name="a"), col(T.INT, 2, name="a")))
+
+
+def test_the_same_name_in_the_old_and_the_new_image_is_fine():
+    image = (col(T.INT, 1, name="a"),)
+    check_event(RowChangedEvent(1, "s", "t", image, image))
+
+
+@pytest.mark.parametrize(
+    "event, field, words",
+    [
+        (RowChangedEvent(-1, "s", "t", (col(T.INT, 1),)), "commit_ts", "0..2^64-1, got -1"),
+        (RowChangedEvent(1 << 64, "s", "t", (col(T.INT, 1),)), "commit_ts", "0..2^64-1"),
+        (RowChangedEvent(1, "s\ud800", "t", (col(T.INT, 1),)), "schema", "lone surrogate"),
+        (RowChangedEvent(1, "s", "t\x00", (col(T.INT, 1),)), "table", "NUL character"),
+        (RowChangedEvent(1, "s", "t", ()), "columns", "empty image"),
+        (RowChangedEvent(1, "s", "t", None, ()), "pre_columns", "empty image"),
+        (RowChangedEvent(1, "s", "t", [col(T.INT, 1)]), "columns", "must be a tuple of Columns, got list"),
+        (RowChangedEvent(1, "s", "t", ("x",)), "columns[0]", "must be a Column, got str"),
+        (RowChangedEvent(1, "s", "t", (col(T.INT, 1),), table_id=1 << 63), "table_id", "signed 64-bit"),
+        (DDLEvent(1, "s", "t", None, DDLType.CREATE_TABLE), "query", "query must be a string, got NoneType"),
+        (DDLEvent(1, "s", "t", "q\ud800", DDLType.CREATE_TABLE), "query", "lone surrogate"),
+        (DDLEvent(1, "s", "t", "q", 999), "ddl_type", "must be a DDLType, got int 999"),
+        (DDLEvent(-5, "", "", "q", DDLType.CREATE_TABLE), "commit_ts", "0..2^64-1"),
+        (ResolvedEvent(1 << 64), "ts", "0..2^64-1"),
+        (ResolvedEvent(-1), "ts", "0..2^64-1"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_an_event_breaking_a_rule_is_named_with_the_field_and_the_rule(event, field, words):
+    with pytest.raises(InvalidEventError) as info:
+        check_event(event)
+    assert info.value.field == field
+    assert words in str(info.value)
+
+
+def test_a_ddl_event_may_have_empty_schema_and_table():
+    check_event(DDLEvent(1, "", "", "CREATE DATABASE x", DDLType.CREATE_SCHEMA))
+
+
+def test_something_that_is_not_an_event_is_refused():
+    with pytest.raises(InvalidEventError, match="not a cdcwire event: a dict"):
+        check_event({"type": "row"})
+
+
+def test_an_error_names_an_unprintable_table_escaped_so_it_always_prints():
+    with pytest.raises(InvalidEventError) as info:
+        check_event(RowChangedEvent(1, "s", "t\ud800", (col(T.INT, 1),)))
+    assert str(info.value).startswith("s.'t\\ud800'@1: table:")
+    str(info.value).encode()  # printable: no lone surrogate in the message itself
+
+
+def test_a_huge_number_is_shown_cut_in_the_error():
+    with pytest.raises(InvalidEventError) as info:
+        check_event(row(col(T.BIGINT, 10**400)))
+    assert len(str(info.value)) < 200
+    assert "(401 characters)" in str(info.value)
+
+
+def test_is_valid_says_whether_the_check_passes():
+    assert is_valid(row(col(T.TINYINT, 1)))
+    assert not is_valid(row(col(T.TINYINT, 300)))
+
+
+# --- where the core applies it -------------------------------------------------------------
+
+
+class LooseDecoder:
+    """A third-party decoder that gives whatever its message says, checked or not."""
+
+    def decode(self, message: Message) -> list:
+        return [row(col(T.TINYINT, int(message.value or b"0")))]
+
+
+def test_encode_refuses_an_invalid_event_with_an_invalid_event_error_that_is_an_encode_error():
+    with pytest.raises(EncodeError, match=r"s\.t@5: columns\[0\]\.value \(column 'c'\): 300 is outside") as info:
+        cdcwire.encode("echo-json", [row(col(T.TINYINT, 300))])
+    assert isinstance(info.value, InvalidEventError)
+
+
+def test_encode_refuses_a_lone_surrogate_in_a_schema_name():
+    with pytest.raises(InvalidEventError, match="schema name holds a lone surrogate"):
+        cdcwire.encode("echo-json", [row(col(T.INT, 1), schema="s\ud800")])
+
+
+def test_a_decoded_invalid_event_is_a_decode_error_naming_the_event_and_the_rule():
+    decoder = CheckedDecoder(LooseDecoder())
+    assert decoder.decode(Message("t", 0, None, b"7")) == [row(col(T.TINYINT, 7))]
+    with pytest.raises(DecodeError, match=r"decodes to an invalid event: s\.t@5: .*999 is outside -128..127"):
+        decoder.decode(Message("t", 0, None, b"999"))
+
+
+def test_decode_names_the_message_of_an_invalid_event():
+    line = '{"type":"row","commit_ts":1,"schema":"s","table":"t","columns":[{"name":"c","type":"INT","value":1}]}'
+    bad = line.replace('"value":1', '"value":1},{"name":"c","type":"INT","value":2')
+    with pytest.raises(DecodeError, match=r"^t/0/3: .*column 'c' appears twice"):
+        cdcwire.decode("echo-json", [Message("t", 0, None, bad.encode(), 3)])
