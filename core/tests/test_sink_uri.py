@@ -202,3 +202,48 @@ def test_a_control_character_in_a_file_path_is_refused_with_its_position(encoded
         parse_sink_uri(f"file:///d/o{encoded}ut/t?protocol=echo-json")
     assert f"holds the control character '{char}' at position 4" in str(info.value)
     assert info.value.parameter == "path"
+
+
+# --- percent-encoding ----------------------------------------------------------------------------
+
+
+def test_a_value_that_is_not_utf8_is_refused_naming_the_parameter():
+    words = "parameter 'topic-rule' is not UTF-8 once percent-decoded"
+    with pytest.raises(SinkURIError, match=words) as info:
+        parse_sink_uri("file:///tmp/o/t?protocol=echo-json&topic-rule=a%FF")
+    assert info.value.parameter == "topic-rule"
+
+
+def test_a_secret_that_is_not_utf8_is_refused_without_showing_it():
+    with pytest.raises(SinkURIError, match="not UTF-8") as info:
+        parse_sink_uri(
+            "kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=u&sasl-password=hunter%FF2"
+        )
+    assert info.value.parameter == "sasl-password" and "hunter" not in str(info.value)
+
+
+def test_a_password_that_is_not_utf8_is_refused_without_showing_it():
+    with pytest.raises(SinkURIError, match="user info is not UTF-8") as info:
+        parse_sink_uri("kafka://alice:s3cr%FFet@h:9092/t?protocol=echo-json")
+    assert info.value.parameter == "userinfo" and "s3cr" not in str(info.value)
+
+
+def test_a_path_that_is_not_utf8_is_refused_naming_the_byte():
+    words = r"not UTF-8 once percent-decoded \(byte 3 of the decoded path\)"
+    with pytest.raises(SinkURIError, match=words) as info:
+        parse_sink_uri("file:///d/%FF/t?protocol=echo-json")
+    assert info.value.parameter == "path"
+
+
+def test_percent_encoded_values_are_decoded():
+    c = parse_sink_uri(
+        "kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=b%C3%B6b&sasl-password=a%26b+c"
+    )
+    assert (c["sasl-user"], c["sasl-password"]) == ("böb", "a&b c")
+
+
+def test_a_bare_protocol_config_keeps_a_value_holding_an_ampersand():
+    from cdcwire.sink_uri import protocol_config
+
+    config = protocol_config("echo-json", **{"echo-credential": "a&partition-num=9"})
+    assert (config["echo-credential"], config["partition-num"]) == ("a&partition-num=9", 3)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlencode, urlsplit
 
 from .dispatch.rules import rules_from_params
 from .errors import DispatchError, SinkURIError
@@ -114,7 +114,7 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     transport = reg.transport(scheme)
 
     raw: dict[str, str] = {}
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+    for name, value in _query_pairs(parts.query):
         if name in raw:
             raise SinkURIError(f"parameter {name!r} is given twice", name)
         raw[name] = value
@@ -167,6 +167,30 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     return config
 
 
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """``name=value`` pairs of the query, percent-decoded as UTF-8 strictly: ``parse_qsl`` would
+    turn an invalid sequence (``%FF``) into U+FFFD, a password or a path silently different."""
+    pairs = []
+    for field_text in query.split("&"):
+        if not field_text:
+            continue
+        name_text, _, value_text = field_text.partition("=")
+        name = _decoded(name_text, "a parameter name")
+        pairs.append((name, _decoded(value_text, f"parameter {name!r}", name)))
+    return pairs
+
+
+def _decoded(text: str, what: str, parameter: Optional[str] = None) -> str:
+    """``text`` percent-decoded (``+`` is a space, as in any query) or SinkURIError saying which
+    part is not UTF-8; the text itself is not quoted, it may be a secret."""
+    try:
+        return unquote_plus(text, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise SinkURIError(
+            f"{what} is not UTF-8 once percent-decoded (byte {exc.start} of the decoded value)", parameter
+        ) from None
+
+
 def _refuse_split_userinfo(parts: Any) -> None:
     """A password holding an unencoded ``/``, ``?`` or ``#`` ends the host part early, and the
     rest of it (``...@host``) lands in the path, the query or the fragment. Say so without
@@ -186,15 +210,29 @@ def _split_location(scheme: str, parts: Any) -> tuple[str, str, Optional[str], O
     if "@" in netloc:
         userinfo, _, netloc = netloc.rpartition("@")
         user, sep, pw = userinfo.partition(":")
-        username = unquote(user)
-        password = unquote(pw) if sep else None
+        try:
+            username = unquote(user, errors="strict")
+            password = unquote(pw, errors="strict") if sep else None
+        except UnicodeDecodeError:
+            raise SinkURIError(
+                "the URI's user info is not UTF-8 once percent-decoded; the URI is not shown because"
+                " it holds a secret",
+                "userinfo",
+            ) from None
         if "\0" in username or "\0" in (password or ""):
             raise SinkURIError(
                 "the URI's user info holds a NUL byte (%00), which the Kafka client would cut the"
                 " user name or password at; the URI is not shown because it holds a secret",
                 "userinfo",
             )
-    path = unquote(parts.path)
+    try:
+        path = unquote(parts.path, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise SinkURIError(
+            f"the URI's path {parts.path!r} is not UTF-8 once percent-decoded"
+            f" (byte {exc.start} of the decoded path)",
+            "path",
+        ) from None
     if scheme == "file":
         directory, topic = _file_directory_and_topic(netloc, path)
     else:
@@ -241,5 +279,5 @@ def _file_directory_and_topic(netloc: str, path: str) -> tuple[str, str]:
 
 def protocol_config(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> SinkConfig:
     """A config for a bare protocol name (``decode("open-protocol", ...)``): defaults for all else."""
-    query = "&".join([f"protocol={protocol}", *(f"{k}={v}" for k, v in params.items())])
+    query = urlencode({"protocol": protocol, **params})  # a value holding '&' stays one value
     return parse_sink_uri(f"file:///dev/null/cdcwire?{query}", registry)
