@@ -29,10 +29,11 @@ from ..errors import SinkURIError, TransportError
 from ..message import Message
 from ..params import Parameter
 from ..transport import MessageReader, MessageWriter, Transport
-from .file_framing import Damage, appendable_length, frame, read_frames
+from .file_framing import Damage, frame, read_frames
 from .file_job import FileWriteJob
 from .file_locks import Key, PartitionLocks
 from .file_paths import SUFFIX, partition_number, partition_path, topic_dir, topic_problem
+from .file_checks import Checked, check_target
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
 
@@ -54,7 +55,7 @@ class FileWriter(MessageWriter):
         self._locks = PartitionLocks(directory)
         self._owner: Optional[StagingOwner] = None
         self._staged: Optional[StagedFiles] = None
-        self._started: set[Key] = set()
+        self._checked: dict[Key, Checked] = {}
 
     def _start(self, key: Key) -> StagedFiles:
         """First message for ``key``: take its lock and check its file before staging anything."""
@@ -71,17 +72,15 @@ class FileWriter(MessageWriter):
         self._locks.acquire(key)
         try:
             if path.exists():
-                with open(path, "rb") as f:
-                    appendable_length(f, os.fstat(f.fileno()).st_size, str(path))
+                self._checked[key] = check_target(path, self._locks, key)
         except BaseException:
             self._locks.release(key)
             raise
-        self._started.add(key)
         return self._staged
 
     def write(self, message: Message) -> None:
         key = (message.topic, message.partition)
-        staged = self._staged if key in self._started and self._staged is not None else self._start(key)
+        staged = self._staged if self._locks.holds(key) and self._staged is not None else self._start(key)
         staged.write(message.topic, message.partition, frame(message.key, message.value))
 
     def flush(self) -> None:
@@ -93,8 +92,8 @@ class FileWriter(MessageWriter):
         try:
             if self._staged is not None:
                 self._staged.close()
-                plan = Plan(sources={k: [self._staged.path(k)] for k in self._staged.keys()})
-                publish(self.directory, plan, self._locks)
+                sources = {k: [self._staged.path(k)] for k in self._staged.keys()}
+                publish(self.directory, Plan(sources, checked=self._checked), self._locks)
         finally:
             self.abort()
 
@@ -106,7 +105,7 @@ class FileWriter(MessageWriter):
             self._owner.remove()
             self._owner = None
         self._locks.release_all()
-        self._started.clear()
+        self._checked.clear()
 
 
 class FileReader(MessageReader):
@@ -143,8 +142,10 @@ class FileReader(MessageReader):
             size = os.fstat(f.fileno()).st_size
             if pending is None:
                 pending = self._pending_length(topic, partition)
+            if pending == ABSENT:
+                return  # created by a publish that has not committed
             if pending is not None:
-                size = min(size, max(pending, 0))
+                size = min(size, pending)
             for offset, key, value in read_frames(f, f"{topic}/{partition}", size, self._on_damage_for(path)):
                 if end is not None and offset >= end:
                     return

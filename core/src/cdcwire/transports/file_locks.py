@@ -75,6 +75,17 @@ class PartitionLocks:
                 self.release(key)
             raise
 
+    def read_note(self, key: Key) -> str:
+        """What the last holder wrote into the lock file (see :mod:`.file_checks`); "" if nothing."""
+        fd = self._held[key]
+        return os.pread(fd, 4096, 0).decode("utf-8", "replace")
+
+    def write_note(self, key: Key, note: str) -> None:
+        fd = self._held[key]
+        data = note.encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, data, 0)
+
     def release(self, key: Key) -> None:
         fd = self._held.pop(key, None)
         if fd is not None:

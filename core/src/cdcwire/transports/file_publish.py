@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import TransportError
-from .file_framing import MAGIC, appendable_length
+from .file_checks import Checked, check_target, remember
+from .file_framing import MAGIC
 from .file_locks import Key, PartitionLocks
 from .file_paths import fsync_dir, internal_dir, partition_path
 
@@ -68,6 +69,8 @@ class Plan:
     sources: dict[Key, list[Path]] = field(default_factory=dict)
     remove: list[Key] = field(default_factory=list)
     overwrite: bool = False
+    #: Targets the caller already checked under the lock it still holds (see :func:`check_target`).
+    checked: dict[Key, Checked] = field(default_factory=dict)
 
     def keys(self) -> list[Key]:
         return sorted(set(self.sources) | set(self.remove))
@@ -162,9 +165,7 @@ def publish(directory: str | Path, plan: Plan, locks: PartitionLocks) -> None:
         elif plan.overwrite:
             entries.append(JournalEntry(*key, target.stat().st_size, f"{{id}}.{len(entries)}.kept"))
         else:
-            with open(target, "rb") as f:
-                keep = appendable_length(f, os.fstat(f.fileno()).st_size, str(target))
-            entries.append(JournalEntry(*key, keep))
+            entries.append(JournalEntry(*key, check_target(target, locks, key, plan.checked.get(key)).keep))
     if not plan.sources and not plan.remove:
         return
     jid = uuid.uuid4().hex
@@ -194,6 +195,8 @@ def publish(directory: str | Path, plan: Plan, locks: PartitionLocks) -> None:
         raise
     jpath.unlink()  # the commit point
     fsync_dir(jdir)
+    for key in plan.sources:
+        remember(locks, key, partition_path(directory, *key))
     for e in entries:
         if e.kept:
             (jdir / e.kept).unlink(missing_ok=True)

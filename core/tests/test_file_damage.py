@@ -1,0 +1,118 @@
+"""A damaged partition file: writers refuse it and leave it as it was; readers can skip damage."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+import cdcwire
+from cdcwire import Message, TransportError
+from cdcwire.transports.file import FileReader, partition_path
+
+RECORD = 12 + 2 + 5  # header, key "kN"-sized, value "vNNNN"
+
+
+def uri(tmp_path, extra=""):
+    return f"file://{tmp_path}/orders?protocol=echo-json&partition-num=1{extra}"
+
+
+def thousand_records(tmp_path):
+    msgs = [Message("orders", 0, f"k{i % 10}".encode(), f"v{i:04d}".encode()) for i in range(1000)]
+    cdcwire.write(uri(tmp_path), msgs)
+    path = partition_path(tmp_path, "orders", 0)
+    assert path.stat().st_size == 8 + 1000 * RECORD
+    return path
+
+
+def damage(path, at, change):
+    data = bytearray(path.read_bytes())
+    data[at] = change(data[at])
+    path.write_bytes(bytes(data))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("length_byte", [8, 11, 12, 15], ids=["key-len-high", "key-len-low", "value-len-high", "value-len-low"])
+def test_a_damaged_length_in_record_0_stops_the_writer_and_keeps_all_1000_records(tmp_path, length_byte):
+    path = thousand_records(tmp_path)
+    before = damage(path, length_byte, lambda b: b ^ 0x40)
+    with pytest.raises(TransportError, match=rf"{path}: record 0 at byte 8 .*damaged; refusing to append"):
+        cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"new")])
+    assert path.read_bytes() == before
+
+
+def test_a_crc_bad_record_mid_file_stops_the_writer_and_leaves_the_file_as_it_was(tmp_path):
+    path = thousand_records(tmp_path)
+    before = damage(path, 8 + 500 * RECORD + 14, lambda b: b ^ 0x01)  # a key byte of record 500
+    with pytest.raises(TransportError, match=rf"record 500 at byte {8 + 500 * RECORD} fails its CRC check"):
+        cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"new")])
+    assert path.read_bytes() == before
+
+
+def test_a_writer_refused_for_damage_publishes_its_other_partitions_nothing(tmp_path):
+    path = thousand_records(tmp_path)
+    damage(path, 8 + 3 * RECORD + 14, lambda b: b ^ 0x01)
+    with pytest.raises(TransportError, match="record 3"):
+        cdcwire.write(uri(tmp_path), [Message("orders", 1, None, b"fine"), Message("orders", 0, None, b"new")])
+    assert not partition_path(tmp_path, "orders", 1).exists()
+
+
+def test_a_strict_reader_stops_at_the_damaged_record_and_says_how_to_skip_it(tmp_path):
+    path = thousand_records(tmp_path)
+    damage(path, 8 + 500 * RECORD + 14, lambda b: b ^ 0x01)
+    with pytest.raises(TransportError, match=r"orders/0: record 500 at byte \d+ fails its CRC check \(read with skip-damaged=true"):
+        list(cdcwire.read(uri(tmp_path)))
+
+
+def test_skip_damaged_skips_a_crc_bad_record_and_later_records_keep_their_offsets(tmp_path, caplog):
+    path = thousand_records(tmp_path)
+    damage(path, 8 + 500 * RECORD + 14, lambda b: b ^ 0x01)
+    reader = FileReader(str(tmp_path), skip_damaged=True)
+    with caplog.at_level(logging.WARNING, "cdcwire.file"):
+        back = list(reader.read("orders", 0))
+    assert [m.offset for m in back] == [i for i in range(1000) if i != 500]
+    assert back[500].value == b"v0501"
+    assert [(d.record, d.byte, d.length, d.reason) for d in reader.damaged] == [
+        (500, 8 + 500 * RECORD, RECORD, "fails its CRC check")
+    ]
+    assert "skipping damaged record: orders/0: record 500" in caplog.text
+
+
+def test_skip_damaged_resynchronises_after_a_damaged_length(tmp_path):
+    path = thousand_records(tmp_path)
+    damage(path, 8, lambda b: b ^ 0x40)  # record 0's key length now runs past the end of the file
+    reader = FileReader(str(tmp_path), skip_damaged=True)
+    back = list(reader.read("orders", 0))
+    assert [m.offset for m in back] == list(range(1, 1000))
+    assert [(d.record, d.byte, d.reason) for d in reader.damaged] == [(0, 8, "is truncated (body)")]
+
+
+def test_skip_damaged_is_a_uri_parameter(tmp_path):
+    path = thousand_records(tmp_path)
+    damage(path, 8 + 10 * RECORD + 14, lambda b: b ^ 0x01)
+    assert len(list(cdcwire.read(uri(tmp_path, "&skip-damaged=true")))) == 999
+
+
+def test_skip_damaged_reports_a_torn_tail_and_keeps_what_precedes_it(tmp_path):
+    path = thousand_records(tmp_path)
+    path.write_bytes(path.read_bytes()[:-5])
+    reader = FileReader(str(tmp_path), skip_damaged=True)
+    assert len(list(reader.read("orders", 0))) == 999
+    assert [(d.record, d.reason) for d in reader.damaged] == [(999, "is truncated (body)")]
+
+
+def test_an_incomplete_last_record_is_the_only_thing_a_writer_cuts(tmp_path, caplog):
+    path = thousand_records(tmp_path)
+    path.write_bytes(path.read_bytes()[:-5])  # the last record's write never finished
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"new")])
+    back = list(cdcwire.read(uri(tmp_path)))
+    assert len(back) == 1000 and back[-1].value == b"new" and back[-2].value == b"v0998"
+    assert "dropping 14 bytes of a torn record" in caplog.text
+
+
+def test_a_damaged_last_record_of_full_length_is_damage_not_a_torn_tail(tmp_path):
+    path = thousand_records(tmp_path)
+    before = damage(path, path.stat().st_size - 1, lambda b: b ^ 0x01)
+    with pytest.raises(TransportError, match="record 999 .* fails its CRC check"):
+        cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"new")])
+    assert path.read_bytes() == before
