@@ -75,7 +75,9 @@ def test_kafka_broker_without_port_is_an_error():
 
 
 def test_password_never_appears_in_repr_or_str():
-    c = parse_sink_uri("kafka://alice:s3cret@h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=tok3n")
+    c = parse_sink_uri(
+        "kafka://alice:s3cret@h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-password=tok3n"
+    )
     for text in (repr(c), str(c), c.redacted_uri):
         assert "s3cret" not in text and "tok3n" not in text
         assert "alice" in text
@@ -247,3 +249,25 @@ def test_a_bare_protocol_config_keeps_a_value_holding_an_ampersand():
 
     config = protocol_config("echo-json", **{"echo-credential": "a&partition-num=9"})
     assert (config["echo-credential"], config["partition-num"]) == ("a&partition-num=9", 3)
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "file:///d/my#topic?protocol=echo-json",
+        "kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=u&sasl-password=ab#hunter2",
+        "file:///d/t?protocol=echo-json#",
+    ],
+)
+def test_an_unencoded_hash_that_would_cut_the_uri_short_is_refused_without_showing_the_rest(uri):
+    with pytest.raises(SinkURIError, match="unencoded '#'") as info:
+        parse_sink_uri(uri)
+    assert info.value.parameter == "uri"
+    assert "hunter2" not in str(info.value) and "topic" not in str(info.value)
+
+
+def test_an_encoded_hash_is_part_of_a_value():
+    c = parse_sink_uri(
+        "kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=u&sasl-password=ab%23cd"
+    )
+    assert c["sasl-password"] == "ab#cd"

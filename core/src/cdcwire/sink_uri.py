@@ -110,6 +110,14 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
     except ValueError as exc:
         raise SinkURIError(f"malformed URI {redact_url(uri)}: {exc}") from None
     _refuse_split_userinfo(parts)
+    if parts.fragment or uri.endswith("#"):
+        # an unencoded '#' cuts the URI short: 'dir/my#topic' would write topic 'my', and
+        # 'sasl-password=ab#cd' would log in with 'ab'. The rest is not shown: it may be a secret.
+        raise SinkURIError(
+            "the URI holds an unencoded '#', which ends it early: percent-encode '#' as %23 in a path or"
+            " value; the part after it is not shown because it may be a secret",
+            "uri",
+        )
     scheme = parts.scheme.lower()
     transport = reg.transport(scheme)
 
