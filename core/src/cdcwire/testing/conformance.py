@@ -9,7 +9,11 @@ Override the ``conformance_uri`` fixture instead when the URI needs another
 fixture (a registry URL, say). The suite checks what every protocol promises:
 decode(encode(events)) equals what the codec says it carries, for every column
 type; messages respect max-message-bytes; payload event counts reconcile; a
-truncated message raises DecodeError and nothing else.
+truncated, mutated or random message raises DecodeError and nothing else, and
+what it does decode to passes :func:`cdcwire.validation.check_event`.
+
+Encoders and decoders are taken through :mod:`cdcwire.codec_calls`, as every path of
+the core takes them.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..api import config_of
+from ..codec_calls import decoder_for, encoder_for
+from ..codes import DDLType
 from ..errors import DecodeError, MessageTooLargeError
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..message import Message
 from ..sink_uri import SinkConfig, parse_sink_uri
+from ..validation import check_event
 from .strategies import COLUMN_KINDS, TableSpec, all_types_table, event_batches, row_events
 
 _SETTINGS = settings(
@@ -34,14 +41,55 @@ _SETTINGS = settings(
 
 def round_trip(config: SinkConfig, events: list[Event], partition: int = 0) -> tuple[list[Message], list[Event]]:
     """Encode events as one topic-partition and decode the messages back."""
-    encoder = config.codec.encoder(config, config.topic, partition)
+    encoder = encoder_for(config, config.topic, partition)
     payloads = list(encoder.encode(events))
     messages = [Message(config.topic, partition, p.key, p.value, i) for i, p in enumerate(payloads)]
-    decoder = config.codec.decoder(config)
+    decoder = decoder_for(config)
     back: list[Event] = []
     for m in messages:
         back.extend(decoder.decode(m))
     return messages, back
+
+
+#: Bytes that break decoders in telling ways: JSON escapes of a lone surrogate and of NUL,
+#: numbers past every integer type and past float64, NaN, varint continuation bytes.
+_TELLING = (
+    b"\\ud800", b"\\u0000", b"99999", b"-1", b"18446744073709551616", b"1e999", b"NaN",
+    b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", b"\x80", b"\x00", b'"', b"{", b"]",
+)
+
+
+@st.composite
+def mutated(draw: Any, data: bytes) -> bytes:
+    """``data`` with a few random edits: bytes changed, inserted, deleted or repeated, and
+    telling byte strings (:data:`_TELLING`) put in."""
+    out = bytearray(data)
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(out)))
+        edit = draw(st.sampled_from(("set", "insert", "delete", "repeat", "telling")))
+        if edit == "set" and at < len(out):
+            out[at] = draw(st.integers(0, 255))
+        elif edit == "insert":
+            out[at:at] = draw(st.binary(min_size=1, max_size=4))
+        elif edit == "delete":
+            del out[at : at + draw(st.integers(1, 8))]
+        elif edit == "repeat":
+            out[at:at] = out[at : at + draw(st.integers(1, 16))]
+        else:
+            out[at : at + draw(st.integers(0, 4))] = draw(st.sampled_from(_TELLING))
+    return bytes(out)
+
+
+def decoded_or_refused(decoder: Any, message: Message) -> list[Event]:
+    """What the decoder makes of a message: its events, each checked valid, or [] for a
+    DecodeError; any other exception fails the caller's test."""
+    try:
+        events = decoder.decode(message)
+    except DecodeError:
+        return []
+    for event in events:
+        check_event(event)
+    return events
 
 
 def expected(config: SinkConfig, events: list[Event]) -> list[Event]:
@@ -108,7 +156,7 @@ class CodecConformance:
         @_SETTINGS
         @given(event_batches())
         def check(events: list[Event]) -> None:
-            payloads = list(config.codec.encoder(config, config.topic, 0).encode(events))
+            payloads = list(encoder_for(config, config.topic, 0).encode(events))
             assert sum(p.events for p in payloads) == len(expected(config, events))
 
         check()
@@ -120,7 +168,7 @@ class CodecConformance:
         @given(event_batches())
         def check(events: list[Event]) -> None:
             try:
-                payloads = list(small.codec.encoder(small, small.topic, 0).encode(events))
+                payloads = list(encoder_for(small, small.topic, 0).encode(events))
             except MessageTooLargeError:
                 return  # a single event too large for the limit: refused, never sent oversize
             for p in payloads:
@@ -135,7 +183,7 @@ class CodecConformance:
         @given(row_events(spec))
         def check(event: Event) -> None:
             messages, _ = round_trip(config, [event, ResolvedEvent(event.commit_ts)])
-            decoder = config.codec.decoder(config)
+            decoder = decoder_for(config)
             for m in messages:
                 for part in ("key", "value"):
                     data = getattr(m, part)
@@ -143,16 +191,36 @@ class CodecConformance:
                         continue
                     for cut in range(len(data)):
                         key, value = (data[:cut], m.value) if part == "key" else (m.key, data[:cut])
-                        broken = Message(m.topic, m.partition, key, value, m.offset)
-                        try:
-                            decoder.decode(broken)
-                        except DecodeError:
-                            pass
+                        decoded_or_refused(decoder, Message(m.topic, m.partition, key, value, m.offset))
+
+        check()
+
+    def test_mutated_messages_decode_to_valid_events_or_a_decode_error(self, config: SinkConfig) -> None:
+        @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(event_batches(max_size=4), st.data())
+        def check(events: list[Event], data: st.DataObject) -> None:
+            messages, _ = round_trip(config, events)
+            decoder = decoder_for(config)
+            for m in messages:
+                part = data.draw(st.sampled_from(("key", "value") if m.key else ("value",)))
+                broken = data.draw(mutated(getattr(m, part) or b""))
+                key, value = (broken, m.value) if part == "key" else (m.key, broken)
+                decoded_or_refused(decoder, Message(m.topic, m.partition, key, value, m.offset))
+
+        check()
+
+    def test_random_bytes_decode_to_valid_events_or_a_decode_error(self, config: SinkConfig) -> None:
+        decoder = decoder_for(config)
+
+        @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(st.one_of(st.none(), st.binary(max_size=64)), st.one_of(st.none(), st.binary(max_size=256)))
+        def check(key: Any, value: Any) -> None:
+            decoded_or_refused(decoder, Message(config.topic, 0, key, value, 0))
 
         check()
 
     def test_ddl_and_resolved_events_follow_the_declared_policy(self, config: SinkConfig) -> None:
-        ddl = DDLEvent(10, "test", "t1", "ALTER TABLE t1 ADD COLUMN c INT", 5)  # type: ignore[arg-type]
+        ddl = DDLEvent(10, "test", "t1", "ALTER TABLE t1 ADD COLUMN c INT", DDLType.ADD_COLUMN)
         resolved = ResolvedEvent(11)
         _, back = round_trip(config, [ddl, resolved])
         assert back == expected(config, [ddl, resolved])
