@@ -122,7 +122,7 @@ def test_update_with_only_updated_columns_reads_back_the_whole_old_row():
     assert back == config.codec.carried(config, event)
 
 
-def test_ddl_type_reads_back_as_the_representative_of_its_canal_word():
+def test_ddl_type_reads_back_from_its_query():
     config = canal_config(enable_tidb_extension=True)
     from cdcwire import DDLType
 
@@ -130,7 +130,7 @@ def test_ddl_type_reads_back_as_the_representative_of_its_canal_word():
         ("create database d", DDLType.CREATE_SCHEMA): DDLType.CREATE_SCHEMA,
         ("drop database if exists test", DDLType.DROP_SCHEMA): DDLType.DROP_SCHEMA,
         ("create table t (a int)", DDLType.CREATE_TABLE): DDLType.CREATE_TABLE,
-        ("alter table t add column b int", DDLType.ADD_COLUMN): DDLType.MODIFY_COLUMN,
+        ("alter table t add column b int", DDLType.ADD_COLUMN): DDLType.ADD_COLUMN,
         ("alter table t add primary key (a)", DDLType.ADD_PRIMARY_KEY): DDLType.ADD_PRIMARY_KEY,
         ("create index i on t (a)", DDLType.ADD_INDEX): DDLType.ADD_INDEX,
         ("truncate table t", DDLType.TRUNCATE_TABLE): DDLType.TRUNCATE_TABLE,

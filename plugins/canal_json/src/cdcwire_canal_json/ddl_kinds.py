@@ -1,10 +1,13 @@
-"""canal-json DDL ``type`` words: many DDL types share one word, so reading back is a guess
-made from the word and the statement text, the same guess every time.
+"""canal-json DDL ``type`` words: many DDL types share one word, so reading back takes the
+type from the statement text (see ddl_statements) and uses the word only when the
+statement is not one it knows.
 """
 
 from __future__ import annotations
 
 from cdcwire import DDLType
+
+from .ddl_statements import statement_ddl_type
 
 D = DDLType
 
@@ -43,6 +46,10 @@ _WORD_BY_TYPE: dict[DDLType, str] = {
     D.REORGANIZE_PARTITION: ALTER,
     D.ALTER_INDEX_VISIBILITY: ALTER,
     D.MULTI_SCHEMA_CHANGE: ALTER,
+    D.ALTER_TABLE_PARTITIONING: ALTER,
+    D.REMOVE_PARTITIONING: ALTER,
+    D.ADD_COLUMNS: ALTER,  # retired in TiDB v6.2, still ALTER in the reference
+    D.DROP_COLUMNS: ALTER,
     D.DROP_TABLE: ERASE,
     D.TRUNCATE_TABLE: TRUNCATE,
 }
@@ -53,27 +60,7 @@ def canal_ddl_word(ddl_type: DDLType) -> str:
     return _WORD_BY_TYPE.get(ddl_type, QUERY)
 
 
-#: Statement prefixes (lower case, single spaces) that pick a DDL type within one word.
-_BY_PREFIX: dict[str, tuple[tuple[str, DDLType], ...]] = {
-    QUERY: (
-        ("create database", D.CREATE_SCHEMA),
-        ("create schema", D.CREATE_SCHEMA),
-        ("drop database", D.DROP_SCHEMA),
-        ("drop schema", D.DROP_SCHEMA),
-        ("alter database", D.MODIFY_SCHEMA_CHARSET_AND_COLLATE),
-        ("alter schema", D.MODIFY_SCHEMA_CHARSET_AND_COLLATE),
-        ("drop view", D.DROP_VIEW),
-        ("create sequence", D.CREATE_SEQUENCE),
-        ("alter sequence", D.ALTER_SEQUENCE),
-        ("drop sequence", D.DROP_SEQUENCE),
-        ("lock table", D.LOCK_TABLE),
-        ("unlock table", D.UNLOCK_TABLE),
-        ("recover table", D.RECOVER_TABLE),
-        ("flashback table", D.RECOVER_TABLE),
-        ("admin repair table", D.REPAIR_TABLE),
-    ),
-}
-#: What a word reads back as when no prefix decides. QUERY's fallback is a DDL type no
+#: What a word reads back as when the statement does not say. QUERY's fallback is a DDL type no
 #: consumer acts on, because the event model has no "unknown" DDL type.
 _FALLBACK: dict[str, DDLType] = {
     CREATE: D.CREATE_TABLE,
@@ -87,30 +74,10 @@ _FALLBACK: dict[str, DDLType] = {
 }
 
 
-#: Phrases found anywhere in the statement that pick a DDL type within one word.
-_BY_PHRASE: dict[str, tuple[tuple[str, DDLType], ...]] = {
-    CINDEX: ((" primary key", D.ADD_PRIMARY_KEY), (" foreign key", D.ADD_FOREIGN_KEY)),
-    DINDEX: ((" primary key", D.DROP_PRIMARY_KEY), (" foreign key", D.DROP_FOREIGN_KEY)),
-    QUERY: ((" tiflash replica", D.SET_TIFLASH_REPLICA), ("shard_row_id_bits", D.SHARD_ROW_ID)),
-    RENAME: ((",", D.RENAME_TABLES),),
-    ALTER: (
-        (" reorganize partition", D.REORGANIZE_PARTITION),
-        (" invisible", D.ALTER_INDEX_VISIBILITY),
-        (" visible", D.ALTER_INDEX_VISIBILITY),
-    ),
-}
-
-
 def ddl_type_from(word: str, query: str) -> DDLType:
-    """The DDL type a reader assigns to a DDL message of ``type`` ``word`` running ``query``."""
-    words = query.lower().split()
-    text = " ".join(words)
-    for prefix, ddl_type in _BY_PREFIX.get(word, ()):
-        if text.startswith(prefix):
-            return ddl_type
-    if word == QUERY and words[:1] == ["create"] and "view" in words:
-        return D.CREATE_VIEW
-    for phrase, ddl_type in _BY_PHRASE.get(word, ()):
-        if phrase in text:
-            return ddl_type
-    return _FALLBACK[word]
+    """The DDL type a reader assigns to a DDL message of ``type`` ``word`` running ``query``:
+    the statement's own type when it is one :func:`statement_ddl_type` knows (the word is
+    too coarse: ALTER covers adding a column, dropping one, partitioning, ...), else the
+    word's representative."""
+    parsed = statement_ddl_type(query)
+    return parsed if parsed is not None else _FALLBACK[word]
