@@ -323,3 +323,17 @@ def test_a_rules_file_value_of_the_wrong_type_is_named(tmp_path, entry, words):
     with pytest.raises(SinkURIError, match=rf"dispatchers\[0\]: {words}") as info:
         dispatcher(f"dispatch-rules={rules}")
     assert info.value.parameter == "dispatch-rules"
+
+
+def test_the_old_dispatcher_key_of_a_rules_file_names_the_partition_rule(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\ndispatcher = "ts"\n')
+    assert dispatcher(f"dispatch-rules={rules}&partition-num=4").route(row(7, 1))[0].partition == 7 % 4
+
+
+def test_a_rules_file_entry_with_both_partition_and_dispatcher_is_refused(tmp_path):
+    rules = tmp_path / "rules.toml"
+    rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\ndispatcher = "ts"\npartition = "table"\n')
+    words = r"dispatchers\[0\]: give 'partition' or its old name 'dispatcher'"
+    with pytest.raises(SinkURIError, match=words):
+        dispatcher(f"dispatch-rules={rules}")

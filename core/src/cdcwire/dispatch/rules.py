@@ -86,7 +86,7 @@ def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
     """
     if not isinstance(entry, dict):
         raise DispatchError(f"{where}: a dispatcher must be a table, got {type(entry).__name__}")
-    unknown = set(entry) - {"matcher", "partition", "topic", "columns", "index"}
+    unknown = set(entry) - {"matcher", "partition", "dispatcher", "topic", "columns", "index"}
     if unknown:
         raise DispatchError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     matcher = entry.get("matcher")
@@ -94,7 +94,12 @@ def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
         matcher = [matcher]
     if not matcher or not isinstance(matcher, list) or not all(isinstance(m, str) and m for m in matcher):
         raise DispatchError(f"{where}: 'matcher' must be a non-empty list of 'schema.table' globs")
-    partition = entry.get("partition", "default")
+    if "partition" in entry and "dispatcher" in entry:
+        raise DispatchError(
+            f"{where}: give 'partition' or its old name 'dispatcher', not both (TiCDC refuses both too)"
+        )
+    # 'dispatcher' is the key's name before TiCDC 6.1; TiCDC still reads it
+    partition = entry.get("partition", entry.get("dispatcher", "default"))
     if not isinstance(partition, str):
         raise DispatchError(f"{where}: 'partition' must be a string, got {type(partition).__name__}")
     columns = entry.get("columns", ())
