@@ -26,7 +26,8 @@ def test_a_second_writer_of_a_partition_fails_naming_the_file(tmp_path):
     with writer(tmp_path) as first:
         first.write(Message("orders", 0, None, b"first"))
         second = writer(tmp_path)
-        with pytest.raises(TransportError, match=rf"{partition_path(tmp_path, 'orders', 0)}: another writer holds"):
+        held = rf"{partition_path(tmp_path, 'orders', 0)}: another writer holds this partition file"
+        with pytest.raises(TransportError, match=held):
             second.write(Message("orders", 0, None, b"second"))
         second.abort()
     assert [m.value for m in cdcwire.read(uri(tmp_path))] == [b"first"]

@@ -16,7 +16,8 @@ def test_messages_read_back_equal_with_offsets_in_order(tmp_path):
     assert cdcwire.write(uri(tmp_path), msgs) == 6
     back = list(cdcwire.read(uri(tmp_path)))
     assert [(m.partition, m.key, m.value) for m in back] == [
-        (0, b"k0", b"v0"), (0, b"k2", b"v2"), (0, b"k4", b"v4"), (1, b"k1", b"v1"), (1, b"k3", b"v3"), (1, b"k5", b"v5"),
+        (0, b"k0", b"v0"), (0, b"k2", b"v2"), (0, b"k4", b"v4"),
+        (1, b"k1", b"v1"), (1, b"k3", b"v3"), (1, b"k5", b"v5"),
     ]
     assert [m.offset for m in back] == [0, 1, 2, 0, 1, 2]
 
@@ -34,7 +35,7 @@ def test_writes_append_like_a_log(tmp_path):
 
 
 def test_a_torn_record_is_reported_with_its_place(tmp_path):
-    cdcwire.write(uri(tmp_path), [Message("orders", 0, b"k", b"v" * 10), Message("orders", 0, b"k", b"w" * 10)])
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, b"k", b"v" * 10), Message("orders", 0, b"k", b"w")])
     path = partition_path(tmp_path, "orders", 0)
     path.write_bytes(path.read_bytes()[:-3])
     with pytest.raises(TransportError, match=r"orders/0: record 1 at byte \d+ is truncated"):
@@ -64,8 +65,14 @@ def test_reading_a_missing_topic_is_a_clear_error(tmp_path):
         list(cdcwire.read(uri(tmp_path)))
 
 
-@pytest.mark.parametrize("torn", [b"\x00\x00\x00", b"\x00\x00\x00\x01\x00\x00\x00\x09\x00\x00\x00\x00kvv"], ids=["in-header", "in-body"])
-def test_appending_after_a_torn_write_drops_the_torn_record_and_keeps_the_log_readable(tmp_path, torn, caplog):
+TORN_IN_HEADER = b"\x00\x00\x00"
+TORN_IN_BODY = b"\x00\x00\x00\x01\x00\x00\x00\x09\x00\x00\x00\x00kvv"
+
+
+@pytest.mark.parametrize("torn", [TORN_IN_HEADER, TORN_IN_BODY], ids=["in-header", "in-body"])
+def test_appending_after_a_torn_write_drops_the_torn_record_and_keeps_the_log_readable(
+    tmp_path, torn, caplog
+):
     cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"a")])
     path = partition_path(tmp_path, "orders", 0)
     path.write_bytes(path.read_bytes() + torn)  # a writer died in the middle of a record
@@ -88,6 +95,7 @@ def test_appending_to_a_foreign_file_is_refused(tmp_path):
     path = partition_path(tmp_path, "orders", 0)
     path.parent.mkdir(parents=True)
     path.write_bytes(b"hello world")
-    with pytest.raises(TransportError, match=r"not a cdcwire message file \(bad magic .*\); refusing to append"):
+    refused = r"not a cdcwire message file \(bad magic .*\); refusing to append"
+    with pytest.raises(TransportError, match=refused):
         cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"v")])
     assert path.read_bytes() == b"hello world"
