@@ -140,9 +140,9 @@ def test_extension_appends_op_commit_ts_and_physical_time(registry, avro_uri) ->
     encode_one(avro_uri + "&enable-tidb-extension=true")
     value = registered(registry, "tidb_shop_orders-value")
     assert value["fields"][-3:] == [
-        {"name": "_tidb_op", "type": "string"},
-        {"name": "_tidb_commit_ts", "type": "long"},
-        {"name": "_tidb_commit_physical_time", "type": "long"},
+        {"default": "", "name": "_tidb_op", "type": "string"},
+        {"default": 0, "name": "_tidb_commit_ts", "type": "long"},
+        {"default": 0, "name": "_tidb_commit_physical_time", "type": "long"},
     ]
     assert [f["name"] for f in registered(registry, "tidb_shop_orders-key")["fields"]] == ["id"]
 

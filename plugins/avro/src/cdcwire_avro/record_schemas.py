@@ -20,11 +20,14 @@ from .column_types import AvroType, Convert, avro_type_of
 from .names import record_namespace, sanitize_name
 from .options import AvroOptions
 
-#: Value fields the TiDB extension appends, in order.
+#: Value fields the TiDB extension appends, in order. The defaults are in the reference's
+#: schema since v7.1 (keys in Go's map order): without them the registered text, and so the
+#: schema id, differs from TiCDC's, and switching the extension on for a subject that has
+#: versions without it is not BACKWARD compatible (a new field needs a default).
 EXTENSION_FIELDS: tuple[dict, ...] = (
-    {"name": "_tidb_op", "type": "string"},
-    {"name": "_tidb_commit_ts", "type": "long"},
-    {"name": "_tidb_commit_physical_time", "type": "long"},
+    {"default": "", "name": "_tidb_op", "type": "string"},
+    {"default": 0, "name": "_tidb_commit_ts", "type": "long"},
+    {"default": 0, "name": "_tidb_commit_physical_time", "type": "long"},
 )
 EXTENSION_NAMES = frozenset(f["name"] for f in EXTENSION_FIELDS)
 
