@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -144,3 +145,29 @@ def test_a_remembered_check_is_not_trusted_once_the_file_changed(tmp_path, monke
     path.write_bytes(bytes(data))
     with pytest.raises(TransportError, match="record 1 .* fails its CRC check"):
         cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"c")])
+
+
+def test_a_reader_racing_with_a_writer_sees_whole_writes_only(tmp_path):
+    seen: list[int] = []
+    errors: list[BaseException] = []
+    writing = threading.Event()
+    writing.set()
+
+    def read_until_done():
+        while writing.is_set():
+            try:
+                if partition_path(tmp_path, "orders", 0).exists():
+                    seen.append(len(list(cdcwire.read(uri(tmp_path), partitions=[0]))))
+            except BaseException as exc:  # surfaced below
+                errors.append(exc)
+
+    reader = threading.Thread(target=read_until_done)
+    reader.start()
+    try:
+        for b in range(30):
+            cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"%d-%d" % (b, i)) for i in range(100)])
+    finally:
+        writing.clear()
+        reader.join()
+    assert errors == []
+    assert seen and all(n % 100 == 0 for n in seen)

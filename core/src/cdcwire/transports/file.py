@@ -23,7 +23,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import BinaryIO, Iterator, Optional
 
 from ..errors import SinkURIError, TransportError
 from ..message import Message
@@ -133,19 +133,12 @@ class FileReader(MessageReader):
     ) -> Iterator[Message]:
         start = start or 0
         path = partition_path(self.directory, topic, partition)
-        pending = self._pending_length(topic, partition)
         try:
             f = open(path, "rb")
         except FileNotFoundError:
             raise TransportError(f"partition {topic}/{partition} does not exist ({path})") from None
         with f:
-            size = os.fstat(f.fileno()).st_size
-            if pending is None:
-                pending = self._pending_length(topic, partition)
-            if pending == ABSENT:
-                return  # created by a publish that has not committed
-            if pending is not None:
-                size = min(size, pending)
+            size = self._committed_size(f, topic, partition)
             for offset, key, value in read_frames(f, f"{topic}/{partition}", size, self._on_damage_for(path)):
                 if end is not None and offset >= end:
                     return
@@ -161,6 +154,22 @@ class FileReader(MessageReader):
             log.warning("skipping damaged record: %s (%s)", damage, path)
 
         return on_damage
+
+    def _committed_size(self, f: BinaryIO, topic: str, partition: int) -> int:
+        """How many bytes of the open partition file ``f`` hold committed records.
+
+        A publish in progress (or dead) has a journal naming the length it started from;
+        without one, the size counts once it held still across the look at the journals
+        (a publish that committed in between has grown the file: look again).
+        """
+        for _ in range(100):
+            before = os.fstat(f.fileno()).st_size
+            pending = self._pending_length(topic, partition)
+            if pending is not None:
+                return 0 if pending == ABSENT else min(before, pending)
+            if os.fstat(f.fileno()).st_size == before:
+                return before
+        raise TransportError(f"{topic}/{partition}: the file kept growing while it was being opened; retry")
 
     def _pending_length(self, topic: str, partition: int) -> Optional[int]:
         """The length the file had before a publish that has not committed (None: no such publish).

@@ -119,7 +119,7 @@ def check_magic(f: BinaryIO, size: int, name: str) -> bool:
     """True for a cdcwire file; False for a file that is only a torn start of one (shorter
     than the magic and a prefix of it); TransportError for anything else."""
     f.seek(0)
-    head = f.read(len(MAGIC))
+    head = f.read(min(len(MAGIC), size))
     if head == MAGIC:
         return True
     if size < len(MAGIC) and MAGIC.startswith(head):
