@@ -337,3 +337,9 @@ def test_a_rules_file_entry_with_both_partition_and_dispatcher_is_refused(tmp_pa
     words = r"dispatchers\[0\]: give 'partition' or its old name 'dispatcher'"
     with pytest.raises(SinkURIError, match=words):
         dispatcher(f"dispatch-rules={rules}")
+
+
+def test_a_rules_file_that_is_a_device_is_refused_without_reading_it():
+    with pytest.raises(SinkURIError, match="'/dev/zero' is not a regular file") as info:
+        dispatcher("dispatch-rules=/dev/zero")
+    assert info.value.parameter == "dispatch-rules"

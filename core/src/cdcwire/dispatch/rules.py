@@ -146,17 +146,22 @@ def load_rules_file(path: str | Path) -> list[DispatchRule]:
 
 
 def _read_toml(p: Path) -> dict[str, Any]:
+    """The file's TOML, or one SinkURIError per way it can fail, each saying what to fix
+    (never an OSError, and never a read that does not end, as from ``/dev/zero``)."""
+
     def refused(why: str) -> SinkURIError:
         return SinkURIError(f"dispatch rules file {str(p)!r} {why}", "dispatch-rules")
 
     if "\0" in str(p):
         raise refused("cannot be a path: it holds a NUL byte")
     try:
+        if p.is_dir():
+            raise refused("is a directory, not a TOML file")
+        if p.exists() and not p.is_file():
+            raise refused("is not a regular file")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise refused("does not exist") from None
-    except IsADirectoryError:
-        raise refused("is a directory, not a TOML file") from None
     except PermissionError:
         raise refused("is not readable (permission denied)") from None
     except UnicodeDecodeError as exc:
