@@ -271,3 +271,8 @@ def test_an_encoded_hash_is_part_of_a_value():
         "kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&sasl-user=u&sasl-password=ab%23cd"
     )
     assert c["sasl-password"] == "ab#cd"
+
+
+@pytest.mark.parametrize("text, value", [("t", True), ("T", True), ("TRUE", True), ("f", False), ("False", False)])
+def test_a_bool_parameter_takes_the_words_go_takes(text, value):
+    assert parse_sink_uri(f"kafka://h:9092/t?protocol=echo-json&enable-tls={text}")["enable-tls"] is value

@@ -13,8 +13,9 @@ from typing import Any, Callable, Optional
 
 from .errors import SinkURIError
 
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
+#: Go's strconv.ParseBool words (TiCDC's: 1, t, true, 0, f, false in any case), and yes/on, no/off.
+_TRUE = {"true", "t", "1", "yes", "on"}
+_FALSE = {"false", "f", "0", "no", "off"}
 #: What Go's strconv.Atoi (TiCDC's parser) takes: an optional sign and ASCII digits, nothing else.
 #: Python's int() would also take '1_0', ' 10 ' and Arabic-Indic digits: none of them is a number here.
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
