@@ -207,3 +207,18 @@ def test_decode_names_the_message_of_an_invalid_event():
     bad = line.replace('"value":1', '"value":1},{"name":"c","type":"INT","value":2')
     with pytest.raises(DecodeError, match=r"^t/0/3: .*column 'c' appears twice"):
         cdcwire.decode("echo-json", [Message("t", 0, None, bad.encode(), 3)])
+
+
+class QuotingDecoder:
+    """A third-party decoder that quotes what it read in its error, lone surrogates and all."""
+
+    def decode(self, message: Message) -> list:
+        raise DecodeError(f"unknown table {(message.value or b'').decode('utf-8', 'surrogatepass')}", 4, "value")
+
+
+def test_a_decode_error_quoting_a_lone_surrogate_is_escaped_so_it_prints():
+    decoder = CheckedDecoder(QuotingDecoder())
+    with pytest.raises(DecodeError) as info:
+        decoder.decode(Message("t", 0, None, "t\ud800".encode("utf-8", "surrogatepass")))
+    assert str(info.value) == "unknown table t\\ud800 (at value byte 4)"
+    assert info.value.offset == 4

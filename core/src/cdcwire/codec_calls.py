@@ -48,7 +48,10 @@ class CheckedDecoder:
         self.decoder = decoder
 
     def decode(self, message: Message) -> list[Event]:
-        events = self.decoder.decode(message)
+        try:
+            events = self.decoder.decode(message)
+        except DecodeError as exc:
+            raise printable(exc) from None
         try:
             for event in events:
                 check_event(event)
@@ -58,6 +61,19 @@ class CheckedDecoder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.decoder, name)
+
+
+def printable(exc: DecodeError) -> DecodeError:
+    """The error itself, or, when its text holds what UTF-8 cannot carry (a lone surrogate
+    read from the message, quoted by the decoder), the same error with that text escaped:
+    printing it must never fail (``cdcwire inspect`` did, with UnicodeEncodeError)."""
+    try:
+        str(exc).encode()
+        return exc
+    except UnicodeEncodeError:
+        pass
+    reason = exc.reason.encode("utf-8", "backslashreplace").decode()
+    return DecodeError(reason, exc.offset, exc.part)
 
 
 def encoder_for(config: SinkConfig, topic: str, partition: int) -> Encoder:
