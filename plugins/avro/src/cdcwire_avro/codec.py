@@ -17,7 +17,7 @@ from .carried import carried
 from .decoder import AvroDecoder
 from .encoder import AvroEncoder
 from .options import PARAMETERS, AvroOptions
-from .registry_client import RegistryAddress, SchemaRegistryClient
+from .registry_client import RegistryAddress
 
 _MATCH_ALL = frozenset({"*.*", "*"})
 _EXAMPLE = "topic-rule=tidb_{schema}_{table}"
@@ -47,10 +47,10 @@ class AvroCodec(Codec):
 
     def encoder(self, config: SinkConfig, topic: str, partition: int) -> AvroEncoder:
         options = AvroOptions.from_config(config)
-        return AvroEncoder(options, topic, config["max-message-bytes"], SchemaRegistryClient(options.registry_url))
+        return AvroEncoder(options, topic, config["max-message-bytes"], options.registry_client())
 
     def decoder(self, config: SinkConfig) -> AvroDecoder:
-        return AvroDecoder(SchemaRegistryClient(AvroOptions.from_config(config).registry_url))
+        return AvroDecoder(AvroOptions.from_config(config).registry_client())
 
     def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
         return carried(AvroOptions.from_config(config), event)

@@ -3,13 +3,17 @@
 Small on purpose: the encoder needs ``register`` and the decoder ``schema_text``,
 both cached, so a stream registers each schema once, not once per row.
 Credentials come from the URL (``https://user:pass@host``, URL-encoded) and
-never appear in an error or a repr; connection errors and 5xx answers are
-retried with exponential backoff.
+never appear in an error, a repr or a log line. Connection errors, timeouts,
+5xx and 429 answers are retried with capped exponential backoff until a total
+deadline (``schema-registry-retry-seconds``, 30 s by default): a registry that
+restarts or fails over must not fail a long job, one that stays down must fail
+it with the reason rather than hang.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -20,6 +24,17 @@ import requests
 from cdcwire.errors import CdcwireError
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+#: How long a failing registry is retried by default, in seconds (a restart or fail-over fits in it).
+DEFAULT_RETRY_SECONDS = 30.0
+#: The first pause between attempts, doubled after each failure up to MAX_BACKOFF.
+BACKOFF = 0.1
+MAX_BACKOFF = 2.0
+#: The shortest timeout an attempt gets when the deadline is close.
+_LAST_ATTEMPT_TIMEOUT = 1.0
+#: Failures worth another attempt: the registry may come back (restart, fail-over, overload).
+_TRANSIENT_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+
+log = logging.getLogger(__name__)
 
 
 class SchemaRegistryError(CdcwireError):
@@ -75,15 +90,27 @@ class RegistryAddress:
 class SchemaRegistryClient:
     """Registers and fetches Avro schemas. One instance per encoder or decoder.
 
-    ``retries`` extra attempts follow a connection error or a 5xx answer, waiting
-    ``backoff`` seconds, then twice that, and so on.
+    A request that meets a connection error, a timeout, a 5xx or a 429 answer is tried
+    again after ``backoff`` seconds, then twice that, up to ``max_backoff`` (or the
+    registry's ``Retry-After``), until ``retry_seconds`` have passed since its first
+    attempt; then it fails naming the registry, how long it tried and the last failure.
+    ``timeout`` bounds one attempt.
     """
 
-    def __init__(self, url: str, *, timeout: float = 10.0, retries: int = 3, backoff: float = 0.1) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout: float = 10.0,
+        retry_seconds: float = DEFAULT_RETRY_SECONDS,
+        backoff: float = BACKOFF,
+        max_backoff: float = MAX_BACKOFF,
+    ) -> None:
         self.address = RegistryAddress.parse(url)
         self.timeout = timeout
-        self.retries = retries
+        self.retry_seconds = retry_seconds
         self.backoff = backoff
+        self.max_backoff = max_backoff
         self._session = requests.Session()
         if self.address.username is not None:
             self._session.auth = (self.address.username, self.address.password or "")
@@ -130,27 +157,52 @@ class SchemaRegistryClient:
         headers = {"Accept": f"{CONTENT_TYPE}, application/json"}
         if body is not None:
             headers["Content-Type"] = CONTENT_TYPE
+        started = time.monotonic()
+        deadline = started + self.retry_seconds
         attempt = 0
         while True:
+            attempt += 1
+            timeout = self.timeout
+            if attempt > 1:
+                timeout = min(timeout, max(deadline - time.monotonic(), _LAST_ATTEMPT_TIMEOUT))
+            asked_wait: Optional[float] = None
             try:
-                response = self._session.request(method, url, data=body, headers=headers, timeout=self.timeout)
-            except requests.RequestException as exc:
+                response = self._session.request(method, url, data=body, headers=headers, timeout=timeout)
+            except _TRANSIENT_ERRORS as exc:
                 problem = f"cannot reach schema registry {self.address.base_url}: {type(exc).__name__}"
                 status = None
+            except requests.RequestException as exc:
+                raise SchemaRegistryError(
+                    f"schema registry {self.address.base_url}: {method} {path} failed: {type(exc).__name__}",
+                    None, subject,
+                ) from None
             else:
-                if response.status_code < 300:
+                status = response.status_code
+                if status < 300:
                     return _json(response)
-                if response.status_code < 500:
+                if status < 500 and status != 429:
                     raise self._refusal(method, path, subject, response)
                 problem = (
-                    f"schema registry {self.address.base_url} answered {response.status_code}"
+                    f"schema registry {self.address.base_url} answered {status}"
                     f" to {method} {path}: {_registry_message(response)}"
                 )
-                status = response.status_code
-            if attempt >= self.retries:
-                raise SchemaRegistryError(f"{problem} (after {attempt + 1} attempts)", status, subject)
-            time.sleep(self.backoff * (2**attempt))
-            attempt += 1
+                asked_wait = _retry_after(response)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                tried = time.monotonic() - started
+                attempts = f"{attempt} attempt{'s' if attempt > 1 else ''}"
+                raise SchemaRegistryError(
+                    f"{problem} (gave up after {attempts} over {tried:.1f} s; parameter"
+                    f" schema-registry-retry-seconds={self.retry_seconds:g} sets how long to retry)",
+                    status, subject,
+                )
+            pause = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+            if asked_wait is not None:
+                pause = max(pause, asked_wait)
+            pause = min(pause, left)
+            log.warning("%s; attempt %d failed, retrying in %.2f s (%.1f s left)", problem, attempt, pause,
+                        left)
+            time.sleep(pause)
 
     def _refusal(self, method: str, path: str, subject: Optional[str], response: requests.Response) -> Exception:
         status = response.status_code
@@ -180,6 +232,16 @@ def _json(response: requests.Response) -> Any:
         raise SchemaRegistryError(
             f"schema registry answered {response.status_code} with a body that is not JSON"
         ) from None
+
+
+def _retry_after(response: requests.Response) -> Optional[float]:
+    """The seconds a 429 or 503 asks the client to wait (``Retry-After``), when given as a number."""
+    text = response.headers.get("Retry-After", "").strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds < 3600 else None
 
 
 def _registry_message(response: requests.Response) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
@@ -61,7 +62,10 @@ def _canonical(schema: Any) -> str:
 
 
 class LocalSchemaRegistry:
-    """An in-memory Schema Registry over HTTP on 127.0.0.1. Use as a context manager or start()/stop()."""
+    """An in-memory Schema Registry over HTTP on 127.0.0.1 (``port`` 0: any free one).
+
+    Use as a context manager or start()/stop().
+    """
 
     def __init__(
         self,
@@ -69,6 +73,7 @@ class LocalSchemaRegistry:
         username: Optional[str] = None,
         password: Optional[str] = None,
         compatibility: str = "BACKWARD",
+        port: int = 0,
     ) -> None:
         if compatibility not in LEVELS:
             raise ValueError(f"compatibility must be one of {', '.join(LEVELS)}")
@@ -77,9 +82,11 @@ class LocalSchemaRegistry:
         self._state = _State(compatibility=compatibility)
         self._lock = threading.Lock()
         self._faults: list[int] = []
+        self._failing: tuple[float, int] = (0.0, 503)  # (until, monotonic clock; status)
         self._server: Optional[ThreadingHTTPServer] = None
         self._thread: Optional[threading.Thread] = None
         self.requests_served = 0
+        self._wanted_port = port
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -87,7 +94,7 @@ class LocalSchemaRegistry:
         if self._server is not None:
             return self
         handler = type("Handler", (_Handler,), {"registry": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self._wanted_port), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="local-schema-registry", daemon=True)
         self._thread.start()
@@ -136,6 +143,11 @@ class LocalSchemaRegistry:
         with self._lock:
             self._faults.extend([status] * count)
 
+    def fail_for(self, seconds: float, status: int = 503) -> None:
+        """Answer every request with ``status`` (a 5xx or 429) for the next ``seconds``: an outage."""
+        with self._lock:
+            self._failing = (time.monotonic() + seconds, status)
+
     @property
     def registrations(self) -> int:
         """How many registrations created a new subject version."""
@@ -160,7 +172,10 @@ class LocalSchemaRegistry:
     def take_fault(self) -> Optional[int]:
         with self._lock:
             self.requests_served += 1
-            return self._faults.pop(0) if self._faults else None
+            if self._faults:
+                return self._faults.pop(0)
+            until, status = self._failing
+            return status if time.monotonic() < until else None
 
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Any:
         parts = [unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
