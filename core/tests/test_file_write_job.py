@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -13,7 +15,7 @@ from cdcwire import Message, TransportError
 from cdcwire.api import config_of
 from cdcwire.transports.file import partition_path
 from cdcwire.transports.file_job import FileWriteJob
-from cdcwire.transports.file_staging import staging_dir
+from cdcwire.transports.file_staging import JOB_GRACE_S, staging_dir
 
 
 def uri(tmp_path, topic="orders"):
@@ -84,11 +86,20 @@ def test_a_job_travels_by_pickle_and_its_copies_stage_for_the_driver(tmp_path):
     assert values(tmp_path) == [(1, 0, b"v")]
 
 
-def test_a_copy_cannot_publish(tmp_path):
+def test_a_copy_publishes_in_another_process_and_removes_the_staging(tmp_path):
+    job = begin(tmp_path)  # Spark's data source commits in a worker process, not where the job began
+    receipt = stage(pickle.loads(pickle.dumps(job)), [Message("orders", 0, None, b"v")])
+    script = "import pickle, sys; job = pickle.loads(sys.stdin.buffer.read()); job.publish(sys.argv[1:])"
+    subprocess.run([sys.executable, "-c", script, receipt], input=pickle.dumps(job), check=True)
+    assert values(tmp_path) == [(0, 0, b"v")]
+    assert list(staging_dir(tmp_path).iterdir()) == []
+
+
+def test_a_copy_discards_the_job(tmp_path):
     job = begin(tmp_path)
-    copy = pickle.loads(pickle.dumps(job))
-    with pytest.raises(TransportError, match="publish on the driver's job"):
-        copy.publish([])
+    stage(job, [Message("orders", 0, None, b"v")])
+    pickle.loads(pickle.dumps(job)).discard()
+    assert list(staging_dir(tmp_path).iterdir()) == []
 
 
 def test_the_repr_names_the_sink_and_the_job(tmp_path):
@@ -126,7 +137,8 @@ def test_a_receipt_whose_staged_file_changed_publishes_nothing(tmp_path):
     assert not (tmp_path / "orders").exists()
 
 
-def test_staging_left_by_a_lost_driver_is_swept_by_the_next_write(tmp_path):
+def lose_a_driver(tmp_path):
+    """A driver that began a job, had a task stage into it, and died without publish or discard."""
     script = (
         "import sys; from cdcwire.api import config_of; from cdcwire import Message\n"
         f"c = config_of({'file://' + str(tmp_path) + '/orders?protocol=craft'!r})\n"
@@ -136,6 +148,19 @@ def test_staging_left_by_a_lost_driver_is_swept_by_the_next_write(tmp_path):
     )
     subprocess.run([sys.executable, "-c", script], check=True)
     assert len(list(staging_dir(tmp_path).iterdir())) == 2  # the job's area and its lock file
+
+
+def test_staging_a_lost_driver_left_is_swept_by_a_later_write_once_idle(tmp_path):
+    lose_a_driver(tmp_path)
+    day_ago = time.time() - JOB_GRACE_S - 60
+    for path in staging_dir(tmp_path).rglob("*"):
+        os.utime(path, (day_ago, day_ago))
     cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"y")])
     assert list(staging_dir(tmp_path).iterdir()) == []
     assert values(tmp_path) == [(0, 0, b"y")]
+
+
+def test_an_unowned_job_staging_that_is_still_fresh_is_kept(tmp_path):
+    lose_a_driver(tmp_path)  # or a job whose copies (in Spark workers) are still at work
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"y")])
+    assert len(list(staging_dir(tmp_path).iterdir())) == 2

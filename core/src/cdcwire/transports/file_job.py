@@ -1,8 +1,8 @@
 """``FileTransport.begin_write``: one all-or-nothing write spread over many tasks.
 
 The driver's :class:`FileWriteJob` owns a staging area ``DIR/.cdcwire/staging/<job>``
-(its lock lives as long as the job object on the driver; a lost driver leaves garbage
-that later writers sweep). Each task writer stages into its own fresh attempt
+(see :mod:`.file_staging`: publish or discard removes it, from any copy of the job; a
+driver lost before either leaves garbage that later writers sweep once it is idle). Each task writer stages into its own fresh attempt
 directory inside it and, on close, hands back a receipt naming the attempt and the
 size of every file it staged. ``publish(receipts)`` publishes exactly those attempts
 through :mod:`.file_publish` (all partitions at once, under their locks); attempts
@@ -24,7 +24,7 @@ from .file_framing import frame
 from .file_locks import PartitionLocks
 from .file_paths import partition_number, topic_dir
 from .file_publish import Plan, publish, recover
-from .file_staging import StagedFiles, StagingOwner, staging_dir, sweep
+from .file_staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
 
 
 class FileTaskWriter(MessageWriter):
@@ -131,8 +131,6 @@ class FileWriteJob(WriteJob):
         return plan
 
     def publish(self, receipts: Sequence[str]) -> None:
-        if self._owner is None:
-            raise TransportError(f"{self!r}: publish on the driver's job, not a copy (or after discard)")
         plan = self._plan(receipts)
         locks = PartitionLocks(self.directory)
         try:
@@ -146,5 +144,5 @@ class FileWriteJob(WriteJob):
         if self._owner is not None:
             self._owner.remove()
             self._owner = None
-        else:
-            sweep(self.directory)  # a copy: the area goes once nobody owns it
+        else:  # a copy (Spark may commit or abort in another process than the one that began)
+            remove_area(self.directory, self.job)

@@ -1,10 +1,16 @@
 """Staged writes: records written where no reader looks until a publish moves them in.
 
 A staging area is ``DIR/.cdcwire/staging/<name>/``, owned by whoever holds the
-``flock`` on ``DIR/.cdcwire/staging/<name>.lock`` (a writer for its life; the driver of
-a job until it publishes or discards). The kernel drops the lock when its owner dies,
-so an area whose lock can be taken is garbage (a crashed writer, a lost driver) and
-:func:`sweep` removes it; nothing depends on an abort or a cleanup having run.
+``flock`` on ``DIR/.cdcwire/staging/<name>.lock``. The kernel drops the lock when its
+owner dies, so nothing depends on an abort or a cleanup having run:
+
+- a writer's area (``writer-*``) is owned for the writer's whole life, in one process;
+  once its lock can be taken it is garbage (a crashed writer) and :func:`sweep` removes it;
+- a job's area (``job-*``) is owned by the process that began the job while it lives,
+  but a job travels by pickle and Spark may publish or discard it from another process
+  (a Python data source commits in a worker), so a free lock does not prove a job dead:
+  :func:`sweep` removes a job's area only when its lock is free and nothing in it has
+  changed for :data:`JOB_GRACE_S` (a driver that died without publishing or discarding).
 
 Inside an area, :class:`StagedFiles` writes ``<topic>/<partition>.cdcwire`` files in
 the partition-file format (magic, then records).
@@ -15,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import BinaryIO, Optional
 
@@ -22,6 +29,10 @@ from ..errors import TransportError
 from .file_framing import MAGIC
 from .file_locks import Key
 from .file_paths import SUFFIX, check_partition, check_topic, internal_dir
+
+
+#: How long an unowned job area must have been idle before a later write removes it.
+JOB_GRACE_S = 24 * 3600
 
 
 def staging_dir(directory: str | Path) -> Path:
@@ -61,8 +72,27 @@ class StagingOwner:
         self._fd = None
 
 
+def remove_area(directory: str | Path, name: str) -> None:
+    """Remove the staging area ``name`` and its lock file, whoever owns it (a job's own cleanup)."""
+    root = staging_dir(directory)
+    shutil.rmtree(root / name, ignore_errors=True)
+    (root / f"{name}.lock").unlink(missing_ok=True)
+
+
+def _idle_for(area: Path) -> float:
+    """Seconds since anything in ``area`` last changed."""
+    newest = area.stat().st_mtime
+    for dirpath, dirnames, filenames in os.walk(area):
+        for name in dirnames + filenames:
+            try:
+                newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime)
+            except FileNotFoundError:
+                pass
+    return time.time() - newest
+
+
 def sweep(directory: str | Path) -> None:
-    """Remove every staging area whose owner is gone."""
+    """Remove every staging area whose owner is gone (see the module docstring)."""
     root = staging_dir(directory)
     if not root.is_dir():
         return
@@ -72,8 +102,9 @@ def sweep(directory: str | Path) -> None:
         lock = root / f"{entry.name}.lock"
         try:
             fd = os.open(lock, os.O_RDWR)
-        except FileNotFoundError:
-            shutil.rmtree(entry, ignore_errors=True)  # its owner removed the lock, or never made one
+        except FileNotFoundError:  # its owner removed the lock: the area is going, or was left half-removed
+            if not entry.name.startswith("job-") or _idle_for(entry) >= JOB_GRACE_S:
+                shutil.rmtree(entry, ignore_errors=True)
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -81,6 +112,8 @@ def sweep(directory: str | Path) -> None:
             os.close(fd)
             continue
         try:
+            if entry.name.startswith("job-") and _idle_for(entry) < JOB_GRACE_S:
+                continue
             shutil.rmtree(entry, ignore_errors=True)
             lock.unlink(missing_ok=True)
         finally:
