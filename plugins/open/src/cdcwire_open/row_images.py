@@ -76,4 +76,8 @@ def sent_images(row: RowChangedEvent, options: OpenOptions, only_handle_key: boo
         old = _handle_keys_of(row, old, LARGE_ROW_OPTION)
     if options.only_updated_columns:
         old = _changed_only(row.columns, old)  # type: ignore[arg-type]
+        if not old:
+            # No column changed: the reference leaves the empty "p" out (Go's omitempty), so the
+            # row reads back as an insert of the same values (an upsert), never as an empty image.
+            return new, None
     return new, old
