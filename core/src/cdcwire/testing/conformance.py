@@ -33,6 +33,7 @@ from ..message import Message
 from ..sink_uri import SinkConfig, parse_sink_uri
 from ..validation import check_event
 from .broken_events import Broken, broken_events
+from .mutations import mutated
 from .strategies import COLUMN_KINDS, TableSpec, all_types_table, event_batches, row_events
 
 _SETTINGS = settings(
@@ -50,35 +51,6 @@ def round_trip(config: SinkConfig, events: list[Event], partition: int = 0) -> t
     for m in messages:
         back.extend(decoder.decode(m))
     return messages, back
-
-
-#: Bytes that break decoders in telling ways: JSON escapes of a lone surrogate and of NUL,
-#: numbers past every integer type and past float64, NaN, varint continuation bytes.
-_TELLING = (
-    b"\\ud800", b"\\u0000", b"99999", b"-1", b"18446744073709551616", b"1e999", b"NaN",
-    b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", b"\x80", b"\x00", b'"', b"{", b"]",
-)
-
-
-@st.composite
-def mutated(draw: Any, data: bytes) -> bytes:
-    """``data`` with a few random edits: bytes changed, inserted, deleted or repeated, and
-    telling byte strings (:data:`_TELLING`) put in."""
-    out = bytearray(data)
-    for _ in range(draw(st.integers(1, 3))):
-        at = draw(st.integers(0, len(out)))
-        edit = draw(st.sampled_from(("set", "insert", "delete", "repeat", "telling")))
-        if edit == "set" and at < len(out):
-            out[at] = draw(st.integers(0, 255))
-        elif edit == "insert":
-            out[at:at] = draw(st.binary(min_size=1, max_size=4))
-        elif edit == "delete":
-            del out[at : at + draw(st.integers(1, 8))]
-        elif edit == "repeat":
-            out[at:at] = out[at : at + draw(st.integers(1, 16))]
-        else:
-            out[at : at + draw(st.integers(0, 4))] = draw(st.sampled_from(_TELLING))
-    return bytes(out)
 
 
 def decoded_or_refused(decoder: Any, message: Message) -> list[Event]:
