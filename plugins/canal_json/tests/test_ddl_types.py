@@ -4,6 +4,8 @@ reference's decoder does, because the canal ``type`` word (ALTER, QUERY) is too 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cdcwire import DDLEvent, DDLType
 
@@ -192,3 +194,16 @@ def test_ddl_event_round_trips_with_its_own_type(query: str, ddl_type: DDLType) 
 def test_partitioning_a_table_and_removing_partitioning_are_canal_alter(ddl_type: DDLType) -> None:
     doc = encode_one(canal_config(), DDLEvent(1, "s", "t", "alter table t remove partitioning", ddl_type))
     assert doc["type"] == "ALTER"
+
+
+_PIECES = st.sampled_from([
+    "alter", "table", "t", "add", "drop", "column", "partition", "by", "(", ")", ",", "`x`", "'s'", "/*", "*/",
+    "/*!", "/*T![f]", "--", "\n", "#", "default", "charset", "=", "rename", "to", "index", "key", "constraint",
+    "create", "view", "first", "last", "remove", "ttl", ";",
+])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map(" ".join) | st.text())
+def test_any_text_gives_a_ddl_type_or_none_and_never_an_error(query: str) -> None:
+    assert statement_ddl_type(query) is None or isinstance(statement_ddl_type(query), DDLType)
