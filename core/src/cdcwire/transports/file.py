@@ -32,7 +32,7 @@ from ..transport import MessageReader, MessageWriter, Transport
 from .file_framing import Damage, frame, read_frames
 from .file_job import FileWriteJob
 from .file_locks import Key, PartitionLocks
-from .file_paths import SUFFIX, partition_number, partition_path, topic_dir, topic_problem
+from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
 from .file_checks import Checked, check_target
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
@@ -60,22 +60,20 @@ class FileWriter(MessageWriter):
     def _start(self, key: Key) -> StagedFiles:
         """First message for ``key``: take its lock and check its file before staging anything."""
         path = partition_path(self.directory, *key)
-        if self._staged is None:
-            try:
+        with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}"):
+            if self._staged is None:
                 Path(self.directory).mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise TransportError(f"cannot create the sink directory {self.directory}: {exc}") from exc
-            sweep(self.directory)
-            recover(Path(self.directory), self._locks)
-            self._owner = StagingOwner(self.directory, f"writer-{os.getpid()}-{os.urandom(8).hex()}")
-            self._staged = StagedFiles(self.directory, self._owner.area)
-        self._locks.acquire(key)
-        try:
-            if path.exists():
-                self._checked[key] = check_target(path, self._locks, key)
-        except BaseException:
-            self._locks.release(key)
-            raise
+                sweep(self.directory)
+                recover(Path(self.directory), self._locks)
+                self._owner = StagingOwner(self.directory, f"writer-{os.getpid()}-{os.urandom(8).hex()}")
+                self._staged = StagedFiles(self.directory, self._owner.area)
+            self._locks.acquire(key)
+            try:
+                if path.exists():
+                    self._checked[key] = check_target(path, self._locks, key)
+            except BaseException:
+                self._locks.release(key)
+                raise
         return self._staged
 
     def write(self, message: Message) -> None:
@@ -93,7 +91,8 @@ class FileWriter(MessageWriter):
             if self._staged is not None:
                 self._staged.close()
                 sources = {k: [self._staged.path(k)] for k in self._staged.keys()}
-                publish(self.directory, Plan(sources, checked=self._checked), self._locks)
+                with os_errors(f"cannot publish to {self.directory}"):
+                    publish(self.directory, Plan(sources, checked=self._checked), self._locks)
         finally:
             self.abort()
 
@@ -137,6 +136,8 @@ class FileReader(MessageReader):
             f = open(path, "rb")
         except FileNotFoundError:
             raise TransportError(f"partition {topic}/{partition} does not exist ({path})") from None
+        except OSError as exc:
+            raise TransportError(f"cannot read {topic}/{partition}: {exc.strerror or exc} ({path})") from None
         with f:
             size = self._committed_size(f, topic, partition)
             for offset, key, value in read_frames(f, f"{topic}/{partition}", size, self._on_damage_for(path)):

@@ -2,9 +2,9 @@
 
 The driver's :class:`FileWriteJob` owns a staging area ``DIR/.cdcwire/staging/<job>``
 (see :mod:`.file_staging`: publish or discard removes it, from any copy of the job; a
-driver lost before either leaves garbage that later writers sweep once it is idle). Each task writer stages into its own fresh attempt
-directory inside it and, on close, hands back a receipt naming the attempt and the
-size of every file it staged. ``publish(receipts)`` publishes exactly those attempts
+driver lost before either leaves garbage that later writers sweep once it is idle).
+Each task writer stages into its own fresh attempt directory inside it and, on close,
+hands back a receipt naming the attempt and the size of every file it staged. ``publish(receipts)`` publishes exactly those attempts
 through :mod:`.file_publish` (all partitions at once, under their locks); attempts
 that failed or were retried are never named, and go with the job's area.
 """
@@ -22,7 +22,7 @@ from ..redact import redact_url
 from ..transport import MessageWriter, WriteJob
 from .file_framing import frame
 from .file_locks import PartitionLocks
-from .file_paths import partition_number, topic_dir
+from .file_paths import os_errors, partition_number, topic_dir
 from .file_publish import Plan, publish, recover
 from .file_staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
 
@@ -46,6 +46,8 @@ class FileTaskWriter(MessageWriter):
                     f"the staging area of write job {self.job} under {self.directory} is gone"
                     " (the job was published or discarded, or its driver ended)"
                 ) from None
+            except OSError as exc:
+                raise TransportError(f"cannot stage under {area}: {exc.strerror or exc}") from None
             self._staged = StagedFiles(self.directory, area)
         return self._staged
 
@@ -78,11 +80,11 @@ class FileWriteJob(WriteJob):
         self.directory = directory
         self.overwrite = overwrite
         self.job = f"job-{uuid.uuid4().hex}"
-        Path(directory).mkdir(parents=True, exist_ok=True)
-        sweep(directory)
-        locks = PartitionLocks(directory)
-        recover(Path(directory), locks)
-        self._owner: Optional[StagingOwner] = StagingOwner(directory, self.job)
+        with os_errors(f"cannot begin a write to {directory}"):
+            Path(directory).mkdir(parents=True, exist_ok=True)
+            sweep(directory)
+            recover(Path(directory), PartitionLocks(directory))
+            self._owner: Optional[StagingOwner] = StagingOwner(directory, self.job)
 
     def __getstate__(self) -> dict:
         return {name: self.__dict__[name] for name in ("sink_uri", "directory", "overwrite", "job")}
@@ -131,11 +133,12 @@ class FileWriteJob(WriteJob):
         return plan
 
     def publish(self, receipts: Sequence[str]) -> None:
-        plan = self._plan(receipts)
         locks = PartitionLocks(self.directory)
         try:
-            locks.acquire_all(plan.keys())
-            publish(self.directory, plan, locks)
+            with os_errors(f"cannot publish to {self.directory}"):
+                plan = self._plan(receipts)
+                locks.acquire_all(plan.keys())
+                publish(self.directory, plan, locks)
         finally:
             locks.release_all()
         self.discard()

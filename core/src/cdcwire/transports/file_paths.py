@@ -13,7 +13,9 @@ expression, a message): a topic that would escape is refused before any file is 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from ..errors import TransportError
 
@@ -83,3 +85,14 @@ def fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def os_errors(doing: str) -> Iterator[None]:
+    """Turn an OSError (permissions, a full disk, a path that is a file) into a TransportError
+    that says what cdcwire was doing and on which path, instead of a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise TransportError(f"{doing}: {exc.strerror or exc}{where}") from exc

@@ -1,4 +1,5 @@
-"""No topic reaches outside the sink directory: names that would are refused by writers and readers."""
+"""Paths stay inside the sink directory: topics that would leave it are refused by writers and
+readers, and a path the file system refuses is a clear error."""
 
 from __future__ import annotations
 
@@ -66,3 +67,9 @@ def test_cdcwire_bookkeeping_is_not_a_topic(tmp_path):
     cdcwire.write(uri, [Message("orders", 0, None, b"v")])
     assert (directory / ".cdcwire").is_dir()
     assert FileReader(str(directory)).topics() == ["orders"]
+
+
+def test_a_sink_directory_that_is_a_file_is_a_clear_error(tmp_path):
+    (tmp_path / "sink").write_text("not a directory")
+    with pytest.raises(TransportError, match=r"cannot write orders/0 under .*sink: .*\(.*sink\)"):
+        cdcwire.write(f"file://{tmp_path}/sink/orders?protocol=echo-json", [Message("orders", 0, None, b"v")])
