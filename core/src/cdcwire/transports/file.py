@@ -29,11 +29,11 @@ from ..errors import SinkURIError, TransportError
 from ..message import Message
 from ..params import Parameter
 from ..transport import MessageReader, MessageWriter, Transport
+from .file_checks import Checked, check_target
 from .file_framing import Damage, frame, read_frames
 from .file_job import FileWriteJob
 from .file_locks import Key, PartitionLocks
 from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
-from .file_checks import Checked, check_target
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
 
