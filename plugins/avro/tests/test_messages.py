@@ -158,6 +158,14 @@ def test_dispatch_rules_file_rule_without_table_is_rejected(tmp_path) -> None:
     assert info.value.parameter == "dispatch-rules"
 
 
+def test_topic_rule_without_schema_is_rejected_although_other_protocols_accept_it() -> None:
+    # The reference lets {schema} be optional in topic expressions, but avro's subjects must
+    # still be one table's: tables of two schemas would share "cdc_orders".
+    with pytest.raises(SinkURIError, match=r"lacks \{schema\}") as info:
+        cdcwire.parse_sink_uri("file:///tmp/x/t?protocol=avro&schema-registry=http://h:1&topic-rule=cdc_{table}")
+    assert info.value.parameter == "topic-rule"
+
+
 def test_dispatch_rules_file_matching_every_table_needs_no_uri_topic_rule(tmp_path) -> None:
     rules = tmp_path / "rules.toml"
     rules.write_text('[[dispatchers]]\nmatcher = ["*.*"]\ntopic = "tidb_{schema}_{table}"\n')

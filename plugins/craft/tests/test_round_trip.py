@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,3 +86,12 @@ def test_decoded_values_are_canonical_python_values(craft) -> None:
         "n": None,
     }
     assert all(c.mysql_type is None for c in back.columns)
+
+
+def test_key_only_delete_of_a_table_without_handle_key_is_refused(craft) -> None:
+    # Cutting a keyless delete to its handle-key columns would send an empty image, which no
+    # decoder can read back as a delete: refuse it, as open-protocol and canal-json do.
+    config = craft.config(delete_only_output_handle_key_columns="true")
+    delete = RowChangedEvent(5, "shop", "log", None, (Column("note", ColumnType.VARCHAR, ColumnFlag(0), "x"),))
+    with pytest.raises(cdcwire.EncodeError, match="shop.log.*no handle-key column"):
+        craft.encode(config, [delete])

@@ -72,10 +72,12 @@ def _check_one_table_per_topic(config: SinkConfig) -> None:
                 f" {config.topic!r}; give a topic expression with {{schema}} and {{table}}, e.g. {_EXAMPLE}",
                 parameter,
             )
-        if not rule.topic.has_table:
+        if not (rule.topic.has_schema and rule.topic.has_table):
+            lacks = " and ".join(p for p, has in (("{schema}", rule.topic.has_schema),
+                                                  ("{table}", rule.topic.has_table)) if not has)
             raise SinkURIError(
                 f"protocol avro needs one table per topic: topic expression {rule.topic.text!r} lacks"
-                f" {{table}}; use both {{schema}} and {{table}}, e.g. {_EXAMPLE}",
+                f" {lacks}; use both {{schema}} and {{table}}, e.g. {_EXAMPLE}",
                 parameter,
             )
         if _MATCH_ALL.intersection(rule.matchers):

@@ -130,6 +130,11 @@ class CraftEncoder:
         old = row.pre_columns
         if old is not None and new is None and self.delete_only_handle_key_columns:
             old = tuple(c for c in old if c.is_handle_key)
+            if not old:
+                raise EncodeError(
+                    f"delete of {row.schema}.{row.table}@{commit_ts}: the table has no handle-key column, so"
+                    " delete-only-output-handle-key-columns=true would send an empty row image"
+                )
         new_shape = old_shape = None
         values: tuple[bytes, ...] = ()
         estimate = table.header_estimate
