@@ -103,13 +103,17 @@ def next_intact(f: BinaryIO, start: int, size: int) -> Optional[int]:
     while pos + _HEAD.size <= size:
         f.seek(pos)
         block = f.read(min(_RESYNC_BLOCK, size - pos))
+        view = memoryview(block)
         for i in range(0, len(block) - _HEAD.size + 1):
-            klen, vlen, _ = _HEAD.unpack_from(block, i)
-            kn = 0 if klen == NONE_LEN else klen
-            vn = 0 if vlen == NONE_LEN else vlen
-            if pos + i + _HEAD.size + kn + vn > size:
+            klen, vlen, crc = _HEAD.unpack_from(block, i)
+            body_end = i + _HEAD.size + (0 if klen == NONE_LEN else klen) + (0 if vlen == NONE_LEN else vlen)
+            if pos + body_end > size:
                 continue
-            if not _parse(f, pos + i, size).problem:
+            if body_end <= len(block):  # the whole candidate is in the block: check it here
+                body = view[i + _HEAD.size : body_end]
+                if zlib.crc32(body, zlib.crc32(view[i : i + _LENGTHS.size])) == crc:
+                    return pos + i
+            elif not _parse(f, pos + i, size).problem:
                 return pos + i
         pos += max(1, len(block) - _HEAD.size + 1)
     return None
