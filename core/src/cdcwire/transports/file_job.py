@@ -4,9 +4,10 @@ The driver's :class:`FileWriteJob` owns a staging area ``DIR/.cdcwire/staging/<j
 (see :mod:`.file_staging`: publish or discard removes it, from any copy of the job; a
 driver lost before either leaves garbage that later writers sweep once it is idle).
 Each task writer stages into its own fresh attempt directory inside it and, on close,
-hands back a receipt naming the attempt and the size of every file it staged. ``publish(receipts)`` publishes exactly those attempts
-through :mod:`.file_publish` (all partitions at once, under their locks); attempts
-that failed or were retried are never named, and go with the job's area.
+hands back a receipt naming the attempt and the size of every file it staged.
+``publish(receipts)`` publishes exactly those attempts through :mod:`.file_publish`
+(all partitions at once, under their locks); attempts that failed or were retried are
+never named, and go with the job's area.
 """
 
 from __future__ import annotations
