@@ -243,7 +243,3 @@ def _copy_records(src: Path, out) -> None:
     with open(src, "rb") as f:
         f.seek(len(MAGIC))
         shutil.copyfileobj(f, out, 1 << 20)
-
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
