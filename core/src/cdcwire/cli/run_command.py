@@ -1,9 +1,15 @@
 """``cdcwire run --input PATH_OR_SOURCE_URI --sink-uri URI``: the Spark pipeline, with a progress
-bar on stderr and a closing summary (events, messages, bytes, per-partition counts, events/s)."""
+bar on stderr and a closing summary (events, messages, bytes, per-partition counts, events/s,
+and how the sink delivered).
+
+A failed run is one line on stderr: what failed, and what the write left at the sink
+(``file://``: nothing; ``kafka://``: what tasks had delivered, at least once)."""
 
 from __future__ import annotations
 
 import argparse
+
+from ..errors import CdcwireError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -13,7 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     p.add_argument(
         "--dead-letter",
-        help="directory for malformed input records and undecodable source messages (default: fail on the first)",
+        help="directory for malformed input records, undecodable source messages and events the encoder"
+        " refuses, such as a row over max-message-bytes (default: fail on the first)",
     )
     p.add_argument("--topics", help="with a source URI: topics to read ('a,b' or '*'; default the URI's topic)")
     return p
@@ -33,9 +40,28 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
-    with ProgressBar(spark, label="cdcwire run"):
-        summary = cs.write(df, config, dead_letter=args.dead_letter)
+    try:
+        with ProgressBar(spark, label="cdcwire run"):
+            summary = cs.write(df, config, dead_letter=args.dead_letter)
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    except Exception as exc:  # Spark's own failure (a lost executor, ...): its reason, not a JVM trace
+        raise CdcwireError(_one_line(f"the Spark job failed: {_spark_reason(exc)}", exc)) from None
     print(summary.report())
     if args.dead_letter and summary.events_dead_lettered:
         print(f"dead-lettered records: {args.dead_letter}")
     return 0 if summary.reconciles else 1
+
+
+def _one_line(message: str, exc: BaseException) -> str:
+    """The error and its notes (what the write left at the sink) as one line."""
+    parts = [message, *getattr(exc, "__notes__", ())]
+    return "; ".join(" ".join(part.split()) for part in parts if part)
+
+
+def _spark_reason(exc: BaseException) -> str:
+    """The first line of a Spark failure that says why (the JVM's exception line), shortened."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    why = [line for line in lines if "Exception:" in line or "Error:" in line]
+    reason = (why or lines or [""])[0]
+    return reason if len(reason) <= 300 else reason[:297] + "..."

@@ -5,21 +5,30 @@
         # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON),
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
         # becomes a row with _malformed set), ranges (pinned ranges, as cdcwire.spark.read sets)
-    df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()
+    df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()   # or mode("overwrite")
 
 Reads are bounded: each partition from its start offset to its high watermark
 (see :mod:`cdcwire.spark.message_ranges` for when that is taken). Messages are
 decoded on the executors.
 
-Writes: a DataFrame laid out by :func:`cdcwire.spark.prepare` is written exactly
-(one task per topic-partition, in order). Any other event DataFrame is dispatched
-task by task in input order, which keeps the ordering promises only when each
-topic-partition's events come from one input partition (``df.coalesce(1)``); when
-two tasks fed one topic-partition the write fails naming it (a Python data source
-cannot ask Spark for a distribution). Such a task also cannot know every topic
-before it routes its first resolved event (it sees its own input only, once), so
-topic rules are refused there when the protocol broadcasts resolved events: the
-error points to ``cdcwire.spark.write``, which plans all topics first.
+Writes go through a write job (:meth:`cdcwire.transport.Transport.begin_write`): on
+``file://`` each task stages, ``commit()`` publishes once every task succeeded and
+``abort()`` discards, so a failed write leaves nothing; ``mode("overwrite")``
+replaces the topics' partition files. ``kafka://`` delivers as tasks write (at
+least once) and refuses ``mode("overwrite")``, as Spark's own Kafka sink does.
+
+A DataFrame laid out by :func:`cdcwire.spark.prepare` is written exactly (one task
+per topic-partition, in order). Any other event DataFrame is dispatched task by
+task in input order, which keeps the ordering promises only when each
+topic-partition's events come from one input partition (``df.coalesce(1)``); a
+Python data source cannot ask Spark for a distribution, so when two tasks fed one
+topic-partition the write is refused naming it, in ``commit()`` before anything
+is published (``file://``). A delivering sink cannot wait for ``commit()``: there
+a task of any input partition but the first refuses such a DataFrame before it
+writes (the first cannot know it is not alone). Such a task also cannot know every
+topic before it routes its first resolved event (it sees its own input only,
+once), so topic rules are refused there when the protocol broadcasts resolved
+events: the error points to ``cdcwire.spark.write``, which plans all topics first.
 ``cdcwire.spark.write`` does the full job and returns a summary.
 """
 
@@ -39,8 +48,9 @@ from ..dispatch import Dispatcher
 from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
 from ..sink_uri import SinkConfig
+from ..transport import DirectWriteJob, WriteJob
 from .arrow_events import checked_events
-from .encoding import encode_routed
+from .encoding import EncodingTask, encode_routed
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
 from .range_decoding import decode_range
 from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
@@ -80,74 +90,114 @@ class MessageEventsReader(DataSourceReader):
 
 @dataclass
 class WrittenCounts(WriterCommitMessage):
-    """What one write task did; ``dispatched`` when it dispatched an unprepared DataFrame itself."""
+    """What one write task did; ``dispatched`` when it dispatched an unprepared DataFrame itself;
+    ``receipt``: its writer's, for :meth:`WriteJob.publish`."""
 
     events: int
     messages: int
     bytes: int
     partitions: tuple[tuple[str, int], ...] = ()
     dispatched: bool = False
+    receipt: str = ""
 
 
 class EventsWriter(DataSourceArrowWriter):
-    def __init__(self, uri: str) -> None:
+    """Made once on the driver with the write job; pickled to the tasks and to ``commit()``/``abort()``."""
+
+    def __init__(self, uri: str, job: WriteJob) -> None:
         self.uri = uri
+        self.job = job
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenCounts:
         first = next(iterator, None)
         if first is None:
             return WrittenCounts(0, 0, 0)
         prepared = "_cdc_topic" in first.schema.names
+        if not prepared and not self.job.all_or_nothing:
+            refuse_later_input_partitions(self.uri)
 
         def batches() -> Iterator[pa.RecordBatch]:
             yield first
             yield from iterator
 
         if prepared:
-            results = list(encode_routed(self.uri, batches()))
+            results = list(encode_routed(EncodingTask(self.job, self.uri), batches()))
         else:
-            results = [_dispatch_in_order(self.uri, batches())]
+            results = [_dispatch_in_order(self.uri, self.job, batches())]
         events = messages = size = 0
         partitions: list[tuple[str, int]] = []
+        receipt = ""
         for r in results:
             events += sum(r.column("events").to_pylist())
             messages += sum(r.column("messages").to_pylist())
             size += sum(r.column("bytes").to_pylist())
             written = zip(r.column("topic").to_pylist(), r.column("partition").to_pylist())
-            partitions += [(t, p) for t, p in written if t is not None]  # topic None: routing counts
-        return WrittenCounts(events, messages, size, tuple(partitions), not prepared)
+            partitions += [(t, p) for t, p in written if t is not None]  # topic None: the task's row
+            receipt = next((x for x in r.column("receipt").to_pylist() if x), receipt)
+        return WrittenCounts(events, messages, size, tuple(partitions), not prepared, receipt)
 
     def commit(self, messages: list[Optional[WrittenCounts]]) -> None:
-        """Fail the write when tasks that dispatched by themselves shared a topic-partition.
+        """Publish the tasks' writes, unless tasks that dispatched by themselves shared a topic-partition.
 
         Within one task events keep their input order; across tasks nothing orders them,
         so two tasks feeding one topic-partition may break the per-key ordering promise.
-        The messages are written by then (delivery is at least once anyway): the error
-        says what happened and what to use instead.
+        Such a write is refused before anything is published (``file://``: it leaves nothing);
+        the error says what happened and what to use instead.
         """
-        writers: dict[tuple[str, int], int] = {}
-        for m in messages:
-            if m is not None and m.dispatched:
-                for tp in m.partitions:
-                    writers[tp] = writers.get(tp, 0) + 1
-        shared = sorted(tp for tp, n in writers.items() if n > 1)
-        if shared:
-            listed = ", ".join(f"{t}/{p}" for t, p in shared[:5]) + (" ..." if len(shared) > 5 else "")
-            raise CdcwireError(
-                f"format('cdcwire') wrote {len(shared)} topic-partition(s) ({listed}) from more than one"
-                " input partition, so their order across those partitions is not guaranteed; write with"
-                " cdcwire.spark.write(df, uri), write cdcwire.spark.prepare(df, uri)[0], or coalesce(1) first"
-            )
+        try:
+            refuse_shared_topic_partitions(messages)
+            self.job.publish([m.receipt for m in messages if m is not None and m.receipt])
+        except BaseException:
+            self.job.discard()
+            raise
+
+    def abort(self, messages: list[Optional[WrittenCounts]]) -> None:
+        """A task or the commit failed: remove whatever the job staged (failed attempts' included)."""
+        self.job.discard()
 
 
-def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
-    """Dispatch one task's events in input order and encode each topic-partition as a stream of chunks."""
+def refuse_shared_topic_partitions(messages: list[Optional[WrittenCounts]]) -> None:
+    """Raise when two tasks that dispatched by themselves wrote one topic-partition."""
+    writers: dict[tuple[str, int], int] = {}
+    for m in messages:
+        if m is not None and m.dispatched:
+            for tp in m.partitions:
+                writers[tp] = writers.get(tp, 0) + 1
+    shared = sorted(tp for tp, n in writers.items() if n > 1)
+    if shared:
+        listed = ", ".join(f"{t}/{p}" for t, p in shared[:5]) + (" ..." if len(shared) > 5 else "")
+        raise CdcwireError(
+            f"format('cdcwire') refused to publish {len(shared)} topic-partition(s) ({listed}) fed from more"
+            " than one input partition: their order across those partitions is not guaranteed; write with"
+            " cdcwire.spark.write(df, uri), write cdcwire.spark.prepare(df, uri)[0], or coalesce(1) first"
+        )
+
+
+def refuse_later_input_partitions(uri: str) -> None:
+    """For a sink that delivers as tasks write: refuse, before writing, an unprepared DataFrame's
+    second or later input partition (``commit()`` would come too late to refuse a shared one)."""
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    index = task.partitionId() if task is not None else 0
+    if index > 0:
+        raise CdcwireError(
+            f"format('cdcwire') refused an event DataFrame fed from more than one input partition (this task"
+            f" reads input partition {index}): {sink_config(uri).redacted_uri} gets messages as tasks write,"
+            " and two input partitions may feed one topic-partition in no order; write df.coalesce(1),"
+            " write cdcwire.spark.prepare(df, uri)[0], or use cdcwire.spark.write(df, uri)"
+        )
+
+
+def _dispatch_in_order(uri: str, job: WriteJob, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
+    """Dispatch one task's events in input order and encode each topic-partition as a stream of chunks;
+    one row per topic-partition, and the task's row (topic null) with its writer's receipt."""
     config = sink_config(uri)
     dispatcher = Dispatcher(config, partition_count=transport_partition_count(config))
     encoders: dict[tuple[str, int], object] = {}
     pending: dict[tuple[str, int], list] = {}
     stats: dict[tuple[str, int], list[int]] = {}
-    writer = config.transport.writer(config)
+    writer = job.task_writer()
 
     def drain(tp: tuple[str, int]) -> None:
         chunk = pending.pop(tp, [])
@@ -188,16 +238,17 @@ def _dispatch_in_order(uri: str, batches: Iterator[pa.RecordBatch]) -> pa.Record
         writer.abort()
         raise
     keys = sorted(stats)
+    rows = [(*k, stats[k][0], stats[k][0], stats[k][1], stats[k][2], None) for k in keys]
+    rows.append((None, None, 0, 0, 0, 0, writer.receipt))  # the task's row
+    columns = list(zip(*rows))
     return pa.RecordBatch.from_arrays(
         [
-            pa.array([k[0] for k in keys], pa.string()),
-            pa.array([k[1] for k in keys], pa.int32()),
-            pa.array([stats[k][0] for k in keys], pa.int64()),
-            pa.array([stats[k][0] for k in keys], pa.int64()),
-            pa.array([stats[k][1] for k in keys], pa.int64()),
-            pa.array([stats[k][2] for k in keys], pa.int64()),
+            pa.array(columns[0], pa.string()),
+            pa.array(columns[1], pa.int32()),
+            *(pa.array(c, pa.int64()) for c in columns[2:6]),
+            pa.array(columns[6], pa.string()),
         ],
-        names=["topic", "partition", "events", "encoded", "messages", "bytes"],
+        names=["topic", "partition", "events", "encoded", "messages", "bytes", "receipt"],
     )
 
 
@@ -223,7 +274,30 @@ class CdcwireDataSource(DataSource):
         config = sink_config(uri)  # a bad URI fails here, before any task runs
         if "_cdc_topic" not in schema.names:
             refuse_unplanned_topics(config)
-        return EventsWriter(uri)
+        # Spark itself refuses mode("errorifexists") and mode("ignore") for Python data sources;
+        # mode("overwrite") arrives here, and a delivering transport refuses it (pointing at append).
+        job = config.transport.begin_write(config, uri, overwrite=overwrite)
+        if job.all_or_nothing and not PUBLISH_IN_COMMIT:
+            return _per_task_writer(uri, config, job, overwrite)
+        return EventsWriter(uri, job)
+
+
+#: Whether ``commit()`` publishes the job begun in ``writer()``. Spark runs ``writer()`` and
+#: ``commit()`` in two different Python workers, each with its own unpickled copy; the file
+#: transport's job can only be published by the object that began it (its staging lock is
+#: held by that process), so until it can be handed over, a ``file://`` data-source write is
+#: all-or-nothing per task (each task's writer publishes when it ends) and cannot overwrite.
+PUBLISH_IN_COMMIT = False
+
+
+def _per_task_writer(uri: str, config: SinkConfig, job: WriteJob, overwrite: bool) -> EventsWriter:
+    job.discard()  # begun here only to learn how the transport delivers
+    if overwrite:
+        raise CdcwireError(
+            f"format('cdcwire') cannot overwrite {config.redacted_uri} yet: use"
+            " cdcwire.spark.write(df, uri, overwrite=True), which replaces the topics' partition files"
+        )
+    return EventsWriter(uri, DirectWriteJob(config.transport, uri))
 
 
 def refuse_unplanned_topics(config: SinkConfig) -> None:

@@ -1,9 +1,16 @@
 """The encoding stage: one Spark task per topic-partition encodes its sorted events and writes them.
 
 The task streams: events come out of Arrow batches one batch at a time, the
-codec's encoder batches them into messages, and the transport writer sends each
-message as it is made. Leaving the task flushes the writer; a delivery failure
-fails the task (and the job) instead of being dropped.
+codec's encoder batches them into messages, and the task's writer takes each
+message as it is made. The writer comes from the write job the driver began
+(:class:`cdcwire.transport.WriteJob`): ``file://`` stages what the task writes and
+the driver publishes it once every task succeeded; ``kafka://`` delivers as it
+goes. The task hands its writer's receipt back in its result row. Leaving the
+task flushes the writer; a delivery failure fails the task (and the job) instead
+of being dropped.
+
+An event the encoder refuses goes to the dead letters when the write has a
+dead-letter directory (see :mod:`cdcwire.spark.refused_events`), else fails the job.
 
 The routing tasks' count rows arrive mixed with the events; the task takes them
 out and sums them into a result row of its own (topic null), so that the driver
@@ -13,25 +20,28 @@ gets the routing counts through the action, exactly once.
 from __future__ import annotations
 
 import itertools
-from dataclasses import astuple
-from typing import Callable, Iterator
+from dataclasses import astuple, dataclass
+from typing import Any, Callable, Iterator, Optional
 
 import pyarrow as pa
-from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
-from ..codec_calls import encoder_for
 from ..errors import CdcwireError
 from ..events import Event, RowChangedEvent, build_row_event
 from ..message import Message
+from ..redact import redact_url
+from ..transport import WriteJob
 from .collector import fewer_collections
 from .arrow_events import batch_to_events
+from .refused_events import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from .sink_cache import sink_config
 
 _NO_COUNTS = (0,) * len(COUNTERS)
 
-#: One row per topic-partition a task wrote, and one with topic and partition null
-#: for the routing counts it received (every number column sums over all rows).
+#: One row per topic-partition a task wrote, and one with topic and partition null for the
+#: task itself: the routing counts it received, its writer's receipt and the input rows of
+#: the event copies it dead-lettered (every number column sums over all rows).
 RESULT_SCHEMA = StructType(
     [
         StructField("topic", StringType()),
@@ -41,8 +51,24 @@ RESULT_SCHEMA = StructType(
         StructField("messages", LongType(), False),
         StructField("bytes", LongType(), False),
         *(StructField(name, LongType(), False) for name in COUNTERS),
+        StructField("receipt", StringType()),  # for WriteJob.publish
+        StructField("refused_rows", ArrayType(LongType())),  # input rows (_cdc_seq) dead-lettered here
     ]
 )
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingTask:
+    """What the driver ships to every encoding task: the write job its writer comes from, the sink,
+    and where events the encoder refuses go (None: the first one fails the job)."""
+
+    job: WriteJob
+    sink_uri: str
+    dead_letter: Optional[str] = None
+    write_id: str = ""
+
+    def __repr__(self) -> str:
+        return f"EncodingTask({self.job!r}, {redact_url(self.sink_uri)!r}, dead_letter={self.dead_letter!r})"
 
 
 def _half(event: Event, half: int) -> Event:
@@ -57,8 +83,8 @@ def _half(event: Event, half: int) -> Event:
 
 def _routed_events(
     batches: Iterator[pa.RecordBatch], received: RoutingCounts
-) -> Iterator[tuple[tuple[str, int], Event]]:
-    """Each event copy with its topic-partition; count rows are summed into ``received``."""
+) -> Iterator[tuple[tuple[str, int], int, Event]]:
+    """Each event copy with its topic-partition and input row; count rows are summed into ``received``."""
     for batch in batches:
         batch, counts = split_count_rows(batch)
         if counts is not None:
@@ -66,63 +92,73 @@ def _routed_events(
         topics = batch.column("_cdc_topic").to_pylist()
         partitions = batch.column("_cdc_partition").to_pylist()
         halves = batch.column("_cdc_half").to_pylist()
+        seqs = batch.column("_cdc_seq").to_pylist()
         events = batch_to_events(batch)
-        for topic, partition, half, event in zip(topics, partitions, halves, events):
-            yield (topic, partition), (_half(event, half) if half else event)
+        for topic, partition, half, seq, event in zip(topics, partitions, halves, seqs, events):
+            yield (topic, partition), seq, (_half(event, half) if half else event)
 
 
-def encode_stage(sink_uri: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def encode_stage(task: EncodingTask) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The mapInArrow function of the encoding stage (runs on executors)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
         with fewer_collections():
-            yield from encode_routed(sink_uri, batches)
+            yield from encode_routed(task, batches, TaskContext.get())
 
     return run
 
 
-def encode_routed(sink_uri: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Encode and write routed, sorted batches; one result batch with a row per topic-partition."""
-    config = sink_config(sink_uri)
+def encode_routed(
+    task: EncodingTask, batches: Iterator[pa.RecordBatch], context: Any = None
+) -> Iterator[pa.RecordBatch]:
+    """Encode and write routed, sorted batches; one result batch with a row per topic-partition and
+    the task's row. ``context``: the TaskContext (names the task's dead-letter file)."""
+    config = sink_config(task.sink_uri)
     rows: list[tuple] = []
     received = RoutingCounts()
-    writer = config.transport.writer(config)
+    refused = RefusedEvents.for_task(task.dead_letter, task.write_id, context)
+    writer = task.job.task_writer()
     topic, partition = "?", -1
     try:
-        for tp, group in itertools.groupby(_routed_events(batches, received), key=lambda pair: pair[0]):
+        for tp, group in itertools.groupby(_routed_events(batches, received), key=lambda item: item[0]):
             topic, partition = tp
             fed = 0
 
-            def events(group=group) -> Iterator[Event]:
+            def events(group=group) -> Iterator[tuple[int, Event]]:
                 nonlocal fed
-                for _, event in group:
+                for _, seq, event in group:
                     fed += 1
-                    yield event
+                    yield seq, event
 
-            encoder = encoder_for(config, topic, partition)
             encoded = messages = size = 0
-            for payload in encoder.encode(events()):
+            refuse = refused.refuser(topic, partition)
+            for payload in encode_refusing(config, topic, partition, events(), refuse):
                 writer.write(Message(topic, partition, payload.key, payload.value))
                 encoded += payload.events
                 messages += 1
                 size += len(payload.key or b"") + len(payload.value or b"")
-            rows.append((topic, partition, fed, encoded, messages, size, *_NO_COUNTS))
+            rows.append((topic, partition, fed, encoded, messages, size, *_NO_COUNTS, None, None))
         writer.close()
+        refused.publish()
     except CdcwireError as exc:
         writer.abort()
+        refused.discard()
         raise CdcwireError(f"writing {topic}/{partition} to {config.redacted_uri}: {exc}") from None
     except BaseException:
         writer.abort()
+        refused.discard()
         raise
-    if received != RoutingCounts():
-        rows.append((None, None, 0, 0, 0, 0, *astuple(received)))
-    if rows:
-        columns = list(zip(*rows))
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array(columns[0], pa.string()),
-                pa.array(columns[1], pa.int32()),
-                *(pa.array(c, pa.int64()) for c in columns[2:]),
-            ],
-            names=[f.name for f in RESULT_SCHEMA.fields],
-        )
+    rows.append((None, None, 0, 0, 0, 0, *astuple(received), writer.receipt, refused.rows))
+    columns = list(zip(*rows))
+    yield pa.RecordBatch.from_arrays(
+        [
+            pa.array(columns[0], pa.string()),
+            pa.array(columns[1], pa.int32()),
+            *(pa.array(c, pa.int64()) for c in columns[2:-2]),
+            pa.array(columns[-2], pa.string()),
+            pa.array(columns[-1], pa.list_(pa.int64())),
+        ],
+        names=[f.name for f in RESULT_SCHEMA.fields],
+    )

@@ -9,7 +9,13 @@ Two Spark stages and a shuffle:
    partition, ``sortWithinPartitions`` orders it by commit ts (DDL before rows
    before resolved at one ts, then input order);
 3. encoding (mapInArrow): one task per topic-partition streams its events
-   through the codec's encoder and the transport's writer.
+   through the codec's encoder and a writer of the write job.
+
+The write job (``Transport.begin_write``) makes the write all or nothing where the
+sink can be (``file://``: tasks stage, the driver publishes once ``collect()``
+succeeded, and discards on any failure, a retried or lost task's leftovers
+included); a delivering sink (``kafka://``) sends as tasks go, so a failed or
+retried write delivers at least once. The summary says which.
 
 Only counts come back to the driver: per topic-partition from the encoding stage,
 and the routing stage's counts carried through the shuffle as rows (never an
@@ -20,6 +26,7 @@ whatever Spark re-runs.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional, Union
 
@@ -27,8 +34,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ..api import config_of
+from ..errors import CdcwireError
 from ..sink_uri import SinkConfig
-from .encoding import RESULT_SCHEMA, encode_stage
+from ..transport import WriteJob
+from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .job_errors import cdcwire_error_in
 from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .routing_counts import COUNTERS, COUNTS_COLUMN
@@ -45,11 +54,16 @@ class PartitionCount:
 @dataclass(frozen=True, slots=True)
 class WriteSummary:
     """What a write did. It reconciles: ``events_in == events_encoded + events_without_message
-    + events_dead_lettered``, and every routed copy was encoded (``copies == copies_encoded``).
+    + events_dead_lettered``, and every routed copy was encoded or dead-lettered
+    (``copies == copies_encoded + copies_dead_lettered``).
 
     ``events_without_message``: events the protocol has no message for (avro's DDL and
     resolved, canal-json's resolved without the extension). ``copies``: event copies after
-    broadcast and key-change splits, the unit messages count in.
+    broadcast and key-change splits, the unit messages count in. An event is dead-lettered
+    when routing refused it or the encoder refused any of its copies (its other copies,
+    if the encoder took them, are written).
+
+    ``all_or_nothing``: how the sink delivered (see :attr:`delivery`).
     """
 
     sink: str
@@ -63,13 +77,19 @@ class WriteSummary:
     bytes: int
     seconds: float
     partitions: dict[tuple[str, int], PartitionCount] = field(default_factory=dict)
+    copies_dead_lettered: int = 0
+    all_or_nothing: bool = False
 
     @classmethod
-    def from_results(cls, sink: str, rows: Iterable[Mapping], seconds: float) -> "WriteSummary":
+    def from_results(
+        cls, sink: str, rows: Iterable[Mapping], seconds: float, all_or_nothing: bool = False
+    ) -> "WriteSummary":
         """Sum the encoding stage's result rows (see ``encoding.RESULT_SCHEMA``): per topic-partition
-        counts, and the routing counts that rode the shuffle in them."""
+        counts, the routing counts that rode the shuffle in them, and the encoder's refusals."""
         rows = list(rows)
         totals = {name: sum(r[name] for r in rows) for name in COUNTERS}
+        refused = [seq for r in rows for seq in (r["refused_rows"] or ())]
+        refused_events = len(set(refused))
         partitions: dict[tuple[str, int], PartitionCount] = {}
         for r in rows:
             if r["topic"] is None:
@@ -82,15 +102,17 @@ class WriteSummary:
         return cls(
             sink=sink,
             events_in=totals["events_in"],
-            events_encoded=totals["routed"],
+            events_encoded=totals["routed"] - refused_events,
             events_without_message=totals["without_message"],
-            events_dead_lettered=totals["dead_lettered"],
+            events_dead_lettered=totals["dead_lettered"] + refused_events,
             copies=totals["copies"],
             copies_encoded=sum(r["encoded"] for r in rows),
             messages=sum(r["messages"] for r in rows),
             bytes=sum(r["bytes"] for r in rows),
             seconds=seconds,
             partitions=partitions,
+            copies_dead_lettered=len(refused),
+            all_or_nothing=all_or_nothing,
         )
 
     @property
@@ -101,7 +123,22 @@ class WriteSummary:
     def reconciles(self) -> bool:
         return (
             self.events_in == self.events_encoded + self.events_without_message + self.events_dead_lettered
-            and self.copies == self.copies_encoded
+            and self.copies == self.copies_encoded + self.copies_dead_lettered
+        )
+
+    @property
+    def delivery(self) -> str:
+        """How the sink delivered, and so what a failed or repeated write leaves."""
+        if self.all_or_nothing:
+            return (
+                "all or nothing: every message was published at once after every task succeeded;"
+                " a failed write publishes none"
+            )
+        return (
+            "at least once: a failed or retried task may have delivered some of its messages before it"
+            " failed, and a retried write sends them again (the idempotent producer keeps a task"
+            " attempt's own resends from duplicating); consumers drop repeats by commit ts up to each"
+            " resolved ts"
         )
 
     def report(self) -> str:
@@ -112,6 +149,7 @@ class WriteSummary:
             f"{self.events_without_message}  dead-lettered: {self.events_dead_lettered}  "
             f"({'reconciled' if self.reconciles else 'DOES NOT RECONCILE'})",
             f"copies (broadcast, splits): {self.copies}  messages: {self.messages}  bytes: {self.bytes}",
+            f"delivery: {self.delivery}",
             f"{self.seconds:.1f}s  {self.events_per_second:,.0f} events/s",
             f"{'topic':<32} {'partition':>9} {'events':>9} {'messages':>9} {'bytes':>12}",
         ]
@@ -148,21 +186,56 @@ def _laid_out(df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> 
     return routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS), plan
 
 
-def write(df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None) -> WriteSummary:
+def write(
+    df: DataFrame,
+    sink_uri: Union[str, SinkConfig],
+    dead_letter: Optional[str] = None,
+    overwrite: bool = False,
+) -> WriteSummary:
     """Dispatch, order, encode and write every event of ``df`` to the sink; see the module doc.
 
-    ``dead_letter``: a directory for malformed records (with their reason and place); without
-    it the first one fails the job, naming its place (source and line, topic/partition/offset,
-    or input row) and the reason.
+    ``dead_letter``: a directory for malformed records and events the encoder refuses (a row
+    over ``max-message-bytes``), each with its reason and place; without it the first one
+    fails the job, naming its place (source and line, topic/partition/offset, or input row)
+    and the reason. ``overwrite``: replace what the sink's topics hold (``file://`` only).
+
+    A failed write raises with a note saying what it left: on ``file://`` nothing (nor its
+    dead letters); on ``kafka://`` whatever tasks had delivered, which a retry sends again.
     """
     config = config_of(sink_uri)
     started = time.monotonic()
     laid, plan = _laid_out(df, config, dead_letter)
+    job = config.transport.begin_write(config, plan.sink_uri, overwrite=overwrite)
+    task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id)
     try:
-        rows = laid.mapInArrow(encode_stage(plan.sink_uri), RESULT_SCHEMA).collect()
-    except Exception as exc:
-        err = cdcwire_error_in(exc)
+        rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()
+        job.publish([r["receipt"] for r in rows if r["receipt"]])
+    except BaseException as exc:
+        job.discard()
+        if plan.dead_letter:
+            discard_dead_letters(plan.dead_letter, plan.write_id)
+        err = None if isinstance(exc, CdcwireError) else cdcwire_error_in(exc)
+        failure = err if err is not None else exc
+        failure.add_note(after_failure(job, config.redacted_uri))
         if err is not None:
             raise err from None
         raise
-    return WriteSummary.from_results(config.redacted_uri, rows, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    return WriteSummary.from_results(config.redacted_uri, rows, seconds, job.all_or_nothing)
+
+
+def after_failure(job: WriteJob, sink: str) -> str:
+    """What a failed write left at the sink, for the error's note."""
+    if job.all_or_nothing:
+        return f"nothing was published to {sink}: a failed write publishes nothing"
+    return (
+        f"messages that tasks had delivered to {sink} before the failure stay there (delivery is at"
+        " least once): a retry sends them again"
+    )
+
+
+def discard_dead_letters(directory: str, write_id: str) -> None:
+    """Remove a failed write's dead letters (its routing and encoding tasks published theirs as
+    they finished): its retry writes them again, under a new write id."""
+    for path in Path(directory).glob(f"part-*-{write_id}-*.jsonl"):
+        path.unlink(missing_ok=True)
