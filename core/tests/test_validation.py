@@ -14,6 +14,7 @@ from cdcwire.errors import DecodeError, EncodeError, InvalidEventError
 from cdcwire.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Message
 from cdcwire.testing import strategies
+from cdcwire.testing.broken_events import broken_row_events
 from cdcwire.validation import check_event, is_valid
 
 U = F.UNSIGNED
@@ -222,3 +223,45 @@ def test_a_decode_error_quoting_a_lone_surrogate_is_escaped_so_it_prints():
         decoder.decode(Message("t", 0, None, "t\ud800".encode("utf-8", "surrogatepass")))
     assert str(info.value) == "unknown table t\\ud800 (at value byte 4)"
     assert info.value.offset == 4
+
+
+# --- the columnar counterpart: malformed rows of an event DataFrame ---------------------------
+
+
+def arrow_carries(event) -> bool:
+    """Arrow strings are UTF-8 and its integers 64-bit: some broken events cannot be in a batch."""
+    from cdcwire.spark.arrow_events import events_to_batch
+
+    try:
+        events_to_batch([event])
+    except (UnicodeEncodeError, OverflowError, TypeError, ValueError):
+        return False
+    except Exception as exc:  # pyarrow's own conversion errors
+        return type(exc).__module__.startswith("pyarrow")
+    return True
+
+
+@settings(max_examples=80, deadline=None)
+@given(broken_row_events())
+def test_a_batch_row_breaking_a_rule_is_malformed_with_the_validations_reason(broken):
+    pytest.importorskip("pyarrow")
+    from cdcwire.spark.arrow_events import checked_events, events_to_batch
+
+    if not arrow_carries(broken.event):
+        return
+    batch = events_to_batch([broken.event, broken.event])
+    for keys_only in (False, True):
+        events, problems = checked_events(batch, keys_only=keys_only)
+        assert events == [None, None]
+        assert broken.rule in problems[0] or "appears twice" in problems[0], problems[0]
+
+
+@settings(max_examples=50, deadline=None)
+@given(strategies.event_batches())
+def test_batch_rows_of_valid_events_are_never_malformed(events):
+    pytest.importorskip("pyarrow")
+    from cdcwire.spark.arrow_events import checked_events, events_to_batch
+
+    for keys_only in (False, True):
+        _, problems = checked_events(events_to_batch(events), keys_only=keys_only)
+        assert problems == {}

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from ..codes import ColumnFlag, DDLType
 from ..errors import CdcwireError
 from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
-from .record_checks import ROW_IMAGES, EntryChecks, commit_ts_values, ddl_type, image_problem
+from .record_checks import ROW_IMAGES, EntryChecks, bad_names, commit_ts_values, ddl_type, image_problem
 from .schema import (
     ARROW_COLUMN,
     ARROW_EVENT_SCHEMA,
@@ -304,6 +304,7 @@ def checked_events(
     ts = commit_ts_values(batch.column("commit_ts"), problems)
     schemas = batch.column("schema").to_pylist()
     tables = batch.column("table").to_pylist()
+    bad_names(schemas, tables, problems)
     table_ids = batch.column("table_id").to_pylist()
     columns = _images(batch.column("columns"), keys_only, "columns", problems)
     pre_columns = _images(batch.column("pre_columns"), keys_only, "pre_columns", problems)

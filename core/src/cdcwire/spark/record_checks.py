@@ -10,19 +10,48 @@ The checks cost little because they run per batch with Arrow compute (null
 counts, fields set per value) or per distinct type name with dict lookups; only
 the kind-against-images check is per row, and the row loop already touches
 those. Type names match in any case, as :mod:`cdcwire.event_json` takes them.
+
+The value rules are :mod:`cdcwire.validation`'s: Arrow compute only finds the entries
+that may break one (an integer past its type's range, a non-finite or float32-overflowing
+float, a value field its type does not take, a date or decimal text off its form, a NUL
+in a name, a name twice in an image), and the validation's own check of each such entry
+decides and words the reason. So a row that would make an encoder raise is a malformed
+record here, found for all columns even when routing builds only the handle key.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Optional
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codes import ColumnType, DDLType
+from ..codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from ..validation import FLOAT32_MAX, INTEGER_RANGES, name_problem, value_check
 
 U64 = pa.uint64()
+I64_MAX = (1 << 63) - 1
+_UNSIGNED = int(ColumnFlag.UNSIGNED)
+_BINARY = int(ColumnFlag.BINARY)
+
+#: Regular expressions (RE2) that every valid text of these types matches; a text that does
+#: not is a suspect, judged by cdcwire.validation (which may still pass it).
+_DATE = r"\d{4}-(0\d|1[0-2])-([0-2]\d|3[01])"
+_CLOCK = r":[0-5]\d:[0-5]\d(\.\d{1,6})?"
+_TEXT_FORMS: dict[ColumnType, str] = {
+    ColumnType.DATE: f"^{_DATE}$",
+    ColumnType.NEWDATE: f"^{_DATE}$",
+    ColumnType.DATETIME: f"^{_DATE} ([01]\\d|2[0-3]){_CLOCK}$",
+    ColumnType.TIMESTAMP: f"^{_DATE} ([01]\\d|2[0-3]){_CLOCK}$",
+    ColumnType.TIME: f"^-?(\\d{{2}}|[0-7]\\d{{2}}|8[0-2]\\d|83[0-8]){_CLOCK}$",
+    ColumnType.DECIMAL: r"^[-+]?(\d+\.?\d*|\.\d+)$",
+}
+
+
 _TYPE_BY_NAME: dict[Optional[str], ColumnType] = {t.name: t for t in ColumnType}
 _DDL_BY_NAME = {t.name: t for t in DDLType}
 
@@ -41,6 +70,74 @@ def image_problem(kind: str, has_columns: bool, has_pre_columns: bool) -> str:
         "delete": "pre_columns and no columns",
     }.get(kind, "no column images")
     return f"kind {kind!r} needs {needs}, this row has {has or 'neither'}"
+
+
+def bad_names(schemas: list[Optional[str]], tables: list[Optional[str]], problems: dict[int, str]) -> None:
+    """Rows whose schema or table name is not a valid name (a NUL in it): a problem each. Names
+    are judged once per distinct value of the batch."""
+    verdicts: dict[Optional[str], Optional[str]] = {None: None}
+    for field, names in (("schema", schemas), ("table", tables)):
+        for name in set(names):
+            if name not in verdicts:
+                verdicts[name] = name_problem(name)
+        if any(verdicts[n] is not None for n in set(names)):
+            for row, name in enumerate(names):
+                if verdicts[name] is not None:
+                    problems.setdefault(row, f"{field} name {name!r} {verdicts[name]}")
+
+
+def _numbers(array: pa.Array, null_as: int) -> np.ndarray:
+    """An integer Arrow array as numpy, nulls replaced."""
+    return pc.fill_null(array, null_as).to_numpy(zero_copy_only=False)
+
+
+def _valid(array: pa.Array) -> np.ndarray:
+    return array.is_valid().to_numpy(zero_copy_only=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _RuleTable:
+    """Per type code of a batch (its distinct type names, then one row for unknown types):
+    the bounds of int values by signedness, whether a uint, a str or a bytes value may be
+    there by BINARY/UNSIGNED flag, and the float limit (-1 where no float may be)."""
+
+    slo: np.ndarray
+    shi: np.ndarray
+    ulo: np.ndarray
+    uhi: np.ndarray
+    uint_signed: np.ndarray
+    uint_unsigned: np.ndarray
+    float_limit: np.ndarray
+    str_plain: np.ndarray
+    str_binary: np.ndarray
+    bytes_plain: np.ndarray
+    bytes_binary: np.ndarray
+
+    @classmethod
+    def of(cls, ctypes: list[Optional[ColumnType]]) -> "_RuleTable":
+        rows = [_rules(t) for t in [*ctypes, None]]
+        columns = list(zip(*rows))
+        return cls(*(np.array(c) for c in columns))
+
+
+def _rules(ctype: Optional[ColumnType]) -> tuple:
+    """One row of :class:`_RuleTable`; an empty int range (1..0) where no int may be."""
+    none = (1, 0, 1, 0, False, False, -1.0)
+    if ctype in INTEGER_RANGES:
+        (slo, shi), (ulo, uhi) = INTEGER_RANGES[ctype]  # type: ignore[index]
+        same = (slo, shi) == (ulo, uhi)
+        ints = (slo, min(shi, I64_MAX), ulo, min(uhi, I64_MAX), same and uhi > I64_MAX, uhi > I64_MAX, -1.0)
+        return (*ints, False, False, False, False)
+    if ctype in FLOAT_TYPES:
+        limit = FLOAT32_MAX if ctype == ColumnType.FLOAT else 1.7976931348623157e308
+        return (*none[:6], limit, False, False, False, False)
+    if ctype is None or ctype == ColumnType.NULL:
+        return (*none, False, False, False, False)
+    if ctype == ColumnType.GEOMETRY:
+        return (*none, True, True, True, True)
+    if ctype in BLOB_TYPES or ctype in STRING_TYPES:
+        return (*none, True, False, False, True)
+    return (*none, True, True, False, False)  # DECIMAL, dates and times, JSON: text either way
 
 
 def ddl_type(name: Optional[str]) -> Optional[DDLType]:
@@ -93,6 +190,8 @@ class EntryChecks:
             self._flag(pc.indices_nonzero(flags.is_null()), "has null flags")
         self.type_of = self._type_names(entries.field("type"))
         self._at_most_one_value()
+        self._value_rules(entries.field("type"), flags)
+        self._names_unique_and_plain(offsets)
 
     def _type_names(self, types: pa.Array) -> dict[Optional[str], ColumnType]:
         type_of = _TYPE_BY_NAME
@@ -121,6 +220,90 @@ class EntryChecks:
             seen = pc.or_(seen, valid)
         if several is not None and pc.any(several).as_py():
             self._flag(pc.indices_nonzero(several), "has more than one value field set")
+
+    def _value_rules(self, types: pa.Array, flags: pa.Array) -> None:
+        """Flag the entries whose value :func:`cdcwire.validation.value_check` refuses.
+
+        numpy finds the suspects in a few passes over all entries (per-entry bounds taken
+        from per-type tables); only suspects, none in a clean batch, are judged one by one.
+        """
+        n = len(types)
+        if n == 0:
+            return
+        if pc.any(pc.fill_null(pc.less(flags, 0), False)).as_py():
+            self._flag(pc.indices_nonzero(pc.fill_null(pc.less(flags, 0), False)), "has negative flags")
+        encoded = pc.dictionary_encode(types)
+        ctypes = [self.type_of.get(name) for name in encoded.dictionary.to_pylist()]
+        codes = _numbers(encoded.indices, len(ctypes))  # an unknown or null type: the last row of the tables
+        bits = _numbers(flags, 0)
+        unsigned = (bits & _UNSIGNED) != 0
+        binary = (bits & _BINARY) != 0
+        table = _RuleTable.of(ctypes)
+        v = self.values
+        suspect = np.zeros(n, dtype=bool)
+        ints = _numbers(v["int"], 0)
+        has_int = _valid(v["int"])
+        lo = np.where(unsigned, table.ulo[codes], table.slo[codes])
+        hi = np.where(unsigned, table.uhi[codes], table.shi[codes])
+        suspect |= has_int & ((ints < lo) | (ints > hi))
+        uint_fits = np.where(unsigned, table.uint_unsigned[codes], table.uint_signed[codes])
+        suspect |= _valid(v["uint"]) & ~uint_fits
+        has_double = _valid(v["double"])
+        if has_double.any():
+            doubles = pc.fill_null(v["double"], 0.0).to_numpy(zero_copy_only=False)
+            limit = table.float_limit[codes]
+            with np.errstate(invalid="ignore"):
+                suspect |= has_double & ~(np.abs(doubles) <= limit)  # NaN compares false: suspect
+        str_fits = np.where(binary, table.str_binary[codes], table.str_plain[codes])
+        suspect |= _valid(v["string"]) & ~str_fits
+        bytes_fit = np.where(binary, table.bytes_binary[codes], table.bytes_plain[codes])
+        suspect |= _valid(v["binary"]) & ~bytes_fit
+        for code, ctype in enumerate(ctypes):
+            form = _TEXT_FORMS.get(ctype)  # type: ignore[arg-type]
+            if form is None:
+                continue
+            at = np.flatnonzero(codes == code)
+            texts = v["string"].take(pa.array(at))
+            off_form = pc.fill_null(pc.invert(pc.match_substring_regex(texts, form)), False)
+            suspect[at[off_form.to_numpy(zero_copy_only=False)]] = True
+        for j in np.flatnonzero(suspect).tolist():
+            ctype = ctypes[codes[j]] if codes[j] < len(ctypes) else None
+            if ctype is None or bits[j] < 0:
+                continue  # flagged already (unknown type, negative flags)
+            value = next((a[j].as_py() for a in v.values() if a[j].is_valid), None)
+            if isinstance(value, Decimal):  # the uint field is decimal(20,0)
+                value = int(value)
+            reason = value_check(ctype, int(bits[j]))(value)
+            if reason is not None:
+                self._flag(pa.array([j]), f"has a bad value: {reason}")
+
+    def _names_unique_and_plain(self, offsets: list[int]) -> None:
+        """Flag names holding a NUL, and rows whose image names a column twice."""
+        names = self.names
+        if len(names) == 0:
+            return
+        nul = pc.fill_null(pc.match_substring(names, "\x00"), False)
+        if pc.any(nul).as_py():
+            for j in pc.indices_nonzero(nul).to_pylist():
+                self._flag(pa.array([j]), f"has a bad name: {name_problem(names[j].as_py())}")
+        encoded = pc.dictionary_encode(names)
+        distinct = len(encoded.dictionary) + 1  # the last code stands for a null name
+        indices = _numbers(encoded.indices, distinct - 1)
+        bounds = np.asarray(offsets) - offsets[0]
+        lengths = np.diff(bounds)
+        if distinct <= 64:  # the usual case: a bit per name, OR-ed per row, counted
+            filled = np.flatnonzero(lengths)
+            bits = np.left_shift(np.uint64(1), indices.astype(np.uint64))
+            masks = np.bitwise_or.reduceat(bits, bounds[filled])
+            rows = filled[np.bitwise_count(masks) != lengths[filled]]
+        else:
+            keys = np.sort(np.repeat(np.arange(len(lengths), dtype=np.int64), lengths) * distinct + indices)
+            rows = np.unique(keys[1:][keys[1:] == keys[:-1]] // distinct)
+        for row in rows.tolist():
+            row_names = names.slice(int(bounds[row]), int(lengths[row])).to_pylist()
+            name = next(n for i, n in enumerate(row_names) if n in row_names[:i])
+            self.problems.setdefault(row, f"{self.field}: column {name!r} appears twice in the image")
+            self.bad_rows.add(row)
 
     def _flag(self, entries: pa.Array, reason: str) -> None:
         start = self.offsets[0]
