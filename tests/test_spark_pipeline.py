@@ -169,7 +169,8 @@ def test_a_routing_task_run_twice_is_counted_once(tmp_path, monkeypatch):
     kept = run_routing_task(plan, [batch], TaskAttempt(0, attempt=1), monkeypatch)
     config = parse_sink_uri(uri)
     job = config.transport.begin_write(config, uri)
-    results = [row for result in encode_routed(EncodingTask(job, uri), iter(shuffled(kept))) for row in result.to_pylist()]
+    encoded = encode_routed(EncodingTask(job, uri), iter(shuffled(kept)))
+    results = [row for result in encoded for row in result.to_pylist()]
     job.discard()
     summary = WriteSummary.from_results(uri, results, seconds=1.0)
     assert summary.events_in == len(events)
