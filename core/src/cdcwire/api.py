@@ -98,7 +98,13 @@ def decode(uri_or_protocol: ConfigLike, messages: Iterable[Message]) -> list[Eve
 
 
 def write(sink_uri: ConfigLike, messages: Iterable[Message]) -> int:
-    """Send messages through the sink's transport; returns how many were written."""
+    """Send messages through the sink's transport; returns how many were written.
+
+    On ``file://`` the call is all or nothing: a failure part way (a bad message, an error
+    raised by ``messages``) publishes none of them, so a retry writes each once. On
+    ``kafka://`` messages are delivered as they are sent: those sent before a failure stay
+    (at least once), and a retry sends them again.
+    """
     config = config_of(sink_uri)
     with config.transport.writer(config) as w:
         return w.write_all(messages)
