@@ -159,3 +159,71 @@ def test_a_failed_routing_attempt_leaves_no_dead_letters_and_retries_replace_eac
     run_routing_task(plan, [batch], TaskAttempt(0, attempt=1), monkeypatch)
     run_routing_task(plan, [batch], TaskAttempt(0, attempt=2), monkeypatch)  # a speculative copy
     assert [r["source"] for r in cs.read_dead_letters(dead)] == ["events.jsonl:3"]
+
+
+def _row_line(column: str) -> str:
+    key = '{"name":"id","type":"INT","flags":11,"value":1}'
+    return '{"type":"row","commit_ts":1,"schema":"s","table":"t","columns":[%s,%s]}' % (key, column)
+
+
+VALUE_RULES = {
+    7: _row_line('{"name":"d","type":"DOUBLE","value":%s}' % ("9" * 401)),
+    60: _row_line('{"name":"v","type":"VARCHAR","value":"a\\ud800b"}'),
+    99: _row_line('{"name":"n","type":"TINYINT","value":300}'),
+    200: _row_line('{"name":"x","type":"DATE","flags":1,"value":"2024-13-45","value":"2024-01-01"}'),
+}
+
+
+def test_lines_breaking_value_rules_are_dead_lettered_with_reason_and_place(spark, tmp_path):
+    # a 401-digit DOUBLE was an OverflowError, a lone surrogate an Arrow UnicodeEncodeError:
+    # each failed the whole job
+    path = _with_bad_lines(tmp_path, VALUE_RULES)
+    dead = tmp_path / "dead"
+    events = cs.read_events(spark, path, permissive=True)
+    summary = cs.write(events, f"file://{tmp_path}/out/t?protocol=open-protocol", dead_letter=str(dead))
+    assert summary.events_dead_lettered == 4 and summary.reconciles
+    records = sorted(cs.read_dead_letters(dead), key=lambda r: int(r["source"].rpartition(":")[2]))
+    assert [r["source"] for r in records] == [f"mixed.jsonl:{n}" for n in (7, 60, 99, 200)]
+    reasons = [r["reason"] for r in records]
+    assert "field 'columns[1].value'" in reasons[0] and "outside the range of DOUBLE" in reasons[0]
+    assert "lone surrogate '\\ud800'" in reasons[1]
+    assert "300 is outside -128..127, the range of TINYINT" in reasons[2]
+    assert "key 'value' appears twice" in reasons[3]
+
+
+def test_a_line_breaking_a_value_rule_fails_the_job_with_a_one_line_error(spark, tmp_path):
+    path = _with_bad_lines(tmp_path, {60: VALUE_RULES[60]})
+    words = r"mixed\.jsonl:60: line 60, field 'columns\[1\]\.value': holds a lone surrogate"
+    with pytest.raises(CdcwireError, match=words):
+        cs.write(cs.read_events(spark, path), f"file://{tmp_path}/out/t?protocol=open-protocol")
+
+
+def _parquet_breaking_value_rules(tmp_path) -> str:
+    """Generated events as Parquet with three inserts that Arrow carries but the event model
+    refuses: TINYINT 300 (row a), a NaN DOUBLE (row b) and a column named twice (row c)."""
+    rows = events_to_batch(list(Workload(40, seed=8))).to_pylist()
+    inserts = [i for i, r in enumerate(rows) if r["kind"] == "insert"][:3]
+    value = {"int": None, "uint": None, "double": None, "string": None, "binary": None}
+    bad = [
+        {"name": "bad", "type": "TINYINT", "flags": 0, "value": {**value, "int": 300}},
+        {"name": "bad", "type": "DOUBLE", "flags": 0, "value": {**value, "double": float("nan")}},
+        dict(rows[inserts[2]]["columns"][0]),
+    ]
+    for i, column in zip(inserts, bad):
+        rows[i]["columns"].append({"mysql_type": None, **column})
+    path = tmp_path / "values.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=ARROW_EVENT_SCHEMA), path)
+    return str(path)
+
+
+def test_parquet_rows_breaking_value_rules_go_to_the_dead_letter_path_with_their_reason(spark, tmp_path):
+    dead = tmp_path / "dead"
+    events = cs.read_events(spark, _parquet_breaking_value_rules(tmp_path)).coalesce(1)
+    summary = cs.write(events, f"file://{tmp_path}/out/t?protocol=craft", dead_letter=str(dead))
+    assert summary.events_dead_lettered == 3 and summary.reconciles
+    records = sorted(cs.read_dead_letters(dead), key=lambda r: int(r["source"].split()[2]))
+    reasons = [r["reason"] for r in records]
+    assert "column 'bad' has a bad value: 300 is outside -128..127, the range of TINYINT" in reasons[0]
+    assert "column 'bad' has a bad value: a value of a DOUBLE column must be finite" in reasons[1]
+    assert "appears twice in the image" in reasons[2]
+    assert all(r["source"].startswith("input row ") for r in records)
