@@ -102,7 +102,8 @@ class _Ctx:
         self.line = line
 
     def fail(self, field: str, message: str) -> EventJSONError:
-        return EventJSONError(message, self.line, field)
+        """The error, its text escaped where it quotes input UTF-8 cannot carry (so it prints)."""
+        return EventJSONError(message.encode("utf-8", "backslashreplace").decode(), self.line, field)
 
 
 def _req(d: dict[str, Any], key: str, ctx: _Ctx, field: str) -> Any:
@@ -171,7 +172,7 @@ def _columns(v: Any, ctx: _Ctx, field: str) -> Optional[tuple[Column, ...]]:
             raise ctx.fail(f, "must be an object")
         unknown = set(c) - {"name", "type", "flags", "value", "mysql_type"}
         if unknown:
-            raise ctx.fail(f, f"unknown key(s) {', '.join(sorted(unknown))}")
+            raise ctx.fail(f, f"unknown key(s) {', '.join(map(repr, sorted(unknown)))}")
         name = _req(c, "name", ctx, f + ".name")
         ctype = _column_type(_req(c, "type", ctx, f + ".type"), ctx, f + ".type")
         flags = c.get("flags", 0)
