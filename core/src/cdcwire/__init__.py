@@ -16,6 +16,7 @@ from .errors import (
     DispatchError,
     EncodeError,
     EventJSONError,
+    InvalidEventError,
     MessageTooLargeError,
     PluginError,
     SinkURIError,
@@ -31,7 +32,7 @@ from .sink_uri import SinkConfig, parse_sink_uri
 __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",
     "DecodeError", "Decoder", "DispatchError", "EncodeError", "Encoder", "Event", "EventJSONError",
-    "EventPolicy", "Message", "MessageTooLargeError", "Parameter", "Payload", "PluginError",
+    "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload", "PluginError",
     "ResolvedEvent", "RowChangedEvent", "SinkConfig", "SinkURIError", "TransportError", "decode",
     "encode", "encode_partition", "from_json", "hookimpl", "parse_sink_uri", "protocols", "read",
     "read_jsonl", "to_json", "write", "write_jsonl",
