@@ -127,6 +127,15 @@ def test_with_a_dead_letter_directory_a_row_the_encoder_refuses_is_dead_lettered
     assert result.equal, result
 
 
+def test_a_write_with_overwrite_twice_leaves_the_events_once(spark, tmp_path):
+    events = cs.read_events(spark, workload_file(tmp_path, events=200, seed=9))
+    uri = f"file://{tmp_path}/again/t?protocol=open-protocol&partition-num=2"
+    for _ in range(2):
+        cs.write(events, uri, overwrite=True)
+    result = compare(events, cs.read(spark, uri), uri)
+    assert result.equal and not result.duplicates, result
+
+
 def test_a_file_write_summary_says_it_was_all_or_nothing(spark, tmp_path):
     events = cs.read_events(spark, workload_file(tmp_path, events=100))
     summary = cs.write(events, f"file://{tmp_path}/o/t?protocol=open-protocol")

@@ -211,11 +211,14 @@ def write(
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()
         job.publish([r["receipt"] for r in rows if r["receipt"]])
     except BaseException as exc:
-        job.discard()
-        if plan.dead_letter:
-            discard_dead_letters(plan.dead_letter, plan.write_id)
         err = None if isinstance(exc, CdcwireError) else cdcwire_error_in(exc)
         failure = err if err is not None else exc
+        try:
+            job.discard()
+            if plan.dead_letter:
+                discard_dead_letters(plan.dead_letter, plan.write_id)
+        except Exception as cleanup:  # the write's own error stays the one raised
+            failure.add_note(f"removing what the failed write had staged also failed: {cleanup}")
         failure.add_note(after_failure(job, config.redacted_uri))
         if err is not None:
             raise err from None
