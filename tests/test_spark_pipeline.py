@@ -99,7 +99,7 @@ def test_data_source_api_refuses_a_topic_partition_fed_by_several_input_partitio
     uri = f"file://{tmp_path}/ds2?protocol=open-protocol&partition-num=2"
     with pytest.raises(Exception, match="from more than one input partition") as failure:
         events.repartition(3).write.format("cdcwire").option("sink-uri", uri).mode("append").save()
-    assert "cdcwire.spark.write" in str(failure.value)
+    assert "ds2/0" in str(failure.value) and "cdcwire.spark.write" in str(failure.value)
 
 
 def test_transcode_open_protocol_to_canal_json_gives_the_input_events(spark, events, tmp_path):

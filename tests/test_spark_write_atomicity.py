@@ -17,19 +17,12 @@ from cdcwire.errors import CdcwireError, EncodeError
 from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.spark.data_source import PUBLISH_IN_COMMIT
 from cdcwire.spark.refused_events import encode_refusing
 from cdcwire.spark.verify import compare
 
 from spark_cases import workload_file
 
 SMALL_MESSAGES = "protocol=open-protocol&partition-num=2&max-message-bytes=65536&max-batch-size=16"
-
-#: The data source publishes a file:// write in commit() only once the file transport's job can be
-#: published from another process than the one that began it (Spark runs commit() in its own worker).
-publishes_in_commit = pytest.mark.xfail(
-    not PUBLISH_IN_COMMIT, reason="file:// data-source writes publish per task until then", strict=False
-)
 
 
 def _big_row(text_bytes: int, commit_ts: int = 470628591216885860, key: int = 987654) -> str:
@@ -154,7 +147,6 @@ def test_a_kafka_write_summary_says_delivery_is_at_least_once(spark, tmp_path, k
 # --- the data source ---------------------------------------------------------------------------
 
 
-@publishes_in_commit
 def test_data_source_overwrite_twice_leaves_the_events_once(spark, tmp_path):
     events = cs.read_events(spark, workload_file(tmp_path, events=300, seed=6))
     uri = f"file://{tmp_path}/ds/t?protocol=open-protocol&partition-num=2"
@@ -173,7 +165,6 @@ def test_data_source_overwrite_to_kafka_is_refused_pointing_at_append(spark, tmp
         writer.mode("overwrite").save()
 
 
-@publishes_in_commit
 def test_data_source_write_with_a_topic_partition_fed_by_two_input_partitions_publishes_nothing(
     spark, tmp_path
 ):

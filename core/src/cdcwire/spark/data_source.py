@@ -48,7 +48,7 @@ from ..dispatch import Dispatcher
 from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
 from ..sink_uri import SinkConfig
-from ..transport import DirectWriteJob, WriteJob
+from ..transport import WriteJob
 from .arrow_events import checked_events
 from .encoding import EncodingTask, encode_routed
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
@@ -102,7 +102,8 @@ class WrittenCounts(WriterCommitMessage):
 
 
 class EventsWriter(DataSourceArrowWriter):
-    """Made once on the driver with the write job; pickled to the tasks and to ``commit()``/``abort()``."""
+    """Made with the write job by ``writer()``, in a Python worker of the driver; Spark pickles it
+    to the tasks and to ``commit()``/``abort()``, which run in another worker with a copy of the job."""
 
     def __init__(self, uri: str, job: WriteJob) -> None:
         self.uri = uri
@@ -276,28 +277,7 @@ class CdcwireDataSource(DataSource):
             refuse_unplanned_topics(config)
         # Spark itself refuses mode("errorifexists") and mode("ignore") for Python data sources;
         # mode("overwrite") arrives here, and a delivering transport refuses it (pointing at append).
-        job = config.transport.begin_write(config, uri, overwrite=overwrite)
-        if job.all_or_nothing and not PUBLISH_IN_COMMIT:
-            return _per_task_writer(uri, config, job, overwrite)
-        return EventsWriter(uri, job)
-
-
-#: Whether ``commit()`` publishes the job begun in ``writer()``. Spark runs ``writer()`` and
-#: ``commit()`` in two different Python workers, each with its own unpickled copy; the file
-#: transport's job can only be published by the object that began it (its staging lock is
-#: held by that process), so until it can be handed over, a ``file://`` data-source write is
-#: all-or-nothing per task (each task's writer publishes when it ends) and cannot overwrite.
-PUBLISH_IN_COMMIT = False
-
-
-def _per_task_writer(uri: str, config: SinkConfig, job: WriteJob, overwrite: bool) -> EventsWriter:
-    job.discard()  # begun here only to learn how the transport delivers
-    if overwrite:
-        raise CdcwireError(
-            f"format('cdcwire') cannot overwrite {config.redacted_uri} yet: use"
-            " cdcwire.spark.write(df, uri, overwrite=True), which replaces the topics' partition files"
-        )
-    return EventsWriter(uri, DirectWriteJob(config.transport, uri))
+        return EventsWriter(uri, config.transport.begin_write(config, uri, overwrite=overwrite))
 
 
 def refuse_unplanned_topics(config: SinkConfig) -> None:
