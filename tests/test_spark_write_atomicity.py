@@ -78,6 +78,14 @@ def test_a_refused_event_is_set_aside_and_every_other_event_is_carried_once_in_o
     assert [e.commit_ts for e in decoded] == [400 + i for i in range(40) if i != 25]
 
 
+def test_the_events_around_a_refused_one_stay_batched():
+    config = parse_sink_uri(f"file:///tmp/unused/t?{SMALL_MESSAGES}")  # max-batch-size=16
+    events = list(read_jsonl([_big_row(10, commit_ts=400 + i, key=i) for i in range(40)]))
+    events[20] = next(read_jsonl([_big_row(100_000, commit_ts=420, key=20)]))
+    payloads = list(encode_refusing(config, "t", 0, enumerate(events), lambda seq, event, exc: None))
+    assert [p.events for p in payloads] == [16, 16, 7]
+
+
 def test_without_a_refuser_the_encoders_error_propagates():
     config = parse_sink_uri(f"file:///tmp/unused/t?{SMALL_MESSAGES}")
     events = list(read_jsonl([_big_row(10), _big_row(100_000)]))

@@ -4,15 +4,18 @@ with a dead-letter directory each goes there with its reason and place, and its 
 An encoder is a generator over one topic-partition's events, and an ``EncodeError``
 ends it, together with the events it had taken but not yet put into a message. So
 the stream keeps the events taken and not yet carried (a payload says how many it
-carries, in order); after a refusal each of those is encoded alone by a fresh
-encoder, the ones refused again are dead-lettered, the others written in their
-order, and a fresh encoder takes the rest of the stream.
+carries, in order); after a refusal each of those is tried alone, the ones refused
+alone are dead-lettered, and a fresh encoder takes the others again, in their order,
+followed by the rest of the stream. A failure that no event explains alone (none of
+them is refused by itself) is raised: dead-lettering is for events, not for a codec's
+trouble.
 
 Without a dead-letter directory the first refusal fails the job, as before.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -42,30 +45,35 @@ def encode_refusing(
         yield from encoder_for(config, topic, partition).encode(event for _, event in events)
         return
     source = iter(events)
-    taken: deque[tuple[int, Event]] = deque()  # fed to the encoder, not yet in a yielded payload
-
-    def feed() -> Iterator[Event]:
-        for item in source:
-            taken.append(item)
-            yield item[1]
-
+    replay: list[tuple[int, Event]] = []
     while True:
+        taken: deque[tuple[int, Event]] = deque()  # fed to the encoder, not yet in a yielded payload
+        fed = _feed(itertools.chain(replay, source), taken)
         try:
-            for payload in encoder_for(config, topic, partition).encode(feed()):
+            for payload in encoder_for(config, topic, partition).encode(fed):
                 for _ in range(min(payload.events, len(taken))):
                     taken.popleft()
                 yield payload
             return
-        except EncodeError:
-            pending = list(taken)
-            taken.clear()
-        for seq, event in pending:
+        except EncodeError as exc:
+            failure = exc
+        replay = []
+        for seq, event in taken:
             try:
-                alone = list(encoder_for(config, topic, partition).encode([event]))
+                for _ in encoder_for(config, topic, partition).encode([event]):
+                    pass
             except EncodeError as exc:
                 refuse(seq, event, exc)
                 continue
-            yield from alone
+            replay.append((seq, event))
+        if len(replay) == len(taken):
+            raise failure  # no event of the failed message is refused alone: not an event's fault
+
+
+def _feed(items: Iterator[tuple[int, Event]], taken: deque[tuple[int, Event]]) -> Iterator[Event]:
+    for item in items:
+        taken.append(item)
+        yield item[1]
 
 
 class RefusedEvents:
