@@ -149,7 +149,8 @@ def _value(v: Any, ctype: ColumnType, flags: Any, ctx: _Ctx, field: str) -> Any:
             raise ctx.fail(field, 'bytes must be written as {"base64": "..."}')
         binary = isinstance(flags, int) and flags & ColumnFlag.BINARY
         if not binary and ctype != ColumnType.GEOMETRY:
-            raise ctx.fail(field, f"bytes given for a {ctype.name} column without the BINARY flag; give a string")
+            rule = f"bytes given for a {ctype.name} column without the BINARY flag; give a string"
+            raise ctx.fail(field, rule)
         try:
             return base64.b64decode(v["base64"], validate=True)
         except (binascii.Error, ValueError):

@@ -31,23 +31,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
-from ..validation import FLOAT32_MAX, INTEGER_RANGES, name_problem, value_check
+from ..validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, name_problem, value_check
 
 U64 = pa.uint64()
 I64_MAX = (1 << 63) - 1
 _UNSIGNED = int(ColumnFlag.UNSIGNED)
 _BINARY = int(ColumnFlag.BINARY)
 
-#: Regular expressions (RE2) that every valid text of these types matches; a text that does
-#: not is a suspect, judged by cdcwire.validation (which may still pass it).
-_DATE = r"\d{4}-(0\d|1[0-2])-([0-2]\d|3[01])"
-_CLOCK = r":[0-5]\d:[0-5]\d(\.\d{1,6})?"
+#: Regular expressions (RE2) that every valid text of these types matches: the validation's
+#: own date and time forms; for DECIMAL a superset (exponent forms are judged one by one).
 _TEXT_FORMS: dict[ColumnType, str] = {
-    ColumnType.DATE: f"^{_DATE}$",
-    ColumnType.NEWDATE: f"^{_DATE}$",
-    ColumnType.DATETIME: f"^{_DATE} ([01]\\d|2[0-3]){_CLOCK}$",
-    ColumnType.TIMESTAMP: f"^{_DATE} ([01]\\d|2[0-3]){_CLOCK}$",
-    ColumnType.TIME: f"^-?(\\d{{2}}|[0-7]\\d{{2}}|8[0-2]\\d|83[0-8]){_CLOCK}$",
+    **{t: f"^{pattern}$" for t, pattern in TIME_PATTERNS.items()},
     ColumnType.DECIMAL: r"^[-+]?(\d+\.?\d*|\.\d+)$",
 }
 
