@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 import cdcwire
-from cdcwire.codec_calls import CheckedDecoder
+from cdcwire.codec_calls import CheckedDecoder, CheckedEncoder
 from cdcwire.codes import ColumnFlag as F
 from cdcwire.codes import ColumnType as T
 from cdcwire.codes import DDLType
@@ -265,3 +265,11 @@ def test_batch_rows_of_valid_events_are_never_malformed(events):
     for keys_only in (False, True):
         _, problems = checked_events(events_to_batch(events), keys_only=keys_only)
         assert problems == {}
+
+
+def test_an_encoder_for_events_checked_already_takes_them_unchecked():
+    config = cdcwire.parse_sink_uri("file:///tmp/cdcwire-validation/t?protocol=echo-json")
+    from cdcwire.codec_calls import encoder_for
+
+    assert isinstance(encoder_for(config, "t", 0), CheckedEncoder)
+    assert not isinstance(encoder_for(config, "t", 0, events_checked=True), CheckedEncoder)

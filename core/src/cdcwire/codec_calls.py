@@ -76,9 +76,15 @@ def printable(exc: DecodeError) -> DecodeError:
     return DecodeError(reason, exc.offset, exc.part)
 
 
-def encoder_for(config: SinkConfig, topic: str, partition: int) -> Encoder:
-    """The codec's encoder for one topic-partition of this sink, given only valid events."""
-    return CheckedEncoder(config.codec.encoder(config, topic, partition))
+def encoder_for(config: SinkConfig, topic: str, partition: int, *, events_checked: bool = False) -> Encoder:
+    """The codec's encoder for one topic-partition of this sink, given only valid events.
+
+    ``events_checked=True``: the caller vouches that every event it will pass has been
+    checked already, by :func:`cdcwire.validation.check_event` or by the Spark record
+    checks (rows that pass them build valid events); the check is then not paid twice.
+    """
+    encoder = config.codec.encoder(config, topic, partition)
+    return encoder if events_checked else CheckedEncoder(encoder)
 
 
 def decoder_for(config: SinkConfig) -> Decoder:

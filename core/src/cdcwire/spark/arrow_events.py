@@ -238,6 +238,7 @@ def _images(
     start = offsets[0]
     entries = array.values.slice(start, offsets[-1] - start)
     checks = EntryChecks(field, entries, offsets, problems)
+    _empty_images(array, offsets, field, problems, checks.bad_rows)
     fields = dict(checks.values)
     uint = fields.pop("uint")
     if uint.null_count < len(uint):
@@ -271,6 +272,18 @@ def _images(
         for row in pc.indices_nonzero(array.is_null()).to_pylist():
             out[row] = None
     return out
+
+
+def _empty_images(
+    array: pa.ListArray, offsets: list[int], field: str, problems: dict[int, str], bad_rows: set[int]
+) -> None:
+    """Rows whose image is an empty list (not null): a row image has at least one column."""
+    empty = np.flatnonzero(np.diff(np.asarray(offsets)) == 0)
+    if len(empty):
+        valid = array.is_valid().to_numpy(zero_copy_only=False)
+        for row in empty[valid[empty]].tolist():
+            problems.setdefault(row, f"{field} is an empty image: a row image has at least one column")
+            bad_rows.add(row)
 
 
 def _entry_values(fields: dict[str, pa.Array], n: int) -> list[Any]:

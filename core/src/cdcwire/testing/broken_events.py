@@ -46,6 +46,12 @@ def _twice(row: RowChangedEvent) -> RowChangedEvent:
     return build_row_event(row.commit_ts, row.schema, row.table, twice, row.pre_columns, row.table_id)
 
 
+def _emptied(row: RowChangedEvent) -> RowChangedEvent:
+    if row.columns is None:
+        return build_row_event(row.commit_ts, row.schema, row.table, None, (), row.table_id)
+    return build_row_event(row.commit_ts, row.schema, row.table, (), row.pre_columns, row.table_id)
+
+
 def _renamed(schema: str = "", table: str = "") -> Callable[[RowChangedEvent], RowChangedEvent]:
     def rename(row: RowChangedEvent) -> RowChangedEvent:
         return build_row_event(
@@ -82,6 +88,7 @@ ROW_BREAKS: tuple[tuple[Callable[[RowChangedEvent], RowChangedEvent], str], ...]
     (_bad(T.DATETIME, F.BINARY, "2024-01-01 25:00:00", "datetime"), "is not a DATETIME"),
     (_bad(T.DECIMAL, F(0), "abc", "decimal(10,2)"), "is not a decimal number"),
     (_twice, "appears twice"),
+    (_emptied, "empty image"),
     (_renamed(table="\ud800"), "lone surrogate"),
     (_renamed(schema="\x00"), "NUL character"),
     (_at_ts(-1), "0..2^64-1"),
