@@ -30,13 +30,17 @@ def written(config, event: RowChangedEvent) -> Message:
     return Message("tidb_s_t", 0, payload.key, payload.value, 4)
 
 
+def insert(column: Column) -> RowChangedEvent:
+    return RowChangedEvent(5, "s", "t", (KEY, column))
+
+
 @pytest.mark.parametrize(
     "event, words",
     [
-        (RowChangedEvent(5, "s", "t", (KEY, Column("c", T.DOUBLE, F(0), float("nan"), "double"))), "must be finite"),
-        (RowChangedEvent(5, "s", "t", (KEY, Column("c", T.FLOAT, F(0), float("-inf"), "float"))), "must be finite"),
+        (insert(Column("c", T.DOUBLE, F(0), float("nan"), "double")), "must be finite"),
+        (insert(Column("c", T.FLOAT, F(0), float("-inf"), "float")), "must be finite"),
         (RowChangedEvent(-5, "s", "t", (KEY,)), "commit_ts: must be an int in 0..2^64-1, got -5"),
-        (RowChangedEvent(5, "s", "t", (KEY, Column("c", T.DATE, F.BINARY, "2024-13-45", "date"))), "is not a DATE"),
+        (insert(Column("c", T.DATE, F.BINARY, "2024-13-45", "date")), "is not a DATE"),
     ],
     ids=["double-nan", "float-minus-inf", "negative-commit-ts", "month-13"],
 )

@@ -67,11 +67,11 @@ ROW_KEY = b'{"ts":1,"scm":"s","tbl":"t","t":1}'
         (ROW_KEY, b'{"u":{"id":{"t":1,"h":true,"f":10,"v":99999}}}', "99999 is outside -128..127"),
         (ROW_KEY, b'{"u":{"id":{"t":3,"h":true,"f":138,"v":-1}}}', "the range of INT UNSIGNED"),
         (ROW_KEY, b'{"u":{"id":{"t":3,"h":true,"f":9223372036854775818,"v":1}}}', "0..2^63-1"),
-        (b'{"ts":1,"scm":"s","tbl":"t\\ud800","t":1}', b'{"u":{"id":{"t":3,"f":10,"v":1}}}', "lone surrogate"),
+        (ROW_KEY.replace(b'"t",', b'"t\\ud800",'), b'{"u":{"id":{"t":3,"f":10,"v":1}}}', "lone surrogate"),
         (ROW_KEY, b'{"u":{"id":{"t":3,"f":10,"v":1},"c":{"t":15,"f":0,"v":"\\udc80"}}}', "lone surrogate"),
         (ROW_KEY, b'{"u":{"id":{"t":3,"f":10,"v":1},"c":{"t":10,"f":0,"v":"2024-13-45"}}}', "is not a DATE"),
     ],
-    ids=["tinyint-99999", "int-unsigned-minus-1", "flags-past-2^63", "surrogate-table", "surrogate-value", "month-13"],
+    ids=["tinyint-99999", "int-unsigned-minus-1", "flags-past-2^63", "surrogate-table", "surrogate", "month"],
 )
 def test_a_value_the_event_model_refuses_is_a_decode_error_naming_the_message(key_json, value_json, words):
     with pytest.raises(DecodeError) as info:

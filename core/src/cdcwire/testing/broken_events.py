@@ -105,8 +105,8 @@ def broken_row_events(draw: Callable) -> Broken:
 
 #: DDL events breaking a rule: unknown DDL type, no query, a lone surrogate in the query.
 BROKEN_DDL: tuple[Broken, ...] = (
-    Broken(DDLEvent(5, "s", "t", "ALTER TABLE t ADD c INT", 999), "must be a DDLType"),  # type: ignore[arg-type]
-    Broken(DDLEvent(5, "s", "t", None, DDLType.ADD_COLUMN), "query must be a string"),  # type: ignore[arg-type]
+    Broken(DDLEvent(5, "s", "t", "ALTER TABLE t ADD c INT", 999), "must be a DDLType"),  # type: ignore
+    Broken(DDLEvent(5, "s", "t", None, DDLType.ADD_COLUMN), "query must be a string"),  # type: ignore
     Broken(DDLEvent(5, "s", "t", "ALTER TABLE t COMMENT '\ud800'", DDLType.ADD_COLUMN), "lone surrogate"),
 )
 

@@ -192,7 +192,9 @@ class CodecConformance:
 
         check()
 
-    def test_what_the_codec_writes_of_a_broken_event_decodes_valid_or_is_refused(self, config: SinkConfig) -> None:
+    def test_what_the_codec_writes_of_a_broken_event_decodes_valid_or_is_refused(
+        self, config: SinkConfig
+    ) -> None:
         @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
         @given(broken_events())
         def check(broken: Broken) -> None:
