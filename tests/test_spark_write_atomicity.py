@@ -17,7 +17,9 @@ from cdcwire.errors import CdcwireError, EncodeError
 from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.refused_events import encode_refusing
+from cdcwire.spark.routing_counts import COUNTERS
 from cdcwire.spark.verify import compare
 
 from spark_cases import workload_file
@@ -91,6 +93,22 @@ def test_without_a_refuser_the_encoders_error_propagates():
     events = list(read_jsonl([_big_row(10), _big_row(100_000)]))
     with pytest.raises(EncodeError, match="max-message-bytes"):
         list(encode_refusing(config, "t", 0, enumerate(events), None))
+
+
+def test_an_event_refused_in_two_partitions_counts_once_and_the_summary_reconciles():
+    def row(topic, partition, fed, encoded, refused=None, **routing):
+        counts = {name: routing.get(name, 0) for name in COUNTERS}
+        return {"topic": topic, "partition": partition, "events": fed, "encoded": encoded,
+                "messages": encoded, "bytes": 0, **counts, "receipt": None, "refused_rows": refused}
+
+    rows = [  # one resolved event (input row 9) broadcast to two partitions, refused in both
+        row("t", 0, fed=5, encoded=4), row("t", 1, fed=5, encoded=4),
+        row(None, None, 0, 0, refused=[9]),
+        row(None, None, 0, 0, refused=[9], events_in=9, routed=9, copies=10),
+    ]
+    summary = WriteSummary.from_results("file:///out/t", rows, seconds=1.0)
+    assert (summary.events_encoded, summary.events_dead_lettered, summary.copies_dead_lettered) == (8, 1, 2)
+    assert summary.reconciles, summary.report()
 
 
 # --- cs.write --------------------------------------------------------------------------------

@@ -148,7 +148,8 @@ class WriteSummary:
             f"events in: {self.events_in}  encoded: {self.events_encoded}  without a message: "
             f"{self.events_without_message}  dead-lettered: {self.events_dead_lettered}  "
             f"({'reconciled' if self.reconciles else 'DOES NOT RECONCILE'})",
-            f"copies (broadcast, splits): {self.copies}  messages: {self.messages}  bytes: {self.bytes}",
+            f"copies (broadcast, splits): {self.copies}  messages: {self.messages}  bytes: {self.bytes}"
+            + (f"  dead-lettered copies: {self.copies_dead_lettered}" if self.copies_dead_lettered else ""),
             f"delivery: {self.delivery}",
             f"{self.seconds:.1f}s  {self.events_per_second:,.0f} events/s",
             f"{'topic':<32} {'partition':>9} {'events':>9} {'messages':>9} {'bytes':>12}",
