@@ -73,10 +73,11 @@ def encode(sink_uri: ConfigLike, events: Iterable[Event]) -> list[Message]:
     Pure: nothing is contacted, every topic has the URI's ``partition-num`` partitions.
     """
     config = config_of(sink_uri)
-    groups = dispatch(config, list(events))
+    groups = dispatch(config, list(events))  # checks every event: the encoders need not again
     out: list[Message] = []
     for (topic, partition) in sorted(groups):
-        for p in encode_partition(config, topic, partition, groups[(topic, partition)]):
+        encoder = encoder_for(config, topic, partition, events_checked=True)
+        for p in encoder.encode(groups[(topic, partition)]):
             out.append(Message(topic, partition, p.key, p.value))
     return out
 
