@@ -16,7 +16,7 @@ from .codec import Decoder, Encoder
 from .errors import DecodeError, InvalidEventError
 from .events import Event
 from .message import Message, Payload
-from .validation import check_event, checked
+from .validation import check_event, check_events, checked
 
 if TYPE_CHECKING:
     from .sink_uri import SinkConfig
@@ -32,6 +32,9 @@ class CheckedEncoder:
         self.encoder = encoder
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        if events.__class__ is list or events.__class__ is tuple:
+            check_events(events)  # all at once: the encoder keeps the list it may have a fast path for
+            return self.encoder.encode(events)
         return self.encoder.encode(checked(events))
 
     def __getattr__(self, name: str) -> Any:  # the codec's own attributes (caches, registry versions)
