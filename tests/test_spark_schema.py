@@ -75,6 +75,8 @@ def _bad_batch(kind: str, spoil) -> tuple[pa.RecordBatch, int]:
     return pa.RecordBatch.from_pylist(rows, schema=ARROW_EVENT_SCHEMA), at
 
 
+_AN_IMAGE = events_to_batch(_EVENTS).to_pylist()[_first("insert")]["columns"]
+
 MALFORMED = {
     "unknown column type": ("insert", lambda r: r["columns"][1].update(type="VARCHAR2"), "has unknown type 'VARCHAR2'"),
     "null column type": ("insert", lambda r: r["columns"][1].update(type=None), "has unknown type None"),
@@ -90,7 +92,8 @@ MALFORMED = {
     "update without an old image": (
         "update", lambda r: r.update(pre_columns=None), "kind 'update' needs both columns and pre_columns"
     ),
-    "resolved with an image": ("resolved", lambda r: r.update(columns=[]), "kind 'resolved' needs no column images"),
+    "resolved with an image": ("resolved", lambda r: r.update(columns=_AN_IMAGE), "kind 'resolved' needs no column images"),
+    "insert with an empty image": ("insert", lambda r: r.update(columns=[]), "columns is an empty image"),
     "null commit ts": ("insert", lambda r: r.update(commit_ts=None), "commit_ts is null"),
     "negative commit ts": ("delete", lambda r: r.update(commit_ts=Decimal(-1)), "commit_ts -1 is outside 0..2^64-1"),
     "two value fields set": (

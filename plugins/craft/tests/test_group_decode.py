@@ -63,6 +63,12 @@ def outcome(decoder: CraftDecoder, value: bytes) -> object:
         return ("DecodeError", exc.reason, exc.offset)
 
 
+def same_outcome(warm: CraftDecoder, value: bytes) -> bool:
+    """``warm`` decodes or refuses ``value`` as a fresh decoder does. Compared as text: a flipped
+    DOUBLE may decode to NaN, and NaN equals nothing, itself included."""
+    return repr(outcome(warm, value)) == repr(outcome(CraftDecoder(), value))
+
+
 def test_a_hot_shape_decodes_with_generated_code(hot) -> None:
     value = message(row(1, BASE, BASE))
     decoder = warm_decoder(value)
@@ -229,12 +235,12 @@ def test_a_warm_decoder_refuses_what_a_fresh_one_refuses(hot, event: RowChangedE
     ]
     decoder = warm_decoder(good)
     for cut in range(len(good)):
-        assert outcome(decoder, good[:cut]) == outcome(CraftDecoder(), good[:cut])
+        assert same_outcome(decoder, good[:cut])
     for _ in range(500):
         value = bytearray(rng.choice([good, good, *others]))
         for _ in range(rng.randint(1, 3)):
             value[rng.randrange(len(value))] = rng.randrange(256)
-        assert outcome(decoder, bytes(value)) == outcome(CraftDecoder(), bytes(value))
+        assert same_outcome(decoder, bytes(value))
         assert decoder.decode_value(good) == CraftDecoder().decode_value(good)  # nothing bad was cached
 
 
@@ -265,7 +271,7 @@ def test_updates_decode_as_a_fresh_decoder_decodes_them_and_refuse_alike(hot, ev
     for _ in range(300):
         value = bytearray(good)
         value[rng.randrange(len(value))] = rng.randrange(256)
-        assert outcome(decoder, bytes(value)) == outcome(CraftDecoder(), bytes(value))
+        assert same_outcome(decoder, bytes(value))
 
 
 def message_of(event) -> bytes:
