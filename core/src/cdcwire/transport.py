@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Sequence
 
-from .errors import CdcwireError
+from .errors import CdcwireError, TransportError
 from .message import Message
 from .params import Parameter
 
@@ -126,6 +126,34 @@ class MessageReader(abc.ABC):
     ) -> Iterator[Message]:
         """Messages of one partition with offsets in [start, end); ``start`` None = the earliest
         held, ``end`` None = the high watermark now."""
+
+    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+        """``(low, high)`` of one partition now: the first offset it still holds and the offset
+        its next message will get (``low == high``: it holds nothing). A partition that does
+        not exist is a TransportError, as for :meth:`read`.
+
+        Why every reader has it: reads are bounded. ``read(topic, partition, low, high)`` gives
+        the same messages however often it runs while writers go on appending (what a Spark
+        read planned once needs), ``high`` is where a later read resumes, and offsets below
+        ``low`` are gone (retention).
+
+        Part of the interface of every reader. This default counts the partition by reading it
+        to its end once, which is right for a transport without an index of its records (the
+        ``file://`` reader uses it); a transport that knows its watermarks (Kafka asks the
+        broker) overrides it, and so must a reader whose :meth:`read` asks ``watermarks()``
+        for its end.
+        """
+        low: Optional[int] = None
+        high = 0
+        for message in self.read(topic, partition):
+            if message.offset is None:
+                raise TransportError(
+                    f"{type(self).__name__}.read gave a message of {topic}/{partition} no offset"
+                )
+            if low is None:
+                low = message.offset
+            high = message.offset + 1
+        return (high if low is None else low, high)
 
     def topics(self) -> list[str]:
         """Topics this source holds, where the transport can list them."""
