@@ -4,6 +4,7 @@ outside this repository, installed into this environment and selected by URI."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -29,7 +30,9 @@ where = ["src"]
 
 PLUGIN_MODULE = '''
 """A toy protocol: canonical event JSON, bytes reversed. One event per message."""
-from cdcwire import Codec, DecodeError, Payload, from_json, hookimpl, to_json
+from cdcwire.plugin_api import Codec, DecodeError, Parameter, Payload, SinkURIError, from_json, hookimpl, to_json
+
+cdcwire_plugin_api = "1.0"
 
 
 class ReverseEncoder:
@@ -48,6 +51,15 @@ class ReverseDecoder:
 
 class ReverseJSON(Codec):
     name = "reverse-json"
+    parameters = (Parameter("reverse-mode", "choice", None, "required: how to reverse", choices=("bytes",)),)
+
+    def validate(self, config):
+        if config["reverse-mode"] is None:
+            raise SinkURIError("protocol reverse-json needs parameter 'reverse-mode'", "reverse-mode")
+
+    def demo_parameters(self, services):
+        services.callback(print, "the demo services of reverse-json are closed")
+        return {"reverse-mode": "bytes"}
 
     def encoder(self, config, topic, partition):
         return ReverseEncoder()
@@ -66,7 +78,7 @@ from cdcwire.testing.conformance import CodecConformance
 
 
 class TestReverseJSON(CodecConformance):
-    sink_uri = "file:///tmp/cdcwire-reverse/t?protocol=reverse-json"
+    sink_uri = "file:///tmp/cdcwire-reverse/t?protocol=reverse-json&reverse-mode=bytes"
 '''
 
 
@@ -110,7 +122,7 @@ def test_the_plugin_is_selected_by_sink_uri(installed_plugin, tmp_path):
         f"""
         import json, cdcwire
         from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
-        uri = "file://{tmp_path}/orders?protocol=reverse-json&partition-num=1"
+        uri = "file://{tmp_path}/orders?protocol=reverse-json&reverse-mode=bytes&partition-num=1"
         ev = [RowChangedEvent(7, "shop", "orders", (Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY, 1),))]
         msgs = cdcwire.encode(uri, ev)
         print(json.dumps([msgs[0].value.decode(), cdcwire.decode(uri, msgs) == ev]))
@@ -132,3 +144,14 @@ def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_cdcwire_demo_runs_the_plugin_with_the_parameters_its_codec_asks_for(installed_plugin, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "cdcwire", "demo", "--events", "300", "--out", str(tmp_path), "--master", "local[1]"],
+        capture_output=True, text=True, env={**os.environ, "CDCWIRE_PLUGINS": "reverse-json"},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    row = next(line for line in done.stdout.splitlines() if line.startswith("reverse-json"))
+    assert "equal (" in row and "MISMATCH" not in done.stdout
+    assert "the demo services of reverse-json are closed" in done.stdout

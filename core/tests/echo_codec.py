@@ -8,22 +8,31 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-import cdcwire
-from cdcwire.codec import Broadcast, Codec, EventPolicy
-from cdcwire.errors import DecodeError
-from cdcwire.event_json import from_json, to_json
-from cdcwire.message import Message, Payload
-from cdcwire.params import MAX_BATCH_SIZE, Parameter
+from cdcwire.plugin_api import (
+    MAX_BATCH_SIZE,
+    PLUGIN_API_VERSION,
+    Broadcast,
+    Codec,
+    DecodeError,
+    Event,
+    EventPolicy,
+    Message,
+    Parameter,
+    Payload,
+    from_json,
+    hookimpl,
+    to_json,
+)
 
 
 class EchoEncoder:
-    def encode(self, events: Iterable[cdcwire.Event]) -> Iterator[Payload]:
+    def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
         for e in events:
             yield Payload(None, to_json(e).encode())
 
 
 class EchoDecoder:
-    def decode(self, message: Message) -> list[cdcwire.Event]:
+    def decode(self, message: Message) -> list[Event]:
         try:
             return [from_json((message.value or b"").decode())]
         except Exception as exc:
@@ -50,6 +59,8 @@ class EchoJSONCodec(Codec):
 
 
 class EchoPlugin:
-    @cdcwire.hookimpl
+    cdcwire_plugin_api = PLUGIN_API_VERSION
+
+    @hookimpl
     def register_codecs(self, register):
         register(EchoJSONCodec())

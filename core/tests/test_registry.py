@@ -5,6 +5,7 @@ from echo_codec import EchoJSONCodec
 
 import cdcwire
 from cdcwire.errors import PluginError, SinkURIError
+from cdcwire.plugin_api import PLUGIN_API_VERSION
 from cdcwire.registry import PluginInfo, Registry
 
 
@@ -14,6 +15,8 @@ class OtherEcho(EchoJSONCodec):
 
 
 class OtherPlugin:
+    cdcwire_plugin_api = "1.0"
+
     @cdcwire.hookimpl
     def register_codecs(self, register):
         register(OtherEcho())
@@ -26,6 +29,8 @@ def test_a_protocol_name_registered_twice_names_both_distributions(echo_registry
 
 def test_a_hookimpl_that_matches_no_spec_is_rejected():
     class Typo:
+        cdcwire_plugin_api = "1.0"
+
         @cdcwire.hookimpl
         def register_codec(self, register):  # missing "s"
             pass
@@ -36,12 +41,43 @@ def test_a_hookimpl_that_matches_no_spec_is_rejected():
 
 def test_a_plugin_must_register_a_codec_instance():
     class Wrong:
+        cdcwire_plugin_api = "1.0"
+
         @cdcwire.hookimpl
         def register_codecs(self, register):
             register("not a codec")
 
     with pytest.raises(PluginError, match="cdcwire-wrong registered 'not a codec'"):
         Registry().add_plugin(Wrong(), PluginInfo("wrong", "cdcwire-wrong", "0"))
+
+
+def plugin_written_for(version):
+    class Plugin:
+        @cdcwire.hookimpl
+        def register_codecs(self, register):
+            register(OtherEcho())
+
+    if version is not None:
+        Plugin.cdcwire_plugin_api = version
+    return Plugin()
+
+
+def test_a_plugin_that_declares_no_plugin_api_version_is_refused_naming_its_distribution():
+    with pytest.raises(PluginError, match="from cdcwire-other 2.0 does not say which cdcwire plugin API"):
+        Registry().add_plugin(plugin_written_for(None), PluginInfo("other", "cdcwire-other", "2.0"))
+
+
+@pytest.mark.parametrize("version", ["0.9", "2.0", "1.99", "one"])
+def test_a_plugin_written_for_another_plugin_api_is_refused(version):
+    with pytest.raises(PluginError, match=f"cdcwire-other 2.0 .*{version}"):
+        Registry().add_plugin(plugin_written_for(version), PluginInfo("other", "cdcwire-other", "2.0"))
+
+
+@pytest.mark.parametrize("version", ["1", "1.0", PLUGIN_API_VERSION])
+def test_a_plugin_written_for_this_or_an_older_minor_version_loads(version):
+    registry = Registry()
+    registry.add_plugin(plugin_written_for(version), PluginInfo("other", "cdcwire-other", "2.0"))
+    assert registry.codec("other").name == "other"
 
 
 def test_protocol_lookup_is_case_insensitive_and_knows_aliases(echo_registry):

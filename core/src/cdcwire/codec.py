@@ -7,9 +7,10 @@ per-sink state (caches per table schema, a registry client, ...).
 from __future__ import annotations
 
 import abc
+import contextlib
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Protocol
+from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Mapping, Optional, Protocol
 
 from .events import Event
 from .message import Message, Payload
@@ -88,3 +89,13 @@ class Codec(abc.ABC):
         to compare inputs with what was read back.
         """
         return event
+
+    def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:
+        """The sink-URI parameters this codec shows itself with in ``cdcwire demo``.
+
+        The demo knows no protocol by name: a codec that needs a parameter to run (avro's
+        ``schema-registry``) or shows best with one (canal-json's extension) returns it
+        here, starting any service it needs inside ``services`` (entered for the demo's
+        whole run, closed after). ``protocol`` and ``partition-num`` are the demo's own.
+        """
+        return {}

@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+#: Bytes a Kafka record costs beyond its key and value, as the reference reserves when it
+#: checks ``max-message-bytes`` (5 varints of 5 bytes, plus 10, plus 1). Every codec's size
+#: check uses this one number, so they all refuse and split at the same size.
+MESSAGE_OVERHEAD = 36
+
 
 @dataclass(frozen=True, slots=True)
 class Message:

@@ -53,8 +53,11 @@ def parameter_rows(registry: Optional[Registry] = None, distributions: Optional[
         if p.name not in found:
             order.append(p.name)
             found[p.name] = (p, [])
-        if where not in found[p.name][1]:
-            found[p.name][1].append(where)
+        known, places = found[p.name]
+        if p.kind == "choice" and p.choices != known.choices:  # codecs extend a shared choice
+            found[p.name] = (known.supporting(*p.choices), places)
+        if where not in places:
+            places.append(where)
 
     for p in SHARED_PARAMETERS:
         add(p, "all sinks")

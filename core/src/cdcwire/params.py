@@ -8,7 +8,7 @@ every error names the parameter.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 from .errors import SinkURIError
@@ -49,6 +49,13 @@ class Parameter:
     maximum: Optional[int] = None
     secret: bool = False
     check: Optional[Callable[[Any], Optional[str]]] = field(default=None, compare=False)
+
+    def supporting(self, *choices: str) -> "Parameter":
+        """This choice parameter as a codec that implements more ``choices`` declares it: a
+        plugin adds a mode to a shared parameter without the core knowing of it."""
+        if self.kind != "choice":
+            raise TypeError(f"parameter {self.name!r} has no choices to extend")
+        return replace(self, choices=self.choices + tuple(c for c in choices if c not in self.choices))
 
     def parse(self, raw: str) -> Any:
         """Turn the raw text of the URI into a typed value, or raise SinkURIError naming the parameter."""
@@ -154,12 +161,10 @@ ONLY_OUTPUT_UPDATED_COLUMNS = Parameter(
 DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS = Parameter(
     "delete-only-output-handle-key-columns", "bool", False, "deletes carry only handle-key columns"
 )
-CONTENT_COMPATIBLE = Parameter(
-    "content-compatible", "bool", False,
-    "full MySQL type text in mysqlType (int(11), enum('a','b')); implies only-output-updated-columns"
-)
+#: Its choices beyond ``none`` come from the codecs: each declares
+#: ``LARGE_MESSAGE_HANDLE_OPTION.supporting(...)`` with the modes it implements.
 LARGE_MESSAGE_HANDLE_OPTION = Parameter(
     "large-message-handle-option", "choice", "none",
     "what to do with an event larger than max-message-bytes",
-    choices=("none", "handle-key-only"),
+    choices=("none",),
 )

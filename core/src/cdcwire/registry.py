@@ -17,6 +17,7 @@ import pluggy
 from . import hookspecs
 from .codec import Codec
 from .errors import PluginError, SinkURIError
+from .plugin_api import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
 from .transport import Transport
 
 ENTRY_POINT_GROUP = "cdcwire"
@@ -53,6 +54,7 @@ class Registry:
 
     def add_plugin(self, plugin: object, info: PluginInfo) -> None:
         """Register one plugin object and collect what its hooks register."""
+        check_plugin_api(plugin, info)
         self.pm.register(plugin, name=f"{info.distribution}:{info.name}")
         self.pm.check_pending()
         self.plugins.append(info)
@@ -134,6 +136,37 @@ class Registry:
 
     def transports(self) -> list[tuple[Transport, PluginInfo]]:
         return [(r.item, r.plugin) for _, r in sorted(self._transports.items())]
+
+
+def _version(text: str) -> Optional[tuple[int, int]]:
+    major, _, minor = text.partition(".")
+    if major.isascii() and major.isdigit() and (minor == "" or minor.isascii() and minor.isdigit()):
+        return int(major), int(minor or 0)
+    return None
+
+
+def check_plugin_api(plugin: object, info: PluginInfo) -> None:
+    """Refuse a plugin written for another plugin API than this core's (see
+    :mod:`cdcwire.plugin_api`): same major version, a minor version no newer than ours."""
+    declared = getattr(plugin, PLUGIN_API_ATTRIBUTE, None)
+    where = f"plugin {info.name!r} from {info.distribution} {info.version}"
+    if declared is None:
+        raise PluginError(
+            f"{where} does not say which cdcwire plugin API it was written for: its entry-point module"
+            f" must set {PLUGIN_API_ATTRIBUTE} = {PLUGIN_API_VERSION!r} (this core's version) and import"
+            " only from cdcwire.plugin_api"
+        )
+    wanted = _version(str(declared))
+    ours = _version(PLUGIN_API_VERSION)
+    assert ours is not None
+    if wanted is None:
+        raise PluginError(f"{where} declares {PLUGIN_API_ATTRIBUTE} = {declared!r}, not a MAJOR.MINOR version")
+    if wanted[0] != ours[0] or wanted[1] > ours[1]:
+        raise PluginError(
+            f"{where} was written for cdcwire plugin API {declared}, this cdcwire offers {PLUGIN_API_VERSION}:"
+            f" install a version of {info.distribution} made for plugin API {ours[0]}.x, or a cdcwire that"
+            f" offers {declared}"
+        )
 
 
 _REGISTRY: Optional[Registry] = None

@@ -1,7 +1,8 @@
 """``cdcwire demo``: the embedded default end to end.
 
 Generate a workload, run it through every installed protocol to file sinks on
-Spark (avro with a Schema Registry started in-process, one topic per table),
+Spark (each with the parameters its codec asks for: avro starts a Schema Registry
+in-process and writes one topic per table),
 read everything back, check it equals the input as each protocol carries it
 (``Codec.carried``), and print one table of sizes and rates.
 """
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -26,12 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def _query(protocol: str, registry_url: str) -> str:
-    if protocol == "avro":
-        return f"protocol=avro&enable-tidb-extension=true&schema-registry={registry_url}&topic-rule=demo_{{schema}}_{{table}}"
-    if protocol == "canal-json":
-        return "protocol=canal-json&enable-tidb-extension=true"
-    return f"protocol={protocol}"
+def demo_uri(sink_dir: Path, protocol: str, services: contextlib.ExitStack) -> str:
+    """The file sink URI of one protocol in the demo, with the parameters its codec asks for
+    (:meth:`cdcwire.codec.Codec.demo_parameters`): the demo names no protocol itself."""
+    from ..registry import get_registry
+
+    params = {"protocol": protocol, **get_registry().codec(protocol).demo_parameters(services), "partition-num": "3"}
+    return f"file://{sink_dir}/events?{urlencode(params, safe='{}:/')}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,16 +59,11 @@ def run(args: argparse.Namespace) -> int:
     events.count()
     rows = []
     failed = False
-    with contextlib.ExitStack() as stack:
-        registry_url = ""
-        if "avro" in names:
-            from cdcwire_avro.testing import LocalSchemaRegistry
-
-            registry_url = stack.enter_context(LocalSchemaRegistry()).url
+    with contextlib.ExitStack() as services:
         for protocol in names:
             sink_dir = out / "sinks" / protocol
             shutil.rmtree(sink_dir, ignore_errors=True)
-            uri = f"file://{sink_dir}/events?{_query(protocol, registry_url)}&partition-num=3"
+            uri = demo_uri(sink_dir, protocol, services)
             with ProgressBar(spark, label=f"{protocol:>13} write"):
                 summary = cs.write(events, uri)
             started = time.monotonic()

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cdcwire.codes import ColumnFlag
-from cdcwire.events import Column, Event, RowChangedEvent
+from cdcwire.plugin_api import Column, ColumnFlag, Event, RowChangedEvent
 
 from .column_types import avro_type_of, column_kind_of
 from .names import sanitize_name

@@ -6,12 +6,10 @@ One row change per message, one table per topic (TopicNameStrategy subjects
 
 from __future__ import annotations
 
-from typing import Optional
+import contextlib
+from typing import Mapping, Optional
 
-from cdcwire.codec import Broadcast, Codec, EventPolicy
-from cdcwire.errors import SinkURIError
-from cdcwire.events import Event
-from cdcwire.sink_uri import SinkConfig
+from cdcwire.plugin_api import Broadcast, Codec, Event, EventPolicy, SinkConfig, SinkURIError
 
 from .carried import carried
 from .decoder import AvroDecoder
@@ -54,6 +52,18 @@ class AvroCodec(Codec):
 
     def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
         return carried(AvroOptions.from_config(config), event)
+
+
+    def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:
+        """A local Schema Registry for the demo's run, the extension on, one topic per table."""
+        from .testing import LocalSchemaRegistry
+
+        registry = services.enter_context(LocalSchemaRegistry())
+        return {
+            "schema-registry": registry.url,
+            "enable-tidb-extension": "true",
+            "topic-rule": "demo_{schema}_{table}",
+        }
 
 
 def _check_one_table_per_topic(config: SinkConfig) -> None:

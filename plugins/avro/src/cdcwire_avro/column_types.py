@@ -15,10 +15,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable, Optional
 
-from cdcwire.codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
-from cdcwire.errors import EncodeError
-from cdcwire.events import Column
-from cdcwire.value_text import to_float32
+from cdcwire.plugin_api import (
+    BLOB_TYPES,
+    STRING_TYPES,
+    Column,
+    ColumnFlag,
+    ColumnType,
+    EncodeError,
+    to_float32,
+)
 
 from . import decimal_bytes
 from .mysql_type_text import (

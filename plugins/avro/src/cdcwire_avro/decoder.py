@@ -17,10 +17,7 @@ from typing import Any, Optional
 
 import fastavro
 
-from cdcwire.codes import ColumnFlag
-from cdcwire.errors import DecodeError
-from cdcwire.events import Column, Event, RowChangedEvent, build_column
-from cdcwire.message import Message
+from cdcwire.plugin_api import Column, ColumnFlag, DecodeError, Event, Message, RowChangedEvent, build_column
 
 from . import wire
 from .column_types import Convert, column_kind_of

@@ -15,9 +15,7 @@ from typing import Iterable, Iterator, Optional
 import fastavro
 from fastavro.validation import validate
 
-from cdcwire.errors import EncodeError, MessageTooLargeError
-from cdcwire.events import Event, RowChangedEvent
-from cdcwire.message import Payload
+from cdcwire.plugin_api import EncodeError, Event, MessageTooLargeError, Payload, RowChangedEvent
 
 from . import wire
 from .names import key_subject, value_subject

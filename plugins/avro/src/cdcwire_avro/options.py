@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cdcwire.params import ENABLE_TIDB_EXTENSION, Parameter
-from cdcwire.sink_uri import SinkConfig
+from cdcwire.plugin_api import ENABLE_TIDB_EXTENSION, Parameter, SinkConfig
 
 from .registry_client import DEFAULT_RETRY_SECONDS, SchemaRegistryClient
 

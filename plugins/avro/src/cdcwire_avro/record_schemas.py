@@ -13,8 +13,7 @@ from typing import Any, Optional, Sequence
 
 import fastavro
 
-from cdcwire.errors import EncodeError
-from cdcwire.events import Column
+from cdcwire.plugin_api import Column, EncodeError
 
 from .column_types import AvroType, Convert, avro_type_of
 from .names import record_namespace, sanitize_name

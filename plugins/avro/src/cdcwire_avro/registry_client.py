@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import requests
 
-from cdcwire.errors import CdcwireError
+from cdcwire.plugin_api import CdcwireError
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 #: How long a failing registry is retried by default, in seconds (a restart or fail-over fits in it).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 
-from cdcwire.errors import DecodeError
+from cdcwire.plugin_api import DecodeError
 
 MAGIC = 0
 HEADER_SIZE = 5

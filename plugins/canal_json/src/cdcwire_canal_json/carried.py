@@ -25,9 +25,17 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional, Sequence
 
-from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from cdcwire.plugin_api import (
+    Column,
+    ColumnFlag,
+    ColumnType,
+    DDLEvent,
+    Event,
+    ResolvedEvent,
+    RowChangedEvent,
+    to_float32,
+)
 
-from cdcwire.value_text import to_float32
 
 from .column_types import ColumnShape, mysql_type_text, shape_of
 from .ddl_kinds import canal_ddl_word, ddl_type_from

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import contextlib
+from typing import Mapping, Optional
 
-from cdcwire import Broadcast, Codec, Event, EventPolicy, SinkConfig, SinkURIError
-from cdcwire.params import (
-    CONTENT_COMPATIBLE,
+from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     ENABLE_TIDB_EXTENSION,
     LARGE_MESSAGE_HANDLE_OPTION,
     ONLY_OUTPUT_UPDATED_COLUMNS,
+    Broadcast,
+    Codec,
+    Event,
+    EventPolicy,
+    SinkConfig,
+    SinkURIError,
 )
 
 from .carried import carried_event
 from .decoder import CanalJSONDecoder
 from .encoder import CanalJSONEncoder
-from .options import CanalOptions
+from .options import CONTENT_COMPATIBLE, CanalOptions
 
 
 class CanalJSONCodec(Codec):
@@ -28,7 +33,7 @@ class CanalJSONCodec(Codec):
         ONLY_OUTPUT_UPDATED_COLUMNS,
         DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
         CONTENT_COMPATIBLE,
-        LARGE_MESSAGE_HANDLE_OPTION,
+        LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only"),
     )
 
     def validate(self, config: SinkConfig) -> None:
@@ -51,6 +56,10 @@ class CanalJSONCodec(Codec):
 
     def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
         return carried_event(CanalOptions.from_config(config), event)
+
+    def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:
+        """The extension on: the demo's read-back then checks exact commit ts and watermarks."""
+        return {"enable-tidb-extension": "true"}
 
     def exact_commit_ts(self, config: SinkConfig) -> bool:
         """Whether decoded commit ts are the real TSO (extension on) or only ``es << 18``."""

@@ -14,9 +14,16 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Callable, Optional
 
-from cdcwire import ColumnFlag, ColumnType
-from cdcwire.codes import BLOB_TYPES, INTEGER_TYPES, STRING_TYPES
-from cdcwire.value_text import float32_text, float64_text, to_float32
+from cdcwire.plugin_api import (
+    BLOB_TYPES,
+    INTEGER_TYPES,
+    STRING_TYPES,
+    ColumnFlag,
+    ColumnType,
+    float32_text,
+    float64_text,
+    to_float32,
+)
 
 T = ColumnType
 

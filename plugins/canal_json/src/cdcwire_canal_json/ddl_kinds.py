@@ -5,7 +5,7 @@ statement is not one it knows.
 
 from __future__ import annotations
 
-from cdcwire import DDLType
+from cdcwire.plugin_api import DDLType
 
 from .ddl_statements import statement_ddl_type
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from cdcwire import DDLType
+from cdcwire.plugin_api import DDLType
 
 D = DDLType
 

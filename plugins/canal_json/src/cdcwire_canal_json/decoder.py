@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from cdcwire import (
+from cdcwire.plugin_api import (
     Column,
     ColumnFlag,
     ColumnType,
@@ -25,8 +25,9 @@ from cdcwire import (
     Message,
     ResolvedEvent,
     RowChangedEvent,
+    build_column,
+    build_row_event,
 )
-from cdcwire.events import build_column, build_row_event
 
 from .column_types import Parser, shape_of
 from .ddl_kinds import DDL_WORDS, ddl_type_from

@@ -12,7 +12,7 @@ import time
 from itertools import count
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from cdcwire import (
+from cdcwire.plugin_api import (
     Column,
     DDLEvent,
     EncodeError,

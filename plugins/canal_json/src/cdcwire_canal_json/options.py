@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cdcwire import SinkConfig
+from cdcwire.plugin_api import Parameter, SinkConfig
+
+#: canal-json's own parameter: only this protocol has a ``mysqlType`` field to fill.
+CONTENT_COMPATIBLE = Parameter(
+    "content-compatible", "bool", False,
+    "full MySQL type text in mysqlType (int(11), enum('a','b')); implies only-output-updated-columns",
+)
 
 
 @dataclass(frozen=True, slots=True)

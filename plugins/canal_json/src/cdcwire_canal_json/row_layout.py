@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from cdcwire import Column, ColumnFlag, ColumnType
+from cdcwire.plugin_api import Column, ColumnFlag, ColumnType
 
 from .column_types import (
     Formatter,

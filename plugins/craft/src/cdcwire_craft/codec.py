@@ -5,10 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from cdcwire.codec import Broadcast, Codec, EventPolicy
-from cdcwire.events import Column, Event, RowChangedEvent
-from cdcwire.params import DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS, MAX_BATCH_SIZE
-from cdcwire.sink_uri import SinkConfig
+from cdcwire.plugin_api import (
+    DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
+    MAX_BATCH_SIZE,
+    Broadcast,
+    Codec,
+    Column,
+    Event,
+    EventPolicy,
+    RowChangedEvent,
+    SinkConfig,
+)
 
 from .column_values import canonical_value, value_kind
 from .decoder import CraftDecoder

@@ -18,9 +18,15 @@ import struct
 from operator import index
 from typing import Any, Callable
 
-from cdcwire.codes import BLOB_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnFlag, ColumnType
-from cdcwire.errors import EncodeError
-from cdcwire.value_text import to_float32
+from cdcwire.plugin_api import (
+    BLOB_TYPES,
+    STRING_TYPES,
+    TEXTUAL_TYPES,
+    ColumnFlag,
+    ColumnType,
+    EncodeError,
+    to_float32,
+)
 
 from .primitives import I64_MAX, I64_MIN, SMALL_UVARINT, U64_MAX, uvarint, zigzag
 

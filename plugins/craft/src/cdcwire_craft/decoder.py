@@ -20,10 +20,16 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Any, NamedTuple, Optional
 
-from cdcwire.codes import DDLType
-from cdcwire.errors import DecodeError
-from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, build_row_event
-from cdcwire.message import Message
+from cdcwire.plugin_api import (
+    Column,
+    DDLEvent,
+    DDLType,
+    DecodeError,
+    Event,
+    Message,
+    ResolvedEvent,
+    build_row_event,
+)
 
 from .column_values import BadValue
 from .group_decode import FAST_PATH_ERRORS

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional, Sequence
 
-from cdcwire.errors import EncodeError, MessageTooLargeError
-from cdcwire.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from cdcwire.message import Payload
+from cdcwire.plugin_api import (
+    Column,
+    DDLEvent,
+    EncodeError,
+    Event,
+    MessageTooLargeError,
+    Payload,
+    ResolvedEvent,
+    RowChangedEvent,
+)
 
 from .column_values import explain_bad_value
 from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID, RECORD_OVERHEAD

@@ -50,7 +50,7 @@ from __future__ import annotations
 import struct
 from typing import Any, Callable, Optional, Sequence
 
-from cdcwire.events import Column, build_column
+from cdcwire.plugin_api import Column, build_column
 
 from .code_cache import CodeCache
 from .column_values import DECODERS, ValueKind

@@ -17,8 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from cdcwire.codes import ColumnFlag, ColumnType
-from cdcwire.events import Column, build_column
+from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, build_column
 
 from .column_values import DECODERS, value_kind
 from .group_code import MAX_UNROLLED_COLUMNS

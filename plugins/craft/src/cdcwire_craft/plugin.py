@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from cdcwire import hookimpl
+from cdcwire.plugin_api import hookimpl
 
 from .codec import CraftCodec
+
+#: The plugin API this plugin was written for (see cdcwire.plugin_api).
+cdcwire_plugin_api = "1.0"
 
 
 @hookimpl

@@ -21,7 +21,7 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Iterable, Optional, Sequence
 
-from cdcwire.errors import DecodeError, EncodeError
+from cdcwire.plugin_api import DecodeError, EncodeError
 
 U64_MAX = (1 << 64) - 1
 I64_MIN = -(1 << 63)

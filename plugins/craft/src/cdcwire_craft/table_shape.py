@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Optional, Sequence
 
-from cdcwire.events import Column
+from cdcwire.plugin_api import Column
 
 from .column_values import ENCODERS, ValueKind, value_kind
 from .group_code import MAX_UNROLLED_COLUMNS, GroupEncoder, compiled_encoder, looping_encoder

@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from cdcwire.codes import BLOB_TYPES, FLOAT_TYPES, INTEGER_TYPES, STRING_TYPES, ColumnFlag, ColumnType
-from cdcwire.events import Column, Columns, Event, RowChangedEvent
-from cdcwire.value_text import to_float32
+from cdcwire.plugin_api import (
+    BLOB_TYPES,
+    FLOAT_TYPES,
+    INTEGER_TYPES,
+    STRING_TYPES,
+    Column,
+    ColumnFlag,
+    ColumnType,
+    Columns,
+    Event,
+    RowChangedEvent,
+    to_float32,
+)
 
 from .encoder import OpenProtocolEncoder
 from .options import OpenOptions

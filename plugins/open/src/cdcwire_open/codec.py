@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cdcwire.codec import Broadcast, Codec, EventPolicy
-from cdcwire.events import Event
-from cdcwire.sink_uri import SinkConfig
+from cdcwire.plugin_api import Broadcast, Codec, Event, EventPolicy, SinkConfig
 
 from .carried import carried
 from .decoder import OpenProtocolDecoder

@@ -15,7 +15,7 @@ import binascii
 import struct
 from typing import Any, Callable
 
-from cdcwire.codes import BLOB_TYPES, INTEGER_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnType
+from cdcwire.plugin_api import BLOB_TYPES, INTEGER_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnType
 
 from .go_quote import GoQuoteError, go_quote, go_unquote
 from .json_text import float32_json, float64_json, json_string

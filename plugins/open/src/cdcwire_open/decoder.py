@@ -12,10 +12,19 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from cdcwire.codes import ColumnFlag, ColumnType, DDLType
-from cdcwire.errors import DecodeError
-from cdcwire.events import Columns, DDLEvent, Event, ResolvedEvent, build_column, build_row_event
-from cdcwire.message import Message
+from cdcwire.plugin_api import (
+    ColumnFlag,
+    ColumnType,
+    Columns,
+    DDLEvent,
+    DDLType,
+    DecodeError,
+    Event,
+    Message,
+    ResolvedEvent,
+    build_column,
+    build_row_event,
+)
 
 from .column_values import BadValue, ValueReader, canonical_json_type, value_reader
 from .framing import LENGTH, VERSION, VERSION_BYTES

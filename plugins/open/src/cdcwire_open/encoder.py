@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional
 
-from cdcwire.errors import EncodeError, MessageTooLargeError
-from cdcwire.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from cdcwire.message import Payload
+from cdcwire.plugin_api import (
+    DDLEvent,
+    EncodeError,
+    Event,
+    MessageTooLargeError,
+    Payload,
+    ResolvedEvent,
+    RowChangedEvent,
+)
 
 from .event_text import EventText
 from .framing import EVENT_FRAMING, LENGTH, RECORD_OVERHEAD, VERSION_BYTES, single_event_cost

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cdcwire.codes import ColumnFlag
-from cdcwire.errors import EncodeError
-from cdcwire.events import Column, Columns, DDLEvent, RowChangedEvent
+from cdcwire.plugin_api import Column, ColumnFlag, Columns, DDLEvent, EncodeError, RowChangedEvent
 
 from .column_values import BadValue, ValueWriter, value_writer
 from .json_text import go_html_escape, json_string

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cdcwire.params import (
+from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     LARGE_MESSAGE_HANDLE_OPTION,
     MAX_BATCH_SIZE,
@@ -14,7 +14,7 @@ from cdcwire.params import (
 )
 
 if TYPE_CHECKING:
-    from cdcwire.sink_uri import SinkConfig
+    from cdcwire.plugin_api import SinkConfig
 
 #: TiCDC's old-value switch: on (the reference default) updates carry "p" and deletes
 #: every column; off, updates carry only "u" and deletes only handle-key columns.
@@ -27,7 +27,7 @@ PARAMETERS: tuple[Parameter, ...] = (
     ENABLE_OLD_VALUE,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
-    LARGE_MESSAGE_HANDLE_OPTION,
+    LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only"),
 )
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cdcwire.errors import EncodeError
-from cdcwire.events import Columns, RowChangedEvent
+from cdcwire.plugin_api import Columns, EncodeError, RowChangedEvent
 
 from .options import OpenOptions
 

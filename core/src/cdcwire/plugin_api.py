@@ -1,0 +1,72 @@
+"""The plugin API: everything a codec or transport plugin may use from the core, in one place.
+
+Plugins (the four in this repository and any third party's) import from this module
+only. The rest of the core is free to change shape; what is named here changes only
+with :data:`PLUGIN_API_VERSION`, which a plugin declares as the version it was written
+for (``cdcwire_plugin_api = "1.0"`` in its entry-point module). The registry refuses a
+plugin of another major version, or of a newer minor version than this core offers,
+with an error naming the distribution: a plugin never fails later in some codec call
+because a name it relies on moved.
+
+The top-level ``cdcwire`` module stays the user's API (encode, decode, write, read);
+``cdcwire.testing`` holds the conformance kits plugin tests run.
+"""
+
+from __future__ import annotations
+
+from .bounded_cache import BoundedCache
+from .codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
+from .codes import (
+    BLOB_TYPES,
+    FLOAT_TYPES,
+    INTEGER_TYPES,
+    STRING_TYPES,
+    TEXTUAL_TYPES,
+    ColumnFlag,
+    ColumnType,
+    DDLType,
+)
+from .errors import (
+    CdcwireError,
+    DecodeError,
+    EncodeError,
+    InvalidEventError,
+    MessageTooLargeError,
+    PluginError,
+    SinkURIError,
+    TransportError,
+)
+from .event_json import from_json, to_json
+from .events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
+from .hookspecs import hookimpl
+from .message import MESSAGE_OVERHEAD, Message, Payload
+from .params import (
+    DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
+    ENABLE_TIDB_EXTENSION,
+    LARGE_MESSAGE_HANDLE_OPTION,
+    MAX_BATCH_SIZE,
+    ONLY_OUTPUT_UPDATED_COLUMNS,
+    Parameter,
+)
+from .sink_uri import SinkConfig
+from .transport import MessageReader, MessageWriter, Transport, WriteJob
+from .value_text import float32_text, float64_text, to_float32
+
+#: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
+#: removed one the major. A plugin written for 1.0 loads on any 1.x core.
+PLUGIN_API_VERSION = "1.0"
+
+#: The attribute of a plugin's entry-point module that says which version it was written for.
+PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
+
+__all__ = [
+    "BLOB_TYPES", "Broadcast", "BoundedCache", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType",
+    "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError", "Decoder",
+    "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES", "INTEGER_TYPES",
+    "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE", "MESSAGE_OVERHEAD", "Message",
+    "MessageReader", "MessageTooLargeError", "MessageWriter", "ONLY_OUTPUT_UPDATED_COLUMNS",
+    "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload", "PluginError", "ResolvedEvent",
+    "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError", "TEXTUAL_TYPES", "Transport",
+    "TransportError", "WriteJob", "build_column", "build_row_event", "float32_text", "float64_text",
+    "from_json", "hookimpl", "to_float32", "to_json",
+]
