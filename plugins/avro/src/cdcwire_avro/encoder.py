@@ -15,16 +15,20 @@ from typing import Iterable, Iterator, Optional
 import fastavro
 from fastavro.validation import validate
 
-from cdcwire.plugin_api import EncodeError, Event, MessageTooLargeError, Payload, RowChangedEvent
+from cdcwire.plugin_api import (
+    MESSAGE_OVERHEAD,
+    EncodeError,
+    Event,
+    MessageTooLargeError,
+    Payload,
+    RowChangedEvent,
+)
 
 from . import wire
 from .names import key_subject, value_subject
 from .options import AvroOptions
 from .record_schemas import RecordSchema, TableShape, record_schema, table_shape
 from .registry_client import SchemaRegistryClient, SchemaRegistryError
-
-#: Per-message overhead the reference reserves when checking max-message-bytes.
-MESSAGE_OVERHEAD = 36
 
 
 @dataclass(slots=True)

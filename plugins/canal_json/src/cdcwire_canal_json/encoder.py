@@ -13,6 +13,7 @@ from itertools import count
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from cdcwire.plugin_api import (
+    MESSAGE_OVERHEAD,
     Column,
     DDLEvent,
     EncodeError,
@@ -27,8 +28,6 @@ from .ddl_kinds import canal_ddl_word
 from .options import CanalOptions
 from .row_layout import NULL_MARK, QUOTED_NULL, UPDATE_CHANGED, ColumnPlan, RowLayout, dumps
 
-#: Bytes the reference reserves per message beside the value when checking max-message-bytes.
-MESSAGE_OVERHEAD = 36
 WATERMARK = "TIDB_WATERMARK"
 LARGE_ROW_OPTION = "large-message-handle-option=handle-key-only, the row being over max-message-bytes"
 U64_LIMIT = 1 << 64

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Optional, Sequence
 
 from cdcwire.plugin_api import (
+    MESSAGE_OVERHEAD,
     Column,
     DDLEvent,
     EncodeError,
@@ -28,7 +29,7 @@ from cdcwire.plugin_api import (
 )
 
 from .column_values import explain_bad_value
-from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID, RECORD_OVERHEAD
+from .layout import GROUP_NEW, GROUP_OLD, HEADER_ESTIMATE, NONE_ID
 from .message_writer import (
     LayoutKey,
     PreparedRow,
@@ -96,12 +97,12 @@ class CraftEncoder:
             yield payload
 
     def _fits(self, value: bytes) -> bool:
-        return len(value) + RECORD_OVERHEAD <= self.max_message_bytes
+        return len(value) + MESSAGE_OVERHEAD <= self.max_message_bytes
 
     def _single(self, value: bytes, what: str) -> Payload:
         if not self._fits(value):
             raise MessageTooLargeError(
-                f"{what} encodes to {len(value)} bytes; with {RECORD_OVERHEAD} bytes of record overhead"
+                f"{what} encodes to {len(value)} bytes; with {MESSAGE_OVERHEAD} bytes of record overhead"
                 f" that passes max-message-bytes={self.max_message_bytes}"
             )
         return Payload(None, value, 1)
@@ -115,7 +116,7 @@ class CraftEncoder:
                 r = rows[0]
                 raise MessageTooLargeError(
                     f"a row of {r.schema}.{r.table} at commit ts {r.commit_ts} encodes to {len(value)} bytes;"
-                    f" with {RECORD_OVERHEAD} bytes of record overhead that passes"
+                    f" with {MESSAGE_OVERHEAD} bytes of record overhead that passes"
                     f" max-message-bytes={self.max_message_bytes}"
                 )
             end -= 1

@@ -17,10 +17,6 @@ GROUP_OLD = 2
 #: Partition id and term id that mean "none" / NULL.
 NONE_ID = -1
 
-#: Bytes the reference reserves per Kafka record on top of key and value when it
-#: checks max-message-bytes (5 varints of 5 bytes, plus 10, plus 1).
-RECORD_OVERHEAD = 36
-
 #: The reference's size estimate (Go: Headers.appendHeader, newColumnGroup):
 #: per row 32 + len(schema) + len(table); per column len(name) + len(value) + 16.
 HEADER_ESTIMATE = 32

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Optional
 
 from cdcwire.plugin_api import (
+    MESSAGE_OVERHEAD,
     DDLEvent,
     EncodeError,
     Event,
@@ -21,7 +22,7 @@ from cdcwire.plugin_api import (
 )
 
 from .event_text import EventText
-from .framing import EVENT_FRAMING, LENGTH, RECORD_OVERHEAD, VERSION_BYTES, single_event_cost
+from .framing import EVENT_FRAMING, LENGTH, VERSION_BYTES, single_event_cost
 from .options import OpenOptions
 from .row_images import sent_images
 
@@ -44,7 +45,7 @@ class _Batch:
         self.rows += 1
 
     def cost(self) -> int:
-        return len(self.key) + len(self.value) + RECORD_OVERHEAD
+        return len(self.key) + len(self.value) + MESSAGE_OVERHEAD
 
     def payload(self) -> Payload:
         return Payload(bytes(self.key), bytes(self.value), self.rows)
@@ -103,7 +104,7 @@ class OpenProtocolEncoder:
             what = f"resolved event {event.commit_ts}"
         return MessageTooLargeError(
             f"open-protocol: the {what} needs {cost} bytes in a message (key, value, {EVENT_FRAMING + len(VERSION_BYTES)}"
-            f" framing and {RECORD_OVERHEAD} record overhead), over max-message-bytes={self.options.max_message_bytes}{advice}"
+            f" framing and {MESSAGE_OVERHEAD} record overhead), over max-message-bytes={self.options.max_message_bytes}{advice}"
         )
 
     def _alone(self, event: Event, key: bytes, value: bytes) -> Payload:

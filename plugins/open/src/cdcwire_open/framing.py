@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import struct
 
+from cdcwire.plugin_api import MESSAGE_OVERHEAD
+
 VERSION = 1
 VERSION_BYTES = struct.pack(">Q", VERSION)
 LENGTH = struct.Struct(">Q")
-#: The Kafka record overhead the reference reserves per message (5 varints of 5, plus 10, plus 1).
-RECORD_OVERHEAD = 36
 #: Two u64 length prefixes per event, one in the key and one in the value.
 EVENT_FRAMING = 16
 
 
 def single_event_cost(key_json: bytes, value_json: bytes) -> int:
     """What a message holding only this event counts against max-message-bytes."""
-    return len(key_json) + len(value_json) + EVENT_FRAMING + len(VERSION_BYTES) + RECORD_OVERHEAD
+    return len(key_json) + len(value_json) + EVENT_FRAMING + len(VERSION_BYTES) + MESSAGE_OVERHEAD
