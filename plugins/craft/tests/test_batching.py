@@ -9,7 +9,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedE
 from cdcwire.errors import MessageTooLargeError
 from cdcwire.testing.strategies import event_batches
 from cdcwire_craft.encoder import CraftEncoder
-from cdcwire_craft.layout import RECORD_OVERHEAD
+from cdcwire.plugin_api import MESSAGE_OVERHEAD
 
 
 def row(ts: int, text: str = "x") -> RowChangedEvent:
@@ -60,7 +60,7 @@ def test_max_message_bytes_256_keeps_every_message_within_it(craft) -> None:
     messages = craft.encode(config, events)
     assert len(messages) > 1
     for m in messages:
-        assert len(m.value) + RECORD_OVERHEAD <= 256
+        assert len(m.value) + MESSAGE_OVERHEAD <= 256
     assert craft.decode(config, messages) == craft.carried(config, events)
 
 
@@ -71,14 +71,14 @@ def test_the_row_that_crosses_the_estimate_stays_in_its_message() -> None:
     # so the message closes holding both rows (the real message is far smaller).
     payloads = list(CraftEncoder(max_batch_size=16, max_message_bytes=120).encode([row(ts) for ts in range(1, 6)]))
     assert [p.events for p in payloads] == [2, 2, 1]
-    assert all(len(p.value) + RECORD_OVERHEAD <= 120 for p in payloads)
+    assert all(len(p.value) + MESSAGE_OVERHEAD <= 120 for p in payloads)
 
 
 def test_a_crossing_row_that_does_not_really_fit_moves_to_the_next_message() -> None:
     big = [row(ts, "y" * 60) for ts in range(1, 5)]  # estimate ~130 each, real ~90 each
     payloads = list(CraftEncoder(max_batch_size=16, max_message_bytes=160).encode(big))
     assert [p.events for p in payloads] == [1, 1, 1, 1]
-    assert all(len(p.value) + RECORD_OVERHEAD <= 160 for p in payloads)
+    assert all(len(p.value) + MESSAGE_OVERHEAD <= 160 for p in payloads)
 
 
 def test_a_row_too_large_for_any_message_is_refused_with_its_place() -> None:
@@ -101,5 +101,5 @@ def test_no_message_ever_passes_max_message_bytes(craft, events: list) -> None:
         messages = craft.encode(config, events)
     except MessageTooLargeError:
         return  # one event larger than the limit on its own: refused, never sent oversize
-    assert all(len(m.value) + RECORD_OVERHEAD <= 1024 for m in messages)
+    assert all(len(m.value) + MESSAGE_OVERHEAD <= 1024 for m in messages)
     assert craft.decode(config, messages) == craft.carried(config, events)
