@@ -105,3 +105,28 @@ def test_encode_names_the_line_that_is_not_utf8(tmp_path, capsys):
     path.write_bytes(b'{"type":"resolved","ts":1}\n{"type":"r\xe9solved","ts":2}\n')
     assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(path)]) == 2
     assert "line 2: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly(monkeypatch, capsys):
+    """``cdcwire protocols | head -1``: the reader has what it wanted; no "Broken pipe" error."""
+    import io
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    closed_pipe = io.open(write_end, "w", buffering=1)
+    monkeypatch.setattr("sys.stdout", closed_pipe)
+    code = main(["protocols"])
+    monkeypatch.undo()
+    closed_pipe.close()  # what was left buffered goes nowhere, without a second error
+    assert code == 0
+    assert "Broken pipe" not in capsys.readouterr().err
+
+
+def test_every_command_is_in_the_help():
+    from cdcwire.cli import COMMANDS, build_parser
+
+    text = build_parser().format_help()
+    names = [module.__name__.rsplit(".", 1)[1].removesuffix("_command") for module in COMMANDS]
+    assert names == ["protocols", "plugins", "parameters", "encode", "inspect", "generate", "run", "demo"]
+    assert all(name in text for name in names)

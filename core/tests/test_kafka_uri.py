@@ -20,7 +20,7 @@ BASE = "kafka://127.0.0.1:9092/orders?protocol=echo-json"
 
 def settings_of(uri: str):
     pytest.importorskip("confluent_kafka", reason="the cdcwire[kafka] extra is not installed")
-    from cdcwire.transports.kafka_client import KafkaSettings
+    from cdcwire.transports.kafka_settings import KafkaSettings
 
     return KafkaSettings.of(parse_sink_uri(uri))
 

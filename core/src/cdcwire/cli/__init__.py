@@ -1,28 +1,46 @@
 """The ``cdcwire`` command. Each subcommand is a module in this package with
-``add_parser(subparsers)`` and ``run(args) -> int``; COMMANDS lists them in help order."""
+``add_parser(subparsers)`` and ``run(args) -> int``; COMMANDS lists them in help order.
+
+The command modules import only light core modules at the top (Spark, Kafka and the
+plugins load inside ``run``), so importing all of them here costs little, and a command
+module that fails to import fails loudly instead of vanishing from the help."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import os
 import sys
+from types import ModuleType
 from typing import Optional, Sequence
 
 from ..errors import CdcwireError
+from . import (
+    demo_command,
+    encode_command,
+    generate_command,
+    inspect_command,
+    parameters_command,
+    plugins_command,
+    protocols_command,
+    run_command,
+)
 
-COMMANDS = ("protocols", "plugins", "parameters", "encode", "inspect", "generate", "run", "demo")
+COMMANDS: tuple[ModuleType, ...] = (
+    protocols_command,
+    plugins_command,
+    parameters_command,
+    encode_command,
+    inspect_command,
+    generate_command,
+    run_command,
+    demo_command,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cdcwire", description="TiCDC wire protocols: encode, decode, pipeline")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}_command")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}_command":
-                continue  # a command not built yet
-            raise
+    for module in COMMANDS:
         p = module.add_parser(sub)
         p.set_defaults(_run=module.run)
     return parser
@@ -35,11 +53,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CdcwireError as exc:
         print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `cdcwire inspect URI | head`: the reader has all it wanted
+        # what is still buffered would fail again when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:  # a missing input, a full disk: the file and the reason, not a traceback
         print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":
