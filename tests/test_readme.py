@@ -25,3 +25,28 @@ def test_the_readme_parameter_table_is_the_one_the_code_declares():
 def test_every_declared_parameter_has_a_meaning():
     for row in parameter_rows():
         assert row.parameter.help.strip(), f"parameter {row.parameter.name!r} has no help text"
+
+
+def test_the_readme_plugin_example_loads_as_a_plugin():
+    """The plugin guide's module, run as the entry-point module it shows, registers its codec."""
+    import types
+
+    from cdcwire.registry import PluginInfo, Registry
+
+    code = re.search(r"```python\n(.*?)```", readme_block("plugin-example"), re.S).group(1)
+    module = types.ModuleType("cdcwire_myproto.plugin")
+    exec(compile(code, "README.md plugin example", "exec"), module.__dict__)
+    registry = Registry()
+    registry.add_plugin(module, PluginInfo("myproto", "cdcwire-myproto", "0.1.0"))
+    codec = registry.codec("myproto")
+    assert [p.name for p in codec.parameters] == ["max-batch-size", "my-flag"]
+    assert codec.demo_parameters(None) == {"my-flag": "true"}
+
+
+def test_the_readme_names_the_current_format_versions():
+    from cdcwire.event_json import EVENT_JSON_VERSION
+    from cdcwire.spark.schema import EVENT_SCHEMA_VERSION
+
+    text = README.read_text()
+    assert f"| event JSON | {EVENT_JSON_VERSION} |" in text
+    assert f"| event DataFrame | {EVENT_SCHEMA_VERSION} |" in text

@@ -11,6 +11,10 @@ The format is documented in the README ("Event JSON"). In short::
 V is a JSON number, string or null; bytes are ``{"base64": "..."}``. JSON
 numbers carry unsigned 64-bit integers exactly; FLOAT values are float32 and
 are written with the fewest digits that read back to the same float32.
+
+This module owns the format. It is a public contract (files people keep, other tools'
+input), so a change to it raises :data:`EVENT_JSON_VERSION` and gets a line in the
+README's "Format versions" table.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from .errors import EventJSONError, InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .validation import FLAGS_LIMIT, check_event, shown
 from .value_text import float32_text, to_float32
+
+#: The version of the event JSON format: MAJOR.MINOR, a new optional field raising the
+#: minor, anything an older reader would misread the major.
+EVENT_JSON_VERSION = "1.0"
 
 # --- to JSON -------------------------------------------------------------------------------
 

@@ -30,6 +30,10 @@ A malformed input record read permissively has ``kind`` null and the
 Read back from a sink, the DataFrame adds ``topic`` string, ``partition`` int and
 ``offset`` bigint; read permissively, a message that cannot be decoded is a row
 with ``_malformed`` set (its source ``topic/partition/offset``) and null event columns.
+
+This module owns the event DataFrame's schema: it is a public contract (tables people
+keep, SQL they write against it), so a change raises :data:`EVENT_SCHEMA_VERSION` and
+gets a line in the README's "Format versions" table.
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ from pyspark.sql.types import (
     StructField,
     StructType,
 )
+
+#: The version of the event DataFrame schema: MAJOR.MINOR, a new nullable column raising the
+#: minor, a changed or removed one the major.
+EVENT_SCHEMA_VERSION = "1.0"
 
 KINDS = ("insert", "update", "delete", "ddl", "resolved")
 
