@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from cdcwire import SinkURIError, parse_sink_uri
-from cdcwire.transports.kafka import parse_duration
+from cdcwire.durations import parse_duration
 
 BASE = "kafka://127.0.0.1:9092/orders?protocol=echo-json"
 

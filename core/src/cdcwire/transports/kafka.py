@@ -11,42 +11,19 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ..durations import parse_duration
 from ..errors import SinkURIError
 from ..params import Parameter, shown_value
 from ..transport import MessageReader, MessageWriter, Transport
 
-#: One number-and-unit part of a Go duration (time.ParseDuration): ASCII digits, ``.5`` and ``5.`` allowed.
-_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)", re.ASCII)
-_DURATION_UNIT_SECONDS = {
-    "ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0,
-}
 #: The longest dial-timeout: one day, well inside librdkafka's socket.connection.setup.timeout.ms
 #: (at most 2147483647 ms), so a long value is refused here, naming the parameter, not by the client.
 MAX_DIAL_TIMEOUT_SECONDS = 24 * 3600.0
 #: request-timeout-ms becomes librdkafka's socket.timeout.ms (10..300000) and request.timeout.ms
 #: (1..900000): the narrower range, so the client never refuses it.
 REQUEST_TIMEOUT_MS_RANGE = (100, 300_000)
-_EXAMPLES = "such as 500ms, 10s or 1m30s"
 _HOST = re.compile(r"[A-Za-z0-9._-]+|\[[0-9A-Za-z:.%_-]+\]", re.ASCII)
 _PORT = re.compile(r"[0-9]{1,5}", re.ASCII)
-
-
-def parse_duration(text: str) -> float:
-    """Seconds of a Go-style duration (``500ms``, ``10s``, ``1m30s``), as TiCDC URIs write them.
-
-    The grammar is Go's ``time.ParseDuration`` (units ns, us, ms, s, m, h), without a sign:
-    a timeout is positive.
-    """
-    pos, total = 0, 0.0
-    while pos < len(text):
-        m = _DURATION_PART.match(text, pos)
-        if m is None:
-            raise ValueError(f"{shown_value(text)} is not a duration {_EXAMPLES}")
-        total += float(m.group(1)) * _DURATION_UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if pos == 0 or total <= 0:
-        raise ValueError(f"{shown_value(text)} is not a positive duration {_EXAMPLES}")
-    return total
 
 
 def _dial_timeout_problem(value: str) -> Optional[str]:

@@ -16,9 +16,9 @@ from typing import Any, Callable, Optional, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException
 
+from ..durations import parse_duration
 from ..errors import CdcwireError, SinkURIError, TransportError
 from ..redact import MASK
-from .kafka import parse_duration
 
 T = TypeVar("T")
 
