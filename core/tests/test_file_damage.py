@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 
@@ -13,13 +14,13 @@ from cdcwire.transports.file import FileReader, partition_path
 RECORD = 12 + 2 + 5  # header, key "kN"-sized, value "vNNNN"
 
 
-def uri(tmp_path, extra=""):
-    return f"file://{tmp_path}/orders?protocol=echo-json&partition-num=1{extra}"
+def uri(tmp_path, extra="", partitions=1):
+    return f"file://{tmp_path}/orders?protocol=echo-json&partition-num={partitions}{extra}"
 
 
-def thousand_records(tmp_path):
+def thousand_records(tmp_path, partitions=1):
     msgs = [Message("orders", 0, f"k{i % 10}".encode(), f"v{i:04d}".encode()) for i in range(1000)]
-    cdcwire.write(uri(tmp_path), msgs)
+    cdcwire.write(uri(tmp_path, partitions=partitions), msgs)
     path = partition_path(tmp_path, "orders", 0)
     assert path.stat().st_size == 8 + 1000 * RECORD
     return path
@@ -52,11 +53,12 @@ def test_a_crc_bad_record_mid_file_stops_the_writer_and_leaves_the_file_as_it_wa
 
 
 def test_a_writer_refused_for_damage_publishes_its_other_partitions_nothing(tmp_path):
-    path = thousand_records(tmp_path)
+    path = thousand_records(tmp_path, partitions=2)
     damage(path, 8 + 3 * RECORD + 14, lambda b: b ^ 0x01)
     with pytest.raises(TransportError, match="record 3"):
         cdcwire.write(
-            uri(tmp_path), [Message("orders", 1, None, b"fine"), Message("orders", 0, None, b"new")]
+            uri(tmp_path, partitions=2),
+            [Message("orders", 1, None, b"fine"), Message("orders", 0, None, b"new")],
         )
     assert not partition_path(tmp_path, "orders", 1).exists()
 
@@ -121,3 +123,31 @@ def test_a_damaged_last_record_of_full_length_is_damage_not_a_torn_tail(tmp_path
     with pytest.raises(TransportError, match="record 999 .* fails its CRC check"):
         cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"new")])
     assert path.read_bytes() == before
+
+
+def test_strict_watermarks_stop_at_a_damaged_length_naming_file_record_and_byte(tmp_path: Path) -> None:
+    """A length that runs past the end breaks the framing watermarks walk: they must not guess a
+    count, but stop as a strict read stops, saying where and how to read past it."""
+    path = thousand_records(tmp_path)
+    damage(path, 8 + 700 * RECORD, lambda b: b ^ 0x40)  # record 700's key length, high byte
+    where = rf"orders/0: record 700 at byte {8 + 700 * RECORD} is truncated \(body\)"
+    with pytest.raises(TransportError, match=rf"{where} \(read with skip-damaged=true"):
+        FileReader(str(tmp_path)).watermarks("orders", 0)
+
+
+def test_skipping_watermarks_count_a_damaged_length_as_the_skipping_read_does(tmp_path: Path) -> None:
+    """With skip-damaged the watermarks must bound what the skipping read gives: the damaged
+    record keeps its one offset and every later record its own."""
+    path = thousand_records(tmp_path)
+    damage(path, 8, lambda b: b ^ 0x40)  # record 0's key length now runs past the end of the file
+    reader = FileReader(str(tmp_path), skip_damaged=True)
+    low, high = reader.watermarks("orders", 0)
+    assert (low, high) == (0, 1000)
+    assert [m.offset for m in reader.read("orders", 0, low, high)] == list(range(1, 1000))
+
+
+def test_skipping_watermarks_end_before_a_torn_tail(tmp_path: Path) -> None:
+    """A torn tail is not a record (the next write cuts it): high is where the next one goes."""
+    path = thousand_records(tmp_path)
+    path.write_bytes(path.read_bytes()[:-5])
+    assert FileReader(str(tmp_path), skip_damaged=True).watermarks("orders", 0) == (0, 999)

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import gc
+import warnings
+from pathlib import Path
+
 import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.transports.file import partition_path
+from cdcwire.transports.file import FileReader, partition_path
 
 
 def uri(tmp_path, topic="orders"):
@@ -99,3 +103,56 @@ def test_appending_to_a_foreign_file_is_refused(tmp_path):
     with pytest.raises(TransportError, match=refused):
         cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"v")])
     assert path.read_bytes() == b"hello world"
+
+
+def test_a_read_ends_where_the_partition_ended_when_read_was_called(tmp_path: Path) -> None:
+    """A read planned once must give the same messages however late it is consumed: the end is
+    taken at the call, not at the first next() (a generator would take it there)."""
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"a"), Message("orders", 0, None, b"b")])
+    reader = FileReader(str(tmp_path))
+    pending = reader.read("orders", 0)
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"written after the call")])
+    assert [m.value for m in pending] == [b"a", b"b"]
+
+
+def test_a_read_dropped_unconsumed_closes_its_file(tmp_path: Path) -> None:
+    """read() opens the file at the call; a result never consumed must not leak it (an unstarted
+    generator holding the file could not close it, and Python would warn of an unclosed file)."""
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"a")])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pending = FileReader(str(tmp_path)).read("orders", 0)
+        del pending
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_watermarks_are_low_0_and_high_the_record_count(tmp_path: Path) -> None:
+    """watermarks() bounds a read: [low, high) holds every record, high is the next offset."""
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, b"k", b"v" * i) for i in range(5)])
+    reader = FileReader(str(tmp_path))
+    assert reader.watermarks("orders", 0) == (0, 5)
+    assert [m.offset for m in reader.read("orders", 0, 0, 5)] == [0, 1, 2, 3, 4]
+
+
+def test_watermarks_count_records_by_their_headers_and_leave_crc_checks_to_the_read(
+    tmp_path: Path,
+) -> None:
+    """watermarks() must not read every payload: it walks the record headers, so a value whose
+    CRC fails still counts as its record, and the read (which checks every CRC) names it."""
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, b"k", b"value %d" % i) for i in range(3)])
+    path = partition_path(tmp_path, "orders", 0)
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01  # a byte of the last value: its lengths, and so the framing, are intact
+    path.write_bytes(bytes(data))
+    reader = FileReader(str(tmp_path))
+    assert reader.watermarks("orders", 0) == (0, 3)
+    with pytest.raises(TransportError, match=r"orders/0: record 2 at byte \d+ fails its CRC check"):
+        list(reader.read("orders", 0))
+
+
+def test_watermarks_of_a_missing_partition_are_an_error_naming_it(tmp_path: Path) -> None:
+    """A partition past the topic's count does not exist: watermarks() says so, as read() does."""
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"a")])
+    with pytest.raises(TransportError, match=r"partition orders/5 does not exist"):
+        FileReader(str(tmp_path)).watermarks("orders", 5)

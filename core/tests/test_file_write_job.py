@@ -18,8 +18,8 @@ from cdcwire.transports.file_job import FileWriteJob
 from cdcwire.transports.file_staging import JOB_GRACE_S, staging_dir
 
 
-def uri(tmp_path, topic="orders"):
-    return f"file://{tmp_path}/{topic}?protocol=echo-json&partition-num=2"
+def uri(tmp_path, topic="orders", partitions=2):
+    return f"file://{tmp_path}/{topic}?protocol=echo-json&partition-num={partitions}"
 
 
 def begin(tmp_path, overwrite=False) -> FileWriteJob:
@@ -109,11 +109,11 @@ def test_the_repr_names_the_sink_and_the_job(tmp_path):
 
 
 def test_overwrite_replaces_the_topic_with_exactly_what_the_job_wrote(tmp_path):
-    cdcwire.write(uri(tmp_path), [Message("orders", p, None, b"old") for p in range(4)])
+    cdcwire.write(uri(tmp_path, partitions=4), [Message("orders", p, None, b"old") for p in range(4)])
     cdcwire.write(uri(tmp_path, "other"), [Message("other", 0, None, b"kept")])
     job = begin(tmp_path, overwrite=True)
     job.publish([stage(job, [Message("orders", 0, None, b"new0"), Message("orders", 1, None, b"new1")])])
-    assert values(tmp_path) == [(0, 0, b"new0"), (1, 0, b"new1")]
+    assert values(tmp_path) == [(0, 0, b"new0"), (1, 0, b"new1")]  # partitions 2 and 3 are empty now
     assert values(tmp_path, "other") == [(0, 0, b"kept")]
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import Iterator, Optional
 
 import pytest
 
+from cdcwire import Message
 from cdcwire.testing.transport_conformance import (
     SinkFactory,
     TransportConformance,
@@ -15,6 +17,7 @@ from cdcwire.testing.transport_conformance import (
     check_file_the_next_write_cuts_an_incomplete_last_record,
     check_watermarks_bound_what_was_written,
 )
+from cdcwire.transport import MessageReader
 
 
 @pytest.fixture
@@ -30,26 +33,18 @@ def file_sinks(tmp_path: Path) -> SinkFactory:
 
 
 class TestFileTransportConformance(TransportConformance):
-    """file:// declares: None kept apart from empty, partitions that come into being as they
-    are written (the base prepare_topic rule), a missing topic is an error."""
+    """file:// declares: None kept apart from empty, fixed-size topics (prepare_topic records a
+    new topic's partition count, a larger partition-num is refused, a write outside the count
+    too; see transports/file_topics.py), a missing topic is an error."""
 
     none_key = True
     none_value = True
-    fixed_size_topics = False
+    fixed_size_topics = True
     missing_topic = "error"
 
     @pytest.fixture
     def new_sink_uri(self, file_sinks: SinkFactory) -> SinkFactory:
         return file_sinks
-
-    @pytest.mark.xfail(
-        strict=True,
-        raises=AssertionError,
-        reason="FileReader.read is a generator: it takes the partition's size at the first next(), not"
-        " at the call, so messages written in between are read too (transports/file.py)",
-    )
-    def test_a_read_ends_at_the_high_watermark_of_the_call(self, new_sink_uri: SinkFactory) -> None:
-        super().test_a_read_ends_at_the_high_watermark_of_the_call(new_sink_uri)
 
 
 def test_file_an_incomplete_last_record_is_never_read_as_a_message(file_sinks: SinkFactory) -> None:
@@ -75,3 +70,20 @@ def test_the_file_checks_refuse_a_sink_that_is_not_file() -> None:
     kafka = "kafka://127.0.0.1:9/t?protocol=echo-json"
     with pytest.raises(AssertionError, match=r"need a file:// sink factory, got kafka://"):
         check_file_the_next_write_cuts_an_incomplete_last_record(lambda: kafka)
+
+
+def test_a_reader_without_its_own_watermarks_cannot_be_made() -> None:
+    """Every reader answers watermarks() itself (the kit and Spark's read planning rely on it),
+    so one that does not is refused when it is made, not slow when a read is planned."""
+
+    class NoWatermarks(MessageReader):
+        def partitions(self, topic: str) -> list[int]:
+            return [0]
+
+        def read(
+            self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
+        ) -> Iterator[Message]:
+            return iter(())
+
+    with pytest.raises(TypeError, match="watermarks"):
+        NoWatermarks()  # type: ignore[abstract]

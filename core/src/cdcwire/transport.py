@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Sequence
 
-from .errors import CdcwireError, TransportError
+from .errors import CdcwireError
 from .message import Message
 from .params import Parameter
 
@@ -125,8 +125,11 @@ class MessageReader(abc.ABC):
         self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
     ) -> Iterator[Message]:
         """Messages of one partition with offsets in [start, end); ``start`` None = the earliest
-        held, ``end`` None = the high watermark now."""
+        held, ``end`` None = the high watermark at the call: taken when ``read`` is called, not
+        when its result is first consumed (an implementation that is a generator function
+        would take it too late)."""
 
+    @abc.abstractmethod
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """``(low, high)`` of one partition now: the first offset it still holds and the offset
         its next message will get (``low == high``: it holds nothing). A partition that does
@@ -137,23 +140,11 @@ class MessageReader(abc.ABC):
         read planned once needs), ``high`` is where a later read resumes, and offsets below
         ``low`` are gone (retention).
 
-        Part of the interface of every reader. This default counts the partition by reading it
-        to its end once, which is right for a transport without an index of its records (the
-        ``file://`` reader uses it); a transport that knows its watermarks (Kafka asks the
-        broker) overrides it, and so must a reader whose :meth:`read` asks ``watermarks()``
-        for its end.
+        Part of the interface of every reader, and abstract: each transport answers it without
+        reading the partition's messages (Kafka asks the broker; ``file://`` walks its record
+        headers). A reader whose :meth:`read` asks ``watermarks()`` for its end must not
+        answer it with a read.
         """
-        low: Optional[int] = None
-        high = 0
-        for message in self.read(topic, partition):
-            if message.offset is None:
-                raise TransportError(
-                    f"{type(self).__name__}.read gave a message of {topic}/{partition} no offset"
-                )
-            if low is None:
-                low = message.offset
-            high = message.offset + 1
-        return (high if low is None else low, high)
 
     def topics(self) -> list[str]:
         """Topics this source holds, where the transport can list them."""
@@ -180,9 +171,9 @@ class Transport(abc.ABC):
         """How many partitions of ``topic`` a write uses; called once per topic before dispatching.
 
         The reference's rule: ``partition-num`` when the URI gives it, else an existing
-        topic's real count, else 3. A transport whose topics have a fixed size (Kafka)
-        overrides this to create a missing topic and to refuse a ``partition-num``
-        larger than the real count.
+        topic's real count, else 3. A transport whose topics have a fixed size (Kafka,
+        ``file://``) overrides this to create a missing topic and to refuse a
+        ``partition-num`` larger than the real count.
         """
         if "partition-num" not in config.given:
             existing = self.partition_count(config, topic)

@@ -622,9 +622,9 @@ class TransportConformance:
 
     ``none_key`` / ``none_value``: a None key / value reads back as None, apart from b"".
     ``fixed_size_topics``: ``prepare_topic`` creates a new topic with its partitions and an
-    existing topic's size is fixed (``kafka://``); False: partitions come into being as
-    they are written and the URI's ``partition-num`` wins (the base ``Transport`` rule,
-    ``file://``). ``missing_topic``: reading a topic that does not exist is a CdcwireError
+    existing topic's size is fixed (``kafka://``, ``file://``); False: partitions come into
+    being as they are written and the URI's ``partition-num`` wins (the base ``Transport``
+    rule). ``missing_topic``: reading a topic that does not exist is a CdcwireError
     naming it (``"error"``) or gives nothing (``"empty"``). Whether a failed write leaves
     nothing is not declared here: the transport's ``WriteJob.all_or_nothing`` says it.
     """

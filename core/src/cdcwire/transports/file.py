@@ -10,11 +10,19 @@ Messages of topic T, partition P go to ``DIR/T/P.cdcwire`` in the framing of
 - :meth:`FileTransport.begin_write` gives a :class:`.file_job.FileWriteJob` for a
   write spread over Spark tasks, published once by the driver; it can overwrite.
 
+A topic has a fixed partition count, as a Kafka topic has (:mod:`.file_topics`):
+:meth:`FileTransport.prepare_topic` records it when it creates the topic, a larger
+``partition-num`` is refused, and a writer refuses a message for a partition outside it
+before staging anything. A partition of the count that nothing was written to reads as
+empty.
+
 Appending never cuts more than an incomplete last record; a damaged file stops the
 writer with an error naming file, record and byte. A reader stops at damage too,
 unless ``skip-damaged=true``: then it skips damaged records, counts and logs them
-(``FileReader.damaged``). Topics are checked by :mod:`.file_paths`, so no topic reaches
-outside ``DIR``; hidden entries of ``DIR`` (cdcwire's bookkeeping) are not topics.
+(``FileReader.damaged``). A read ends where the partition ended when ``read()`` was
+called; ``watermarks()`` counts records by their headers, without reading payloads.
+Topics are checked by :mod:`.file_paths`, so no topic reaches outside ``DIR``; hidden
+entries of ``DIR`` (cdcwire's bookkeeping) are not topics.
 """
 
 from __future__ import annotations
@@ -30,12 +38,13 @@ from ..message import Message
 from ..params import Parameter
 from ..transport import MessageReader, MessageWriter, Transport
 from .file_checks import Checked, check_target
-from .file_framing import Damage, frame, read_frames
+from .file_framing import Damage, count_frames, damage_error, frame, read_frames
 from .file_job import FileWriteJob
 from .file_locks import Key, PartitionLocks
 from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
+from .file_topics import files_count, recorded_count, settle_count, topic_count, topic_file
 
 __all__ = ["FileReader", "FileTransport", "FileWriteJob", "FileWriter", "SUFFIX", "partition_path"]
 
@@ -48,19 +57,32 @@ SKIP_DAMAGED = Parameter(
 
 
 class FileWriter(MessageWriter):
-    """All-or-nothing per writer: see the module docstring."""
+    """All-or-nothing per writer: see the module docstring.
 
-    def __init__(self, directory: str) -> None:
+    ``partition_num``: the URI's ``partition-num`` (None: not given), the count a topic
+    that has none gets when this writer publishes to it.
+    """
+
+    def __init__(self, directory: str, partition_num: Optional[int] = None) -> None:
         self.directory = directory
+        self.partition_num = partition_num
         self._locks = PartitionLocks(directory)
         self._owner: Optional[StagingOwner] = None
         self._staged: Optional[StagedFiles] = None
         self._checked: dict[Key, Checked] = {}
+        self._counts: dict[str, int] = {}
 
     def _start(self, key: Key) -> StagedFiles:
-        """First message for ``key``: take its lock and check its file before staging anything."""
+        """First message for ``key``: refuse a partition outside its topic's count, take its lock
+        and check its file, before staging anything."""
         path = partition_path(self.directory, *key)
         with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}"):
+            count = self._counts.get(key[0])
+            if count is None or key[1] >= count:
+                known = topic_count(self.directory, key[0], self.partition_num)
+                self._counts[key[0]] = known.count
+                if key[1] >= known.count:
+                    raise known.refuse(*key, self.directory)
             if self._staged is None:
                 Path(self.directory).mkdir(parents=True, exist_ok=True)
                 sweep(self.directory)
@@ -92,7 +114,8 @@ class FileWriter(MessageWriter):
                 self._staged.close()
                 sources = {k: [self._staged.path(k)] for k in self._staged.keys()}
                 with os_errors(f"cannot publish to {self.directory}"):
-                    publish(self.directory, Plan(sources, checked=self._checked), self._locks)
+                    plan = Plan(sources, checked=self._checked, partition_num=self.partition_num)
+                    publish(self.directory, plan, self._locks)
         finally:
             self.abort()
 
@@ -105,6 +128,7 @@ class FileWriter(MessageWriter):
             self._owner = None
         self._locks.release_all()
         self._checked.clear()
+        self._counts.clear()
 
 
 class FileReader(MessageReader):
@@ -122,29 +146,83 @@ class FileReader(MessageReader):
         return sorted(p.name for p in self.directory.iterdir() if p.is_dir() and not topic_problem(p.name))
 
     def partitions(self, topic: str) -> list[int]:
+        """The partitions of the topic's count (empty ones too) and any partition file."""
         d = topic_dir(self.directory, topic)
         if not d.is_dir():
             raise TransportError(f"topic {topic!r} does not exist under {self.directory}")
-        return sorted(n for n in map(partition_number, d.iterdir()) if n is not None)
+        files = {n for n in map(partition_number, d.iterdir()) if n is not None}
+        return sorted(files.union(range(self._recorded(topic) or 0)))
 
     def read(
         self, topic: str, partition: int, start: Optional[int] = None, end: Optional[int] = None
     ) -> Iterator[Message]:
-        start = start or 0
+        """See :meth:`MessageReader.read`. Not a generator: the file is opened and its end taken
+        here, at the call, so messages published after the call are not part of this read
+        however late it is consumed (the returned iterator holds the file open until done)."""
+        opened = self._open(topic, partition)
+        if opened is None:
+            return iter(())
+        f, size = opened
+        return _PinnedRead(f, self._messages(f, size, topic, partition, start or 0, end))
+
+    def _messages(
+        self, f: BinaryIO, size: int, topic: str, partition: int, start: int, end: Optional[int]
+    ) -> Iterator[Message]:
+        on_damage = self._on_damage_for(partition_path(self.directory, topic, partition))
+        for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage):
+            if end is not None and offset >= end:
+                return
+            if offset >= start:
+                yield Message(topic, partition, key, value, offset)
+
+    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
+        """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
+        the record count, from the record headers alone (:func:`.file_framing.count_frames`),
+        so it costs a seek per record, not a read of every payload.
+
+        Framing damage (a torn tail, a length running past the end) stops it with an error
+        naming file, record and byte, as a read stops; with ``skip-damaged`` it counts as the
+        read counts, ``high`` being the offset after the last intact record. A payload whose
+        CRC fails counts as its record here; the read names it.
+        """
+        opened = self._open(topic, partition)
+        if opened is None:
+            return (0, 0)
+        f, size = opened
+        name = f"{topic}/{partition}"
+        with f:
+            count, damage = count_frames(f, name, size)
+            if damage is None:
+                return (0, count)
+            if not self.skip_damaged:
+                raise damage_error(name, damage.record, damage.byte, damage.reason)
+            high = 0  # counted as a skipping read counts (rare: only a damaged file gets here)
+            for offset, _, _ in read_frames(f, name, size, lambda _damage: None):
+                high = offset + 1
+            return (0, high)
+
+    def _recorded(self, topic: str) -> Optional[int]:
+        with os_errors(f"cannot read the partition count of {topic!r} under {self.directory}"):
+            return recorded_count(self.directory, topic)
+
+    def _open(self, topic: str, partition: int) -> Optional[tuple[BinaryIO, int]]:
+        """The partition's file, open, and its committed size now; None for a partition of the
+        topic's count that nothing was written to; TransportError for one that does not exist."""
         path = partition_path(self.directory, topic, partition)
         try:
             f = open(path, "rb")
         except FileNotFoundError:
+            count = self._recorded(topic)
+            if count is not None and partition < count:
+                return None
             raise TransportError(f"partition {topic}/{partition} does not exist ({path})") from None
         except OSError as exc:
             raise TransportError(f"cannot read {topic}/{partition}: {exc.strerror or exc} ({path})") from None
-        with f:
-            size = self._committed_size(f, topic, partition)
-            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, self._on_damage_for(path)):
-                if end is not None and offset >= end:
-                    return
-                if offset >= start:
-                    yield Message(topic, partition, key, value, offset)
+        try:
+            return f, self._committed_size(f, topic, partition)
+        except BaseException:
+            f.close()
+            raise
 
     def _on_damage_for(self, path: Path):
         if not self.skip_damaged:
@@ -193,6 +271,41 @@ class FileReader(MessageReader):
         return None
 
 
+class _PinnedRead(Iterator[Message]):
+    """The messages of one :meth:`FileReader.read`, from a file opened (and its end taken) at
+    the call; the file is closed when the messages run out, fail, or the iterator is closed or
+    dropped unread (a generator that never started could not close it)."""
+
+    __slots__ = ("_f", "_messages")
+
+    def __init__(self, f: BinaryIO, messages: Iterator[Message]) -> None:
+        self._f: Optional[BinaryIO] = f
+        self._messages = messages
+
+    def __iter__(self) -> "_PinnedRead":
+        return self
+
+    def __next__(self) -> Message:
+        if self._f is None:
+            raise StopIteration
+        try:
+            return next(self._messages)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self._f is not None:
+            f, self._f = self._f, None
+            try:
+                self._messages.close()  # type: ignore[attr-defined]
+            finally:
+                f.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class FileTransport(Transport):
     scheme = "file"
     parameters = (SKIP_DAMAGED,)
@@ -202,21 +315,46 @@ class FileTransport(Transport):
             raise SinkURIError("file:// URIs take no user or password", "userinfo")
 
     def partition_count(self, config, topic: str) -> Optional[int]:  # type: ignore[override]
-        d = topic_dir(config.location, topic)
-        if not d.is_dir():
-            return None
-        parts = [n for n in map(partition_number, d.iterdir()) if n is not None]
-        return (max(parts) + 1) if parts else None
+        """The recorded count; for a topic an older cdcwire wrote, its partition files' count."""
+        with os_errors(f"cannot read the partition count of {topic!r} under {config.location}"):
+            recorded = recorded_count(config.location, topic)
+            return recorded if recorded is not None else files_count(config.location, topic)
+
+    def prepare_topic(self, config, topic: str) -> int:  # type: ignore[override]
+        """Create ``topic`` with ``partition-num`` partitions (recorded, see :mod:`.file_topics`)
+        if it has no count yet; the partition count to use, by Kafka's rule.
+
+        Without ``partition-num`` in the URI the topic's count is used; a ``partition-num``
+        larger than the count raises SinkURIError naming it (a topic does not grow: a
+        message for a partition past its count is refused); a smaller one is used as given.
+        """
+        given = _given_partition_num(config)
+        with os_errors(f"cannot prepare topic {topic!r} under {config.location}"):
+            count = settle_count(config.location, topic, given)
+        if given is None:
+            return count
+        if given > count:
+            raise SinkURIError(
+                f"partition-num={given} is larger than the {count} partition(s) file:// topic {topic!r}"
+                f" has (recorded in {topic_file(config.location, topic)}); use partition-num <= {count},"
+                " or write to a new topic",
+                "partition-num",
+            )
+        return given
 
     def writer(self, config) -> FileWriter:  # type: ignore[override]
-        return FileWriter(config.location)
+        return FileWriter(config.location, _given_partition_num(config))
 
     def begin_write(  # type: ignore[override]
         self, config, sink_uri: str, overwrite: bool = False
     ) -> FileWriteJob:
-        return FileWriteJob(sink_uri, config.location, overwrite)
+        return FileWriteJob(sink_uri, config.location, overwrite, _given_partition_num(config))
 
     def reader(self, config) -> FileReader:  # type: ignore[override]
         return FileReader(config.location, skip_damaged=bool(config.params.get("skip-damaged", False)))
 
 
+def _given_partition_num(config) -> Optional[int]:
+    """The URI's ``partition-num``, or None when it gives none (a new topic then gets the default,
+    a topic an older cdcwire wrote its files' count)."""
+    return int(config["partition-num"]) if "partition-num" in config.given else None

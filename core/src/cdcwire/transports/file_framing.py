@@ -159,6 +159,42 @@ def appendable_length(f: BinaryIO, size: int, name: str) -> int:
     return pos
 
 
+def damage_error(name: str, record: int, byte: int, problem: str) -> TransportError:
+    """What a strict reader raises at damage: where it is, and how to read past it."""
+    return TransportError(
+        f"{name}: record {record} at byte {byte} {problem}"
+        " (read with skip-damaged=true to skip damaged records)"
+    )
+
+
+def count_frames(f: BinaryIO, name: str, size: int) -> tuple[int, Optional[Damage]]:
+    """How many records the first ``size`` bytes of ``f`` hold, from their headers alone.
+
+    Why headers only: a count must not cost a read of the whole partition. Each header's
+    lengths say where the next record starts, so keys and values are seeked over, never
+    read, and no CRC is computed: a payload whose CRC fails still counts as its record (a
+    read names it). Returns ``(records, None)`` when the lengths lead exactly to ``size``;
+    else ``(records before it, the first record whose lengths run past size)``, a torn
+    tail or a damaged length, which the caller reports or hands to a skipping read.
+    A file that is not a cdcwire file raises TransportError, as it does for a read.
+    """
+    if not check_magic(f, size, name):
+        return 0, (Damage(name, 0, 0, size, "is truncated (magic)") if size else None)
+    pos, record = len(MAGIC), 0
+    f.seek(pos)
+    while pos < size:
+        head = f.read(_HEAD.size) if pos + _HEAD.size <= size else b""
+        if len(head) < _HEAD.size:  # the header runs past the end (or the file shrank under us)
+            return record, Damage(name, record, pos, size - pos, "is truncated (header)")
+        klen, vlen, _ = _HEAD.unpack(head)
+        end = pos + _HEAD.size + (0 if klen == NONE_LEN else klen) + (0 if vlen == NONE_LEN else vlen)
+        if end > size:
+            return record, Damage(name, record, pos, size - pos, "is truncated (body)")
+        pos, record = end, record + 1
+        f.seek(pos)
+    return record, None
+
+
 def read_frames(
     f: BinaryIO,
     name: str,
@@ -176,7 +212,7 @@ def read_frames(
         size = f.tell()
     if not check_magic(f, size, name):
         if size and on_damage is None:
-            raise TransportError(f"{name}: record 0 at byte 0 is truncated (magic)")
+            raise damage_error(name, 0, 0, "is truncated (magic)")
         return
     offset, pos = 0, len(MAGIC)
     f.seek(pos)
@@ -187,10 +223,7 @@ def read_frames(
             offset, pos = offset + 1, parsed.end
             continue
         if on_damage is None:
-            raise TransportError(
-                f"{name}: record {offset} at byte {pos} {parsed.problem}"
-                " (read with skip-damaged=true to skip damaged records)"
-            )
+            raise damage_error(name, offset, pos, parsed.problem)
         resume = next_intact(f, pos + 1, size)
         end = size if resume is None else resume
         on_damage(Damage(name, offset, pos, end - pos, parsed.problem))

@@ -7,7 +7,9 @@ Each task writer stages into its own fresh attempt directory inside it and, on c
 hands back a receipt naming the attempt and the size of every file it staged.
 ``publish(receipts)`` publishes exactly those attempts through :mod:`.file_publish`
 (all partitions at once, under their locks); attempts that failed or were retried are
-never named, and go with the job's area.
+never named, and go with the job's area. A task writer refuses a message for a partition
+outside its topic's count (:mod:`.file_topics`) before staging it; the publish records
+the count of a topic that has none.
 """
 
 from __future__ import annotations
@@ -22,20 +24,24 @@ from ..message import Message
 from ..redact import redact_url
 from ..transport import MessageWriter, WriteJob
 from .file_framing import frame
-from .file_locks import PartitionLocks
-from .file_paths import os_errors, partition_number, topic_dir
+from .file_locks import Key, PartitionLocks
+from .file_paths import os_errors, partition_number, partition_path, topic_dir
 from .file_publish import Plan, publish, recover
 from .file_staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
+from .file_topics import topic_count
 
 
 class FileTaskWriter(MessageWriter):
     """Stages one task attempt's messages; ``receipt`` (set by ``close()``) says what it staged."""
 
-    def __init__(self, directory: str, job: str) -> None:
+    def __init__(self, directory: str, job: str, partition_num: Optional[int] = None) -> None:
         self.directory = directory
         self.job = job
+        self.partition_num = partition_num
         self.attempt = uuid.uuid4().hex
         self._staged: Optional[StagedFiles] = None
+        self._counts: dict[str, int] = {}
+        self._allowed: set[Key] = set()
 
     def _files(self) -> StagedFiles:
         if self._staged is None:
@@ -52,7 +58,23 @@ class FileTaskWriter(MessageWriter):
             self._staged = StagedFiles(self.directory, area)
         return self._staged
 
+    def _allow(self, key: Key) -> None:
+        """First message for ``key``: refuse a partition outside the topic's count, before staging."""
+        topic, partition = key
+        partition_path(self.directory, topic, partition)  # a topic or partition that cannot be a file
+        count = self._counts.get(topic)
+        if count is None or partition >= count:
+            with os_errors(f"cannot write {topic}/{partition} under {self.directory}"):
+                known = topic_count(self.directory, topic, self.partition_num)
+            self._counts[topic] = known.count
+            if partition >= known.count:
+                raise known.refuse(topic, partition, self.directory)
+        self._allowed.add(key)
+
     def write(self, message: Message) -> None:
+        key = (message.topic, message.partition)
+        if key not in self._allowed:
+            self._allow(key)
         self._files().write(message.topic, message.partition, frame(message.key, message.value))
 
     def flush(self) -> None:
@@ -76,10 +98,14 @@ class FileWriteJob(WriteJob):
 
     all_or_nothing = True
 
-    def __init__(self, sink_uri: str, directory: str, overwrite: bool = False) -> None:
+    def __init__(
+        self, sink_uri: str, directory: str, overwrite: bool = False, partition_num: Optional[int] = None
+    ) -> None:
         self.sink_uri = sink_uri
         self.directory = directory
         self.overwrite = overwrite
+        #: The URI's ``partition-num`` (None: not given): the count a topic without one gets.
+        self.partition_num = partition_num
         self.job = f"job-{uuid.uuid4().hex}"
         with os_errors(f"cannot begin a write to {directory}"):
             Path(directory).mkdir(parents=True, exist_ok=True)
@@ -88,10 +114,11 @@ class FileWriteJob(WriteJob):
             self._owner: Optional[StagingOwner] = StagingOwner(directory, self.job)
 
     def __getstate__(self) -> dict:
-        return {name: self.__dict__[name] for name in ("sink_uri", "directory", "overwrite", "job")}
+        names = ("sink_uri", "directory", "overwrite", "partition_num", "job")
+        return {name: self.__dict__[name] for name in names}
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update({"partition_num": None, **state})
         self._owner = None  # the driver's copy owns the staging area
 
     def __repr__(self) -> str:
@@ -99,10 +126,10 @@ class FileWriteJob(WriteJob):
         return f"FileWriteJob({redact_url(self.sink_uri)!r}, {self.job}{mode})"
 
     def task_writer(self) -> FileTaskWriter:
-        return FileTaskWriter(self.directory, self.job)
+        return FileTaskWriter(self.directory, self.job, self.partition_num)
 
     def _plan(self, receipts: Sequence[str]) -> Plan:
-        plan = Plan(overwrite=self.overwrite)
+        plan = Plan(overwrite=self.overwrite, partition_num=self.partition_num)
         area = staging_dir(self.directory) / self.job
         for receipt in receipts:
             try:

@@ -1,8 +1,11 @@
 """Where the file transport keeps things inside a sink directory ``DIR``.
 
-``DIR/T/P.cdcwire`` holds topic ``T``, partition ``P``. cdcwire's own bookkeeping lives
-in the hidden ``DIR/.cdcwire/`` (per-partition lock files, publish journals, staged
-writes), on the same file system as the data, so its renames are atomic.
+``DIR/T/P.cdcwire`` holds topic ``T``, partition ``P``, and ``DIR/T/.cdcwire-topic.json``
+the topic's partition count (:mod:`.file_topics`): it belongs to the topic, so it goes
+where the topic's files go, and removing the topic's directory removes it. cdcwire's
+other bookkeeping lives in the hidden ``DIR/.cdcwire/`` (per-partition lock files,
+publish journals, staged writes), on the same file system as the data, so its renames
+are atomic.
 
 A topic is one plain directory name: never empty, ``.`` or ``..``, never holding ``/``,
 ``\\`` or NUL, never starting with ``.`` (hidden names are cdcwire's own). So every path
@@ -21,6 +24,8 @@ from ..errors import TransportError
 
 SUFFIX = ".cdcwire"
 INTERNAL = ".cdcwire"
+#: The file in a topic's directory that records its partition count (hidden: never a partition).
+TOPIC_FILE = ".cdcwire-topic.json"
 
 
 def topic_problem(topic: object) -> str:
@@ -60,6 +65,11 @@ def topic_dir(directory: str | Path, topic: str) -> Path:
 
 def partition_path(directory: str | Path, topic: str, partition: int) -> Path:
     return topic_dir(directory, topic) / f"{check_partition(topic, partition)}{SUFFIX}"
+
+
+def topic_file(directory: str | Path, topic: str) -> Path:
+    """``DIR/T/.cdcwire-topic.json``: where topic ``T`` records its partition count."""
+    return topic_dir(directory, topic) / TOPIC_FILE
 
 
 def partition_number(path: Path) -> int | None:

@@ -16,7 +16,9 @@ over any number of partition files of one sink directory:
    incomplete last record may go (:func:`.file_framing.appendable_length`); other
    damage raises TransportError naming file, record and byte, before anything changed.
    An overwrite does not look at the old contents: it is also the way to replace a
-   damaged file.
+   damaged file. Then each topic's partition count is recorded if it is not yet
+   (:mod:`.file_topics`), and a partition outside it is refused, before anything changed
+   (the writers refused it already; this catches a count another writer recorded first).
 4. Journal: the original state of every target (length to keep, or absent; for an
    overwrite, a hard link keeping the old file) is written to a temporary file,
    fsynced and renamed into ``journal/<id>.journal``.
@@ -43,7 +45,8 @@ from ..errors import TransportError
 from .file_checks import Checked, check_target, remember
 from .file_framing import MAGIC
 from .file_locks import Key, PartitionLocks
-from .file_paths import fsync_dir, internal_dir, partition_path
+from .file_paths import fsync_dir, internal_dir, partition_path, topic_file
+from .file_topics import record_count, topic_count
 
 log = logging.getLogger("cdcwire.file")
 
@@ -71,6 +74,8 @@ class Plan:
     overwrite: bool = False
     #: Targets the caller already checked under the lock it still holds (see :func:`check_target`).
     checked: dict[Key, Checked] = field(default_factory=dict)
+    #: The URI's ``partition-num`` (None: not given): the count a topic without one gets.
+    partition_num: Optional[int] = None
 
     def keys(self) -> list[Key]:
         return sorted(set(self.sources) | set(self.remove))
@@ -168,6 +173,7 @@ def publish(directory: str | Path, plan: Plan, locks: PartitionLocks) -> None:
             entries.append(JournalEntry(*key, check_target(target, locks, key, plan.checked.get(key)).keep))
     if not plan.sources and not plan.remove:
         return
+    _settle_counts(directory, plan)
     jid = uuid.uuid4().hex
     for e in entries:
         if e.kept:
@@ -200,6 +206,28 @@ def publish(directory: str | Path, plan: Plan, locks: PartitionLocks) -> None:
     for e in entries:
         if e.kept:
             (jdir / e.kept).unlink(missing_ok=True)
+
+
+def _settle_counts(directory: Path, plan: Plan) -> None:
+    """Refuse a partition outside its topic's count, then record the count of each topic that
+    has none (step 3): a topic's count is fixed before its first messages land, and a publish
+    refused here has recorded nothing."""
+    topics = sorted({t for t, _ in plan.sources})
+    known = {t: topic_count(directory, t, plan.partition_num) for t in topics}
+    for topic in topics:
+        _refuse_outside(directory, plan, topic, known[topic].count)
+    for topic in topics:
+        if not known[topic].recorded:  # another writer may record first: its count is the count
+            _refuse_outside(directory, plan, topic, record_count(directory, topic, known[topic].count))
+
+
+def _refuse_outside(directory: Path, plan: Plan, topic: str, count: int) -> None:
+    outside = sorted(p for t, p in plan.sources if t == topic and p >= count)
+    if outside:
+        raise TransportError(
+            f"partition {outside[0]} is outside the {count} partition(s) of topic {topic!r} under"
+            f" {directory} ({topic_file(directory, topic)}); nothing was published"
+        )
 
 
 def _apply(directory: Path, jdir: Path, plan: Plan, e: JournalEntry) -> None:
