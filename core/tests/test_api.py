@@ -45,3 +45,12 @@ def test_encode_writes_through_the_file_transport_and_reads_back(tmp_path):
     cdcwire.write(uri, cdcwire.encode(uri, events))
     back = cdcwire.decode(uri, cdcwire.read(uri))
     assert sorted(back, key=lambda e: e.commit_ts) == events
+
+
+def test_read_ends_every_partition_where_it_ended_at_the_call(tmp_path):
+    uri = f"file://{tmp_path}/t?protocol=echo-json&partition-num=2&partition=index-value"
+    first = [row(i, i) for i in range(1, 9)]
+    cdcwire.write(uri, cdcwire.encode(uri, first))
+    messages = cdcwire.read(uri)  # nothing consumed yet
+    cdcwire.write(uri, cdcwire.encode(uri, [row(i, i) for i in range(9, 17)]))
+    assert sorted(cdcwire.decode(uri, messages), key=lambda e: e.commit_ts) == first

@@ -8,6 +8,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
 from .errors import DecodeError
 from .events import Event
 from .message import Message, Payload
+from .transport import MessageReader
 from .registry import get_registry
 from .sink_uri import SinkConfig, parse_sink_uri, protocol_config
 from .dispatch import Dispatcher
@@ -112,12 +113,24 @@ def write(sink_uri: ConfigLike, messages: Iterable[Message]) -> int:
 
 
 def read(source_uri: ConfigLike, partitions: Optional[Sequence[int]] = None) -> Iterator[Message]:
-    """Messages of the source's topic, partition by partition, up to the end as it is now."""
+    """Messages of the source's topic, partition by partition, up to each partition's end as it
+    is at this call: every partition's high watermark is taken now, so messages written while
+    the result is consumed are not read (as ``MessageReader.read`` promises for one partition)."""
     config = config_of(source_uri)
     reader = config.transport.reader(config)
     try:
-        for p in partitions if partitions is not None else reader.partitions(config.topic):
-            yield from reader.read(config.topic, p)
+        chosen = partitions if partitions is not None else reader.partitions(config.topic)
+        ends = [(p, reader.watermarks(config.topic, p)[1]) for p in chosen]
+    except BaseException:
+        reader.close()
+        raise
+    return _read_up_to(reader, config.topic, ends)
+
+
+def _read_up_to(reader: MessageReader, topic: str, ends: list[tuple[int, int]]) -> Iterator[Message]:
+    try:
+        for partition, end in ends:
+            yield from reader.read(topic, partition, None, end)
     finally:
         reader.close()
 
