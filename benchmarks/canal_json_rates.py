@@ -17,7 +17,7 @@ from typing import Callable
 
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
 from cdcwire.sink_uri import protocol_config
-from cdcwire.value_text import to_float32
+from cdcwire.value_kinds import to_float32
 
 T, F = ColumnType, ColumnFlag
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY

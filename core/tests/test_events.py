@@ -74,3 +74,7 @@ def test_build_row_event_gives_the_same_frozen_event_as_the_constructor():
         built.commit_ts = 8  # type: ignore[misc]
     with pytest.raises(ValueError, match="neither columns nor pre_columns"):
         build_row_event(7, "s", "t", None, None)
+
+
+def test_a_geometry_value_is_bytes_as_every_codec_reads_it():
+    assert Column("g", ColumnType.GEOMETRY, ColumnFlag(0), b"\x01\x01").holds_bytes

@@ -29,7 +29,8 @@ from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 from .errors import EventJSONError, InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .validation import FLAGS_LIMIT, check_event, shown
-from .value_text import float32_text, to_float32
+from .value_kinds import to_float32
+from .value_text import float32_text
 
 #: The version of the event JSON format: MAJOR.MINOR, a new optional field raising the
 #: minor, anything an older reader would misread the major.

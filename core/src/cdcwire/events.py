@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from .codes import ColumnFlag, ColumnType, DDLType
+from .value_kinds import holds_bytes
 
 #: A column value: int (signed or unsigned 64-bit), float, str, bytes or None.
 #: DECIMAL, date/time and JSON values are their text; ENUM is the 1-based index,
@@ -54,9 +55,9 @@ class Column:
 
     @property
     def holds_bytes(self) -> bool:
-        """True when the canonical value is bytes (BLOB, BINARY, VARBINARY)."""
-        t = self.type
-        return (t in BLOB_TYPES or t in STRING_TYPES) and bool(self.flags & ColumnFlag.BINARY)
+        """True when the canonical value is bytes (BLOB, BINARY, VARBINARY, GEOMETRY): the
+        one rule of :func:`cdcwire.value_kinds.holds_bytes`."""
+        return holds_bytes(self.type, self.flags)
 
 
 Columns = tuple[Column, ...]

@@ -37,7 +37,16 @@ from .errors import (
     TransportError,
 )
 from .event_json import from_json, to_json
-from .events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
+from .events import (
+    Column,
+    Columns,
+    DDLEvent,
+    Event,
+    ResolvedEvent,
+    RowChangedEvent,
+    build_column,
+    build_row_event,
+)
 from .hookspecs import hookimpl
 from .message import MESSAGE_OVERHEAD, Message, Payload
 from .params import (
@@ -50,7 +59,8 @@ from .params import (
 )
 from .sink_uri import SinkConfig
 from .transport import MessageReader, MessageWriter, Transport, WriteJob
-from .value_text import float32_text, float64_text, to_float32
+from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
+from .value_text import float32_text, float64_text
 
 #: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
 #: removed one the major. A plugin written for 1.0 loads on any 1.x core.
@@ -60,13 +70,14 @@ PLUGIN_API_VERSION = "1.0"
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 
 __all__ = [
-    "BLOB_TYPES", "Broadcast", "BoundedCache", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType",
-    "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError", "Decoder",
-    "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES", "INTEGER_TYPES",
-    "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE", "MESSAGE_OVERHEAD", "Message",
-    "MessageReader", "MessageTooLargeError", "MessageWriter", "ONLY_OUTPUT_UPDATED_COLUMNS",
-    "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload", "PluginError", "ResolvedEvent",
-    "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError", "TEXTUAL_TYPES", "Transport",
-    "TransportError", "WriteJob", "build_column", "build_row_event", "float32_text", "float64_text",
-    "from_json", "hookimpl", "to_float32", "to_json",
+    "BLOB_TYPES", "BoundedCache", "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag",
+    "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
+    "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES",
+    "INTEGER_TYPES", "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE",
+    "MESSAGE_OVERHEAD", "Message", "MessageReader", "MessageTooLargeError", "MessageWriter",
+    "ONLY_OUTPUT_UPDATED_COLUMNS", "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload",
+    "PluginError", "ResolvedEvent", "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError",
+    "TEXTUAL_TYPES", "Transport", "TransportError", "ValueKind", "WriteJob", "build_column",
+    "build_row_event", "canonical_value", "float32_text", "float64_text", "from_json", "holds_bytes",
+    "hookimpl", "to_float32", "to_json", "value_kind",
 ]

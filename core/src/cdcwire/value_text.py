@@ -17,11 +17,6 @@ from .events import Column
 _F32 = struct.Struct("<f")
 
 
-def to_float32(x: float) -> float:
-    """Round a Python float to the nearest float32 (as MySQL FLOAT stores it)."""
-    return _F32.unpack(_F32.pack(x))[0]
-
-
 def _plain(digits: str) -> str:
     """Shortest-digits text (maybe with exponent) as plain decimal, Go 'f' style."""
     if "e" in digits or "E" in digits:

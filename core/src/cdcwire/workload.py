@@ -24,7 +24,7 @@ from .codes import ColumnType as T
 from .codes import DDLType
 from .column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from .value_text import to_float32
+from .value_kinds import to_float32
 
 U64 = (1 << 64) - 1
 KEY_FLAGS = F.HANDLE_KEY | F.PRIMARY_KEY
