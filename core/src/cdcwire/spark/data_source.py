@@ -51,6 +51,7 @@ from ..sink_uri import SinkConfig
 from ..transport import WriteJob
 from .arrow_events import checked_events
 from .encoding import EncodingTask, encode_routed
+from .job_errors import carried_to_driver
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
 from .range_decoding import decode_range
 from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
@@ -85,7 +86,8 @@ class MessageEventsReader(DataSourceReader):
 
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
         if partition.partition >= 0:
-            yield from decode_range(self.uri, partition, self.permissive)
+            with carried_to_driver("reading messages from a source"):  # see job_errors
+                yield from decode_range(self.uri, partition, self.permissive)
 
 
 @dataclass
@@ -110,6 +112,10 @@ class EventsWriter(DataSourceArrowWriter):
         self.job = job
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenCounts:
+        with carried_to_driver("a format('cdcwire') write task"):  # see job_errors
+            return self._write(iterator)
+
+    def _write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenCounts:
         first = next(iterator, None)
         if first is None:
             return WrittenCounts(0, 0, 0)

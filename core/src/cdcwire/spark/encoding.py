@@ -33,6 +33,7 @@ from ..redact import redact_url
 from ..transport import WriteJob
 from .collector import fewer_collections
 from .arrow_events import batch_to_events
+from .job_errors import carried_to_driver
 from .refused_events import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from .sink_cache import sink_config
@@ -104,7 +105,7 @@ def encode_stage(task: EncodingTask) -> Callable[[Iterator[pa.RecordBatch]], Ite
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
-        with fewer_collections():
+        with carried_to_driver("the encoding stage"), fewer_collections():  # see job_errors
             yield from encode_routed(task, batches, TaskContext.get())
 
     return run
@@ -142,10 +143,11 @@ def encode_routed(
             rows.append((topic, partition, fed, encoded, messages, size, *_NO_COUNTS, None, None))
         writer.close()
         refused.publish()
-    except CdcwireError as exc:
+    except CdcwireError as exc:  # raised as it is (as cdcwire.encode would), the place in a note
         writer.abort()
         refused.discard()
-        raise CdcwireError(f"writing {topic}/{partition} to {config.redacted_uri}: {exc}") from None
+        exc.add_note(f"while writing {topic}/{partition} to {config.redacted_uri}")
+        raise
     except BaseException:
         writer.abort()
         refused.discard()

@@ -1,28 +1,169 @@
-"""Errors raised on executors come back as Spark exceptions holding a Python traceback;
-the driver turns a cdcwire error among them back into a plain CdcwireError with its message."""
+"""cdcwire errors keep their type and attributes across Spark.
+
+Why: an error raised in a Spark task reaches the driver as a Spark exception holding
+only the text of the executor's Python traceback. Parsing ``cdcwire.errors.XError:
+message`` out of that text gives back the class at best and none of its attributes
+(``SinkURIError.parameter``, ``DecodeError.offset``...), and a class whose
+constructor takes more than the message cannot be rebuilt from it. A caller of
+``cdcwire.spark.write`` should catch what ``cdcwire.encode`` raises, whichever stage
+failed.
+
+How: every executor-side entry point (the routing and encoding stages, the data
+sources' readers and writer) runs inside :func:`carried_to_driver`, which adds a
+note to a cdcwire error on its way out: one line, :data:`MARKER` and the base64 of
+a JSON record of the error's class, ``args``, attributes and notes. Python prints
+notes in the traceback, so the line reaches the driver in the Spark exception's
+text, where :func:`cdcwire_error_in` (used under :func:`cdcwire_errors_raised`)
+rebuilds the error: the same class, ``args`` (so the same ``str()``), attributes
+and notes, without calling its constructor (which may want other arguments).
+
+JSON and not pickle: the text around the line may quote input data, so a forged
+line must not be able to run code. For the same reason the class is looked up in
+modules the driver has already loaded (cdcwire's, its plugins', the caller's), never
+imported, and must be a :class:`CdcwireError`; one the driver has not loaded comes
+back as a CdcwireError with the same message, attributes and notes. Nothing new is
+revealed: the record holds what the error already holds, and cdcwire errors are
+scrubbed of passwords and tokens when they are made.
+
+A failure that is no cdcwire error (a lost executor, a bug) stays Spark's exception.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
-from typing import Optional
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, Optional
 
 from ..errors import CdcwireError
 
-_LINE = re.compile(r"^cdcwire\.errors\.(\w+Error): (.*)$", re.MULTILINE)
+#: Starts the note that carries an error; the rest of the line is the record in base64.
+MARKER = "cdcwire error, carried to the Spark driver: "
+
+_CARRIED = re.compile(rf"^{re.escape(MARKER)}([A-Za-z0-9+/=]+)\s*$", re.MULTILINE)
+#: The last line of a traceback: ``module.Class: message`` (a fallback for errors not carried).
+_TRACEBACK_LINE = re.compile(r"^((?:[A-Za-z_]\w*\.)+)([A-Za-z_]\w*): (.*)$", re.MULTILINE)
+
+
+@contextmanager
+def carried_to_driver(stage: str) -> Iterator[None]:
+    """Run executor-side code so that a cdcwire error leaving it can be rebuilt on the driver;
+    ``stage`` (e.g. "the routing stage") goes into a note saying where it was raised."""
+    try:
+        yield
+    except CdcwireError as exc:
+        carry(exc, stage)
+        raise
+
+
+def carry(exc: CdcwireError, stage: str = "") -> None:
+    """Add the notes that carry ``exc`` to the driver (once: an error already carried is left alone)."""
+    notes = [note for note in getattr(exc, "__notes__", ()) if isinstance(note, str)]
+    if any(note.startswith(MARKER) for note in notes):
+        return
+    if stage:
+        exc.add_note(f"raised in a Spark task of {stage}")
+    exc.add_note(MARKER + _record(exc))
+
+
+def _record(exc: CdcwireError) -> str:
+    """The error as base64 of JSON: class, args, attributes, notes (the carrying note aside)."""
+    cls = type(exc)
+    args: list[Any] = list(exc.args)
+    if not _plain(args):
+        args = [str(exc)]  # one argument keeps str() as it was
+    attrs = {k: v for k, v in vars(exc).items() if k != "__notes__" and _plain(v)}
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str) and not n.startswith(MARKER)]
+    record = {"module": cls.__module__, "class": cls.__qualname__, "args": args, "attrs": attrs,
+              "notes": notes}
+    return base64.b64encode(json.dumps(record, ensure_ascii=True).encode("ascii")).decode("ascii")
+
+
+def _plain(value: object) -> bool:
+    """Whether JSON gives ``value`` back as it is (str, numbers, None, lists and str-keyed dicts of
+    them; a tuple comes back a list, so it is not plain). An attribute that is not is left out."""
+    try:
+        back = json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return False
+    return back == value and type(back) is type(value)
 
 
 def cdcwire_error_in(exc: BaseException) -> Optional[CdcwireError]:
-    """The last cdcwire error named in an executor's traceback, or None."""
-    found = _LINE.findall(str(exc))
-    if not found:
-        return None
-    name, message = found[-1]
-    from .. import errors
+    """The cdcwire error behind a Spark exception, rebuilt, or None.
 
-    cls = getattr(errors, name, CdcwireError)
-    if not (isinstance(cls, type) and issubclass(cls, CdcwireError)):
-        cls = CdcwireError
+    The last carried error in the text wins (an error raised while handling another is
+    printed after it); without one, the last ``module.Class: message`` line naming a
+    cdcwire error class is rebuilt from its message alone (an error raised outside the
+    carrying entry points, e.g. in a UDF of the caller's), with the attributes its
+    constructor gives a bare message.
+    """
+    text = str(exc)
+    for encoded in reversed(_CARRIED.findall(text)):
+        rebuilt = _rebuilt(encoded)
+        if rebuilt is not None:
+            return rebuilt
+    for module, name, message in reversed(_TRACEBACK_LINE.findall(text)):
+        cls = _error_class(module.rstrip("."), name)
+        if cls is not None:
+            return _from_message(cls, message)
+    return None
+
+
+@contextmanager
+def cdcwire_errors_raised() -> Iterator[None]:
+    """Run driver code that starts Spark jobs: a Spark exception caused by a cdcwire error raises
+    that error instead (its Spark wrapper stays reachable as ``__context__``); any other passes."""
     try:
-        return cls(message)
+        yield
+    except CdcwireError:
+        raise
+    except Exception as exc:
+        err = cdcwire_error_in(exc)
+        if err is None:
+            raise
+        raise err from None
+
+
+def _rebuilt(encoded: str) -> Optional[CdcwireError]:
+    try:
+        record = json.loads(base64.b64decode(encoded, validate=True))
+        cls = _error_class(str(record["module"]), str(record["class"]))
+        args, attrs, notes = list(record["args"]), dict(record["attrs"]), list(record["notes"])
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        return None
+    if cls is None:  # raised by a module the driver has not loaded: the base class, all else kept
+        cls = CdcwireError
+        notes.append(f"raised as {record['module']}.{record['class']}, which the Spark driver has not loaded")
+    err = cls.__new__(cls, *args)  # no __init__: it may want other arguments than args
+    err.args = tuple(args)
+    for name, value in attrs.items():
+        setattr(err, str(name), value)
+    for note in notes:
+        err.add_note(str(note))
+    return err
+
+
+def _from_message(cls: type[CdcwireError], message: str) -> CdcwireError:
+    """``cls`` with ``message`` as its one argument: by its constructor when a message is enough
+    (its attributes get their defaults), else bare."""
+    try:
+        err = cls(message)
     except TypeError:
-        return CdcwireError(message)
+        err = cls.__new__(cls, message)
+    err.args = (message,)
+    return err
+
+
+def _error_class(module: str, qualname: str) -> Optional[type[CdcwireError]]:
+    """A CdcwireError subclass by module and name, from a module already loaded (never imported:
+    the names come from text that may quote input data)."""
+    obj: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    if isinstance(obj, type) and issubclass(obj, CdcwireError):
+        return obj
+    return None

@@ -20,6 +20,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from ..errors import EventJSONError
 from ..event_json import from_json
 from .arrow_events import events_to_batch, events_to_permissive_batch
+from .job_errors import carried_to_driver
 from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA
 
 CHUNK_BYTES = 32 << 20
@@ -121,7 +122,8 @@ class EventLinesReader(DataSourceReader):
 
     def read(self, partition: LineChunk) -> Iterator[pa.RecordBatch]:
         if partition.end > partition.start:
-            yield from read_chunk(partition, self.permissive)
+            with carried_to_driver("reading event JSON Lines"):  # see job_errors
+                yield from read_chunk(partition, self.permissive)
 
 
 class EventLinesDataSource(DataSource):

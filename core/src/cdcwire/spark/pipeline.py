@@ -38,7 +38,7 @@ from ..errors import CdcwireError
 from ..sink_uri import SinkConfig
 from ..transport import WriteJob
 from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
-from .job_errors import cdcwire_error_in
+from .job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .routing_counts import COUNTERS, COUNTS_COLUMN
 from .schema import EVENT_COLUMNS, MALFORMED_TYPE
@@ -172,7 +172,8 @@ def prepare(
 ) -> tuple[DataFrame, RoutePlan]:
     """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
     each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
-    laid, plan = _laid_out(df, config_of(sink_uri), dead_letter)
+    with cdcwire_errors_raised():  # planning runs Spark jobs over the input
+        laid, plan = _laid_out(df, config_of(sink_uri), dead_letter)
     return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
 
 
@@ -202,10 +203,13 @@ def write(
 
     A failed write raises with a note saying what it left: on ``file://`` nothing (nor its
     dead letters); on ``kafka://`` whatever tasks had delivered, which a retry sends again.
+    A cdcwire error raised in any Spark task (reading the input, planning, routing, encoding)
+    is raised as itself, attributes and all, as ``cdcwire.encode`` would (see job_errors).
     """
     config = config_of(sink_uri)
     started = time.monotonic()
-    laid, plan = _laid_out(df, config, dead_letter)
+    with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
+        laid, plan = _laid_out(df, config, dead_letter)
     job = config.transport.begin_write(config, plan.sink_uri, overwrite=overwrite)
     task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id)
     try:

@@ -28,6 +28,7 @@ from ..redact import redact_url
 from ..sink_uri import SinkConfig
 from .collector import fewer_collections
 from .arrow_events import batch_to_events, checked_events
+from .job_errors import carried_to_driver
 from .rejected import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
 from .schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
@@ -253,21 +254,26 @@ def dispatch_stage(plan: RoutePlan) -> Callable[[Iterator[pa.RecordBatch]], Iter
     every event, then one count row. Dead letters are published once all input is routed."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from pyspark import TaskContext
-
-        task: Any = TaskContext.get()
-        rejected = RejectedRecords.for_task(plan.dead_letter, plan.write_id, task)
-        router = BatchRouter(plan, rejected)
-        try:
-            with fewer_collections():
-                for batch in batches:
-                    routed = router.route(batch)
-                    if routed is not None:
-                        yield routed
-            rejected.publish()
-        except BaseException:
-            rejected.discard()
-            raise
-        yield router.count_row(task.partitionId() if task is not None else 0)
+        with carried_to_driver("the routing stage"):  # a cdcwire error reaches the driver as itself
+            yield from _route_task(plan, batches)
 
     return run
+
+
+def _route_task(plan: RoutePlan, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    from pyspark import TaskContext
+
+    task: Any = TaskContext.get()
+    rejected = RejectedRecords.for_task(plan.dead_letter, plan.write_id, task)
+    router = BatchRouter(plan, rejected)
+    try:
+        with fewer_collections():
+            for batch in batches:
+                routed = router.route(batch)
+                if routed is not None:
+                    yield routed
+        rejected.publish()
+    except BaseException:
+        rejected.discard()
+        raise
+    yield router.count_row(task.partitionId() if task is not None else 0)

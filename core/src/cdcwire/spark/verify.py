@@ -21,6 +21,7 @@ from ..sink_uri import SinkConfig
 from ..dispatch import Dispatcher
 from .arrow_events import batch_to_events
 from .collector import fewer_collections
+from .job_errors import cdcwire_errors_raised
 from .routing import plan_routes
 from .sink_cache import sink_config
 
@@ -105,11 +106,12 @@ def compare(input_df: DataFrame, read_df: DataFrame, sink_uri: Union[str, SinkCo
     expected = expected_placed(input_df, sink_uri).cache()
     actual = actual_placed(read_df).cache()
     try:
-        n_expected, n_actual = expected.count(), actual.count()
-        missing = expected.exceptAll(actual).count()
-        extra = actual.exceptAll(expected)
-        unexpected = extra.exceptAll(expected.distinct()).count()
-        duplicates = extra.count() - unexpected
+        with cdcwire_errors_raised():  # an undecodable message read back is a DecodeError, not Spark's
+            n_expected, n_actual = expected.count(), actual.count()
+            missing = expected.exceptAll(actual).count()
+            extra = actual.exceptAll(expected)
+            unexpected = extra.exceptAll(expected.distinct()).count()
+            duplicates = extra.count() - unexpected
         return Comparison(n_expected, n_actual, missing, unexpected, duplicates)
     finally:
         expected.unpersist()
