@@ -8,16 +8,24 @@ digit gets a ``_`` prefix.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from cdcwire.plugin_api import BoundedCache
 
 _OUTSIDE = re.compile(r"[^A-Za-z0-9_]")
 
+#: Sanitised names by name (the same few names come with every event); the bound ``get`` is
+#: called as fast as a plain dict's (a method looked up on a dict subclass is not specialised).
+_SANITISED: BoundedCache[str, str] = BoundedCache(limit=4096)
+_sanitised = _SANITISED.get
 
-@lru_cache(maxsize=4096)
+
 def sanitize_name(name: str) -> str:
-    clean = _OUTSIDE.sub("_", name)
-    if clean[:1].isdigit():
-        clean = "_" + clean
+    clean = _sanitised(name)
+    if clean is None:
+        clean = _OUTSIDE.sub("_", name)
+        if clean[:1].isdigit():
+            clean = "_" + clean
+        _SANITISED.remember(name, clean)
     return clean
 
 

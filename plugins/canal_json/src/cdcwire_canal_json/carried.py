@@ -22,10 +22,10 @@ can compare its input with what it reads back:
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Optional, Sequence
 
 from cdcwire.plugin_api import (
+    BoundedCache,
     Column,
     ColumnFlag,
     ColumnType,
@@ -83,20 +83,33 @@ def _carried_row(options: CanalOptions, row: RowChangedEvent) -> RowChangedEvent
     return RowChangedEvent(ts, row.schema, row.table, new, old)
 
 
-@lru_cache(maxsize=16)
+_SIZING_ENCODERS: BoundedCache[CanalOptions, CanalJSONEncoder] = BoundedCache(limit=16)
+_READ_BACK_TYPES: BoundedCache[tuple, tuple[str, ColumnShape]] = BoundedCache(limit=4096)
+#: The caches' bound ``get``: CPython calls it as fast as a plain dict's (a method looked
+#: up on a dict subclass is not specialised), and faster than an lru_cache wrapper.
+_sizing_encoder_of = _SIZING_ENCODERS.get
+_read_back_type_of = _READ_BACK_TYPES.get
+
+
 def _sizing_encoder(options: CanalOptions) -> CanalJSONEncoder:
     """An encoder (real clock: the same ``ts`` width) to size rows with, one per settings:
     its layout cache spares building the table's layout for every event."""
-    return CanalJSONEncoder(options)
+    encoder = _sizing_encoder_of(options)
+    if encoder is None:
+        encoder = _SIZING_ENCODERS.remember(options, CanalJSONEncoder(options))
+    return encoder
 
 
-@lru_cache(maxsize=4096)
 def _read_back_type(
     ctype: ColumnType, flags: ColumnFlag, full_text: Optional[str], cc: bool
 ) -> tuple[str, ColumnShape]:
-    """The ``mysqlType`` a column is written with, and what a reader makes of it."""
-    text = mysql_type_text(ColumnType(ctype), ColumnFlag(flags), full_text, cc)
-    return text, shape_of(text)
+    """The ``mysqlType`` a column is written with, and what a reader makes of it (remembered)."""
+    key = (ctype, flags, full_text, cc)
+    known = _read_back_type_of(key)
+    if known is None:
+        text = mysql_type_text(ColumnType(ctype), ColumnFlag(flags), full_text, cc)
+        known = _READ_BACK_TYPES.remember(key, (text, shape_of(text)))
+    return known
 
 
 def _carried_image(

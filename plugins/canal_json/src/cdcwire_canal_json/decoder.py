@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from cdcwire.plugin_api import (
+    BoundedCache,
     Column,
     ColumnFlag,
     ColumnType,
@@ -143,7 +144,7 @@ class CanalJSONDecoder:
     def __init__(self, options: CanalOptions) -> None:
         self.options = options
         self.exact_commit_ts = options.tidb_extension
-        self._tables: dict[tuple[str, str, bool], _CheckedTable] = {}
+        self._tables: BoundedCache[tuple[str, str, bool], _CheckedTable] = BoundedCache(_PLAN_CACHE_LIMIT)
 
     def decode(self, message: Message) -> list[Event]:
         raw = message.value
@@ -261,9 +262,7 @@ class CanalJSONDecoder:
             return known.reading
         reading = TableReading.of(self._build_readings(fields, mysql_types, sql_types, pk_names, only_key))
         if mysql_types.__class__ is dict:  # a null mysqlType (no columns) is checked every time
-            if len(self._tables) >= _PLAN_CACHE_LIMIT:
-                self._tables.clear()
-            self._tables[key] = _CheckedTable(mysql_types, pk_names, reading)
+            self._tables.remember(key, _CheckedTable(mysql_types, pk_names, reading))
         return reading
 
     def _build_readings(

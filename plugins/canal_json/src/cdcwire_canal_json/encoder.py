@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
+    BoundedCache,
     Column,
     DDLEvent,
     EncodeError,
@@ -46,7 +47,9 @@ class CanalJSONEncoder:
     def __init__(self, options: CanalOptions, clock: Callable[[], int] = now_ms) -> None:
         self.options = options
         self._clock = clock
-        self._layouts: dict[tuple, RowLayout] = {}
+        self._layouts: BoundedCache[tuple, RowLayout] = BoundedCache(_LAYOUT_CACHE_LIMIT)
+        #: Each table's last shape and layout: a plain dict, emptied whenever _layouts is, so
+        #: that it holds only layouts _layouts holds and stays as bounded.
         self._last_layouts: dict[tuple[str, str], tuple[list[tuple], RowLayout]] = {}
 
     # -- public ---------------------------------------------------------------------------
@@ -115,14 +118,13 @@ class CanalJSONEncoder:
         key = (row.schema, row.table, tuple(shape))
         layout = self._layouts.get(key)
         if layout is None:
-            if len(self._layouts) >= _LAYOUT_CACHE_LIMIT:
-                self._layouts.clear()
-                self._last_layouts.clear()
             try:
                 layout = RowLayout.of(row.schema, row.table, image, self.options.content_compatible)
             except (KeyError, ValueError) as exc:
                 raise EncodeError(f"{row.schema}.{row.table}: unsupported column type or flags: {exc}") from None
-            self._layouts[key] = layout
+            self._layouts.remember(key, layout)
+            if len(self._layouts) == 1:  # remember emptied it when full (or it was empty: so is this)
+                self._last_layouts.clear()
         self._last_layouts[table] = (shape, layout)
         return layout
 

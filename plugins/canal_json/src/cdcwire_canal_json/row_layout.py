@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from cdcwire.plugin_api import Column, ColumnFlag, ColumnType
+from cdcwire.plugin_api import BoundedCache, Column, ColumnFlag, ColumnType
 
 from .column_types import (
     Formatter,
@@ -143,7 +143,7 @@ class RowLayout:
     fixed_sql_types_json: Optional[str] = field(init=False)
     promotions: tuple[tuple[int, int, int], ...] = field(init=False)  # (position, maximum, promoted)
     _sql_types_by_promotion: dict[tuple[bool, ...], str] = field(init=False)
-    _changed_objects: dict[tuple[int, ...], str] = field(init=False)
+    _changed_objects: BoundedCache[tuple[int, ...], str] = field(init=False)
     _key_layout: Optional[RowLayout] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -157,7 +157,7 @@ class RowLayout:
             (i, p.promotion[0], p.promotion[1]) for i, p in enumerate(plans) if p.promotion is not None
         )
         self._sql_types_by_promotion = {}
-        self._changed_objects = {}
+        self._changed_objects = BoundedCache(_CHANGED_OBJECTS_LIMIT)
         self.fixed_sql_types_json = None if self.promotions else self._sql_types_json(())
         self._key_layout = None
         self.templates = self._templates()
@@ -189,11 +189,9 @@ class RowLayout:
         only-output-updated-columns); for a layout whose names are unique."""
         text = self._changed_objects.get(positions)
         if text is None:
-            if len(self._changed_objects) >= _CHANGED_OBJECTS_LIMIT:
-                self._changed_objects.clear()
             names = [self.names[i] for i in positions]
             text = ObjectTemplate.of(names, [self.plans[i].quoted for i in positions]).text
-            self._changed_objects[positions] = text
+            self._changed_objects.remember(positions, text)
         return text
 
     def key_layout(self) -> RowLayout:

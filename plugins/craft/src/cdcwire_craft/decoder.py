@@ -21,6 +21,7 @@ from itertools import accumulate
 from typing import Any, NamedTuple, Optional
 
 from cdcwire.plugin_api import (
+    BoundedCache,
     Column,
     DDLEvent,
     DDLType,
@@ -48,7 +49,7 @@ class CraftDecoder:
     """Decodes craft messages; keeps the term dictionaries and group shapes it has seen."""
 
     def __init__(self) -> None:
-        self._dictionaries: dict[bytes, TermDictionary] = {}
+        self._dictionaries: BoundedCache[bytes, TermDictionary] = BoundedCache(_MAX_CACHED)
         self._empty = TermDictionary(())
         self._registry = ShapeRegistry()
 
@@ -133,10 +134,7 @@ class CraftDecoder:
             terms = tuple(s.decode() for s in strings)
         except UnicodeDecodeError:
             raise DecodeError("a term of the dictionary is not valid UTF-8", start, _PART) from None
-        if len(self._dictionaries) >= _MAX_CACHED:
-            self._dictionaries.clear()
-        entry = self._dictionaries[raw] = TermDictionary(terms)
-        return entry
+        return self._dictionaries.remember(raw, TermDictionary(terms))
 
     # -- one event -----------------------------------------------------------------------
 

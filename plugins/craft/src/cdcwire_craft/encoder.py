@@ -18,6 +18,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
+    BoundedCache,
     Column,
     DDLEvent,
     EncodeError,
@@ -43,6 +44,9 @@ from .table_shape import ShapeCache, TableShape
 
 _NEW = bytes((GROUP_NEW,))
 _OLD = bytes((GROUP_OLD,))
+#: Most tables an encoder keeps the state of, and layout keys a table keeps.
+_MAX_TABLES = 4096
+_MAX_LAYOUT_KEYS = 64
 
 
 class CraftEncoder:
@@ -59,7 +63,10 @@ class CraftEncoder:
         self.delete_only_handle_key_columns = delete_only_handle_key_columns
         self._shapes = ShapeCache()
         self._layouts = TermLayouts()
-        self._tables: dict[tuple[str, str], _TableState] = {}
+        self._tables: BoundedCache[tuple[str, str], _TableState] = BoundedCache(_MAX_TABLES)
+        #: Its bound ``get`` (the plain dict's), read once a row: CPython calls that as fast as
+        #: ``get`` on a dict, where the method looked up on a dict subclass is not specialised.
+        self._table_of = self._tables.get
 
     # -- the stream ----------------------------------------------------------------------
 
@@ -133,7 +140,7 @@ class CraftEncoder:
         partition = NONE_ID if row.table_id is None else row.table_id
         if partition < I64_MIN or partition > I64_MAX:
             raise EncodeError(f"table id {partition} of {row.schema}.{row.table} is outside the signed 64-bit range")
-        table = self._tables.get((row.schema, row.table)) or self._new_table(row)
+        table = self._table_of((row.schema, row.table)) or self._new_table(row)
         new = row.columns
         old = row.pre_columns
         if old is not None and new is None and self.delete_only_handle_key_columns:
@@ -154,7 +161,7 @@ class CraftEncoder:
             old_shape, encoded = self._image(old, row, table)
             values += (encoded[0],)
             estimate += encoded[1]
-        layout_key = table.layout_keys.get((new_shape, old_shape)) or table.layout_key(new_shape, old_shape)
+        layout_key = table.layout_key_of((new_shape, old_shape)) or table.layout_key(new_shape, old_shape)
         return _new_row(PreparedRow, (commit_ts, partition, layout_key, values, estimate))
 
     def _image(
@@ -172,10 +179,7 @@ class CraftEncoder:
         return shape, encoded
 
     def _new_table(self, row: RowChangedEvent) -> _TableState:
-        if len(self._tables) > 4096:
-            self._tables.clear()
-        table = self._tables[(row.schema, row.table)] = _TableState(row.schema, row.table)
-        return table
+        return self._tables.remember((row.schema, row.table), _TableState(row.schema, row.table))
 
     def _group(
         self, columns: Sequence[Column], row: RowChangedEvent, table: _TableState
@@ -226,22 +230,22 @@ class _TableState:
     """What the encoder remembers per table: its header estimate, its last shape by
     column count, and its layout keys by group shapes (one object each, see LayoutKey)."""
 
-    __slots__ = ("schema", "table", "header_estimate", "shapes", "layout_keys")
+    __slots__ = ("schema", "table", "header_estimate", "shapes", "layout_keys", "layout_key_of")
 
     def __init__(self, schema: str, table: str) -> None:
         self.schema = schema
         self.table = table
         self.header_estimate = HEADER_ESTIMATE + len(schema.encode()) + len(table.encode())
         self.shapes: dict[int, TableShape] = {}
-        self.layout_keys: dict[tuple[Optional[TableShape], Optional[TableShape]], LayoutKey] = {}
+        self.layout_keys: BoundedCache[tuple[Optional[TableShape], Optional[TableShape]], LayoutKey] = (
+            BoundedCache(_MAX_LAYOUT_KEYS)
+        )
+        self.layout_key_of = self.layout_keys.get  # bound, as CraftEncoder._table_of is
 
     def layout_key(self, new: Optional[TableShape], old: Optional[TableShape]) -> LayoutKey:
         """Make and remember the layout key of this table's rows with these group shapes; bounded."""
-        if len(self.layout_keys) >= 64:
-            self.layout_keys.clear()
         groups = tuple((kind, shape) for kind, shape in ((_NEW, new), (_OLD, old)) if shape is not None)
-        key = self.layout_keys[(new, old)] = LayoutKey(self.schema, self.table, groups)
-        return key
+        return self.layout_keys.remember((new, old), LayoutKey(self.schema, self.table, groups))
 
 
 def _bad_value(shape: TableShape, columns: Sequence[Column], row: RowChangedEvent) -> EncodeError:

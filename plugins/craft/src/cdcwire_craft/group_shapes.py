@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, build_column
+from cdcwire.plugin_api import BoundedCache, Column, ColumnFlag, ColumnType, build_column
 
 from .column_values import DECODERS, value_kind
 from .group_code import MAX_UNROLLED_COLUMNS
@@ -69,16 +69,14 @@ class ShapeRegistry:
     __slots__ = ("_shapes", "_metas")
 
     def __init__(self) -> None:
-        self._shapes: dict[tuple, GroupShape] = {}
-        self._metas: dict[tuple[int, int], ColumnMeta] = {}
+        self._shapes: BoundedCache[tuple, GroupShape] = BoundedCache(_MAX_SHAPES)
+        self._metas: BoundedCache[tuple[int, int], ColumnMeta] = BoundedCache(_MAX_METAS)
 
     def meta(self, type_code: int, flag_bits: int) -> ColumnMeta:
         key = (type_code, flag_bits)
-        meta = self._metas.get(key, False)
+        meta = self._metas.get(key, False)  # None is a meta: an unknown type code
         if meta is False:
-            if len(self._metas) >= _MAX_METAS:
-                self._metas.clear()
-            meta = self._metas[key] = _column_meta(type_code, flag_bits)
+            meta = self._metas.remember(key, _column_meta(type_code, flag_bits))
         return meta  # type: ignore[return-value]
 
     def shape(self, names: tuple[str, ...], metas: list[tuple[ColumnType, ColumnFlag, int]]) -> GroupShape:
@@ -86,11 +84,9 @@ class ShapeRegistry:
         key = (*names, *metas)
         shape = self._shapes.get(key)
         if shape is None:
-            if len(self._shapes) >= _MAX_SHAPES:
-                self._shapes.clear()
             types, flags, kinds = zip(*metas) if metas else ((), (), ())
             decoders = tuple(DECODERS[kind] for kind in kinds)  # type: ignore[index]
-            shape = self._shapes[key] = GroupShape(names, types, flags, kinds, decoders)
+            shape = self._shapes.remember(key, GroupShape(names, types, flags, kinds, decoders))
         return shape
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Sequence
 
+from cdcwire.plugin_api import BoundedCache
+
 from .layout import EVENT_DDL, EVENT_RESOLVED, EVENT_ROW, NONE_ID, VERSION
 from .primitives import (
     SMALL_UVARINT,
@@ -27,6 +29,8 @@ from .table_shape import TableShape
 
 _VERSION_BYTES = uvarint(VERSION)
 _ROW_TYPE = uvarint(EVENT_ROW)
+#: Most term layouts (one per set of tables a message holds) a TermLayouts keeps.
+_MAX_LAYOUTS = 1024
 
 
 class LayoutKey:
@@ -157,7 +161,7 @@ class TermLayouts:
     __slots__ = ("_layouts",)
 
     def __init__(self) -> None:
-        self._layouts: dict[tuple[LayoutKey, ...], TermLayout] = {}
+        self._layouts: BoundedCache[tuple[LayoutKey, ...], TermLayout] = BoundedCache(_MAX_LAYOUTS)
 
     def layout(self, rows: Sequence[PreparedRow]) -> TermLayout:
         if len(rows) == 1:
@@ -166,9 +170,7 @@ class TermLayouts:
             keys = tuple(dict.fromkeys([r.layout_key for r in rows]))
         layout = self._layouts.get(keys)
         if layout is None:
-            if len(self._layouts) >= 1024:
-                self._layouts.clear()
-            layout = self._layouts[keys] = _new_layout(keys)
+            layout = self._layouts.remember(keys, _new_layout(keys))
         return layout
 
 
@@ -191,16 +193,14 @@ def _new_layout(keys: Sequence[LayoutKey]) -> TermLayout:
     return TermLayout(_dictionary(list(ids)), rows)
 
 
-_TS_BYTES: dict[int, bytes] = {}
+_TS_BYTES: BoundedCache[int, bytes] = BoundedCache(limit=4096)
 
 
 def ts_uvarint(ts: int) -> bytes:
     """uvarint of a commit ts, remembered: a TSO takes 9 bytes, and a transaction's rows share one."""
     data = _TS_BYTES.get(ts)
     if data is None:
-        if len(_TS_BYTES) >= 4096:
-            _TS_BYTES.clear()
-        data = _TS_BYTES[ts] = uvarint(ts)
+        data = _TS_BYTES.remember(ts, uvarint(ts))
     return data
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Optional, Sequence
 
-from cdcwire.plugin_api import Column
+from cdcwire.plugin_api import BoundedCache, Column
 
 from .column_values import ENCODERS, ValueKind, value_kind
 from .group_code import MAX_UNROLLED_COLUMNS, GroupEncoder, compiled_encoder, looping_encoder
@@ -86,15 +86,13 @@ class ShapeCache:
     __slots__ = ("_shapes",)
 
     def __init__(self) -> None:
-        self._shapes: dict[tuple, TableShape] = {}
+        self._shapes: BoundedCache[tuple, TableShape] = BoundedCache(_MAX_CACHED_SHAPES)
 
     def shape_of(self, columns: Sequence[Column]) -> TableShape:
         # all names, then all types, then all flags: one flat tuple is the cheapest key to build
         key = (*map(_name, columns), *map(_type, columns), *map(_flags, columns))
         shape = self._shapes.get(key)
         if shape is None:
-            if len(self._shapes) >= _MAX_CACHED_SHAPES:
-                self._shapes.clear()
             n = len(columns)
-            shape = self._shapes[key] = build_shape(list(zip(key[:n], key[n : 2 * n], key[2 * n :])))
+            shape = self._shapes.remember(key, build_shape(list(zip(key[:n], key[n : 2 * n], key[2 * n :]))))
         return shape

@@ -13,6 +13,7 @@ import json
 from typing import Any, Optional
 
 from cdcwire.plugin_api import (
+    BoundedCache,
     ColumnFlag,
     ColumnType,
     Columns,
@@ -58,7 +59,7 @@ class OpenProtocolDecoder:
     """Decodes open-protocol messages into events. Caches parsed keys and column specs."""
 
     def __init__(self) -> None:
-        self._keys: dict[bytes, _Key] = {}
+        self._keys: BoundedCache[bytes, _Key] = BoundedCache(_KEY_CACHE_LIMIT)
         self._specs: dict[tuple[int, Optional[int], Optional[bool]], _ColumnSpec] = {}
 
     def decode(self, message: Message) -> list[Event]:
@@ -98,9 +99,7 @@ class OpenProtocolDecoder:
                 parsed = _parse_key(_load(key_json, kstart, "key"))
             except _Problem as exc:
                 raise DecodeError(f"event {index} key: {exc}", kstart, "key") from None
-            if len(self._keys) >= _KEY_CACHE_LIMIT:
-                self._keys.clear()
-            self._keys[key_json] = parsed
+            self._keys.remember(key_json, parsed)
         kind, ts, schema, table, table_id = parsed
         if kind == _RESOLVED:
             if vend != vstart:

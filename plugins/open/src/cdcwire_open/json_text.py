@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import struct
 from decimal import Decimal
-from functools import lru_cache
 from json.encoder import encode_basestring  # the C encoder, non-ASCII kept as is (like Go)
+
+from cdcwire.plugin_api import BoundedCache
 
 _F32 = struct.Struct("<f")
 
@@ -68,6 +69,12 @@ def float64_json(x: float) -> str:
     return _go_number(text, abs(x))
 
 
+#: float32 texts by value (a column's values repeat); its bound ``get`` is called as fast
+#: as a plain dict's (a method looked up on a dict subclass is not specialised).
+_FLOAT32_TEXTS: BoundedCache[float, str] = BoundedCache(limit=65536)
+_float32_text = _FLOAT32_TEXTS.get
+
+
 def float32_json(x: float) -> str:
     """A FLOAT as Go writes a float32: the fewest digits that read back to the same float32.
 
@@ -75,10 +82,12 @@ def float32_json(x: float) -> str:
     """
     if x == 0:  # the cache cannot tell 0.0 from -0.0
         return NEGATIVE_ZERO if str(x)[0] == "-" else "0"
-    return _float32_json(x)
+    text = _float32_text(x)
+    if text is None:
+        text = _FLOAT32_TEXTS.remember(x, _float32_json(x))
+    return text
 
 
-@lru_cache(maxsize=65536)
 def _float32_json(x: float) -> str:
     if x != x or x in (float("inf"), float("-inf")):
         raise ValueError(f"{x!r} is not a JSON number")
