@@ -31,6 +31,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, RowChangedEvent
 from cdcwire_avro.testing import LocalSchemaRegistry
+from cdcwire.sink import open_sink
 
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY
 COMMIT_TS = 424_316_552_636_940_289
@@ -80,7 +81,7 @@ def main() -> None:
             f"&schema-registry={registry.url}"
         )
         config = cdcwire.parse_sink_uri(uri)
-        encoder = config.codec.encoder(config, TOPIC, 0)
+        encoder = open_sink(config).codec.encoder(config, TOPIC, 0)
         first = list(encoder.encode(events[:1]))  # registers both schemas
         version = next(iter(encoder._versions.values()))
         key_schema, value_schema = version.key.schema, version.value.schema

@@ -18,6 +18,7 @@ from typing import Callable
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
 from cdcwire.sink_uri import protocol_config
 from cdcwire.value_kinds import to_float32
+from cdcwire.sink import open_sink
 
 T, F = ColumnType, ColumnFlag
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY
@@ -74,16 +75,16 @@ def main() -> None:
     for params, label in (({}, "plain"), ({"enable-tidb-extension": "true"}, "extension"),
                           ({"content-compatible": "true"}, "content-compatible")):
         config = protocol_config("canal-json", **params)
-        values = [p.value for p in config.codec.encoder(config, "t", 0).encode(events)]
+        values = [p.value for p in open_sink(config).codec.encoder(config, "t", 0).encode(events)]
         messages = [Message("t", 0, None, v) for v in values]
         docs = [json.loads(v) for v in values]
 
         def encode() -> None:
-            for _ in config.codec.encoder(config, "t", 0).encode(events):
+            for _ in open_sink(config).codec.encoder(config, "t", 0).encode(events):
                 pass
 
         def decode() -> None:
-            decoder = config.codec.decoder(config)
+            decoder = open_sink(config).codec.decoder(config)
             for m in messages:
                 decoder.decode(m)
 

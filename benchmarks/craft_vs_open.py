@@ -24,7 +24,8 @@ from typing import Callable
 
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, Message, RowChangedEvent
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import open_sink
 
 COMMIT_TS = 424_316_552_636_940_289  # a realistic TSO
 
@@ -80,13 +81,13 @@ class Subject:
 
 
 def subject(protocol: str, events: list[RowChangedEvent]) -> Subject:
-    config = config_of(f"file:///tmp/cdcwire-bench/t?protocol={protocol}&max-batch-size=64")
-    encoder = config.codec.encoder(config, config.topic, 0)
-    decoder = config.codec.decoder(config)
+    config = parse_sink_uri(f"file:///tmp/cdcwire-bench/t?protocol={protocol}&max-batch-size=64")
+    encoder = open_sink(config).codec.encoder(config, config.topic, 0)
+    decoder = open_sink(config).codec.decoder(config)
     payloads = list(encoder.encode(events))
     messages = [Message(config.topic, 0, p.key, p.value, i) for i, p in enumerate(payloads)]
     back = [e for m in messages for e in decoder.decode(m)]
-    expected = [config.codec.carried(config, e) for e in events]
+    expected = [open_sink(config).codec.carrier(config)(e) for e in events]
     if back != expected:
         raise SystemExit(f"{protocol}: decode(encode(events)) differs from what the codec says it carries")
     wire = b"".join((m.key or b"") + (m.value or b"") for m in messages)

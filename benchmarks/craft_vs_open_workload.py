@@ -21,24 +21,25 @@ import argparse
 import time
 from typing import Any, Callable
 
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.message import Message
 from cdcwire.workload import Workload
+from cdcwire.sink import open_sink
 
 PROTOCOLS = ("craft", "open-protocol")
 
 
 def encoded(protocol: str, events: list) -> tuple[Callable[[], Any], list[Message]]:
     """A decoder factory and the messages of ``events``, checked to decode back to what is carried."""
-    config = config_of(f"file:///tmp/cdcwire-bench/t?protocol={protocol}&max-batch-size=16")
-    encoder = config.codec.encoder(config, config.topic, 0)
+    config = parse_sink_uri(f"file:///tmp/cdcwire-bench/t?protocol={protocol}&max-batch-size=16")
+    encoder = open_sink(config).codec.encoder(config, config.topic, 0)
     messages = [Message(config.topic, 0, p.key, p.value, i) for i, p in enumerate(encoder.encode(events))]
-    decoder = config.codec.decoder(config)
+    decoder = open_sink(config).codec.decoder(config)
     back = [e for m in messages for e in decoder.decode(m)]
-    carried = [config.codec.carried(config, e) for e in events]
+    carried = [open_sink(config).codec.carrier(config)(e) for e in events]
     if back != [e for e in carried if e is not None]:
         raise SystemExit(f"{protocol}: decode(encode(events)) differs from what the codec says it carries")
-    return (lambda: config.codec.decoder(config)), messages
+    return (lambda: open_sink(config).codec.decoder(config)), messages
 
 
 def one_pass(decoder: Any, messages: list[Message]) -> float:

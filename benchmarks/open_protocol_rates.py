@@ -18,6 +18,7 @@ from typing import Callable
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
+from cdcwire.sink import open_sink
 
 URI = "file:///tmp/cdcwire-bench/t?protocol=open-protocol"
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
@@ -89,20 +90,20 @@ def main() -> None:
     docs = as_dicts(events)
 
     def encode() -> list:
-        return list(config.codec.encoder(config, "t", 0).encode(events))
+        return list(open_sink(config).codec.encoder(config, "t", 0).encode(events))
 
     payloads = encode()
     messages = [Message("t", 0, p.key, p.value, i) for i, p in enumerate(payloads)]
 
     def decode() -> list:
-        decoder = config.codec.decoder(config)
+        decoder = open_sink(config).codec.decoder(config)
         out = []
         for m in messages:
             out.extend(decoder.decode(m))
         return out
 
     decoded = decode()
-    assert decoded == [config.codec.carried(config, e) for e in events], "round trip failed"
+    assert decoded == [open_sink(config).codec.carrier(config)(e) for e in events], "round trip failed"
 
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 

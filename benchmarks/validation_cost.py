@@ -8,10 +8,10 @@ list first) and ``decoder_for`` wraps its decoder in CheckedDecoder (``check_eve
 each decoded event). This times, per codec, on the shared OLTP workload
 (``oltp_workload.oltp_events``: one 10-column table, 60/25/15 insert/update/delete):
 
-- encode: ``config.codec.encoder(config, topic, 0)`` (raw) against
+- encode: ``open_sink(config).codec.encoder(config, topic, 0)`` (raw) against
   ``encoder_for(config, topic, 0)`` (checked), a list of events in, all payloads out;
 - decode: the messages the raw encoder wrote, as ``cdcwire.Message``, through
-  ``config.codec.decoder(config)`` (raw) against ``decoder_for(config)`` (checked);
+  ``open_sink(config).codec.decoder(config)`` (raw) against ``decoder_for(config)`` (checked);
 - ``check_events`` alone, on the workload and on each codec's decoded events (what the
   checked decoder should add to the raw one if nothing else differs).
 
@@ -50,6 +50,7 @@ from cdcwire.codec_calls import decoder_for, encoder_for
 from cdcwire.sink_uri import SinkConfig, parse_sink_uri, protocol_config
 from cdcwire.validation import check_events
 from cdcwire_avro.testing import LocalSchemaRegistry
+from cdcwire.sink import open_sink
 
 from oltp_workload import oltp_events
 
@@ -96,7 +97,7 @@ def _decode_all(decoder: Any, messages: Sequence[Message]) -> list[Event]:
 def prepared(name: str, config: SinkConfig, events: list[RowChangedEvent], cuts: list[slice]) -> Subject:
     """The codec's subject, once it is shown that raw and checked do the same work."""
     [(topic, _)] = dispatch(config, events[:1])  # avro's is the topic-rule's: tidb_shop_orders
-    encoders = {"raw": config.codec.encoder(config, topic, 0), "checked": encoder_for(config, topic, 0)}
+    encoders = {"raw": open_sink(config).codec.encoder(config, topic, 0), "checked": encoder_for(config, topic, 0)}
     inner = [encoders["raw"], encoders["checked"].encoder]
     clocks = [getattr(e, "_clock", None) for e in inner]
     for encoder, clock in zip(inner, clocks):
@@ -111,11 +112,11 @@ def prepared(name: str, config: SinkConfig, events: list[RowChangedEvent], cuts:
     if sum(p[2] for p in raw) != len(events):
         raise SystemExit(f"{name}: the payloads carry {sum(p[2] for p in raw)} events, not {len(events)}")
     messages = [Message(topic, 0, key, value, i) for i, (key, value, _) in enumerate(raw)]
-    decoders = {"raw": config.codec.decoder(config), "checked": decoder_for(config)}
+    decoders = {"raw": open_sink(config).codec.decoder(config), "checked": decoder_for(config)}
     back = _decode_all(decoders["raw"], messages)
     if _decode_all(decoders["checked"], messages) != back:
         raise SystemExit(f"{name}: the raw and the checked decoder gave different events")
-    carried = [config.codec.carried(config, e) for e in events]
+    carried = [open_sink(config).codec.carrier(config)(e) for e in events]
     if back != [e for e in carried if e is not None] or len(back) != len(events):
         raise SystemExit(f"{name}: decode(encode(events)) differs from what the codec says it carries")
 

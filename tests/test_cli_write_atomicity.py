@@ -13,6 +13,7 @@ from cdcwire.cli import main
 from cdcwire.event_json import to_json
 from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.workload import Workload
+from cdcwire.sink import open_sink
 
 URI_QUERY = "protocol=open-protocol&partition-num=2&max-message-bytes=65536"
 
@@ -32,7 +33,7 @@ def _big_row() -> str:
 
 def _messages(uri: str) -> list[tuple[str, int, bytes, bytes]]:
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     return [
         (m.topic, m.partition, m.key, m.value)
         for topic in reader.topics()

@@ -16,20 +16,21 @@ from confluent_kafka import KafkaError
 from cdcwire import Message, SinkURIError, TransportError, parse_sink_uri
 from cdcwire.transports.kafka_topics import ensure_topic, topic_partition_count
 from cdcwire.transports.kafka_writer import KafkaWriter
+from cdcwire.sink import open_sink
 
 from fixtures.kafka_broker import free_port
 
 
 def write(uri: str, messages: list[Message]) -> KafkaWriter:
     config = parse_sink_uri(uri)
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.write_all(messages)
     return writer
 
 
 def read_partition(uri: str, partition: int, start: int | None = 0) -> list[Message]:
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     try:
         return list(reader.read(config.topic, partition, start))
     finally:
@@ -69,7 +70,7 @@ def test_read_starts_at_the_given_offset_and_ends_at_the_watermark_of_the_call(k
     uri = kafka_broker.uri(kafka_topic, partition_num=1)
     write(uri, numbered(kafka_topic, 10, 1))
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     try:
         tail = reader.read(kafka_topic, 0, 7)
         write(uri, numbered(kafka_topic, 5, 1))  # written after the call: not part of this read
@@ -86,7 +87,7 @@ def test_a_start_below_the_low_watermark_is_skipped_with_a_warning_and_counted(k
     write(uri, numbered(kafka_topic, 10, 1))
     kafka_broker.delete_records(kafka_topic, 0, before=4)
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     try:
         assert reader.watermarks(kafka_topic, 0) == (4, 10)
         with caplog.at_level(logging.WARNING, logger="cdcwire.kafka"):
@@ -144,7 +145,7 @@ def test_a_delivery_the_broker_refuses_fails_flush_write_and_close_naming_topic_
     # broker refuses the large message (MESSAGE_TOO_LARGE, not retriable) in its delivery report.
     kafka_broker.create_topic(kafka_topic, 2, max_message_bytes=1000)
     config = parse_sink_uri(kafka_broker.uri(kafka_topic))
-    writer = config.transport.writer(config)
+    writer = open_sink(config).transport.writer(config)
     writer.write(Message(kafka_topic, 0, b"k", b"small"))
     writer.flush()
     writer.write(Message(kafka_topic, 1, b"k", b"x" * 5000))
@@ -163,7 +164,7 @@ def test_a_delivery_the_broker_refuses_fails_flush_write_and_close_naming_topic_
 
 def test_a_message_the_producer_refuses_names_topic_and_partition_and_fails_close(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=2, max_message_bytes=1000))
-    writer = config.transport.writer(config)
+    writer = open_sink(config).transport.writer(config)
     with pytest.raises(TransportError) as written:
         writer.write(Message(kafka_topic, 1, b"k", b"x" * 2_000_000))  # past the producer's message.max.bytes
     assert f"first: {kafka_topic}/1: Unable to produce message: Broker: Message size too large" in str(written.value)
@@ -173,10 +174,10 @@ def test_a_message_the_producer_refuses_names_topic_and_partition_and_fails_clos
 
 def test_a_missing_topic_is_created_with_partition_num_partitions(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=5))
-    assert config.transport.partition_count(config, kafka_topic) is None
+    assert open_sink(config).transport.partition_count(config, kafka_topic) is None
     assert ensure_topic(config, kafka_topic) == 5
     assert topic_partition_count(config, kafka_topic) == 5
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     assert reader.partitions(kafka_topic) == [0, 1, 2, 3, 4]
     assert kafka_topic in reader.topics()
     reader.close()
@@ -186,7 +187,7 @@ def test_the_writer_creates_its_topic_on_first_write(kafka_broker, kafka_topic):
     uri = kafka_broker.uri(kafka_topic, partition_num=4)
     write(uri, [Message(kafka_topic, 3, b"k", b"v")])
     config = parse_sink_uri(uri)
-    assert config.transport.partition_count(config, kafka_topic) == 4
+    assert open_sink(config).transport.partition_count(config, kafka_topic) == 4
     assert [m.value for m in read_partition(uri, 3)] == [b"v"]
 
 
@@ -194,7 +195,7 @@ def test_partition_num_larger_than_the_existing_topic_is_an_error(kafka_broker, 
     ensure_topic(parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=2)), kafka_topic)
     config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=4))
     with pytest.raises(SinkURIError) as info:
-        config.transport.prepare_topic(config, kafka_topic)
+        open_sink(config).transport.prepare_topic(config, kafka_topic)
     assert info.value.parameter == "partition-num"
     assert "partition-num=4" in str(info.value) and "the 2 partition(s)" in str(info.value)
     with pytest.raises(SinkURIError, match="partition-num=4"):
@@ -232,7 +233,7 @@ def test_replication_factor_the_cluster_cannot_meet_is_named(kafka_broker, kafka
 
 def test_reading_a_missing_topic_is_a_clear_error(kafka_broker, kafka_topic):
     config = parse_sink_uri(kafka_broker.uri(kafka_topic))
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     with pytest.raises(TransportError, match=f"topic '{kafka_topic}' does not exist at {kafka_broker.bootstrap}"):
         reader.partitions(kafka_topic)
     reader.close()
@@ -253,11 +254,11 @@ def test_a_broker_that_is_not_running_is_a_clear_error():
     address = f"127.0.0.1:{free_port()}"
     config = parse_sink_uri(f"kafka://{address}/t?protocol=open-protocol&dial-timeout=1s")
     with pytest.raises(TransportError, match=f"cannot reach Kafka at {address} within 1s"):
-        config.transport.writer(config)
+        open_sink(config).transport.writer(config)
     with pytest.raises(TransportError, match=f"cannot reach Kafka at {address} within 1s"):
-        config.transport.reader(config)
+        open_sink(config).transport.reader(config)
     with pytest.raises(TransportError, match=f"cannot reach Kafka at {address}"):
-        config.transport.partition_count(config, "t")
+        open_sink(config).transport.partition_count(config, "t")
 
 
 def test_sasl_plain_credentials_from_the_uri_reach_the_broker(kafka_broker, kafka_topic):
@@ -285,9 +286,9 @@ def test_a_failed_login_names_the_cause_but_never_the_secret(kafka_broker, kafka
     config = parse_sink_uri(uri)
     with caplog.at_level(logging.DEBUG):
         with pytest.raises(TransportError) as writer_error:
-            config.transport.writer(config)
+            open_sink(config).transport.writer(config)
         with pytest.raises(TransportError) as reader_error:
-            config.transport.reader(config)
+            open_sink(config).transport.reader(config)
     from cdcwire.transports.kafka_settings import KafkaSettings
 
     settings = KafkaSettings.of(config)
@@ -328,7 +329,7 @@ def test_reader_errors_never_show_the_secret(kafka_broker, kafka_topic):
         "&dial-timeout=1s&request-timeout-ms=100"
     )
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     echo = KafkaError(KafkaError.TOPIC_AUTHORIZATION_FAILED, "denied for alice:uri-s3cret")
     real, reader._consumer = reader._consumer, SilentConsumer(echo)
     reader._errors(echo)  # what librdkafka's error_cb would hand the reader
@@ -354,7 +355,7 @@ def test_the_writer_survives_a_broker_restart_in_the_middle_of_a_write(kafka_bro
     restarted = threading.Event()
     restart = threading.Thread(target=lambda: (kafka_broker.restart(down_seconds=1.0), restarted.set()))
     written_during_restart = 0
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         for i, message in enumerate(written):
             writer.write(message)
             if i == 10_000:
@@ -378,7 +379,7 @@ def test_the_writer_keeps_working_across_a_restart_between_batches(kafka_broker,
     uri = kafka_broker.uri(kafka_topic, partition_num=2)
     first, second = numbered(kafka_topic, 500, 2), numbered(kafka_topic, 500, 2)
     config = parse_sink_uri(uri)
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.write_all(first)
         writer.flush()
         kafka_broker.restart()
@@ -393,7 +394,7 @@ def test_a_read_survives_a_broker_restart(kafka_broker, kafka_topic):
     uri = kafka_broker.uri(kafka_topic, partition_num=1)
     write(uri, numbered(kafka_topic, 5000, 1))
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     try:
         stream = reader.read(kafka_topic, 0)
         head = [next(stream) for _ in range(10)]
@@ -411,7 +412,7 @@ def test_the_writer_replaces_its_producer_when_the_broker_forgets_its_sequence_n
     uri = kafka_broker.uri(kafka_topic, partition_num=3)
     config = parse_sink_uri(uri)
     before, after = numbered(kafka_topic, 3000, 3), numbered(kafka_topic, 6000, 3)[3000:]
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.partition_count(kafka_topic)  # creates the topic
         kafka_broker.wait_saved(kafka_topic)  # so that the crash keeps the topic itself
         writer.write_all(before)
@@ -456,7 +457,7 @@ def test_a_fatal_error_raised_as_a_bare_kafka_error_object_replaces_the_producer
     uri = kafka_broker.uri(kafka_topic, partition_num=2)
     written = numbered(kafka_topic, 100, 2)
     config = parse_sink_uri(uri)
-    writer = config.transport.writer(config)
+    writer = open_sink(config).transport.writer(config)
     writer.partition_count(kafka_topic)
     writer._producer = FatalOnFirstFlush(writer._producer)
     escaped = None

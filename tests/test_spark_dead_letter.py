@@ -17,6 +17,7 @@ from cdcwire.spark.routing import RoutePlan
 from cdcwire.spark.schema import ARROW_EVENT_SCHEMA
 from cdcwire.spark.verify import compare
 from cdcwire.workload import Workload
+from cdcwire.sink import open_sink
 
 from spark_cases import TaskAttempt, routing_input, run_routing_task, workload_file
 
@@ -115,7 +116,7 @@ def test_an_undecodable_source_message_goes_to_the_dead_letter_path_with_its_off
     cs.write(cs.read_events(spark, workload_file(tmp_path, events=200, seed=3)), source)
     corrupt_offset = cs.read(spark, source).agg(F.max("offset")).first()[0] + 1
     config = parse_sink_uri(source)
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.write(Message("t", 0, b"not a key", b"not a value"))
     dead = tmp_path / "dead"
     back = cs.without_broadcast_copies(cs.read(spark, source, permissive=True))
@@ -128,7 +129,7 @@ def test_an_undecodable_source_message_goes_to_the_dead_letter_path_with_its_off
 def test_an_undecodable_source_message_fails_the_read_naming_its_offset(spark, tmp_path):
     source = f"file://{tmp_path}/in/t?protocol=open-protocol&partition-num=1"
     config = parse_sink_uri(source)
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.write(Message("t", 0, b"not a key", b"not a value"))
     with pytest.raises(Exception, match="t/0/0"):
         cs.read(spark, source).count()

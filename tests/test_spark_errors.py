@@ -23,6 +23,7 @@ from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.spark.job_errors import MARKER, carry, cdcwire_error_in
 from cdcwire.spark.routing import UnplannedTopicError
+from cdcwire.sink import open_sink
 
 from spark_cases import workload_file
 
@@ -59,9 +60,9 @@ def _undecodable_source(tmp_path: Path) -> tuple[str, DecodeError]:
     """A file:// source whose one message is not open-protocol, and what cdcwire.decode raises for it."""
     source = f"file://{tmp_path}/in/t?protocol=open-protocol&partition-num=1"
     config = parse_sink_uri(source)
-    with config.transport.writer(config) as writer:
+    with open_sink(config).transport.writer(config) as writer:
         writer.write(Message("t", 0, b"not a key", b"not a value"))
-    stored = list(config.transport.reader(config).read("t", 0))
+    stored = list(open_sink(config).transport.reader(config).read("t", 0))
     with pytest.raises(DecodeError) as local:
         cdcwire.decode(source, stored)
     return source, local.value

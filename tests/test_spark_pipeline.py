@@ -16,6 +16,7 @@ from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.routing import RoutePlan, UnplannedTopicError
 from cdcwire.spark.verify import compare
 from cdcwire.workload import Workload
+from cdcwire.sink import open_sink
 
 from spark_cases import (
     PROTOCOLS,
@@ -168,7 +169,7 @@ def test_a_routing_task_run_twice_is_counted_once(tmp_path, monkeypatch):
     run_routing_task(plan, [batch], TaskAttempt(0, attempt=0), monkeypatch)  # its output is lost
     kept = run_routing_task(plan, [batch], TaskAttempt(0, attempt=1), monkeypatch)
     config = parse_sink_uri(uri)
-    job = config.transport.begin_write(config, uri)
+    job = open_sink(config).transport.begin_write(config, uri)
     encoded = encode_routed(EncodingTask(job, uri), iter(shuffled(kept)))
     results = [row for result in encoded for row in result.to_pylist()]
     job.discard()

@@ -21,6 +21,7 @@ from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.refused_events import encode_refusing
 from cdcwire.spark.routing_counts import COUNTERS
 from cdcwire.spark.verify import compare
+from cdcwire.sink import open_sink
 
 from spark_cases import workload_file
 
@@ -57,7 +58,7 @@ def _files_under(directory: Path) -> list[str]:
 
 def _messages_under(uri: str) -> int:
     config = parse_sink_uri(uri)
-    reader = config.transport.reader(config)
+    reader = open_sink(config).transport.reader(config)
     return sum(1 for t in reader.topics() for p in reader.partitions(t) for _ in reader.read(t, p))
 
 

@@ -22,7 +22,7 @@ def row(ts, id_, val="x", schema="test", table="t1", pre=None):
 
 
 def dispatcher(query: str) -> Dispatcher:
-    return Dispatcher(cdcwire.parse_sink_uri(f"file:///tmp/d/t?protocol=echo-json&{query}"))
+    return Dispatcher(cdcwire.open_sink(f"file:///tmp/d/t?protocol=echo-json&{query}"))
 
 
 def crc(*parts: bytes) -> int:
@@ -185,12 +185,11 @@ def test_missing_rules_file_is_a_uri_error(tmp_path):
 def test_rule_names_in_a_rules_file_are_case_insensitive(tmp_path):
     rules = tmp_path / "rules.toml"
     rules.write_text('[[dispatchers]]\nmatcher = ["test.*"]\npartition = "Columns"\ncolumns = ["VAL"]\n')
-    config = cdcwire.parse_sink_uri(
-        f"file:///tmp/d/t?protocol=echo-json&partition-num=6&dispatch-rules={rules}"
-    )
-    assert config.dispatch_rules[0].partition == "columns" and config.dispatch_rules[0].hashes_named_columns
+    sink = cdcwire.open_sink(f"file:///tmp/d/t?protocol=echo-json&partition-num=6&dispatch-rules={rules}")
+    rule = sink.config.dispatch_rules[0]
+    assert rule.partition == "columns" and rule.hashes_named_columns
     expected = (crc(b"test", b"t1") ^ crc(b"val", b"abc")) % 6
-    assert Dispatcher(config).route(row(1, 9, val="abc"))[0].partition == expected
+    assert Dispatcher(sink).route(row(1, 9, val="abc"))[0].partition == expected
 
 
 def test_matchers_follow_tidb_table_filter_rules():

@@ -12,7 +12,8 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.api import config_of
+from cdcwire.sink import open_sink
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports import file_checks
 from cdcwire.transports.file import FileReader, partition_path
 from cdcwire.transports.file_paths import internal_dir
@@ -41,8 +42,8 @@ def test_a_write_that_fails_halfway_publishes_nothing(tmp_path):
 
 
 def test_an_aborted_writer_leaves_no_staging_and_no_lock_held(tmp_path):
-    config = config_of(uri(tmp_path))
-    w = config.transport.writer(config)
+    config = parse_sink_uri(uri(tmp_path))
+    w = open_sink(config).transport.writer(config)
     w.write(Message("orders", 0, None, b"a"))
     w.abort()
     assert list(internal_dir(tmp_path, "staging").iterdir()) == []
@@ -53,8 +54,9 @@ def test_an_aborted_writer_leaves_no_staging_and_no_lock_held(tmp_path):
 CRASH = """
 import os, sys
 from cdcwire import Message
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports import file_publish
+from cdcwire.sink import open_sink
 directory, mode = sys.argv[1], sys.argv[2]
 overwrite = mode == "overwrite"
 real_apply, done = file_publish._apply, []
@@ -72,13 +74,13 @@ def apply_then_die(*args):
     done.append(1)
 
 file_publish._apply = apply_then_die
-c = config_of(f"file://{directory}/orders?protocol=craft")
+c = parse_sink_uri(f"file://{directory}/orders?protocol=craft")
 msgs = [Message("orders", p, None, b"crashed-%d" % i) for p in (0, 1) for i in range(50)]
 if overwrite:
-    job = c.transport.begin_write(c, c.uri, overwrite=True)
+    job = open_sink(c).transport.begin_write(c, c.uri, overwrite=True)
     w = job.task_writer(); w.write_all(msgs); w.close(); job.publish([w.receipt])
 else:
-    with c.transport.writer(c) as w:
+    with open_sink(c).transport.writer(c) as w:
         w.write_all(msgs)
 """
 
@@ -125,8 +127,8 @@ def test_a_job_publish_refused_for_one_partition_changes_no_other(tmp_path):
     data = bytearray(path.read_bytes())
     data[-1] ^= 1
     path.write_bytes(bytes(data))
-    config = config_of(uri(tmp_path))
-    job = config.transport.begin_write(config, uri(tmp_path))
+    config = parse_sink_uri(uri(tmp_path))
+    job = open_sink(config).transport.begin_write(config, uri(tmp_path))
     with job.task_writer() as w:
         w.write_all([Message("orders", 0, None, b"new0"), Message("orders", 1, None, b"new1")])
     with pytest.raises(TransportError, match=r"orders/1\.cdcwire: record 0 at byte 8 fails its CRC check"):

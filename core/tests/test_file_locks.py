@@ -9,8 +9,9 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports.file import partition_path
+from cdcwire.sink import open_sink
 
 
 def uri(tmp_path):
@@ -18,8 +19,8 @@ def uri(tmp_path):
 
 
 def writer(tmp_path):
-    config = config_of(uri(tmp_path))
-    return config.transport.writer(config)
+    config = parse_sink_uri(uri(tmp_path))
+    return open_sink(config).transport.writer(config)
 
 
 def test_a_second_writer_of_a_partition_fails_naming_the_file(tmp_path):
@@ -47,8 +48,8 @@ def test_a_closed_writer_lets_the_next_one_write(tmp_path):
 
 
 def test_a_job_cannot_publish_to_a_partition_a_writer_holds(tmp_path):
-    config = config_of(uri(tmp_path))
-    job = config.transport.begin_write(config, uri(tmp_path))
+    config = parse_sink_uri(uri(tmp_path))
+    job = open_sink(config).transport.begin_write(config, uri(tmp_path))
     with job.task_writer() as task:
         task.write(Message("orders", 0, None, b"job"))
     with writer(tmp_path) as w:

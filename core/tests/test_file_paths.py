@@ -9,8 +9,9 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports.file import FileReader
+from cdcwire.sink import open_sink
 
 ESCAPING = [".", "..", "a/b", "../x", "/abs", "a\x00b", "a\\b", "", ".cdcwire", ".hidden"]
 
@@ -37,8 +38,8 @@ def test_a_writer_refuses_a_topic_that_is_not_one_plain_directory_name(tmp_path,
 @pytest.mark.parametrize("topic", ESCAPING, ids=repr)
 def test_a_job_task_refuses_a_topic_that_is_not_one_plain_directory_name(tmp_path, topic):
     directory, uri = sink(tmp_path)
-    config = config_of(uri)
-    job = config.transport.begin_write(config, uri)
+    config = parse_sink_uri(uri)
+    job = open_sink(config).transport.begin_write(config, uri)
     with pytest.raises(TransportError, match="cannot be written or read under"):
         with job.task_writer() as w:
             w.write(Message(topic, 0, None, b"v"))

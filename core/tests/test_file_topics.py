@@ -10,9 +10,10 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, SinkURIError, TransportError
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports.file import FileReader, partition_path
 from cdcwire.transports.file_paths import topic_file
+from cdcwire.sink import open_sink
 
 
 def uri(tmp_path: Path, partitions: int | None = 2) -> str:
@@ -21,13 +22,13 @@ def uri(tmp_path: Path, partitions: int | None = 2) -> str:
 
 
 def prepare(tmp_path: Path, partitions: int | None = 2) -> int:
-    config = config_of(uri(tmp_path, partitions))
-    return config.transport.prepare_topic(config, "orders")
+    config = parse_sink_uri(uri(tmp_path, partitions))
+    return open_sink(config).transport.prepare_topic(config, "orders")
 
 
 def count(tmp_path: Path) -> int | None:
-    config = config_of(uri(tmp_path, None))
-    return config.transport.partition_count(config, "orders")
+    config = parse_sink_uri(uri(tmp_path, None))
+    return open_sink(config).transport.partition_count(config, "orders")
 
 
 def older_cdcwire_topic(tmp_path: Path, partitions: list[int]) -> None:
@@ -68,8 +69,8 @@ def test_a_write_to_an_unprepared_new_topic_is_held_to_partition_num(tmp_path: P
 def test_a_job_task_refuses_a_partition_outside_the_count_before_staging(tmp_path: Path) -> None:
     """Spark tasks write through task writers: they are held to the count as writers are."""
     prepare(tmp_path)
-    config = config_of(uri(tmp_path))
-    job = config.transport.begin_write(config, config.uri)
+    config = parse_sink_uri(uri(tmp_path))
+    job = open_sink(config).transport.begin_write(config, config.uri)
     try:
         writer = job.task_writer()
         with pytest.raises(TransportError, match=r"partition 3 is outside the 2 partition\(s\) of topic"):
@@ -82,8 +83,8 @@ def test_a_job_task_refuses_a_partition_outside_the_count_before_staging(tmp_pat
 
 def test_a_failed_writer_records_no_partition_count(tmp_path: Path) -> None:
     """A writer records a new topic's count when it publishes: one that fails leaves nothing."""
-    config = config_of(uri(tmp_path))
-    writer = config.transport.writer(config)
+    config = parse_sink_uri(uri(tmp_path))
+    writer = open_sink(config).transport.writer(config)
     writer.write(Message("orders", 0, None, b"never published"))
     writer.abort()
     assert not (tmp_path / "orders").exists()
@@ -92,8 +93,8 @@ def test_a_failed_writer_records_no_partition_count(tmp_path: Path) -> None:
 def test_of_two_writers_creating_a_topic_the_second_obeys_the_first_count(tmp_path: Path) -> None:
     """Two writers of a new topic with different partition-num: the first to publish records
     its count; the other, staged for a partition outside it, publishes nothing."""
-    small, large = config_of(uri(tmp_path, 2)), config_of(uri(tmp_path, 5))
-    first, second = small.transport.writer(small), large.transport.writer(large)
+    small, large = parse_sink_uri(uri(tmp_path, 2)), parse_sink_uri(uri(tmp_path, 5))
+    first, second = open_sink(small).transport.writer(small), open_sink(large).transport.writer(large)
     first.write(Message("orders", 0, None, b"first"))
     second.write(Message("orders", 1, None, b"second, inside"))
     second.write(Message("orders", 4, None, b"second, outside"))

@@ -12,10 +12,11 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports.file import partition_path
 from cdcwire.transports.file_job import FileWriteJob
 from cdcwire.transports.file_staging import JOB_GRACE_S, staging_dir
+from cdcwire.sink import open_sink
 
 
 def uri(tmp_path, topic="orders", partitions=2):
@@ -23,8 +24,8 @@ def uri(tmp_path, topic="orders", partitions=2):
 
 
 def begin(tmp_path, overwrite=False) -> FileWriteJob:
-    config = config_of(uri(tmp_path))
-    return config.transport.begin_write(config, uri(tmp_path), overwrite=overwrite)
+    config = parse_sink_uri(uri(tmp_path))
+    return open_sink(config).transport.begin_write(config, uri(tmp_path), overwrite=overwrite)
 
 
 def stage(job, messages) -> str:
@@ -140,9 +141,10 @@ def test_a_receipt_whose_staged_file_changed_publishes_nothing(tmp_path):
 def lose_a_driver(tmp_path):
     """A driver that began a job, had a task stage into it, and died without publish or discard."""
     script = (
-        "import sys; from cdcwire.api import config_of; from cdcwire import Message\n"
-        f"c = config_of({'file://' + str(tmp_path) + '/orders?protocol=craft'!r})\n"
-        "job = c.transport.begin_write(c, c.uri)\n"
+        "import sys; from cdcwire.sink_uri import parse_sink_uri; from cdcwire.sink import open_sink\n"
+        "from cdcwire import Message\n"
+        f"c = parse_sink_uri({'file://' + str(tmp_path) + '/orders?protocol=craft'!r})\n"
+        "job = open_sink(c).transport.begin_write(c, c.uri)\n"
         "w = job.task_writer(); w.write(Message('orders', 0, None, b'x')); w.close()\n"
         "import os; os._exit(0)  # the driver dies: no publish, no discard\n"
     )

@@ -12,6 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import cdcwire
+
 from cdcwire import SinkURIError, parse_sink_uri
 from cdcwire.durations import parse_duration
 
@@ -312,9 +314,9 @@ def test_every_kafka_entry_point_names_a_bad_tls_file(make):
     config = parse_sink_uri(f"{BASE}&ca=/nonexistent/ca.pem")
     with pytest.raises(SinkURIError) as info:
         if make in ("writer", "reader"):
-            getattr(config.transport, make)(config)
+            getattr(cdcwire.open_sink(config).transport, make)(config)
         else:
-            getattr(config.transport, make)(config, "orders")
+            getattr(cdcwire.open_sink(config).transport, make)(config, "orders")
     assert info.value.parameter == "ca"
 
 

@@ -273,8 +273,8 @@ def test_batch_rows_of_valid_events_are_never_malformed(events):
 
 
 def test_an_encoder_for_events_checked_already_takes_them_unchecked():
-    config = cdcwire.parse_sink_uri("file:///tmp/cdcwire-validation/t?protocol=echo-json")
+    sink = cdcwire.open_sink("file:///tmp/cdcwire-validation/t?protocol=echo-json")
     from cdcwire.codec_calls import encoder_for
 
-    assert isinstance(encoder_for(config, "t", 0), CheckedEncoder)
-    assert not isinstance(encoder_for(config, "t", 0, events_checked=True), CheckedEncoder)
+    assert isinstance(encoder_for(sink, "t", 0), CheckedEncoder)
+    assert not isinstance(encoder_for(sink, "t", 0, events_checked=True), CheckedEncoder)

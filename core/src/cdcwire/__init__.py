@@ -27,13 +27,14 @@ from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .hookspecs import hookimpl
 from .message import Message, Payload
 from .params import Parameter
+from .sink import Sink, open_sink
 from .sink_uri import SinkConfig, parse_sink_uri
 
 __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",
     "DecodeError", "Decoder", "DispatchError", "EncodeError", "Encoder", "Event", "EventJSONError",
-    "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload", "PluginError",
-    "ResolvedEvent", "RowChangedEvent", "SinkConfig", "SinkURIError", "TransportError", "decode",
-    "encode", "encode_partition", "from_json", "hookimpl", "parse_sink_uri", "protocols", "read",
-    "read_jsonl", "to_json", "write", "write_jsonl",
+    "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload",
+    "PluginError", "ResolvedEvent", "RowChangedEvent", "Sink", "SinkConfig", "SinkURIError",
+    "TransportError", "decode", "encode", "encode_partition", "from_json", "hookimpl", "open_sink",
+    "parse_sink_uri", "protocols", "read", "read_jsonl", "to_json", "write", "write_jsonl",
 ]

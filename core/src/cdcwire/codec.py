@@ -10,7 +10,7 @@ import abc
 import contextlib
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Mapping, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Iterator, Mapping, Optional, Protocol
 
 from .events import Event
 from .message import Message, Payload
@@ -55,6 +55,14 @@ class Decoder(Protocol):
     def decode(self, message: Message) -> list[Event]: ...
 
 
+#: What :meth:`Codec.carrier` gives: an event in, the event as read back out (or None).
+Carrier = Callable[[Event], Optional[Event]]
+
+
+def _lossless(event: Event) -> Optional[Event]:
+    return event
+
+
 class Codec(abc.ABC):
     """A wire protocol. Subclass it in a plugin and register an instance.
 
@@ -81,14 +89,16 @@ class Codec(abc.ABC):
     def decoder(self, config: SinkConfig) -> Decoder:
         """A decoder for messages of this protocol."""
 
-    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
-        """The event as this protocol carries it: what ``decode(encode(event))`` gives.
+    def carrier(self, config: SinkConfig) -> Carrier:
+        """A function giving each event as this protocol carries it under ``config``: what
+        ``decode(encode(event))`` gives, or None when the protocol has no message for it
+        (avro's DDL, say).
 
-        None when the protocol has no message for it (avro's DDL, say). The default
-        says the protocol is lossless. Conformance tests and pipeline checks use it
-        to compare inputs with what was read back.
+        A factory like :meth:`encoder` and :meth:`decoder`, so options are read once per
+        sink, not once per event. The default says the protocol is lossless. Conformance
+        tests and pipeline checks use it to compare inputs with what was read back.
         """
-        return event
+        return _lossless
 
     def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:
         """The sink-URI parameters this codec shows itself with in ``cdcwire demo``.

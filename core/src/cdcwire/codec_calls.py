@@ -10,7 +10,7 @@ themselves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .codec import Decoder, Encoder
 from .errors import DecodeError, InvalidEventError
@@ -18,8 +18,7 @@ from .events import Event
 from .message import Message, Payload
 from .validation import check_event, check_events, checked
 
-if TYPE_CHECKING:
-    from .sink_uri import SinkConfig
+from .sink import SinkLike, open_sink
 
 
 class CheckedEncoder:
@@ -79,17 +78,20 @@ def printable(exc: DecodeError) -> DecodeError:
     return DecodeError(reason, exc.offset, exc.part)
 
 
-def encoder_for(config: SinkConfig, topic: str, partition: int, *, events_checked: bool = False) -> Encoder:
+def encoder_for(target: SinkLike, topic: str, partition: int, *, events_checked: bool = False) -> Encoder:
     """The codec's encoder for one topic-partition of this sink, given only valid events.
 
     ``events_checked=True``: the caller vouches that every event it will pass has been
     checked already, by :func:`cdcwire.validation.check_event` or by the Spark record
     checks (rows that pass them build valid events); the check is then not paid twice.
     """
-    encoder = config.codec.encoder(config, topic, partition)
+    sink = open_sink(target)
+    encoder = sink.codec.encoder(sink.config, topic, partition)
     return encoder if events_checked else CheckedEncoder(encoder)
 
 
-def decoder_for(config: SinkConfig) -> Decoder:
-    """The codec's decoder for this sink's messages, giving only valid events."""
-    return CheckedDecoder(config.codec.decoder(config))
+def decoder_for(target: SinkLike) -> Decoder:
+    """The codec's decoder for this sink's (a sink, config, URI or protocol name) messages,
+    giving only valid events."""
+    sink = open_sink(target)
+    return CheckedDecoder(sink.codec.decoder(sink.config))

@@ -15,7 +15,7 @@ The top-level ``cdcwire`` module stays the user's API (encode, decode, write, re
 from __future__ import annotations
 
 from .bounded_cache import BoundedCache
-from .codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
+from .codec import Broadcast, Carrier, Codec, Decoder, Encoder, EventPolicy
 from .codes import (
     BLOB_TYPES,
     FLOAT_TYPES,
@@ -70,7 +70,7 @@ PLUGIN_API_VERSION = "1.0"
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 
 __all__ = [
-    "BLOB_TYPES", "BoundedCache", "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag",
+    "BLOB_TYPES", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
     "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
     "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES",
     "INTEGER_TYPES", "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pluggy
 
@@ -19,6 +19,9 @@ from .codec import Codec
 from .errors import PluginError, SinkURIError
 from .plugin_api import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
 from .transport import Transport
+
+if TYPE_CHECKING:
+    from .sink import Sink
 
 ENTRY_POINT_GROUP = "cdcwire"
 ALLOW_ENV = "CDCWIRE_PLUGINS"
@@ -137,6 +140,12 @@ class Registry:
     def transports(self) -> list[tuple[Transport, PluginInfo]]:
         return [(r.item, r.plugin) for _, r in sorted(self._transports.items())]
 
+    def sink(self, target: Any) -> "Sink":
+        """The sink a URI, config or bare protocol name names, resolved with this registry."""
+        from .sink import open_sink
+
+        return open_sink(target, self)
+
 
 def _version(text: str) -> Optional[tuple[int, int]]:
     major, _, minor = text.partition(".")
@@ -160,11 +169,14 @@ def check_plugin_api(plugin: object, info: PluginInfo) -> None:
     ours = _version(PLUGIN_API_VERSION)
     assert ours is not None
     if wanted is None:
-        raise PluginError(f"{where} declares {PLUGIN_API_ATTRIBUTE} = {declared!r}, not a MAJOR.MINOR version")
+        raise PluginError(
+            f"{where} declares {PLUGIN_API_ATTRIBUTE} = {declared!r}, not a MAJOR.MINOR version"
+        )
     if wanted[0] != ours[0] or wanted[1] > ours[1]:
         raise PluginError(
-            f"{where} was written for cdcwire plugin API {declared}, this cdcwire offers {PLUGIN_API_VERSION}:"
-            f" install a version of {info.distribution} made for plugin API {ours[0]}.x, or a cdcwire that"
+            f"{where} was written for cdcwire plugin API {declared}, this cdcwire offers"
+            f" {PLUGIN_API_VERSION}: install a version of {info.distribution} made for plugin API"
+            f" {ours[0]}.x, or a cdcwire that"
             f" offers {declared}"
         )
 

@@ -1,27 +1,24 @@
-"""Sink URIs: ``scheme://location/topic?protocol=NAME&param=value``, parsed once.
+"""Sink URIs: ``scheme://location/topic?protocol=NAME&param=value``, taken apart and typed.
 
-The result is a :class:`SinkConfig`: typed parameter values validated against
-the parameters declared by the core, the codec and the transport. Every error
-names the parameter; nothing printed ever holds a password.
+Two steps, both plain data: :func:`split_sink_uri` takes a URI apart into a
+:class:`SinkURI` (syntax only: no registry, no file), and :meth:`SinkConfig.typed`
+types its parameters against the ones the core, the codec and the transport declare.
+:mod:`cdcwire.sink` joins them with the registry into a :class:`~cdcwire.sink.Sink`
+(config + codec + transport). Every error names the parameter; nothing printed ever
+holds a password.
 """
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional
-from urllib.parse import parse_qsl, unquote, unquote_plus, urlencode, urlsplit
+from typing import Any, Iterable, Iterator, Mapping, Optional
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit
 
-from .dispatch.rules import rules_from_params
-from .errors import DispatchError, SinkURIError
 from .dispatch.topics import topic_name_problem
+from .errors import SinkURIError
 from .params import SHARED_PARAMETERS, Parameter, shown_value
 from .redact import MASK, redact_url
-
-if TYPE_CHECKING:
-    from .codec import Codec
-    from .registry import Registry
-    from .transport import Transport
 
 class ParameterValues(Mapping[str, Any]):
     """The typed parameter values of a sink: a read-only mapping whose repr masks the
@@ -54,12 +51,33 @@ class ParameterValues(Mapping[str, Any]):
 
 
 @dataclass(frozen=True, slots=True)
-class SinkConfig:
-    """A parsed, validated sink (or source) URI.
+class SinkURI:
+    """A sink URI taken apart, nothing looked up: the scheme, where (``location``: a
+    directory for ``file``, ``host:port,...`` for ``kafka``), the topic, the query's raw
+    values in order, and the user info (never shown)."""
 
-    ``location`` is the directory for ``file``, ``host:port,...`` for ``kafka``.
+    scheme: str
+    location: str
+    topic: str
+    query: Mapping[str, str]
+    username: Optional[str] = field(default=None, repr=False)
+    password: Optional[str] = field(default=None, repr=False, compare=False)
+    uri: str = field(default="", repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return f"SinkURI({redact_url(self.uri)})"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, slots=True)
+class SinkConfig:
+    """A sink's (or source's) settings as plain data: what codecs and transports read.
+
     ``params`` holds a typed value for every declared parameter (defaults filled in);
-    ``given`` names the parameters that the URI set explicitly.
+    ``given`` names the parameters that the URI set explicitly. A config for a bare
+    protocol name (decoding messages a caller already holds) has no scheme, location or
+    topic. It holds no live object, so it pickles to Spark's executors as it is.
     """
 
     scheme: str
@@ -68,21 +86,50 @@ class SinkConfig:
     protocol: str
     params: Mapping[str, Any]
     given: frozenset[str]
-    codec: "Codec" = field(repr=False, compare=False)
-    transport: "Transport" = field(repr=False, compare=False)
     username: Optional[str] = field(default=None, repr=False)
     password: Optional[str] = field(default=None, repr=False, compare=False)
     uri: str = field(default="", repr=False, compare=False)
     #: The dispatch rules in match order (file rules, the URI's own rule); see cdcwire.dispatch.rules.
+    #: Filled when the sink is resolved (reading a rules file is not parsing).
     dispatch_rules: tuple = field(default=(), repr=False, compare=False)
+
+    @classmethod
+    def typed(cls, parts: SinkURI, protocol: str, parameters: Iterable[Parameter]) -> "SinkConfig":
+        """The URI's values typed against the declared ``parameters`` (the shared ones are
+        added first): an unknown parameter or a bad value is a SinkURIError naming it."""
+        declared: dict[str, Parameter] = {}
+        for p in (*SHARED_PARAMETERS, *parameters):
+            declared.setdefault(p.name, p)
+        for name in parts.query:
+            if name not in declared:
+                close = difflib.get_close_matches(name, declared, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                over = f" over {parts.scheme}://" if parts.scheme else ""
+                raise SinkURIError(f"unknown parameter {name!r} for protocol {protocol!r}{over}{hint}", name)
+        params: dict[str, Any] = {}
+        for name, p in declared.items():
+            params[name] = p.parse(parts.query[name]) if name in parts.query else p.default
+        params["protocol"] = protocol
+        secret = frozenset(name for name, p in declared.items() if p.secret)
+        return cls(
+            scheme=parts.scheme,
+            location=parts.location,
+            topic=parts.topic,
+            protocol=protocol,
+            params=ParameterValues(params, secret),
+            given=frozenset(parts.query),
+            username=parts.username,
+            password=parts.password,
+            uri=parts.uri,
+        )
 
     def __getitem__(self, name: str) -> Any:
         try:
             return self.params[name]
         except KeyError:
+            over = f" over {self.scheme}://" if self.scheme else ""
             raise SinkURIError(
-                f"parameter {name!r} is not declared for protocol {self.protocol!r} over {self.scheme}://",
-                name,
+                f"parameter {name!r} is not declared for protocol {self.protocol!r}{over}", name
             ) from None
 
     def get(self, name: str, default: Any = None) -> Any:
@@ -90,6 +137,8 @@ class SinkConfig:
 
     @property
     def redacted_uri(self) -> str:
+        if not self.uri:
+            return f"protocol={self.protocol}"
         return redact_url(self.uri, getattr(self.params, "secret_names", ()))
 
     def __repr__(self) -> str:
@@ -98,11 +147,8 @@ class SinkConfig:
     __str__ = __repr__
 
 
-def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfig:
-    """Parse and validate a sink URI against the installed codecs and transports."""
-    from .registry import get_registry
-
-    reg = registry or get_registry()
+def split_sink_uri(uri: str) -> SinkURI:
+    """Take a sink URI apart, checking its syntax: no registry is asked, no file is read."""
     if not isinstance(uri, str) or "://" not in uri and not uri.startswith("file:"):
         raise SinkURIError(f"not a sink URI (expected scheme://...): {redact_url(str(uri))}")
     try:
@@ -119,60 +165,21 @@ def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfi
             "uri",
         )
     scheme = parts.scheme.lower()
-    transport = reg.transport(scheme)
-
     raw: dict[str, str] = {}
     for name, value in _query_pairs(parts.query):
         if name in raw:
             raise SinkURIError(f"parameter {name!r} is given twice", name)
         raw[name] = value
-
-    protocol_raw = raw.get("protocol")
-    if not protocol_raw:
-        raise SinkURIError(
-            f"parameter 'protocol' is required; installed protocols: {', '.join(reg.protocol_names())}",
-            "protocol",
-        )
-    codec = reg.codec(protocol_raw)
-
-    declared: dict[str, Parameter] = {}
-    for p in (*SHARED_PARAMETERS, *transport.parameters, *codec.parameters):
-        declared.setdefault(p.name, p)
-    for name in raw:
-        if name not in declared:
-            close = difflib.get_close_matches(name, declared, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise SinkURIError(
-                f"unknown parameter {name!r} for protocol {codec.name!r} over {scheme}://{hint}", name
-            )
-    params: dict[str, Any] = {}
-    for name, p in declared.items():
-        params[name] = p.parse(raw[name]) if name in raw else p.default
-    params["protocol"] = codec.name
-    secret = frozenset(name for name, p in declared.items() if p.secret)
-
     location, topic, username, password = _split_location(scheme, parts)
-    try:
-        rules = tuple(rules_from_params(params))
-    except DispatchError as exc:
-        raise SinkURIError(str(exc), "dispatch-rules") from None
-    config = SinkConfig(
-        scheme=scheme,
-        location=location,
-        topic=topic,
-        protocol=codec.name,
-        params=ParameterValues(params, secret),
-        given=frozenset(raw),
-        codec=codec,
-        transport=transport,
-        username=username,
-        password=password,
-        uri=uri,
-        dispatch_rules=rules,
-    )
-    transport.validate(config)
-    codec.validate(config)
-    return config
+    return SinkURI(scheme, location, topic, raw, username, password, uri)
+
+
+def parse_sink_uri(uri: str, registry: Optional[Any] = None) -> SinkConfig:
+    """The typed, validated config of a sink URI: :func:`cdcwire.sink.open_sink`'s config.
+    ``registry``: the plugin registry to resolve it with (the process-wide one by default)."""
+    from .sink import open_sink
+
+    return open_sink(uri, registry).config
 
 
 def _query_pairs(query: str) -> list[tuple[str, str]]:
@@ -285,7 +292,9 @@ def _file_directory_and_topic(netloc: str, path: str) -> tuple[str, str]:
     return directory, topic
 
 
-def protocol_config(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> SinkConfig:
-    """A config for a bare protocol name (``decode("open-protocol", ...)``): defaults for all else."""
-    query = urlencode({"protocol": protocol, **params})  # a value holding '&' stays one value
-    return parse_sink_uri(f"file:///dev/null/cdcwire?{query}", registry)
+def protocol_config(protocol: str, registry: Optional[Any] = None, **params: Any) -> SinkConfig:
+    """The config of a bare protocol name (``decode("open-protocol", ...)``): no scheme,
+    location or topic; defaults for every parameter but ``params``."""
+    from .sink import protocol_sink
+
+    return protocol_sink(protocol, registry, **params).config

@@ -102,9 +102,9 @@ class DirectWriteJob(WriteJob):
         self.sink_uri = sink_uri
 
     def task_writer(self) -> MessageWriter:
-        from .api import config_of
+        from .sink import open_sink
 
-        return self.transport.writer(config_of(self.sink_uri))
+        return self.transport.writer(open_sink(self.sink_uri).config)
 
     def publish(self, receipts: Sequence[str]) -> None:
         pass

@@ -13,6 +13,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, Message, RowChangedEvent
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -26,7 +27,7 @@ def config(avro_uri: str):
 
 def written(config, event: RowChangedEvent) -> Message:
     """The message avro's own encoder writes for the event (no core check)."""
-    [payload] = config.codec.encoder(config, "tidb_s_t", 0).encode([event])
+    [payload] = open_sink(config).codec.encoder(config, "tidb_s_t", 0).encode([event])
     return Message("tidb_s_t", 0, payload.key, payload.value, 4)
 
 

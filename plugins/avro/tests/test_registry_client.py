@@ -11,6 +11,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire_avro import SchemaRegistryClient, SchemaRegistryError
 from cdcwire_avro.testing import LocalSchemaRegistry
+from cdcwire.sink import open_sink
 
 T = ColumnType
 F = ColumnFlag
@@ -56,7 +57,7 @@ def test_registry_that_keeps_failing_gives_up_with_the_status(registry: LocalSch
 def test_unreachable_registry_is_a_clear_error_and_nothing_is_written() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     encoder_config = cdcwire.parse_sink_uri(uri(url) + "&schema-registry-retry-seconds=0")
-    encoder = encoder_config.codec.encoder(encoder_config, "tidb_shop_fruit", 0)
+    encoder = open_sink(encoder_config).codec.encoder(encoder_config, "tidb_shop_fruit", 0)
     written = []
     gave_up = rf"cannot reach schema registry {url}.*after 1 attempt over"
     with pytest.raises(SchemaRegistryError, match=gave_up):

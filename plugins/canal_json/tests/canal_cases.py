@@ -11,6 +11,7 @@ from typing import Any
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent, SinkConfig
 from cdcwire.sink_uri import protocol_config
+from cdcwire.sink import open_sink
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 COMMIT_TS = 429918007904436226  # a real TSO from the spec's watermark example
@@ -35,7 +36,7 @@ def tp_int_row(c_tinyint: int = 127, c_int: int = 2147483647) -> tuple[Column, .
 
 def encode_one(config: SinkConfig, event: Any) -> dict[str, Any]:
     """The JSON document of the single message the encoder writes for ``event``."""
-    payloads = list(config.codec.encoder(config, config.topic, 0).encode([event]))
+    payloads = list(open_sink(config).codec.encoder(config, config.topic, 0).encode([event]))
     assert len(payloads) == 1
     assert payloads[0].key is None
     return json.loads(payloads[0].value)
@@ -44,7 +45,7 @@ def encode_one(config: SinkConfig, event: Any) -> dict[str, Any]:
 def round_trip(config: SinkConfig, event: Any) -> list[Any]:
     messages = [
         cdcwire.Message("t", 0, p.key, p.value)
-        for p in config.codec.encoder(config, config.topic, 0).encode([event])
+        for p in open_sink(config).codec.encoder(config, config.topic, 0).encode([event])
     ]
     return cdcwire.decode(config, messages)
 

@@ -12,6 +12,7 @@ import pytest
 
 from cdcwire import ColumnFlag, ColumnType, DecodeError, Message
 from cdcwire_canal_json import CanalJSONDecoder, CanalOptions
+from cdcwire.sink import open_sink
 
 from canal_cases import canal_config, tp_int_insert
 
@@ -20,7 +21,7 @@ KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 
 def _good() -> dict[str, Any]:
     config = canal_config()
-    return json.loads(next(config.codec.encoder(config, "t", 0).encode([tp_int_insert()])).value)
+    return json.loads(next(open_sink(config).codec.encoder(config, "t", 0).encode([tp_int_insert()])).value)
 
 
 def _decode(decoder: CanalJSONDecoder, doc: dict[str, Any]) -> Any:

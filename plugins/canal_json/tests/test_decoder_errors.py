@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import DecodeError, Message
+from cdcwire.sink import open_sink
 
 from canal_cases import canal_config, tp_int_insert
 
@@ -22,7 +23,7 @@ def _message(value: bytes | None) -> Message:
 
 def _good() -> dict:
     config = canal_config()
-    return json.loads(next(config.codec.encoder(config, "t", 0).encode([tp_int_insert()])).value)
+    return json.loads(next(open_sink(config).codec.encoder(config, "t", 0).encode([tp_int_insert()])).value)
 
 
 def _decode_doc(doc: object, **params: object) -> list:

@@ -8,6 +8,7 @@ import pytest
 
 from cdcwire import Column, ColumnFlag, ColumnType, MessageTooLargeError, RowChangedEvent, SinkURIError
 from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import open_sink
 
 from canal_cases import KEY, canal_config, encode_one, round_trip
 
@@ -48,7 +49,7 @@ def test_handle_key_only_sends_the_key_columns_and_marks_the_message(kind):
     (back,) = round_trip(config, _big_row(kind))
     assert [c.name for c in back.image] == ["id"]
     assert back.image[0].flags == KEY
-    assert back == config.codec.carried(config, _big_row(kind))
+    assert back == open_sink(config).codec.carrier(config)(_big_row(kind))
 
 
 def test_handle_key_only_leaves_rows_that_fit_whole():
@@ -68,7 +69,7 @@ def test_handle_key_only_still_fails_when_the_key_alone_is_too_large():
 def test_carried_raises_like_the_encoder_for_a_row_that_cannot_be_sent():
     config = canal_config(max_message_bytes=1024)
     with pytest.raises(MessageTooLargeError):
-        config.codec.carried(config, _big_row())
+        open_sink(config).codec.carrier(config)(_big_row())
 
 
 def test_handle_key_only_without_the_extension_is_rejected_naming_the_parameter():

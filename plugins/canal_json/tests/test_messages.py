@@ -6,6 +6,7 @@ import json
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire.sink import open_sink
 
 from canal_cases import COMMIT_TS, KEY, canal_config, encode_one, tp_int_insert, tp_int_row
 
@@ -40,7 +41,7 @@ def test_insert_of_the_spec_example_matches_its_message():
 
 def test_es_is_the_physical_part_of_the_commit_ts_and_ts_is_now_in_milliseconds():
     config = canal_config()
-    encoder = config.codec.encoder(config, "t", 0)
+    encoder = open_sink(config).codec.encoder(config, "t", 0)
     encoder._clock = lambda: 1639633142960  # the spec example's build time
     doc = json.loads(encoder.encode_event(tp_int_insert()))
     assert doc["es"] == COMMIT_TS >> 18 == 1640007049196
@@ -123,7 +124,7 @@ def test_values_are_strings_or_null_in_reference_text():
 def test_binary_bytes_become_code_points_of_the_same_number_before_json_escaping():
     row = (Column("b", ColumnType.VARCHAR, ColumnFlag.BINARY, b"\x89PNG\r\n\x00\xff"),)
     config = canal_config()
-    value = next(config.codec.encoder(config, "t", 0).encode([RowChangedEvent(1, "s", "t", row, None)])).value
+    value = next(open_sink(config).codec.encoder(config, "t", 0).encode([RowChangedEvent(1, "s", "t", row, None)])).value
     assert b'"data":[{"b":"\xc2\x89PNG\\r\\n\\u0000\xc3\xbf"}]' in value
     assert json.loads(value)["data"] == [{"b": "\x89PNG\r\n\x00\xff"}]
 
@@ -177,7 +178,7 @@ def test_watermark_message_has_the_resolved_ts_and_nothing_else():
 
 def test_without_the_extension_resolved_events_make_no_message():
     config = canal_config()
-    assert list(config.codec.encoder(config, "t", 0).encode([ResolvedEvent(5)])) == []
+    assert list(open_sink(config).codec.encoder(config, "t", 0).encode([ResolvedEvent(5)])) == []
 
 
 def test_ddl_lands_only_in_partition_0_and_watermarks_in_every_partition():

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from cdcwire import ColumnType, DDLEvent, ResolvedEvent, RowChangedEvent
 from cdcwire.testing.strategies import COLUMN_KINDS, all_types_table, ddl_events, resolved_events, row_events, tables
-from cdcwire.value_text import to_float32
+from cdcwire.plugin_api import to_float32
+from cdcwire.sink import open_sink
 
 from canal_cases import canal_config, round_trip
 
@@ -38,7 +39,7 @@ def _same(a: object, b: object) -> bool:
 def test_read_back_equals_carried_for_rows_of_every_type(mode, data):
     config = canal_config(**MODES[mode])
     event = data.draw(row_events(data.draw(tables(min_columns=3, max_columns=10))))
-    assert round_trip(config, event) == [config.codec.carried(config, event)]
+    assert round_trip(config, event) == [open_sink(config).codec.carrier(config)(event)]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -46,7 +47,7 @@ def test_read_back_equals_carried_for_rows_of_every_type(mode, data):
 @given(event=st.one_of(ddl_events, resolved_events))
 def test_read_back_equals_carried_for_ddl_and_resolved(mode, event):
     config = canal_config(**MODES[mode])
-    carried = config.codec.carried(config, event)
+    carried = open_sink(config).codec.carrier(config)(event)
     assert round_trip(config, event) == ([] if carried is None else [carried])
 
 
@@ -98,16 +99,16 @@ def test_without_the_extension_commit_ts_keeps_only_the_physical_milliseconds(ev
 
 def test_decoder_and_codec_say_whether_commit_ts_is_exact():
     plain, ext = canal_config(), canal_config(enable_tidb_extension=True)
-    assert plain.codec.exact_commit_ts(plain) is False
-    assert plain.codec.decoder(plain).exact_commit_ts is False
-    assert ext.codec.exact_commit_ts(ext) is True
-    assert ext.codec.decoder(ext).exact_commit_ts is True
+    assert open_sink(plain).codec.exact_commit_ts(plain) is False
+    assert open_sink(plain).codec.decoder(plain).exact_commit_ts is False
+    assert open_sink(ext).codec.exact_commit_ts(ext) is True
+    assert open_sink(ext).codec.decoder(ext).exact_commit_ts is True
 
 
 def test_resolved_events_are_carried_only_with_the_extension():
     event = ResolvedEvent(1 << 40)
     plain, ext = canal_config(), canal_config(enable_tidb_extension=True)
-    assert plain.codec.carried(plain, event) is None
+    assert open_sink(plain).codec.carrier(plain)(event) is None
     assert round_trip(plain, event) == []
     assert round_trip(ext, event) == [event]
 
@@ -119,7 +120,7 @@ def test_update_with_only_updated_columns_reads_back_the_whole_old_row():
     event = RowChangedEvent(COMMIT_TS, "test", "tp_int", tp_int_row(0, 0), tp_int_row())
     (back,) = round_trip(config, event)
     assert [c.value for c in back.pre_columns] == [c.value for c in event.pre_columns]
-    assert back == config.codec.carried(config, event)
+    assert back == open_sink(config).codec.carrier(config)(event)
 
 
 def test_ddl_type_reads_back_from_its_query():
@@ -156,4 +157,4 @@ def test_carried_follows_a_table_whose_columns_change_between_events(mode):
     ]
     for column in variants:
         event = RowChangedEvent(7 << 18, "s", "t", (Column("id", ColumnType.INT, key, 1, "int(11)"), column), None)
-        assert round_trip(config, event) == [config.codec.carried(config, event)], column
+        assert round_trip(config, event) == [open_sink(config).codec.carrier(config)(event)], column

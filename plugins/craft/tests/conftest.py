@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.api import config_of
+from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.events import Event
 from cdcwire.message import Message
 from cdcwire.sink_uri import SinkConfig
+from cdcwire.sink import open_sink
 
 
 class CraftHarness:
@@ -15,18 +16,18 @@ class CraftHarness:
 
     def config(self, **params: object) -> SinkConfig:
         query = "".join(f"&{k.replace('_', '-')}={v}" for k, v in params.items())
-        return config_of(f"file:///tmp/cdcwire-craft-tests/t?protocol=craft{query}")
+        return parse_sink_uri(f"file:///tmp/cdcwire-craft-tests/t?protocol=craft{query}")
 
     def encode(self, config: SinkConfig, events: list[Event]) -> list[Message]:
-        encoder = config.codec.encoder(config, config.topic, 0)
+        encoder = open_sink(config).codec.encoder(config, config.topic, 0)
         return [Message(config.topic, 0, p.key, p.value, i) for i, p in enumerate(encoder.encode(events))]
 
     def decode(self, config: SinkConfig, messages: list[Message]) -> list[Event]:
-        decoder = config.codec.decoder(config)
+        decoder = open_sink(config).codec.decoder(config)
         return [e for m in messages for e in decoder.decode(m)]
 
     def carried(self, config: SinkConfig, events: list[Event]) -> list[Event]:
-        return [config.codec.carried(config, e) for e in events]
+        return [open_sink(config).codec.carrier(config)(e) for e in events]
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, Message, RowCha
 from cdcwire.codec_calls import decoder_for
 from cdcwire.testing.broken_events import Broken, broken_row_events
 from cdcwire.validation import is_valid
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -27,7 +28,7 @@ KEY = Column("id", T.INT, F.HANDLE_KEY | F.PRIMARY_KEY, 1, "int(11)")
 def written(*columns: Column) -> Message:
     """The message craft's own encoder writes for an insert of these columns (no core check)."""
     event = RowChangedEvent(5, "s", "t", (KEY, *columns))
-    [payload] = CONFIG.codec.encoder(CONFIG, "t", 0).encode([event])
+    [payload] = open_sink(CONFIG).codec.encoder(CONFIG, "t", 0).encode([event])
     return Message("t", 0, payload.key, payload.value, 4)
 
 
@@ -54,13 +55,13 @@ def test_a_value_the_event_model_refuses_is_a_decode_error_naming_the_message(co
 @given(broken_row_events())
 def test_the_raw_decoder_gives_back_what_was_written_and_the_core_refuses_it_if_invalid(broken: Broken):
     try:  # craft's own encoder, unguarded: the core never gives it such an event
-        payloads = list(CONFIG.codec.encoder(CONFIG, "t", 0).encode([broken.event]))
+        payloads = list(open_sink(CONFIG).codec.encoder(CONFIG, "t", 0).encode([broken.event]))
     except Exception:
         return
     for p in payloads:
         message = Message("t", 0, p.key, p.value, 0)
         try:
-            raw = CONFIG.codec.decoder(CONFIG).decode(message)
+            raw = open_sink(CONFIG).codec.decoder(CONFIG).decode(message)
         except DecodeError:  # craft refuses it itself (bytes that are not UTF-8 in a text column)
             with pytest.raises(DecodeError):
                 decoder_for(CONFIG).decode(message)

@@ -13,6 +13,7 @@ from cdcwire.errors import EncodeError
 from cdcwire_craft.column_values import BadValue, _explain_uvarint, _read_uvarint_exactly
 from cdcwire_craft.encoder import CraftEncoder
 from cdcwire_craft.primitives import Reader, uvarint
+from cdcwire.sink import open_sink
 
 T = ColumnType
 U = ColumnFlag.UNSIGNED
@@ -74,7 +75,7 @@ def test_carried_drops_mysql_type_and_rounds_float_to_float32(craft) -> None:
         None,
         table_id=-1,
     )
-    carried = config.codec.carried(config, event)
+    carried = open_sink(config).codec.carrier(config)(event)
     assert [c.mysql_type for c in carried.columns] == [None, None, None]
     assert [c.value for c in carried.columns] == [struct.unpack("<f", struct.pack("<f", 0.1))[0], None, b"as text"]
     assert carried.table_id is None

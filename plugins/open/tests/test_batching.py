@@ -12,6 +12,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, MessageTooLargeError, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Payload
 from cdcwire.testing.strategies import all_types_table, row_events
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -22,7 +23,7 @@ KEY = F.HANDLE_KEY | F.PRIMARY_KEY
 def encode(events, **params: object) -> list[Payload]:
     query = "".join(f"&{k}={v}" for k, v in params.items())
     config = cdcwire.parse_sink_uri(URI + query)
-    return list(config.codec.encoder(config, "t", 0).encode(events))
+    return list(open_sink(config).codec.encoder(config, "t", 0).encode(events))
 
 
 def row(i: int, text: str = "aa", ts: int = 100) -> RowChangedEvent:
@@ -133,5 +134,5 @@ def test_handle_key_only_row_decodes_to_the_key_columns_as_carried() -> None:
     big = row(7, "y" * 500)
     messages = [cdcwire.Message("t", 0, p.key, p.value) for p in encode([big], **{"max-message-bytes": 200, "large-message-handle-option": "handle-key-only"})]
     [back] = cdcwire.decode(config, messages)
-    assert back == config.codec.carried(config, big)
+    assert back == open_sink(config).codec.carrier(config)(big)
     assert [c.name for c in back.columns] == ["id"]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DecodeError, Message, ResolvedEvent, RowChangedEvent
 from cdcwire.testing.strategies import all_types_table, row_events
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -25,7 +26,7 @@ def framed(*parts: bytes) -> bytes:
 
 
 def decode(key: bytes, value: bytes):
-    return CONFIG.codec.decoder(CONFIG).decode(Message("t", 0, key, value))
+    return open_sink(CONFIG).codec.decoder(CONFIG).decode(Message("t", 0, key, value))
 
 
 def refused(key: bytes, value: bytes) -> DecodeError:
@@ -39,7 +40,7 @@ ROW_VALUE = b'{"u":{"id":{"t":3,"h":true,"f":10,"v":1}}}'
 
 
 def messages_of(events) -> list[Message]:
-    return [Message("t", 0, p.key, p.value) for p in CONFIG.codec.encoder(CONFIG, "t", 0).encode(events)]
+    return [Message("t", 0, p.key, p.value) for p in open_sink(CONFIG).codec.encoder(CONFIG, "t", 0).encode(events)]
 
 
 def test_a_valid_hand_made_message_decodes() -> None:
@@ -207,7 +208,7 @@ def _all_truncations(message: Message):
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(row_events(all_types_table()), min_size=1, max_size=3))
 def test_every_truncation_of_a_valid_message_raises_decode_error(events) -> None:
-    decoder = CONFIG.codec.decoder(CONFIG)
+    decoder = open_sink(CONFIG).codec.decoder(CONFIG)
     for message in messages_of([*events, ResolvedEvent(1)]):
         for broken in _all_truncations(message):
             with pytest.raises(DecodeError):
@@ -218,7 +219,7 @@ def test_every_truncation_of_a_valid_message_raises_decode_error(events) -> None
 @given(row_events(all_types_table()), st.data())
 def test_random_byte_flips_raise_only_decode_error(event, data) -> None:
     [message] = messages_of([event])
-    decoder = CONFIG.codec.decoder(CONFIG)
+    decoder = open_sink(CONFIG).codec.decoder(CONFIG)
     for _ in range(20):
         part = data.draw(st.sampled_from(["key", "value"]))
         buf = bytearray(getattr(message, part))

@@ -9,6 +9,7 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent, SinkURIError
 from cdcwire.testing.conformance import round_trip
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -22,14 +23,14 @@ def config(**params: object):
 
 def value_json(event: RowChangedEvent, **params: object) -> dict:
     c = config(**params)
-    [payload] = c.codec.encoder(c, "t", 0).encode([event])
+    [payload] = open_sink(c).codec.encoder(c, "t", 0).encode([event])
     return json.loads(payload.value[8:])
 
 
 def read_back(event: RowChangedEvent, **params: object) -> RowChangedEvent:
     c = config(**params)
     _, [back] = round_trip(c, [event])
-    assert back == c.codec.carried(c, event)
+    assert back == open_sink(c).codec.carrier(c)(event)
     return back
 
 
@@ -144,6 +145,6 @@ def test_round_trip_matches_carried_under_each_parameter(params: dict) -> None:
     @given(st.lists(row_events(all_types_table()), min_size=1, max_size=6))
     def check(events: list) -> None:
         _, got = round_trip(c, events)
-        assert got == [c.codec.carried(c, e) for e in events]
+        assert got == [open_sink(c).codec.carrier(c)(e) for e in events]
 
     check()

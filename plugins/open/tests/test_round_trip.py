@@ -13,6 +13,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedE
 from cdcwire.errors import InvalidEventError
 from cdcwire.testing.conformance import CodecConformance, expected, round_trip
 from cdcwire.testing.strategies import COLUMN_KINDS, KINDS_BY_LABEL, TableSpec, all_types_table, row_events
+from cdcwire.sink import open_sink
 
 URI = "file:///tmp/cdcwire-open/t?protocol=open-protocol"
 F = ColumnFlag
@@ -63,7 +64,7 @@ def test_batches_of_all_type_rows_round_trip_in_order(events: list[RowChangedEve
 
 def test_carried_drops_mysql_type_text_from_every_column() -> None:
     event = insert(Column("d", T.DECIMAL, F(0), "1.50", "decimal(10,2)"))
-    carried = config().codec.carried(config(), event)
+    carried = open_sink(config()).codec.carrier(config())(event)
     assert [c.mysql_type for c in carried.columns] == [None, None]
     assert back(event) == carried
 
@@ -139,7 +140,7 @@ def test_unicode_text_round_trips_in_varchar_and_text(text: str) -> None:
 def test_html_sensitive_characters_round_trip() -> None:
     text = "<a href='x'>&amp;</a>\u2028\u2029"
     event = RowChangedEvent(1, "s<&>", "t>", (Column("n&m", T.VARCHAR, KEY, text),))
-    assert back(event) == config().codec.carried(config(), event)
+    assert back(event) == open_sink(config()).codec.carrier(config())(event)
 
 
 def test_partitioned_table_id_round_trips_as_ptn() -> None:
@@ -175,7 +176,7 @@ def test_resolved_event_round_trips() -> None:
 def test_decode_through_the_public_api_with_the_default_alias() -> None:
     events = [insert(Column("v", T.VARCHAR, F(0), "x")), ResolvedEvent(8)]
     messages = cdcwire.encode(URI + "&partition-num=1", events)
-    assert cdcwire.decode("default", messages) == [config().codec.carried(config(), e) for e in events]
+    assert cdcwire.decode("default", messages) == [open_sink(config()).codec.carrier(config())(e) for e in events]
 
 
 def test_every_kind_label_is_covered_by_the_strategies() -> None:

@@ -15,6 +15,7 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
 from cdcwire.message import Payload
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -24,7 +25,7 @@ LARGE = {"large-message-handle-option": "handle-key-only", "max-message-bytes": 
 
 def encode(event: RowChangedEvent, **params: object) -> list[Payload]:
     config = cdcwire.parse_sink_uri(URI + "".join(f"&{k}={v}" for k, v in params.items()))
-    return list(config.codec.encoder(config, "t", 0).encode([event]))
+    return list(open_sink(config).codec.encoder(config, "t", 0).encode([event]))
 
 
 def keyless(text: str) -> tuple[Column, ...]:

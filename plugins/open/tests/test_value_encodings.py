@@ -8,6 +8,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
+from cdcwire.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType
@@ -17,7 +18,7 @@ URI = "file:///tmp/cdcwire-open/t?protocol=open-protocol"
 def wire(column: Column) -> tuple[str, dict]:
     """The raw value JSON of a one-column insert, and its parsed column object."""
     config = cdcwire.parse_sink_uri(URI)
-    [payload] = config.codec.encoder(config, "t", 0).encode([RowChangedEvent(1, "test", "t", (column,))])
+    [payload] = open_sink(config).codec.encoder(config, "t", 0).encode([RowChangedEvent(1, "test", "t", (column,))])
     text = payload.value[8:].decode("utf-8")
     return text, json.loads(text)["u"][column.name]
 

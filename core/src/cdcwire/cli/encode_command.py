@@ -7,10 +7,11 @@ import sys
 from collections import Counter
 from typing import BinaryIO, Iterator
 
-from ..api import config_of, dispatch, encode_partition, transport_partition_count
+from ..api import dispatch, encode_partition, transport_partition_count
 from ..errors import EventJSONError
 from ..event_json import read_jsonl
 from ..message import Message
+from ..sink import open_sink
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -21,24 +22,24 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_of(args.sink_uri)
+    sink = open_sink(args.sink_uri)
     if args.input == "-":
         events = list(read_jsonl(_utf8_lines(sys.stdin.buffer)))
     else:
         with open(args.input, "rb") as f:
             events = list(read_jsonl(_utf8_lines(f)))
-    groups = dispatch(config, events, transport_partition_count(config))
+    groups = dispatch(sink, events, transport_partition_count(sink))
     msgs: Counter[tuple[str, int]] = Counter()
     sizes: Counter[tuple[str, int]] = Counter()
     carried: Counter[tuple[str, int]] = Counter()
-    with config.transport.writer(config) as writer:
+    with sink.needs_transport().writer(sink.config) as writer:
         for (topic, partition) in sorted(groups):
-            for p in encode_partition(config, topic, partition, groups[(topic, partition)]):
+            for p in encode_partition(sink, topic, partition, groups[(topic, partition)]):
                 writer.write(Message(topic, partition, p.key, p.value))
                 msgs[(topic, partition)] += 1
                 sizes[(topic, partition)] += len(p.key or b"") + len(p.value or b"")
                 carried[(topic, partition)] += p.events
-    print(f"sink: {config.redacted_uri}")
+    print(f"sink: {sink.config.redacted_uri}")
     print(f"events in: {len(events)}  messages: {sum(msgs.values())}  bytes: {sum(sizes.values())}")
     print(f"{'topic':<24} {'partition':>9} {'events':>8} {'messages':>9} {'bytes':>10}")
     for key in sorted(groups):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..api import config_of
+from ..sink import open_sink
 from ..codec_calls import decoder_for
 from ..errors import DecodeError
 from ..event_json import event_to_dict
@@ -20,10 +20,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = config_of(args.uri)
-    decoder = decoder_for(config)
-    reader = config.transport.reader(config)
-    topic = args.topic or config.topic
+    sink = open_sink(args.uri)
+    decoder = decoder_for(sink)
+    reader = sink.needs_transport().reader(sink.config)
+    topic = args.topic or sink.topic
     try:
         for partition in args.partition or reader.partitions(topic):
             for message in reader.read(topic, partition):

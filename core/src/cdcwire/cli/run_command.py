@@ -27,12 +27,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..api import config_of
+    from ..sink import open_sink
     from .. import spark as cs
     from ..spark.progress import ProgressBar
     from ..spark.reading import is_source_uri
 
-    config = config_of(args.sink_uri)  # a bad URI fails before Spark starts
+    sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
     spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
     if is_source_uri(args.input):
         df = cs.without_broadcast_copies(
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
     try:
         with ProgressBar(spark, label="cdcwire run"):
-            summary = cs.write(df, config, dead_letter=args.dead_letter)
+            summary = cs.write(df, sink.config, dead_letter=args.dead_letter)
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure (a lost executor, ...): its reason, not a JVM trace

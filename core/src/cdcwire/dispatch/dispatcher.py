@@ -11,7 +11,7 @@ from .partitioners import Partitioner
 from .rules import DispatchRule, rules_from_params
 
 if TYPE_CHECKING:
-    from ..sink_uri import SinkConfig
+    from ..sink import Sink
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,8 @@ def split_key_change(row: RowChangedEvent) -> tuple[RowChangedEvent, ...]:
 
 
 class Dispatcher:
-    """Decides topic and partition for every event of one sink.
+    """Decides topic and partition for every event of one sink (its config's rules, its
+    codec's broadcast policy).
 
     ``partition_count(topic)`` gives the number of partitions to use for a topic
     (the sink's ``partition-num`` unless a transport knows better).
@@ -50,13 +51,13 @@ class Dispatcher:
 
     def __init__(
         self,
-        config: SinkConfig,
-        policy: Optional[EventPolicy] = None,
+        sink: Sink,
         partition_count: Optional[Callable[[str], int]] = None,
         rules: Optional[list[DispatchRule]] = None,
     ) -> None:
+        config = sink.config
         self.default_topic = config.topic
-        self.policy = policy or config.codec.policy(config)
+        self.policy: EventPolicy = sink.codec.policy(config)
         if rules is None:
             rules = list(config.dispatch_rules or rules_from_params(config.params))
         self._rules = list(rules)

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional
 
-from ..sink_uri import SinkConfig
+from ..sink import SinkLike
 from .data_source import CdcwireDataSource, register_data_sources
 from .dead_letter import read_dead_letters
 from .jsonl_source import EventLinesDataSource
@@ -23,7 +23,7 @@ from .session import spark_session
 
 
 def transcode(
-    spark, source_uri: Union[str, SinkConfig], sink_uri: Union[str, SinkConfig], topics: Optional[str] = None
+    spark, source_uri: SinkLike, sink_uri: SinkLike, topics: Optional[str] = None
 ) -> WriteSummary:
     """Read a topic in one protocol and write it in another (e.g. open-protocol -> avro)."""
     return write(without_broadcast_copies(read(spark, source_uri, topics)), sink_uri)

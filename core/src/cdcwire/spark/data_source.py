@@ -47,7 +47,7 @@ from ..codec_calls import encoder_for
 from ..dispatch import Dispatcher
 from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
-from ..sink_uri import SinkConfig
+from ..sink import Sink
 from ..transport import WriteJob
 from .arrow_events import checked_events
 from .encoding import EncodingTask, encode_routed
@@ -55,7 +55,7 @@ from .job_errors import carried_to_driver
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
 from .range_decoding import decode_range
 from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 BATCH_EVENTS = 4096
 
@@ -190,7 +190,7 @@ def refuse_later_input_partitions(uri: str) -> None:
     if index > 0:
         raise CdcwireError(
             f"format('cdcwire') refused an event DataFrame fed from more than one input partition (this task"
-            f" reads input partition {index}): {sink_config(uri).redacted_uri} gets messages as tasks write,"
+            f" reads input partition {index}): {cached_sink(uri).config.redacted_uri} gets messages as tasks write,"
             " and two input partitions may feed one topic-partition in no order; write df.coalesce(1),"
             " write cdcwire.spark.prepare(df, uri)[0], or use cdcwire.spark.write(df, uri)"
         )
@@ -199,8 +199,8 @@ def refuse_later_input_partitions(uri: str) -> None:
 def _dispatch_in_order(uri: str, job: WriteJob, batches: Iterator[pa.RecordBatch]) -> pa.RecordBatch:
     """Dispatch one task's events in input order and encode each topic-partition as a stream of chunks;
     one row per topic-partition, and the task's row (topic null) with its writer's receipt."""
-    config = sink_config(uri)
-    dispatcher = Dispatcher(config, partition_count=transport_partition_count(config))
+    sink = cached_sink(uri)
+    dispatcher = Dispatcher(sink, partition_count=transport_partition_count(sink))
     encoders: dict[tuple[str, int], object] = {}
     pending: dict[tuple[str, int], list] = {}
     stats: dict[tuple[str, int], list[int]] = {}
@@ -212,7 +212,7 @@ def _dispatch_in_order(uri: str, job: WriteJob, batches: Iterator[pa.RecordBatch
             return
         encoder = encoders.get(tp)
         if encoder is None:
-            encoder = encoders[tp] = encoder_for(config, tp[0], tp[1])
+            encoder = encoders[tp] = encoder_for(sink, tp[0], tp[1])
         s = stats.setdefault(tp, [0, 0, 0])
         s[0] += len(chunk)
         payload: Payload
@@ -278,18 +278,19 @@ class CdcwireDataSource(DataSource):
         uri = self.options.get("sink-uri")
         if not uri:
             raise SinkURIError('the cdcwire sink needs .option("sink-uri", URI)', "sink-uri")
-        config = sink_config(uri)  # a bad URI fails here, before any task runs
+        sink = cached_sink(uri)  # a bad URI fails here, before any task runs
         if "_cdc_topic" not in schema.names:
-            refuse_unplanned_topics(config)
+            refuse_unplanned_topics(sink)
         # Spark itself refuses mode("errorifexists") and mode("ignore") for Python data sources;
         # mode("overwrite") arrives here, and a delivering transport refuses it (pointing at append).
-        return EventsWriter(uri, config.transport.begin_write(config, uri, overwrite=overwrite))
+        return EventsWriter(uri, sink.needs_transport().begin_write(sink.config, uri, overwrite=overwrite))
 
 
-def refuse_unplanned_topics(config: SinkConfig) -> None:
+def refuse_unplanned_topics(sink: Sink) -> None:
     """Topic rules need every topic known before the first resolved event is broadcast, which a
     task dispatching its own input cannot know: refuse them where resolved events are sent."""
-    if config.codec.policy(config).resolved is Broadcast.NONE:
+    config = sink.config
+    if sink.codec.policy(config).resolved is Broadcast.NONE:
         return
     if any(rule.topic is not None for rule in config.dispatch_rules):
         raise CdcwireError(

@@ -36,7 +36,7 @@ from .arrow_events import batch_to_events
 from .job_errors import carried_to_driver
 from .refused_events import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 _NO_COUNTS = (0,) * len(COUNTERS)
 
@@ -116,7 +116,7 @@ def encode_routed(
 ) -> Iterator[pa.RecordBatch]:
     """Encode and write routed, sorted batches; one result batch with a row per topic-partition and
     the task's row. ``context``: the TaskContext (names the task's dead-letter file)."""
-    config = sink_config(task.sink_uri)
+    sink = cached_sink(task.sink_uri)
     rows: list[tuple] = []
     received = RoutingCounts()
     refused = RefusedEvents.for_task(task.dead_letter, task.write_id, context)
@@ -135,7 +135,7 @@ def encode_routed(
 
             encoded = messages = size = 0
             refuse = refused.refuser(topic, partition)
-            for payload in encode_refusing(config, topic, partition, events(), refuse):
+            for payload in encode_refusing(sink, topic, partition, events(), refuse):
                 writer.write(Message(topic, partition, payload.key, payload.value))
                 encoded += payload.events
                 messages += 1
@@ -146,7 +146,7 @@ def encode_routed(
     except CdcwireError as exc:  # raised as it is (as cdcwire.encode would), the place in a note
         writer.abort()
         refused.discard()
-        exc.add_note(f"while writing {topic}/{partition} to {config.redacted_uri}")
+        exc.add_note(f"while writing {topic}/{partition} to {sink.config.redacted_uri}")
         raise
     except BaseException:
         writer.abort()

@@ -7,10 +7,8 @@ every action over its DataFrame reads the same messages while producers go on
 appending: counting it twice gives one number, and a write with topic rules,
 which reads its input once to plan topics and once to route, sees the same tables
 both times. ``spark.read.format("cdcwire")`` without that option plans whenever
-Spark plans a query over it.
-
-A transport without watermarks (the file transport) has no end to pin: its
-ranges end where each partition's file ends when a task reads it.
+Spark plans a query over it. Every transport has watermarks
+(:meth:`cdcwire.transport.MessageReader.watermarks`), so every range has an end.
 """
 
 from __future__ import annotations
@@ -21,12 +19,12 @@ from typing import Optional
 
 from pyspark.sql.datasource import InputPartition
 
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 
 @dataclass(frozen=True)
 class MessageRange(InputPartition):
-    """Offsets [start, end) of one topic-partition; None: the earliest held / no pinned end."""
+    """Offsets [start, end) of one topic-partition; ``start`` None: the earliest held."""
 
     topic: str
     partition: int
@@ -38,27 +36,26 @@ def plan_message_ranges(
     uri: str, topics: str = "", start_offset: Optional[int] = None, offsets: str = ""
 ) -> list[MessageRange]:
     """One range per topic-partition: from the given start (or the low watermark now) to the high
-    watermark now, where the transport has watermarks.
+    watermark now.
 
     ``topics``: "a,b", "*" for every topic the source holds, or "" for the URI's topic;
     ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset``.
     """
-    config = sink_config(uri)
-    reader = config.transport.reader(config)
+    sink = cached_sink(uri)
+    reader = sink.needs_transport().reader(sink.config)
     starts = json.loads(offsets) if offsets else {}
-    watermarks = getattr(reader, "watermarks", None)
     try:
         if topics.strip() == "*":
             names = reader.topics()
         elif topics.strip():
             names = [t.strip() for t in topics.split(",") if t.strip()]
         else:
-            names = [config.topic]
+            names = [sink.topic]
         ranges = []
         for topic in names:
             for p in reader.partitions(topic):
                 start = starts.get(f"{topic}/{p}", start_offset)
-                low, high = watermarks(topic, p) if watermarks is not None else (None, None)
+                low, high = reader.watermarks(topic, p)
                 ranges.append(MessageRange(topic, p, low if start is None else int(start), high))
         return ranges
     finally:

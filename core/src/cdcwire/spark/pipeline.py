@@ -28,14 +28,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional, Union
+from typing import Iterable, Mapping, Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..api import config_of
+from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
-from ..sink_uri import SinkConfig
 from ..transport import WriteJob
 from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .job_errors import cdcwire_error_in, cdcwire_errors_raised
@@ -168,18 +167,18 @@ def with_malformed_column(df: DataFrame) -> DataFrame:
 
 
 def prepare(
-    df: DataFrame, sink_uri: Union[str, SinkConfig], dead_letter: Optional[str] = None
+    df: DataFrame, sink_uri: SinkLike, dead_letter: Optional[str] = None
 ) -> tuple[DataFrame, RoutePlan]:
     """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
     each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input
-        laid, plan = _laid_out(df, config_of(sink_uri), dead_letter)
+        laid, plan = _laid_out(df, open_sink(sink_uri), dead_letter)
     return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
 
 
-def _laid_out(df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> tuple[DataFrame, RoutePlan]:
+def _laid_out(df: DataFrame, sink: Sink, dead_letter: Optional[str]) -> tuple[DataFrame, RoutePlan]:
     """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts)."""
-    plan = plan_routes(df.sparkSession, df, config, dead_letter)
+    plan = plan_routes(df.sparkSession, df, sink, dead_letter)
     routed = (
         with_malformed_column(df)
         .withColumn("_cdc_seq", F.monotonically_increasing_id())
@@ -190,7 +189,7 @@ def _laid_out(df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> 
 
 def write(
     df: DataFrame,
-    sink_uri: Union[str, SinkConfig],
+    sink_uri: SinkLike,
     dead_letter: Optional[str] = None,
     overwrite: bool = False,
 ) -> WriteSummary:
@@ -206,11 +205,12 @@ def write(
     A cdcwire error raised in any Spark task (reading the input, planning, routing, encoding)
     is raised as itself, attributes and all, as ``cdcwire.encode`` would (see job_errors).
     """
-    config = config_of(sink_uri)
+    sink = open_sink(sink_uri)
+    config = sink.config
     started = time.monotonic()
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
-        laid, plan = _laid_out(df, config, dead_letter)
-    job = config.transport.begin_write(config, plan.sink_uri, overwrite=overwrite)
+        laid, plan = _laid_out(df, sink, dead_letter)
+    job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
     task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id)
     try:
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()

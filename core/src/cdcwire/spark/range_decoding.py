@@ -22,7 +22,7 @@ from .arrow_events import events_to_batch, events_to_permissive_batch
 from .collector import fewer_collections
 from .message_ranges import MessageRange
 from .schema import ARROW_PERMISSIVE_READ_EVENT_SCHEMA, ARROW_READ_EVENT_SCHEMA
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 BATCH_EVENTS = 4096
 
@@ -35,15 +35,14 @@ def decode_range(uri: str, part: MessageRange, permissive: bool = False) -> Iter
 
 
 def _decoded_batches(uri: str, part: MessageRange, permissive: bool) -> Iterator[pa.RecordBatch]:
-    config = sink_config(uri)
-    decoder = decoder_for(config)
-    reader = config.transport.reader(config)
+    sink = cached_sink(uri)
+    decoder = decoder_for(sink)
+    reader = sink.needs_transport().reader(sink.config)
     events: list[Optional[Event]] = []
     malformed: list[Optional[dict]] = []
     offsets: list[int] = []
     try:
-        start = part.start if part.start is not None else (None if hasattr(reader, "watermarks") else 0)
-        for message in reader.read(part.topic, part.partition, start, part.end):
+        for message in reader.read(part.topic, part.partition, part.start, part.end):
             try:
                 decoded = decoder.decode(message)
             except DecodeError as exc:

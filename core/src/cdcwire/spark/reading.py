@@ -9,9 +9,8 @@ from typing import Mapping, Optional, Sequence, Union
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..api import config_of
+from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
-from ..sink_uri import SinkConfig
 from .data_source import register_data_sources
 from .message_ranges import plan_message_ranges, ranges_to_json
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA
@@ -47,7 +46,7 @@ def _is_parquet(path: str) -> bool:
 
 def read(
     spark: SparkSession,
-    source_uri: Union[str, SinkConfig],
+    source_uri: SinkLike,
     topics: Optional[Union[str, Sequence[str]]] = None,
     start_offset: Optional[int] = None,
     offsets: Optional[Mapping[str, int]] = None,
@@ -58,14 +57,13 @@ def read(
     Bounded: each partition from ``start_offset`` (default the earliest; ``offsets`` per
     ``"topic/partition"``) to its high watermark now. The ranges are pinned here, once: every
     action over the DataFrame reads the same messages, however many producers add meanwhile
-    (a file source has no watermark to pin: see :mod:`cdcwire.spark.message_ranges`).
+    (see :mod:`cdcwire.spark.message_ranges`).
     ``topics``: the URI's topic by default, a list, or ``"*"`` for every topic the source holds.
     ``permissive``: an undecodable message becomes a ``_malformed`` row (source
     ``topic/partition/offset``) for ``write(..., dead_letter=DIR)``, instead of failing the read.
     """
     register_data_sources(spark)
-    uri = source_uri.uri if isinstance(source_uri, SinkConfig) else source_uri
-    config_of(uri)  # a bad URI fails here, on the driver
+    uri = open_sink(source_uri).config.uri  # a bad URI fails here, on the driver
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     ranges = plan_message_ranges(uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "")
     return (

@@ -24,7 +24,7 @@ from ..errors import EncodeError
 from ..event_json import to_json
 from ..events import Event, ResolvedEvent
 from ..message import Payload
-from ..sink_uri import SinkConfig
+from ..sink import Sink
 from .dead_letter import DeadLetterWriter
 from .rejected import input_row
 
@@ -33,7 +33,7 @@ Refuse = Callable[[int, Event, EncodeError], None]
 
 
 def encode_refusing(
-    config: SinkConfig,
+    sink: Sink,
     topic: str,
     partition: int,
     events: Iterable[tuple[int, Event]],
@@ -42,7 +42,7 @@ def encode_refusing(
     """The payloads of one topic-partition's ``(input row, event)`` stream, in order; an event the
     encoder refuses goes to ``refuse`` (None: the ``EncodeError`` propagates)."""
     if refuse is None:
-        yield from encoder_for(config, topic, partition).encode(event for _, event in events)
+        yield from encoder_for(sink, topic, partition).encode(event for _, event in events)
         return
     source = iter(events)
     replay: list[tuple[int, Event]] = []
@@ -50,7 +50,7 @@ def encode_refusing(
         taken: deque[tuple[int, Event]] = deque()  # fed to the encoder, not yet in a yielded payload
         fed = _feed(itertools.chain(replay, source), taken)
         try:
-            for payload in encoder_for(config, topic, partition).encode(fed):
+            for payload in encoder_for(sink, topic, partition).encode(fed):
                 for _ in range(min(payload.events, len(taken))):
                     taken.popleft()
                 yield payload
@@ -60,7 +60,7 @@ def encode_refusing(
         replay = []
         for seq, event in taken:
             try:
-                for _ in encoder_for(config, topic, partition).encode([event]):
+                for _ in encoder_for(sink, topic, partition).encode([event]):
                     pass
             except EncodeError as exc:
                 refuse(seq, event, exc)

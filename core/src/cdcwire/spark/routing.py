@@ -25,14 +25,14 @@ from ..errors import CdcwireError
 from ..event_json import to_json
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..redact import redact_url
-from ..sink_uri import SinkConfig
+from ..sink import Sink
 from .collector import fewer_collections
 from .arrow_events import batch_to_events, checked_events
 from .job_errors import carried_to_driver
 from .rejected import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
 from .schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 #: Columns the routing stage adds (all dropped before encoding).
 ROUTING_FIELDS = [
@@ -81,19 +81,20 @@ class UnplannedTopicError(CdcwireError):
     planning action and the routing one. A job error, never a dead letter."""
 
 
-def needs_every_column(config: SinkConfig) -> bool:
+def needs_every_column(sink: Sink) -> bool:
     """Only the ``columns`` rule hashes non-key columns; other rules need the handle key at most."""
-    return any(rule.hashes_named_columns for rule in config.dispatch_rules)
+    return any(rule.hashes_named_columns for rule in sink.config.dispatch_rules)
 
 
-def plan_routes(spark: SparkSession, df: DataFrame, config: SinkConfig, dead_letter: Optional[str]) -> RoutePlan:
+def plan_routes(spark: SparkSession, df: DataFrame, sink: Sink, dead_letter: Optional[str]) -> RoutePlan:
     """Topics, partition counts (checked against a real Kafka topic once) and shuffle keys.
 
     With topic rules this reads the input once to find its tables; the routing stage reads
     it again, so the input must give the same rows twice (``cdcwire.spark.read`` pins its
     message ranges for that reason).
     """
-    dispatcher = Dispatcher(config)
+    config = sink.config
+    dispatcher = Dispatcher(sink)
     if any(rule.topic is not None for rule in config.dispatch_rules):
         pairs = (
             df.where(F.col("kind").isin("insert", "update", "delete", "ddl"))
@@ -103,7 +104,8 @@ def plan_routes(spark: SparkSession, df: DataFrame, config: SinkConfig, dead_let
         )
         for row in pairs:
             dispatcher.topic_for(row["schema"] or "", row["table"] or "")
-    counts = {topic: config.transport.prepare_topic(config, topic) for topic in sorted(dispatcher.topics)}
+    transport = sink.needs_transport()
+    counts = {topic: transport.prepare_topic(config, topic) for topic in sorted(dispatcher.topics)}
     partitions = tuple((topic, p) for topic in sorted(counts) for p in range(counts[topic]))
     return RoutePlan(config.uri, counts, partitions, shuffle_keys(spark, len(partitions)), dead_letter)
 
@@ -151,14 +153,14 @@ class BatchRouter:
     records aside, and counts of what it did."""
 
     def __init__(self, plan: RoutePlan, rejected: RejectedRecords) -> None:
-        config = sink_config(plan.sink_uri)
+        sink = cached_sink(plan.sink_uri)
         self.plan = plan
         self.rejected = rejected
         self.counts = RoutingCounts()
-        self.dispatcher = Dispatcher(config, partition_count=planned_partition_count(plan))
+        self.dispatcher = Dispatcher(sink, partition_count=planned_partition_count(plan))
         self.dispatcher.topics = set(plan.partition_counts)
         self.tp_index = plan.index()
-        self.keys_only = not needs_every_column(config)
+        self.keys_only = not needs_every_column(sink)
 
     def route(self, batch: pa.RecordBatch) -> Optional[pa.RecordBatch]:
         """The routed copies of a batch's events, or None when it has none."""

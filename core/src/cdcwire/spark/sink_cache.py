@@ -1,14 +1,15 @@
-"""Executors get the sink URI as a string and parse it once per Python worker."""
+"""Executors get the sink URI as a string and resolve it once per Python worker, with that
+worker's own plugin registry (a sink's codec and transport are never pickled)."""
 
 from __future__ import annotations
 
-from ..sink_uri import SinkConfig, parse_sink_uri
+from ..sink import Sink, open_sink
 
-_CONFIGS: dict[str, SinkConfig] = {}
+_SINKS: dict[str, Sink] = {}
 
 
-def sink_config(uri: str) -> SinkConfig:
-    config = _CONFIGS.get(uri)
-    if config is None:
-        config = _CONFIGS[uri] = parse_sink_uri(uri)
-    return config
+def cached_sink(uri: str) -> Sink:
+    sink = _SINKS.get(uri)
+    if sink is None:
+        sink = _SINKS[uri] = open_sink(uri)
+    return sink

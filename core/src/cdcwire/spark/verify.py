@@ -9,21 +9,20 @@ collected but the counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Union
+from typing import Iterator
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
-from ..api import config_of
+from ..sink import Sink, SinkLike, open_sink
 from ..event_json import to_json
-from ..sink_uri import SinkConfig
 from ..dispatch import Dispatcher
 from .arrow_events import batch_to_events
 from .collector import fewer_collections
 from .job_errors import cdcwire_errors_raised
 from .routing import plan_routes
-from .sink_cache import sink_config
+from .sink_cache import cached_sink
 
 PLACED_SCHEMA = StructType(
     [
@@ -51,31 +50,31 @@ class Comparison:
         return self.missing == 0 and self.unexpected == 0
 
 
-def expected_placed(df: DataFrame, sink_uri: Union[str, SinkConfig]) -> DataFrame:
+def expected_placed(df: DataFrame, sink_uri: SinkLike) -> DataFrame:
     """(topic, partition, event JSON) of every copy the sink should hold, as the codec carries it."""
-    config = config_of(sink_uri)
-    plan = plan_routes(df.sparkSession, df, config, None)
+    plan = plan_routes(df.sparkSession, df, open_sink(sink_uri), None)
     uri = plan.sink_uri
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        cfg = sink_config(uri)
-        dispatcher = Dispatcher(cfg, partition_count=plan.partition_counts.__getitem__)
+        sink = cached_sink(uri)
+        dispatcher = Dispatcher(sink, partition_count=plan.partition_counts.__getitem__)
         dispatcher.topics = set(plan.partition_counts)
         with fewer_collections():
-            yield from _placed_copies(cfg, dispatcher, batches)
+            yield from _placed_copies(sink, dispatcher, batches)
 
     return df.mapInArrow(run, PLACED_SCHEMA)
 
 
 def _placed_copies(
-    cfg: SinkConfig, dispatcher: Dispatcher, batches: Iterator[pa.RecordBatch]
+    sink: Sink, dispatcher: Dispatcher, batches: Iterator[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
     """(topic, partition, event JSON) of each routed copy, as the codec carries it."""
+    carry = sink.codec.carrier(sink.config)
     for batch in batches:
         topics, parts, texts = [], [], []
         for event in batch_to_events(batch):
             for route in dispatcher.route(event):
-                carried = cfg.codec.carried(cfg, route.event)
+                carried = carry(route.event)
                 if carried is not None:
                     topics.append(route.topic)
                     parts.append(route.partition)
@@ -101,7 +100,7 @@ def actual_placed(read_df: DataFrame) -> DataFrame:
     return read_df.mapInArrow(run, PLACED_SCHEMA)
 
 
-def compare(input_df: DataFrame, read_df: DataFrame, sink_uri: Union[str, SinkConfig]) -> Comparison:
+def compare(input_df: DataFrame, read_df: DataFrame, sink_uri: SinkLike) -> Comparison:
     """Compare an input event DataFrame with what ``cdcwire.spark.read`` gave back from the sink."""
     expected = expected_placed(input_df, sink_uri).cache()
     actual = actual_placed(read_df).cache()

@@ -24,13 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ..api import config_of
 from ..codec_calls import decoder_for, encoder_for
 from ..codes import DDLType
 from ..errors import DecodeError, InvalidEventError, MessageTooLargeError
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..message import Message
-from ..sink_uri import SinkConfig, parse_sink_uri
+from ..sink import Sink, SinkLike, open_sink
 from ..validation import check_event
 from .broken_events import Broken, broken_events
 from .mutations import mutated
@@ -41,12 +40,16 @@ _SETTINGS = settings(
 )
 
 
-def round_trip(config: SinkConfig, events: list[Event], partition: int = 0) -> tuple[list[Message], list[Event]]:
-    """Encode events as one topic-partition and decode the messages back."""
-    encoder = encoder_for(config, config.topic, partition)
+def round_trip(
+    target: SinkLike, events: list[Event], partition: int = 0
+) -> tuple[list[Message], list[Event]]:
+    """Encode events as one topic-partition of ``target`` (a sink, config or URI) and decode
+    the messages back."""
+    sink = open_sink(target)
+    encoder = encoder_for(sink, sink.topic, partition)
     payloads = list(encoder.encode(events))
-    messages = [Message(config.topic, partition, p.key, p.value, i) for i, p in enumerate(payloads)]
-    decoder = decoder_for(config)
+    messages = [Message(sink.topic, partition, p.key, p.value, i) for i, p in enumerate(payloads)]
+    decoder = decoder_for(sink)
     back: list[Event] = []
     for m in messages:
         back.extend(decoder.decode(m))
@@ -65,10 +68,13 @@ def decoded_or_refused(decoder: Any, message: Message) -> list[Event]:
     return events
 
 
-def expected(config: SinkConfig, events: list[Event]) -> list[Event]:
+def expected(target: SinkLike, events: list[Event]) -> list[Event]:
+    """What reading back ``events`` gives, as the sink's codec says it carries them."""
+    sink = open_sink(target)
+    carry = sink.codec.carrier(sink.config)
     out = []
     for e in events:
-        c = config.codec.carried(config, e)
+        c = carry(e)
         if c is not None:
             out.append(c)
     return out
@@ -86,56 +92,56 @@ class CodecConformance:
         return self.sink_uri
 
     @pytest.fixture
-    def config(self, conformance_uri: str) -> SinkConfig:
-        return config_of(conformance_uri)
+    def sink(self, conformance_uri: str) -> Sink:
+        return open_sink(conformance_uri)
 
-    def with_params(self, config: SinkConfig, **params: Any) -> SinkConfig:
+    def with_params(self, sink: Sink, **params: Any) -> Sink:
         extra = "&".join(f"{k.replace('_', '-')}={v}" for k, v in params.items())
-        return parse_sink_uri(f"{config.uri}&{extra}")
+        return open_sink(f"{sink.config.uri}&{extra}")
 
-    def test_every_column_type_survives_insert_update_and_delete(self, config: SinkConfig) -> None:
+    def test_every_column_type_survives_insert_update_and_delete(self, sink: Sink) -> None:
         spec = all_types_table()
 
         @_SETTINGS
         @given(st.lists(row_events(spec), min_size=1, max_size=4))
         def check(events: list[Event]) -> None:
-            _, back = round_trip(config, events)
-            assert back == expected(config, events)
+            _, back = round_trip(sink, events)
+            assert back == expected(sink, events)
 
         check()
 
-    def test_each_column_type_alone_round_trips(self, config: SinkConfig) -> None:
+    def test_each_column_type_alone_round_trips(self, sink: Sink) -> None:
         for kind in COLUMN_KINDS:
             spec = TableSpec("test", f"t_{kind.label}", (kind,), (True,))
 
             @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
             @given(row_events(spec))
             def check(event: Event) -> None:
-                _, back = round_trip(config, [event])
-                assert back == expected(config, [event]), kind.label
+                _, back = round_trip(sink, [event])
+                assert back == expected(sink, [event]), kind.label
 
             check()
 
-    def test_mixed_batches_round_trip_in_order(self, config: SinkConfig) -> None:
+    def test_mixed_batches_round_trip_in_order(self, sink: Sink) -> None:
         @_SETTINGS
         @given(event_batches())
         def check(events: list[Event]) -> None:
-            _, back = round_trip(config, events)
-            assert back == expected(config, events)
+            _, back = round_trip(sink, events)
+            assert back == expected(sink, events)
 
         check()
 
-    def test_payload_event_counts_reconcile_with_events_carried(self, config: SinkConfig) -> None:
+    def test_payload_event_counts_reconcile_with_events_carried(self, sink: Sink) -> None:
         @_SETTINGS
         @given(event_batches())
         def check(events: list[Event]) -> None:
-            payloads = list(encoder_for(config, config.topic, 0).encode(events))
-            assert sum(p.events for p in payloads) == len(expected(config, events))
+            payloads = list(encoder_for(sink, sink.topic, 0).encode(events))
+            assert sum(p.events for p in payloads) == len(expected(sink, events))
 
         check()
 
-    def test_no_message_exceeds_max_message_bytes(self, config: SinkConfig) -> None:
-        small = self.with_params(config, max_message_bytes=2048)
+    def test_no_message_exceeds_max_message_bytes(self, sink: Sink) -> None:
+        small = self.with_params(sink, max_message_bytes=2048)
 
         @_SETTINGS
         @given(event_batches())
@@ -149,14 +155,14 @@ class CodecConformance:
 
         check()
 
-    def test_every_truncation_raises_decode_error_only(self, config: SinkConfig) -> None:
+    def test_every_truncation_raises_decode_error_only(self, sink: Sink) -> None:
         spec = all_types_table(nullable=False)
 
         @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck))
         @given(row_events(spec))
         def check(event: Event) -> None:
-            messages, _ = round_trip(config, [event, ResolvedEvent(event.commit_ts)])
-            decoder = decoder_for(config)
+            messages, _ = round_trip(sink, [event, ResolvedEvent(event.commit_ts)])
+            decoder = decoder_for(sink)
             for m in messages:
                 for part in ("key", "value"):
                     data = getattr(m, part)
@@ -168,12 +174,12 @@ class CodecConformance:
 
         check()
 
-    def test_mutated_messages_decode_to_valid_events_or_a_decode_error(self, config: SinkConfig) -> None:
+    def test_mutated_messages_decode_to_valid_events_or_a_decode_error(self, sink: Sink) -> None:
         @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
         @given(event_batches(max_size=4), st.data())
         def check(events: list[Event], data: st.DataObject) -> None:
-            messages, _ = round_trip(config, events)
-            decoder = decoder_for(config)
+            messages, _ = round_trip(sink, events)
+            decoder = decoder_for(sink)
             for m in messages:
                 part = data.draw(st.sampled_from(("key", "value") if m.key else ("value",)))
                 broken = data.draw(mutated(getattr(m, part) or b""))
@@ -182,55 +188,55 @@ class CodecConformance:
 
         check()
 
-    def test_the_core_encoder_refuses_every_broken_event_naming_the_rule(self, config: SinkConfig) -> None:
+    def test_the_core_encoder_refuses_every_broken_event_naming_the_rule(self, sink: Sink) -> None:
         @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
         @given(broken_events())
         def check(broken: Broken) -> None:
             with pytest.raises(InvalidEventError) as info:
-                list(encoder_for(config, config.topic, 0).encode([broken.event]))
+                list(encoder_for(sink, sink.topic, 0).encode([broken.event]))
             assert broken.rule in str(info.value)
 
         check()
 
     def test_what_the_codec_writes_of_a_broken_event_decodes_valid_or_is_refused(
-        self, config: SinkConfig
+        self, sink: Sink
     ) -> None:
         @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
         @given(broken_events())
         def check(broken: Broken) -> None:
             try:  # the codec's own encoder, unguarded: the core never gives it such an event
-                payloads = list(config.codec.encoder(config, config.topic, 0).encode([broken.event]))
+                payloads = list(sink.codec.encoder(sink.config, sink.topic, 0).encode([broken.event]))
             except Exception:
                 return
-            decoder = decoder_for(config)
+            decoder = decoder_for(sink)
             for i, p in enumerate(payloads):
-                decoded_or_refused(decoder, Message(config.topic, 0, p.key, p.value, i))
+                decoded_or_refused(decoder, Message(sink.topic, 0, p.key, p.value, i))
 
         check()
 
-    def test_random_bytes_decode_to_valid_events_or_a_decode_error(self, config: SinkConfig) -> None:
-        decoder = decoder_for(config)
+    def test_random_bytes_decode_to_valid_events_or_a_decode_error(self, sink: Sink) -> None:
+        decoder = decoder_for(sink)
 
         @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
         @given(st.one_of(st.none(), st.binary(max_size=64)), st.one_of(st.none(), st.binary(max_size=256)))
         def check(key: Any, value: Any) -> None:
-            decoded_or_refused(decoder, Message(config.topic, 0, key, value, 0))
+            decoded_or_refused(decoder, Message(sink.topic, 0, key, value, 0))
 
         check()
 
-    def test_ddl_and_resolved_events_follow_the_declared_policy(self, config: SinkConfig) -> None:
+    def test_ddl_and_resolved_events_follow_the_declared_policy(self, sink: Sink) -> None:
         ddl = DDLEvent(10, "test", "t1", "ALTER TABLE t1 ADD COLUMN c INT", DDLType.ADD_COLUMN)
         resolved = ResolvedEvent(11)
-        _, back = round_trip(config, [ddl, resolved])
-        assert back == expected(config, [ddl, resolved])
+        _, back = round_trip(sink, [ddl, resolved])
+        assert back == expected(sink, [ddl, resolved])
 
-    def test_decoded_rows_are_row_events(self, config: SinkConfig) -> None:
+    def test_decoded_rows_are_row_events(self, sink: Sink) -> None:
         spec = all_types_table(nullable=False)
 
         @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
         @given(row_events(spec, kinds=("insert",)))
         def check(event: Event) -> None:
-            _, back = round_trip(config, [event])
+            _, back = round_trip(sink, [event])
             assert all(isinstance(e, RowChangedEvent) for e in back)
 
         check()

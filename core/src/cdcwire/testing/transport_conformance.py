@@ -53,7 +53,8 @@ import pytest
 
 from ..errors import CdcwireError, SinkURIError
 from ..message import Message
-from ..sink_uri import SinkConfig, parse_sink_uri
+from ..sink import Sink, open_sink
+from ..sink_uri import split_sink_uri
 from ..transport import MessageReader, MessageWriter, WriteJob
 
 __all__ = [
@@ -90,23 +91,23 @@ E = TypeVar("E", bound=BaseException)
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def sink(new_sink_uri: SinkFactory, **params: object) -> tuple[str, SinkConfig]:
+def fresh_sink(new_sink_uri: SinkFactory, **params: object) -> tuple[str, Sink]:
     """A fresh sink from the factory: its URI as the factory gave it (to come back to the
-    same topic with other parameters) and the config with ``params`` added."""
+    same topic with other parameters) and the sink with ``params`` added."""
     base = new_sink_uri()
     return base, with_params(base, **params)
 
 
-def with_params(uri: str, **params: object) -> SinkConfig:
+def with_params(uri: str, **params: object) -> Sink:
     """``uri`` with ``params`` added (``partition_num=2`` adds ``partition-num=2``), parsed.
     The factory's URI must not set them itself: the check would not test what it says."""
     names = [name.replace("_", "-") for name in params]
-    clash = [n for n in names if n in parse_sink_uri(uri).given]
+    clash = [n for n in names if n in split_sink_uri(uri).query]
     if clash:
         raise AssertionError(f"the sink factory's URI sets {clash}: leave them to the conformance kit")
     shown = [str(v).lower() if isinstance(v, bool) else str(v) for v in params.values()]
     query = "&".join(f"{n}={v}" for n, v in zip(names, shown))
-    return parse_sink_uri(uri if not query else f"{uri}{'&' if '?' in uri else '?'}{query}")
+    return open_sink(uri if not query else f"{uri}{'&' if '?' in uri else '?'}{query}")
 
 
 def refused(action: Callable[[], object], doing: str, kind: type[E]) -> E:
@@ -119,15 +120,15 @@ def refused(action: Callable[[], object], doing: str, kind: type[E]) -> E:
     raise AssertionError(f"{doing}: expected {kind.__name__}, nothing was raised")
 
 
-def write(config: SinkConfig, messages: Sequence[Message]) -> None:
+def write(sink: Sink, messages: Sequence[Message]) -> None:
     """Write through one writer, closed (flushed, published) when the block ends."""
-    with config.transport.writer(config) as writer:
+    with sink.transport.writer(sink.config) as writer:
         assert writer.write_all(messages) == len(messages), "write_all counts what it wrote"
 
 
 @contextmanager
-def reading(config: SinkConfig) -> Iterator[MessageReader]:
-    reader = config.transport.reader(config)
+def reading(sink: Sink) -> Iterator[MessageReader]:
+    reader = sink.transport.reader(sink.config)
     try:
         yield reader
     finally:
@@ -135,23 +136,23 @@ def reading(config: SinkConfig) -> Iterator[MessageReader]:
 
 
 def read(
-    config: SinkConfig, partition: int, start: Optional[int] = None, end: Optional[int] = None
+    sink: Sink, partition: int, start: Optional[int] = None, end: Optional[int] = None
 ) -> list[Message]:
-    with reading(config) as reader:
-        return list(reader.read(config.topic, partition, start, end))
+    with reading(sink) as reader:
+        return list(reader.read(sink.topic, partition, start, end))
 
 
-def held(config: SinkConfig) -> dict[int, list[Message]]:
+def held(sink: Sink) -> dict[int, list[Message]]:
     """Every message the topic holds, by partition; {} for a topic that does not exist."""
-    with reading(config) as reader:
+    with reading(sink) as reader:
         try:
-            partitions = reader.partitions(config.topic)
+            partitions = reader.partitions(sink.topic)
         except CdcwireError as exc:
             # Only "no such topic" means nothing is held; any other error fails the check.
-            if config.topic not in str(exc):
+            if sink.topic not in str(exc):
                 raise
             return {}
-        return {p: list(reader.read(config.topic, p)) for p in partitions}
+        return {p: list(reader.read(sink.topic, p)) for p in partitions}
 
 
 def pairs(messages: Sequence[Message]) -> list[tuple[Optional[bytes], Optional[bytes]]]:
@@ -202,8 +203,8 @@ def check_offsets(got: Sequence[Message], first: int, doing: str) -> None:
     assert offsets == list(range(first, first + len(got))), f"{doing}: offsets {offsets} run on from {first}"
 
 
-def begin(config: SinkConfig) -> WriteJob:
-    job = config.transport.begin_write(config, config.uri)
+def begin(sink: Sink) -> WriteJob:
+    job = sink.transport.begin_write(sink.config, sink.config.uri)
     assert isinstance(job.all_or_nothing, bool), "WriteJob.all_or_nothing declares how a failed job ends"
     return job
 
@@ -230,12 +231,12 @@ def check_messages_read_back_in_order_with_keys_and_values_intact(
     """Two partitions written interleaved read back each in its order, every key and value
     byte for byte (None kept apart from empty where declared), with topic, partition and
     offsets that rise one by one."""
-    _, config = sink(new_sink_uri, partition_num=2)
-    topic = config.topic
+    _, sink = fresh_sink(new_sink_uri, partition_num=2)
+    topic = sink.topic
     per = {p: sample_messages(topic, p, none_key, none_value) for p in (0, 1)}
     interleaved = [m for pair in zip(per[0], per[1]) for m in pair]
-    write(config, interleaved)
-    with reading(config) as reader:
+    write(sink, interleaved)
+    with reading(sink) as reader:
         assert set(reader.partitions(topic)) >= {0, 1}, f"partitions of {topic} after writing 0 and 1"
         listed = reader.topics()
         assert not listed or topic in listed, f"topics() lists others but not {topic}"
@@ -251,13 +252,13 @@ def check_messages_read_back_in_order_with_keys_and_values_intact(
 def check_a_later_write_appends_after_the_first(new_sink_uri: SinkFactory) -> None:
     """A second writer's messages follow the first's, offsets running on: a log, not a file
     replaced."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    first, second = numbered(config.topic, 0, 5, "first"), numbered(config.topic, 0, 4, "second")
-    write(config, first)
-    write(config, second)
-    got = read(config, 0)
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    first, second = numbered(sink.topic, 0, 5, "first"), numbered(sink.topic, 0, 4, "second")
+    write(sink, first)
+    write(sink, second)
+    got = read(sink, 0)
     assert values(got) == values(first + second), "the second write comes after the first"
-    check_offsets(got, got[0].offset or 0, f"{config.topic}/0")
+    check_offsets(got, got[0].offset or 0, f"{sink.topic}/0")
 
 
 # -- watermarks and bounded reads --------------------------------------------------------------
@@ -267,16 +268,16 @@ def check_watermarks_bound_what_was_written(new_sink_uri: SinkFactory) -> None:
     """On a fresh topic ``high - low`` is the number of messages written, the messages read
     have exactly the offsets in [low, high), and a later write moves ``high`` by its count
     and leaves ``low``."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic = config.topic
-    write(config, numbered(topic, 0, 7))
-    with reading(config) as reader:
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic = sink.topic
+    write(sink, numbered(topic, 0, 7))
+    with reading(sink) as reader:
         low, high = reader.watermarks(topic, 0)
         assert all(type(w) is int for w in (low, high)), f"watermarks are ints, got {(low, high)!r}"
         assert 0 <= low <= high and high - low == 7, f"{topic}/0 after 7 messages: {(low, high)}"
         assert [m.offset for m in reader.read(topic, 0)] == list(range(low, high))
-    write(config, numbered(topic, 0, 4, "more"))
-    with reading(config) as reader:
+    write(sink, numbered(topic, 0, 4, "more"))
+    with reading(sink) as reader:
         assert reader.watermarks(topic, 0) == (low, high + 4), "4 more messages move high by 4"
 
 
@@ -284,14 +285,14 @@ def check_a_read_between_watermarks_gives_exactly_those_messages(new_sink_uri: S
     """``read(topic, p, low, high)`` keeps giving the messages that were there when the
     watermarks were taken, whatever was written since; ``start``/``end`` cut where asked,
     an ``end`` past the data is cut to it, and reading on from ``high`` gives the rest."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic = config.topic
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic = sink.topic
     before, after = numbered(topic, 0, 6, "before"), numbered(topic, 0, 3, "after")
-    write(config, before)
-    with reading(config) as reader:
+    write(sink, before)
+    with reading(sink) as reader:
         low, high = reader.watermarks(topic, 0)
-    write(config, after)
-    with reading(config) as reader:
+    write(sink, after)
+    with reading(sink) as reader:
         assert values(reader.read(topic, 0, low, high)) == values(before), "[low, high) as it was"
         assert values(reader.read(topic, 0, low + 1, low + 3)) == values(before[1:3]), "a slice"
         assert values(reader.read(topic, 0, high)) == values(after), "from high on: what came since"
@@ -304,13 +305,13 @@ def check_a_read_ends_at_the_high_watermark_of_the_call(new_sink_uri: SinkFactor
     """``read(topic, p)`` with no ``end`` stops at the high watermark of the call, as
     :class:`cdcwire.transport.MessageReader` promises: messages written between the call and
     consuming its result are not part of it."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic = config.topic
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic = sink.topic
     before = numbered(topic, 0, 4, "before")
-    write(config, before)
-    with reading(config) as reader:
+    write(sink, before)
+    with reading(sink) as reader:
         pending = reader.read(topic, 0)
-        write(config, numbered(topic, 0, 2, "after the call"))
+        write(sink, numbered(topic, 0, 2, "after the call"))
         assert values(list(pending)) == values(before), "the read ends where the partition ended at the call"
 
 
@@ -323,21 +324,21 @@ def check_prepare_topic_gives_a_new_topic_the_partition_num_asked_for(
     """A new topic gets ``partition-num`` partitions (the default one when the URI gives
     none) and a writer can use the last of them; a fixed-size transport has created them,
     each empty, before anything is written."""
-    _, config = sink(new_sink_uri, partition_num=4)
-    topic, transport = config.topic, config.transport
-    assert transport.prepare_topic(config, topic) == 4, "partition-num=4 for a new topic"
+    _, sink = fresh_sink(new_sink_uri, partition_num=4)
+    topic, transport = sink.topic, sink.transport
+    assert transport.prepare_topic(sink.config, topic) == 4, "partition-num=4 for a new topic"
     if fixed_size_topics:
-        assert transport.partition_count(config, topic) == 4, "prepare_topic created 4 partitions"
-        with reading(config) as reader:
+        assert transport.partition_count(sink.config, topic) == 4, "prepare_topic created 4 partitions"
+        with reading(sink) as reader:
             assert reader.partitions(topic) == [0, 1, 2, 3]
             for p in range(4):
                 low, high = reader.watermarks(topic, p)
                 assert low == high, f"a new partition {topic}/{p} holds nothing: {(low, high)}"
-    write(config, [Message(topic, 3, b"k", b"in the last partition")])
-    assert values(read(config, 3)) == [b"in the last partition"]
-    _, default = sink(new_sink_uri)
-    expected = default.params["partition-num"]
-    assert default.transport.prepare_topic(default, default.topic) == expected, "the default partition-num"
+    write(sink, [Message(topic, 3, b"k", b"in the last partition")])
+    assert values(read(sink, 3)) == [b"in the last partition"]
+    _, default = fresh_sink(new_sink_uri)
+    expected = default.config.params["partition-num"]
+    assert default.transport.prepare_topic(default.config, default.topic) == expected, "the default partition-num"
 
 
 def check_an_existing_topic_keeps_its_partition_count(
@@ -346,24 +347,24 @@ def check_an_existing_topic_keeps_its_partition_count(
     """Once a topic has 4 partitions (each written), a URI without ``partition-num`` uses 4,
     a smaller one is used as given, and a larger one is refused naming ``partition-num``
     (fixed-size topics) or used as given (the base rule: the URI's ``partition-num`` wins)."""
-    base, config = sink(new_sink_uri, partition_num=4)
-    topic, transport = config.topic, config.transport
-    transport.prepare_topic(config, topic)
-    write(config, [Message(topic, p, None, b"p%d" % p) for p in range(4)])
-    plain = parse_sink_uri(base)
-    assert transport.partition_count(plain, topic) == 4, "partition_count of a 4-partition topic"
-    assert transport.prepare_topic(plain, topic) == 4, "no partition-num: the existing count"
+    base, sink = fresh_sink(new_sink_uri, partition_num=4)
+    topic, transport = sink.topic, sink.transport
+    transport.prepare_topic(sink.config, topic)
+    write(sink, [Message(topic, p, None, b"p%d" % p) for p in range(4)])
+    plain = open_sink(base)
+    assert transport.partition_count(plain.config, topic) == 4, "partition_count of a 4-partition topic"
+    assert transport.prepare_topic(plain.config, topic) == 4, "no partition-num: the existing count"
     with reading(plain) as reader:
         assert reader.partitions(topic) == [0, 1, 2, 3]
     smaller = with_params(base, partition_num=2)
-    assert transport.prepare_topic(smaller, topic) == 2, "partition-num=2 on a 4-partition topic"
+    assert transport.prepare_topic(smaller.config, topic) == 2, "partition-num=2 on a 4-partition topic"
     larger = with_params(base, partition_num=6)
     if fixed_size_topics:
-        error = refused(lambda: transport.prepare_topic(larger, topic), "partition-num=6 of 4", SinkURIError)
+        error = refused(lambda: transport.prepare_topic(larger.config, topic), "partition-num=6 of 4", SinkURIError)
         assert error.parameter == "partition-num", f"the refusal names partition-num: {error!r}"
-        assert transport.partition_count(plain, topic) == 4, "a refused partition-num changes nothing"
+        assert transport.partition_count(plain.config, topic) == 4, "a refused partition-num changes nothing"
     else:
-        assert transport.prepare_topic(larger, topic) == 6, "partition-num=6: the URI's count wins"
+        assert transport.prepare_topic(larger.config, topic) == 6, "partition-num=6: the URI's count wins"
 
 
 def check_writes_outside_the_partition_count_are_refused(
@@ -372,12 +373,12 @@ def check_writes_outside_the_partition_count_are_refused(
     """A message for a negative partition is refused with a CdcwireError, and on a
     fixed-size topic so is one for a partition at or past its count; what the writer did
     accept of the same topic is still read back whole."""
-    _, config = sink(new_sink_uri, partition_num=2)
-    topic = config.topic
-    config.transport.prepare_topic(config, topic)
+    _, sink = fresh_sink(new_sink_uri, partition_num=2)
+    topic = sink.topic
+    sink.transport.prepare_topic(sink.config, topic)
 
     def write_to(partition: int) -> None:
-        write(config, [Message(topic, partition, b"k", b"outside")])
+        write(sink, [Message(topic, partition, b"k", b"outside")])
 
     error = refused(lambda: write_to(-1), f"a write to {topic}/-1", CdcwireError)
     assert topic in str(error) or "-1" in str(error), f"the refusal says where: {error}"
@@ -386,9 +387,9 @@ def check_writes_outside_the_partition_count_are_refused(
             doing = f"a write to {topic}/{partition} of 2 partitions"
             error = refused(lambda: write_to(partition), doing, CdcwireError)
             assert str(partition) in str(error), f"the refusal names partition {partition}: {error}"
-        assert config.transport.partition_count(config, topic) == 2, "refused writes add no partition"
-    write(config, [Message(topic, 1, b"k", b"inside")])
-    assert values(read(config, 1)) == [b"inside"]
+        assert sink.transport.partition_count(sink.config, topic) == 2, "refused writes add no partition"
+    write(sink, [Message(topic, 1, b"k", b"inside")])
+    assert values(read(sink, 1)) == [b"inside"]
 
 
 # -- write jobs and failed writes --------------------------------------------------------------
@@ -399,14 +400,14 @@ def check_a_job_publishes_what_its_task_writers_wrote(new_sink_uri: SinkFactory)
     partitions; published, each partition reads back in order. An all-or-nothing job shows
     nothing before ``publish``; a delivering one has delivered already. ``discard`` after
     ``publish`` removes nothing published."""
-    _, config = sink(new_sink_uri, partition_num=2)
-    topic = config.topic
-    job = begin(config)
+    _, sink = fresh_sink(new_sink_uri, partition_num=2)
+    topic = sink.topic
+    job = begin(sink)
     try:
         copy = pickle.loads(pickle.dumps(job))
         first, second = numbered(topic, 0, 5, "task-a"), numbered(topic, 1, 4, "task-b")
         receipts = [task_write(job, first), task_write(copy, second)]
-        seen = held(config)
+        seen = held(sink)
         if job.all_or_nothing:
             assert not any(seen.values()), f"an all-or-nothing job showed {seen} before publish"
         else:
@@ -416,7 +417,7 @@ def check_a_job_publishes_what_its_task_writers_wrote(new_sink_uri: SinkFactory)
         job.discard()
     job.discard()
     for p, messages in ((0, first), (1, second)):
-        got = values(read(config, p))
+        got = values(read(sink, p))
         assert first_seen(got) == values(messages), f"{topic}/{p} after publish"
         if job.all_or_nothing:
             assert got == values(messages), f"{topic}/{p}: published once"
@@ -426,9 +427,9 @@ def check_a_job_publishes_only_the_attempts_it_is_given(new_sink_uri: SinkFactor
     """``publish`` with one attempt's receipt publishes that attempt; the other (failed,
     retried) attempt is never seen from an all-or-nothing job, and from a delivering job
     was delivered as written (at least once)."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic = config.topic
-    job = begin(config)
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic = sink.topic
+    job = begin(sink)
     good, lost = numbered(topic, 0, 3, "kept attempt"), numbered(topic, 0, 3, "failed attempt")
     try:
         lost_receipt = task_write(job, lost)
@@ -437,7 +438,7 @@ def check_a_job_publishes_only_the_attempts_it_is_given(new_sink_uri: SinkFactor
         job.publish([good_receipt])
     finally:
         job.discard()
-    got = first_seen(values(read(config, 0)))
+    got = first_seen(values(read(sink, 0)))
     if job.all_or_nothing:
         assert got == values(good), "only the attempt named in publish()"
     else:
@@ -448,9 +449,9 @@ def check_a_discarded_job_leaves_what_the_transport_declares(new_sink_uri: SinkF
     """A discarded all-or-nothing job publishes nothing, however many task writers
     finished; a delivering job's messages stay delivered. ``discard`` may be called twice,
     and the topic takes a later write as if the job had not been."""
-    _, config = sink(new_sink_uri, partition_num=2)
-    topic = config.topic
-    job = begin(config)
+    _, sink = fresh_sink(new_sink_uri, partition_num=2)
+    topic = sink.topic
+    job = begin(sink)
     staged = {p: numbered(topic, p, 3, "discarded") for p in (0, 1)}
     try:
         for p in (0, 1):
@@ -458,25 +459,25 @@ def check_a_discarded_job_leaves_what_the_transport_declares(new_sink_uri: SinkF
     finally:
         job.discard()
     job.discard()
-    seen = held(config)
+    seen = held(sink)
     if job.all_or_nothing:
         assert not any(seen.values()), f"a discarded all-or-nothing job published {seen}"
     else:
         for p in (0, 1):
             assert first_seen(values(seen.get(p, []))) == values(staged[p]), f"{topic}/{p} stays delivered"
     after = numbered(topic, 0, 2, "after")
-    write(config, after)
+    write(sink, after)
     expected = values(after) if job.all_or_nothing else values(staged[0] + after)
-    assert first_seen(values(read(config, 0))) == expected
+    assert first_seen(values(read(sink, 0))) == expected
 
 
 def check_a_failed_writer_leaves_what_the_transport_declares(new_sink_uri: SinkFactory) -> None:
     """A writer whose block raises publishes nothing on an all-or-nothing transport; on a
     delivering one, what it had flushed before the failure stays and nothing comes out of
     order (what was written after may or may not have been sent)."""
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic = config.topic
-    job = begin(config)
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic = sink.topic
+    job = begin(sink)
     job.discard()  # asked only for its declaration
     flushed, unflushed = numbered(topic, 0, 4, "flushed"), numbered(topic, 0, 4, "unflushed")
 
@@ -484,12 +485,12 @@ def check_a_failed_writer_leaves_what_the_transport_declares(new_sink_uri: SinkF
         """The failure the check provokes in the middle of a write."""
 
     with pytest.raises(Planted):
-        with config.transport.writer(config) as writer:
+        with sink.transport.writer(sink.config) as writer:
             writer.write_all(flushed)
             writer.flush()
             writer.write_all(unflushed)
             raise Planted()
-    seen = held(config)
+    seen = held(sink)
     if job.all_or_nothing:
         assert not any(seen.values()), f"an aborted all-or-nothing writer published {seen}"
     else:
@@ -509,9 +510,9 @@ def check_reading_a_missing_topic_is_a_clear_error_or_empty(
     naming it (``"error"``) or give nothing (``"empty"``), and reading never creates it. A
     partition past those an existing topic has is refused the same way."""
     assert missing_topic in ("error", "empty"), f"missing_topic is 'error' or 'empty', not {missing_topic!r}"
-    _, config = sink(new_sink_uri, partition_num=1)
-    topic, transport = config.topic, config.transport
-    with reading(config) as reader:
+    _, sink = fresh_sink(new_sink_uri, partition_num=1)
+    topic, transport = sink.topic, sink.transport
+    with reading(sink) as reader:
         if missing_topic == "error":
             for doing, action in (
                 ("partitions", lambda: reader.partitions(topic)),
@@ -524,9 +525,9 @@ def check_reading_a_missing_topic_is_a_clear_error_or_empty(
             assert reader.partitions(topic) == [], f"partitions of the missing topic {topic}"
             assert list(reader.read(topic, 0)) == [], f"read of the missing topic {topic}"
         assert topic not in reader.topics()
-    assert transport.partition_count(config, topic) is None, "reading created the topic"
-    write(config, [Message(topic, 0, b"k", b"v")])
-    with reading(config) as reader:
+    assert transport.partition_count(sink.config, topic) is None, "reading created the topic"
+    write(sink, [Message(topic, 0, b"k", b"v")])
+    with reading(sink) as reader:
         if missing_topic == "error":
             doing = f"read of {topic}/5 of 1 partition"
             error = refused(lambda: list(reader.read(topic, 5)), doing, CdcwireError)
@@ -545,7 +546,7 @@ class TornTail:
     the first ``cut`` bytes of that record, what a write that died mid-record leaves."""
 
     base_uri: str
-    config: SinkConfig
+    sink: Sink
     intact: list[Message]
     size: int  # bytes of the file with the intact records only
     record: bytes
@@ -559,15 +560,15 @@ class TornTail:
         from ..transports.file import partition_path
         from ..transports.file_framing import frame
 
-        base, config = sink(new_sink_uri, partition_num=1)
-        if config.scheme != "file":
-            raise AssertionError(f"check_file_* checks need a file:// sink factory, got {config.scheme}://")
-        topic = config.topic
+        base, sink = fresh_sink(new_sink_uri, partition_num=1)
+        if sink.config.scheme != "file":
+            raise AssertionError(f"check_file_* checks need a file:// sink factory, got {sink.config.scheme}://")
+        topic = sink.topic
         intact = [Message(topic, 0, None, b"a"), Message(topic, 0, b"", b""), Message(topic, 0, b"k", None)]
-        write(config, intact)
-        path = partition_path(config.location, topic, 0)
+        write(sink, intact)
+        path = partition_path(sink.config.location, topic, 0)
         record = frame(b"torn key", b"the value of a record whose write never finished")
-        return cls(base, config, intact, path.stat().st_size, record, path)
+        return cls(base, sink, intact, path.stat().st_size, record, path)
 
 
 def check_file_an_incomplete_last_record_is_never_read_as_a_message(new_sink_uri: SinkFactory) -> None:
@@ -578,12 +579,12 @@ def check_file_an_incomplete_last_record_is_never_read_as_a_message(new_sink_uri
     from ..transports.file import FileReader
 
     torn = TornTail.of(new_sink_uri)
-    topic, intact = torn.config.topic, torn.intact
+    topic, intact = torn.sink.topic, torn.intact
     skipping = with_params(torn.base_uri, skip_damaged=True)
     for cut in range(1, len(torn.record)):
         torn.tear(cut)
         got: list[Message] = []
-        with reading(torn.config) as reader:
+        with reading(torn.sink) as reader:
             doing = f"a strict read, cut at {cut}"
             error = refused(lambda: got.extend(reader.read(topic, 0)), doing, CdcwireError)
             assert pairs(got) == pairs(intact), f"cut at {cut}: the intact records before the error"
@@ -604,9 +605,9 @@ def check_file_the_next_write_cuts_an_incomplete_last_record(new_sink_uri: SinkF
     torn = TornTail.of(new_sink_uri)
     for cut in (5, len(torn.record) - 1):
         torn.tear(cut)
-        new = Message(torn.config.topic, 0, b"after", b"cut at %d" % cut)
-        write(torn.config, [new])
-        got = read(torn.config, 0)
+        new = Message(torn.sink.topic, 0, b"after", b"cut at %d" % cut)
+        write(torn.sink, [new])
+        got = read(torn.sink, 0)
         assert pairs(got) == pairs(torn.intact + [new]), f"cut at {cut}: the torn record is gone"
         check_offsets(got, 0, f"cut at {cut}")
         torn.intact, torn.size = got, torn.path.stat().st_size  # the next cut tears after the new one

@@ -7,9 +7,10 @@ One row change per message, one table per topic (TopicNameStrategy subjects
 from __future__ import annotations
 
 import contextlib
-from typing import Mapping, Optional
+from functools import partial
+from typing import Mapping
 
-from cdcwire.plugin_api import Broadcast, Codec, Event, EventPolicy, SinkConfig, SinkURIError
+from cdcwire.plugin_api import Broadcast, Carrier, Codec, EventPolicy, SinkConfig, SinkURIError
 
 from .carried import carried
 from .decoder import AvroDecoder
@@ -50,8 +51,8 @@ class AvroCodec(Codec):
     def decoder(self, config: SinkConfig) -> AvroDecoder:
         return AvroDecoder(AvroOptions.from_config(config).registry_client())
 
-    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
-        return carried(AvroOptions.from_config(config), event)
+    def carrier(self, config: SinkConfig) -> Carrier:
+        return partial(carried, AvroOptions.from_config(config))
 
 
     def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:

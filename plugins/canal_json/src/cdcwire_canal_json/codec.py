@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Mapping, Optional
+from functools import partial
+from typing import Mapping
 
 from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
@@ -11,8 +12,8 @@ from cdcwire.plugin_api import (
     LARGE_MESSAGE_HANDLE_OPTION,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     Broadcast,
+    Carrier,
     Codec,
-    Event,
     EventPolicy,
     SinkConfig,
     SinkURIError,
@@ -54,8 +55,8 @@ class CanalJSONCodec(Codec):
     def decoder(self, config: SinkConfig) -> CanalJSONDecoder:
         return CanalJSONDecoder(CanalOptions.from_config(config))
 
-    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
-        return carried_event(CanalOptions.from_config(config), event)
+    def carrier(self, config: SinkConfig) -> Carrier:
+        return partial(carried_event, CanalOptions.from_config(config))
 
     def demo_parameters(self, services: contextlib.ExitStack) -> Mapping[str, str]:
         """The extension on: the demo's read-back then checks exact commit ts and watermarks."""

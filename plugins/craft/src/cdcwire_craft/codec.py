@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Optional
 
 from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     MAX_BATCH_SIZE,
     Broadcast,
+    Carrier,
     Codec,
     Column,
     Event,
@@ -46,24 +48,28 @@ class CraftCodec(Codec):
     def decoder(self, config: SinkConfig) -> CraftDecoder:
         return CraftDecoder()
 
-    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
-        """Craft carries no MySQL type text; values come back canonical for their type;
-        NULL and GEOMETRY columns come back NULL; a negative table id means none."""
-        if not isinstance(event, RowChangedEvent):
-            return event
-        pre = event.pre_columns
-        if pre is not None and event.columns is None and config["delete-only-output-handle-key-columns"]:
-            pre = tuple(c for c in pre if c.is_handle_key)
-        columns = _carried_columns(event.columns)
-        pre = _carried_columns(pre)
-        if not columns and not pre:  # empty groups are left out: the row reads back as an empty delete
-            columns, pre = None, ()
-        elif not columns:
-            columns = None
-        elif not pre:
-            pre = None
-        table_id = event.table_id if event.table_id is not None and event.table_id >= 0 else None
-        return replace(event, columns=columns, pre_columns=pre, table_id=table_id)
+    def carrier(self, config: SinkConfig) -> Carrier:
+        return partial(carried, bool(config["delete-only-output-handle-key-columns"]))
+
+
+def carried(delete_keys_only: bool, event: Event) -> Optional[Event]:
+    """Craft carries no MySQL type text; values come back canonical for their type;
+    NULL and GEOMETRY columns come back NULL; a negative table id means none."""
+    if not isinstance(event, RowChangedEvent):
+        return event
+    pre = event.pre_columns
+    if pre is not None and event.columns is None and delete_keys_only:
+        pre = tuple(c for c in pre if c.is_handle_key)
+    columns = _carried_columns(event.columns)
+    pre = _carried_columns(pre)
+    if not columns and not pre:  # empty groups are left out: the row reads back as an empty delete
+        columns, pre = None, ()
+    elif not columns:
+        columns = None
+    elif not pre:
+        pre = None
+    table_id = event.table_id if event.table_id is not None and event.table_id >= 0 else None
+    return replace(event, columns=columns, pre_columns=pre, table_id=table_id)
 
 
 def _carried_columns(columns: Optional[tuple[Column, ...]]) -> Optional[tuple[Column, ...]]:

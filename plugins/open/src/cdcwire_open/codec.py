@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from functools import partial
 
-from cdcwire.plugin_api import Broadcast, Codec, Event, EventPolicy, SinkConfig
+from cdcwire.plugin_api import Broadcast, Carrier, Codec, EventPolicy, SinkConfig
 
 from .carried import carried
 from .decoder import OpenProtocolDecoder
@@ -29,5 +29,5 @@ class OpenProtocolCodec(Codec):
     def decoder(self, config: SinkConfig) -> OpenProtocolDecoder:
         return OpenProtocolDecoder()
 
-    def carried(self, config: SinkConfig, event: Event) -> Optional[Event]:
-        return carried(OpenOptions.from_config(config), event)
+    def carrier(self, config: SinkConfig) -> Carrier:
+        return partial(carried, OpenOptions.from_config(config))

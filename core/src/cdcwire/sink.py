@@ -1,0 +1,118 @@
+"""A sink: a plain :class:`~cdcwire.sink_uri.SinkConfig` resolved with the plugin registry
+into the codec and the transport that serve it.
+
+The config is data (it pickles to Spark's executors, codecs and transports read it);
+the codec and transport are live objects from the registry. Keeping them apart breaks
+the loop a config holding its own codec made (a codec taking a config that holds a
+codec), and lets an executor resolve a config with its own registry. Resolving is
+where a rules file is read and where the codec and transport check the parameters'
+combinations; taking the URI apart (:func:`~cdcwire.sink_uri.split_sink_uri`) reads
+nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+from .codec import Codec
+from .dispatch.rules import rules_from_params
+from .errors import DispatchError, SinkURIError
+from .sink_uri import SinkConfig, SinkURI, split_sink_uri
+from .transport import Transport
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+
+@dataclass(frozen=True, slots=True)
+class Sink:
+    """A config with the codec and the transport that serve it (``transport`` is None for a
+    bare protocol name: decoding messages the caller already holds needs none)."""
+
+    config: SinkConfig
+    codec: Codec
+    transport: Optional[Transport]
+
+    @property
+    def topic(self) -> str:
+        return self.config.topic
+
+    def needs_transport(self) -> Transport:
+        """The transport, or a SinkURIError: a bare protocol name cannot write or read."""
+        if self.transport is None:
+            raise SinkURIError(
+                f"protocol {self.config.protocol!r} alone names no place to write or read: give a sink URI"
+                " (file:///dir/topic?protocol=... or kafka://host:port/topic?protocol=...)",
+                "uri",
+            )
+        return self.transport
+
+    def __repr__(self) -> str:
+        return f"Sink({self.config.redacted_uri})"
+
+    __str__ = __repr__
+
+
+SinkLike = Union[str, SinkURI, SinkConfig, Sink]
+
+
+def _registry(registry: Optional["Registry"]) -> "Registry":
+    if registry is not None:
+        return registry
+    from .registry import get_registry
+
+    return get_registry()
+
+
+def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
+    """Type a taken-apart URI against what its codec and transport declare, read its rules
+    file, and let the transport and the codec check the combination."""
+    transport = registry.transport(parts.scheme)
+    protocol = parts.query.get("protocol")
+    if not protocol:
+        raise SinkURIError(
+            f"parameter 'protocol' is required; installed protocols: {', '.join(registry.protocol_names())}",
+            "protocol",
+        )
+    codec = registry.codec(protocol)
+    config = SinkConfig.typed(parts, codec.name, (*transport.parameters, *codec.parameters))
+    try:
+        config = replace(config, dispatch_rules=tuple(rules_from_params(config.params)))
+    except DispatchError as exc:
+        raise SinkURIError(str(exc), "dispatch-rules") from None
+    transport.validate(config)
+    codec.validate(config)
+    return Sink(config, codec, transport)
+
+
+def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> Sink:
+    """A sink for a bare protocol name: its codec with ``params`` (text values as in a URI),
+    defaults for the rest, and no transport."""
+    reg = _registry(registry)
+    codec = reg.codec(protocol)
+    parts = SinkURI("", "", "", {"protocol": protocol, **{k: str(v) for k, v in params.items()}})
+    config = SinkConfig.typed(parts, codec.name, codec.parameters)
+    codec.validate(config)
+    return Sink(config, codec, None)
+
+
+def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
+    """The sink a URI, a taken-apart URI, a config or a bare protocol name names.
+
+    A :class:`SinkConfig` (say one pickled to an executor) is joined again with the
+    codec and transport of ``registry`` (the process-wide one by default).
+    """
+    if isinstance(target, Sink):
+        return target
+    reg = _registry(registry)
+    if isinstance(target, SinkConfig):
+        transport = reg.transport(target.scheme) if target.scheme else None
+        return Sink(target, reg.codec(target.protocol), transport)
+    if isinstance(target, SinkURI):
+        return resolve_sink(target, reg)
+    if isinstance(target, str) and ("://" in target or target.startswith("file:")):
+        return resolve_sink(split_sink_uri(target), reg)
+    if isinstance(target, str):
+        return protocol_sink(target, reg)
+    raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
