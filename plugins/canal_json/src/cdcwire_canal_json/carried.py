@@ -33,7 +33,7 @@ from cdcwire.plugin_api import (
     Event,
     ResolvedEvent,
     RowChangedEvent,
-    to_float32,
+    canonical_value,
 )
 
 
@@ -126,17 +126,5 @@ def _carried_image(
             flags |= _KEY
         if only_key:
             flags |= ColumnFlag.HANDLE_KEY
-        out.append(Column(column.name, shape.type, flags, _carried_value(shape.type, column.value), text if cc else None))
+        out.append(Column(column.name, shape.type, flags, canonical_value(shape.type, flags, column.value), text if cc else None))
     return tuple(out)
-
-
-def _carried_value(ctype: ColumnType, value: object) -> object:
-    if value is None:
-        return None
-    if ctype == ColumnType.FLOAT:
-        return to_float32(float(value))  # type: ignore[arg-type]
-    if ctype == ColumnType.DOUBLE:
-        return float(value)  # type: ignore[arg-type]
-    if ctype in _INT_TYPES:
-        return int(value)  # type: ignore[call-overload]
-    return value

@@ -19,7 +19,7 @@ from cdcwire.plugin_api import (
     SinkConfig,
 )
 
-from .column_values import canonical_value, value_kind
+from .column_values import carried_value, value_kind
 from .decoder import CraftDecoder
 from .encoder import CraftEncoder
 
@@ -76,5 +76,6 @@ def _carried_columns(columns: Optional[tuple[Column, ...]]) -> Optional[tuple[Co
     if columns is None:
         return None
     return tuple(
-        Column(c.name, c.type, c.flags, canonical_value(value_kind(c.type, c.flags), c.value)) for c in columns
+        Column(c.name, c.type, c.flags, carried_value(value_kind(c.type, c.flags), c.type, c.flags, c.value))
+        for c in columns
     )

@@ -25,6 +25,7 @@ from cdcwire.plugin_api import (
     ColumnFlag,
     ColumnType,
     EncodeError,
+    canonical_value,
     to_float32,
 )
 
@@ -239,16 +240,9 @@ DECODERS: dict[ValueKind, Callable[[bytes], Any]] = {
 # --- what survives a round trip ---------------------------------------------------------------
 
 
-def canonical_value(kind: ValueKind, value: Any) -> Any:
-    """The value as the decoder returns it after craft carried it."""
-    if value is None or kind == ValueKind.ALWAYS_NULL:
+def carried_value(kind: ValueKind, ctype: int, flags: int, value: Any) -> Any:
+    """The value as the decoder returns it after craft carried it: the core's canonical form,
+    but nothing for NULL and GEOMETRY columns, which craft does not carry."""
+    if kind == ValueKind.ALWAYS_NULL:
         return None
-    if kind in (ValueKind.SIGNED, ValueKind.UNSIGNED):
-        return int(value)
-    if kind == ValueKind.FLOAT:
-        return to_float32(float(value))
-    if kind == ValueKind.DOUBLE:
-        return float(value)
-    if kind == ValueKind.BINARY:
-        return value.encode() if isinstance(value, str) else bytes(value)
-    return bytes(value).decode() if isinstance(value, (bytes, bytearray, memoryview)) else value
+    return canonical_value(ctype, flags, value)

@@ -8,20 +8,16 @@ canonical form; the parameters decide which columns travel (see row_images).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 from cdcwire.plugin_api import (
-    BLOB_TYPES,
-    FLOAT_TYPES,
-    INTEGER_TYPES,
-    STRING_TYPES,
     Column,
     ColumnFlag,
     ColumnType,
     Columns,
     Event,
     RowChangedEvent,
-    to_float32,
+    canonical_value,
 )
 
 from .encoder import OpenProtocolEncoder
@@ -29,29 +25,12 @@ from .options import OpenOptions
 from .row_images import sent_images
 
 
-def canonical_value(column: Column) -> Any:
-    """The value as the decoder gives it back for this column's type and binary flag."""
-    v, t = column.value, column.type
-    if v is None:
-        return None
-    if t in STRING_TYPES or t in BLOB_TYPES:
-        if column.flags & ColumnFlag.BINARY:
-            return v.encode("utf-8") if isinstance(v, str) else bytes(v)
-        return bytes(v).decode("utf-8", "replace") if isinstance(v, (bytes, bytearray, memoryview)) else v
-    if t == ColumnType.FLOAT:
-        return to_float32(float(v))
-    if t in FLOAT_TYPES:
-        return float(v)
-    if t in INTEGER_TYPES:
-        return int(v)
-    return v
-
-
 def _carried_columns(columns: Optional[Columns]) -> Optional[Columns]:
     if columns is None:
         return None
     return tuple(
-        Column(c.name, ColumnType(c.type), ColumnFlag(int(c.flags)), canonical_value(c), None) for c in columns
+        Column(c.name, ColumnType(c.type), ColumnFlag(int(c.flags)), canonical_value(c.type, c.flags, c.value), None)
+        for c in columns
     )
 
 
