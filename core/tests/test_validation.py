@@ -7,9 +7,9 @@ from hypothesis import given, settings
 
 import cdcwire
 from cdcwire.codec_calls import CheckedDecoder, CheckedEncoder
-from cdcwire.codes import ColumnFlag as F
-from cdcwire.codes import ColumnType as T
-from cdcwire.codes import DDLType
+from cdcwire.type_codes import ColumnFlag as F
+from cdcwire.type_codes import ColumnType as T
+from cdcwire.type_codes import DDLType
 from cdcwire.errors import DecodeError, EncodeError, InvalidEventError
 from cdcwire.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
 from cdcwire.message import Message

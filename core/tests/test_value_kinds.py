@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.codes import ColumnFlag as F
-from cdcwire.codes import ColumnType as T
+from cdcwire.type_codes import ColumnFlag as F
+from cdcwire.type_codes import ColumnType as T
 from cdcwire.value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .api import decode, encode, encode_partition, protocols, read, write
 from .codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
-from .codes import ColumnFlag, ColumnType, DDLType
+from .type_codes import ColumnFlag, ColumnType, DDLType
 from .errors import (
     CdcwireError,
     DecodeError,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .codes import ColumnFlag as F
-from .codes import ColumnType as T
+from .type_codes import ColumnFlag as F
+from .type_codes import ColumnType as T
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ import json
 import math
 from typing import IO, Any, Iterable, Iterator, Optional
 
-from .codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from .type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
 from .errors import EventJSONError, InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .validation import FLAGS_LIMIT, check_event, shown

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .codes import ColumnFlag, ColumnType, DDLType
+from .type_codes import ColumnFlag, ColumnType, DDLType
 from .value_kinds import holds_bytes
 
 #: A column value: int (signed or unsigned 64-bit), float, str, bytes or None.

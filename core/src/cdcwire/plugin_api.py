@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .bounded_cache import BoundedCache
 from .codec import Broadcast, Carrier, Codec, Decoder, Encoder, EventPolicy
-from .codes import (
+from .type_codes import (
     BLOB_TYPES,
     FLOAT_TYPES,
     INTEGER_TYPES,

@@ -42,7 +42,7 @@ from operator import attrgetter
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .bounded_cache import BoundedCache
-from .codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from .type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
 from .errors import InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 

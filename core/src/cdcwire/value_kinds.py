@@ -14,7 +14,7 @@ import enum
 import struct
 from typing import Any
 
-from .codes import BLOB_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnFlag, ColumnType
+from .type_codes import BLOB_TYPES, STRING_TYPES, TEXTUAL_TYPES, ColumnFlag, ColumnType
 
 _F32 = struct.Struct("<f")
 

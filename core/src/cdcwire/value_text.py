@@ -11,7 +11,7 @@ import struct
 from decimal import Decimal
 from functools import lru_cache
 
-from .codes import ColumnType
+from .type_codes import ColumnType
 from .events import Column
 
 _F32 = struct.Struct("<f")

@@ -19,9 +19,9 @@ import string
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .codes import ColumnFlag as F
-from .codes import ColumnType as T
-from .codes import DDLType
+from .type_codes import ColumnFlag as F
+from .type_codes import ColumnType as T
+from .type_codes import DDLType
 from .column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .value_kinds import to_float32

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codes import ColumnFlag, DDLType
+from ..type_codes import ColumnFlag, DDLType
 from ..errors import CdcwireError
 from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .record_checks import ROW_IMAGES, EntryChecks, bad_names, commit_ts_values, ddl_type, image_problem

@@ -14,9 +14,9 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from ..codes import ColumnFlag as F
-from ..codes import ColumnType as T
-from ..codes import DDLType
+from ..type_codes import ColumnFlag as F
+from ..type_codes import ColumnType as T
+from ..type_codes import DDLType
 from ..events import Column, DDLEvent, Event, RowChangedEvent, build_row_event
 from .strategies import row_events, tables
 

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ..codec_calls import decoder_for, encoder_for
-from ..codes import DDLType
+from ..type_codes import DDLType
 from ..errors import DecodeError, InvalidEventError, MessageTooLargeError
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..message import Message

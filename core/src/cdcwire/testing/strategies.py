@@ -14,9 +14,9 @@ from typing import Callable, Optional
 
 from hypothesis import strategies as st
 
-from ..codes import ColumnFlag as F
-from ..codes import ColumnType as T
-from ..codes import DDLType
+from ..type_codes import ColumnFlag as F
+from ..type_codes import ColumnType as T
+from ..type_codes import DDLType
 from ..column_kinds import COLUMN_KINDS as DECLARED_KINDS
 from ..events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
 

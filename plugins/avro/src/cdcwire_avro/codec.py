@@ -16,7 +16,7 @@ from .carried import carried
 from .decoder import AvroDecoder
 from .encoder import AvroEncoder
 from .options import PARAMETERS, AvroOptions
-from .registry_client import RegistryAddress
+from .schema_registry_client import RegistryAddress
 
 _MATCH_ALL = frozenset({"*.*", "*"})
 _EXAMPLE = "topic-rule=tidb_{schema}_{table}"

@@ -23,7 +23,7 @@ from . import wire
 from .column_types import Convert, column_kind_of
 from .names import schema_from_namespace
 from .record_schemas import EXTENSION_NAMES
-from .registry_client import SchemaNotFoundError, SchemaRegistryClient
+from .schema_registry_client import SchemaNotFoundError, SchemaRegistryClient
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from . import wire
 from .names import key_subject, value_subject
 from .options import AvroOptions
 from .record_schemas import RecordSchema, TableShape, record_schema, table_shape
-from .registry_client import SchemaRegistryClient, SchemaRegistryError
+from .schema_registry_client import SchemaRegistryClient, SchemaRegistryError
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from cdcwire.plugin_api import ENABLE_TIDB_EXTENSION, Parameter, SinkConfig
 
-from .registry_client import DEFAULT_RETRY_SECONDS, SchemaRegistryClient
+from .schema_registry_client import DEFAULT_RETRY_SECONDS, SchemaRegistryClient
 
 DECIMAL_HANDLING_MODE = Parameter(
     "avro-decimal-handling-mode", "choice", "precise",

@@ -5,6 +5,6 @@ Not on the codec's runtime path: nothing in the encoder or decoder imports it.
 
 from __future__ import annotations
 
-from .registry import LocalSchemaRegistry
+from .schema_registry import LocalSchemaRegistry
 
 __all__ = ["LocalSchemaRegistry"]
