@@ -18,11 +18,11 @@ import struct
 from operator import index
 from typing import Any, Callable
 
+from cdcwire.plugin_api import ValueKind as CoreKind
+from cdcwire.plugin_api import value_kind as core_value_kind
 from cdcwire.plugin_api import (
     BLOB_TYPES,
     STRING_TYPES,
-    TEXTUAL_TYPES,
-    ColumnFlag,
     ColumnType,
     EncodeError,
     canonical_value,
@@ -43,32 +43,29 @@ class ValueKind(enum.IntEnum):
     ALWAYS_NULL = 8
 
 
-_SIGNED_INTEGERS = frozenset(
-    {ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.INT, ColumnType.MEDIUMINT, ColumnType.BIGINT}
-)
-_UVARINT_TYPES = frozenset({ColumnType.ENUM, ColumnType.SET, ColumnType.BIT})
 _RAW_TYPES = BLOB_TYPES | STRING_TYPES
+#: Craft's kinds from the core's one classification (cdcwire.value_kinds): craft splits text
+#: into TEXT (DECIMAL, dates, times, JSON: their text) and STRING (strings and TEXT blobs).
+_FROM_CORE = {
+    CoreKind.SIGNED: ValueKind.SIGNED,
+    CoreKind.UNSIGNED: ValueKind.UNSIGNED,
+    CoreKind.FLOAT32: ValueKind.FLOAT,
+    CoreKind.FLOAT64: ValueKind.DOUBLE,
+    CoreKind.TEXT: ValueKind.TEXT,
+    CoreKind.BYTES: ValueKind.BINARY,
+    CoreKind.NULL: ValueKind.ALWAYS_NULL,
+}
 
 
 def value_kind(ctype: int, flags: int) -> ValueKind:
     """The encoding of a column's value; unknown type codes are an EncodeError."""
-    if ctype in _SIGNED_INTEGERS:
-        return ValueKind.UNSIGNED if flags & ColumnFlag.UNSIGNED else ValueKind.SIGNED
-    if ctype == ColumnType.YEAR:
-        return ValueKind.SIGNED
-    if ctype in _UVARINT_TYPES:
-        return ValueKind.UNSIGNED
-    if ctype == ColumnType.FLOAT:
-        return ValueKind.FLOAT
-    if ctype == ColumnType.DOUBLE:
-        return ValueKind.DOUBLE
-    if ctype in TEXTUAL_TYPES:
-        return ValueKind.TEXT
-    if ctype in _RAW_TYPES:
-        return ValueKind.BINARY if flags & ColumnFlag.BINARY else ValueKind.STRING
-    if ctype in (ColumnType.NULL, ColumnType.GEOMETRY):
-        return ValueKind.ALWAYS_NULL
-    raise EncodeError(f"column type code {ctype} is not a craft column type")
+    if ctype == ColumnType.GEOMETRY:
+        return ValueKind.ALWAYS_NULL  # the reference does not carry it
+    try:
+        kind = _FROM_CORE[core_value_kind(ctype, flags)]
+    except ValueError:
+        raise EncodeError(f"column type code {ctype} is not a craft column type") from None
+    return ValueKind.STRING if kind is ValueKind.TEXT and ctype in _RAW_TYPES else kind
 
 
 # --- encoding ------------------------------------------------------------------------------
