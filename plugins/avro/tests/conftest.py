@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import pytest
 
 from cdcwire_avro.testing import LocalSchemaRegistry
+from cdcwire_avro.testing.fixtures import schema_registry  # noqa: F401  (a fixture, found by name)
 
 
 @pytest.fixture
-def registry() -> Iterator[LocalSchemaRegistry]:
-    with LocalSchemaRegistry() as running:
-        yield running
-
-
-@pytest.fixture
-def avro_uri(registry: LocalSchemaRegistry) -> str:
+def avro_uri(schema_registry: LocalSchemaRegistry) -> str:  # noqa: F811  (the fixture)
     """A sink URI for protocol avro with one topic per table and the local registry."""
-    return f"file:///tmp/cdcwire-avro/t?protocol=avro&topic-rule=tidb_{{schema}}_{{table}}&schema-registry={registry.url}"
+    return (
+        "file:///tmp/cdcwire-avro/t?protocol=avro&topic-rule=tidb_{schema}_{table}"
+        f"&schema-registry={schema_registry.url}"
+    )

@@ -18,19 +18,19 @@ from cdcwire_avro.testing import LocalSchemaRegistry
 class TestAvroConformance(CodecConformance):
     @pytest.fixture
     def conformance_uri(self) -> Iterator[str]:
-        with LocalSchemaRegistry(compatibility="NONE") as registry:
+        with LocalSchemaRegistry(compatibility="NONE") as schema_registry:
             yield (
                 "file:///tmp/cdcwire-avro/t?protocol=avro&topic-rule=tidb_{schema}_{table}"
-                f"&schema-registry={registry.url}"
+                f"&schema-registry={schema_registry.url}"
             )
 
 
 class TestAvroConformanceWithExtensionAndStrings(CodecConformance):
     @pytest.fixture
     def conformance_uri(self) -> Iterator[str]:
-        with LocalSchemaRegistry(compatibility="NONE") as registry:
+        with LocalSchemaRegistry(compatibility="NONE") as schema_registry:
             yield (
                 "file:///tmp/cdcwire-avro/t?protocol=avro&topic-rule=tidb_{schema}_{table}"
                 "&enable-tidb-extension=true&avro-decimal-handling-mode=string"
-                f"&avro-bigint-unsigned-handling-mode=string&schema-registry={registry.url}"
+                f"&avro-bigint-unsigned-handling-mode=string&schema-registry={schema_registry.url}"
             )

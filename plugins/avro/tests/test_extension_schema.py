@@ -26,13 +26,13 @@ def order(key: int) -> RowChangedEvent:
     return RowChangedEvent(COMMIT_TS, "shop", "orders", columns)
 
 
-def latest_text(registry: LocalSchemaRegistry) -> str:
-    return requests.get(f"{registry.url}/subjects/{SUBJECT}/versions/latest", timeout=5).json()["schema"]
+def latest_text(schema_registry: LocalSchemaRegistry) -> str:
+    return requests.get(f"{schema_registry.url}/subjects/{SUBJECT}/versions/latest", timeout=5).json()["schema"]
 
 
-def test_registered_value_schema_text_ends_with_the_reference_extension_fields(registry, avro_uri) -> None:
+def test_registered_value_schema_text_ends_with_the_reference_extension_fields(schema_registry, avro_uri) -> None:
     cdcwire.encode(avro_uri + "&enable-tidb-extension=true", [order(1)])
-    assert latest_text(registry).endswith(
+    assert latest_text(schema_registry).endswith(
         '{"default":"","name":"_tidb_op","type":"string"},'
         '{"default":0,"name":"_tidb_commit_ts","type":"long"},'
         '{"default":0,"name":"_tidb_commit_physical_time","type":"long"}]}'
@@ -40,19 +40,19 @@ def test_registered_value_schema_text_ends_with_the_reference_extension_fields(r
 
 
 def test_turning_the_extension_on_for_an_existing_subject_is_accepted_as_backward_compatible(
-    registry, avro_uri
+    schema_registry, avro_uri
 ) -> None:
     cdcwire.encode(avro_uri, [order(1)])
     cdcwire.encode(avro_uri + "&enable-tidb-extension=true", [order(2)])
-    assert registry.versions(SUBJECT) == [1, 2]
+    assert schema_registry.versions(SUBJECT) == [1, 2]
 
 
 def test_confluent_deserializer_reads_both_versions_and_fills_the_defaults_for_the_old_one(
-    registry, avro_uri
+    schema_registry, avro_uri
 ) -> None:
     [before] = cdcwire.encode(avro_uri, [order(1)])
     [after] = cdcwire.encode(avro_uri + "&enable-tidb-extension=true", [order(2)])
-    client = SchemaRegistryClient({"url": registry.url})
+    client = SchemaRegistryClient({"url": schema_registry.url})
     context = SerializationContext(before.topic, MessageField.VALUE)
 
     as_written = AvroDeserializer(client)

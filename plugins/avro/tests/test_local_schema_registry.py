@@ -20,8 +20,8 @@ NOTE = {"name": "note", "type": ["null", "string"], "default": None}
 
 
 @pytest.fixture
-def client(registry: LocalSchemaRegistry) -> SchemaRegistryClient:
-    return SchemaRegistryClient({"url": registry.url})
+def client(schema_registry: LocalSchemaRegistry) -> SchemaRegistryClient:
+    return SchemaRegistryClient({"url": schema_registry.url})
 
 
 def test_same_schema_under_two_subjects_gets_one_id(client) -> None:
@@ -101,9 +101,9 @@ def test_basic_auth_is_required_when_configured() -> None:
         assert allowed.get_subjects() == []
 
 
-def test_fault_switch_answers_5xx_then_recovers(registry: LocalSchemaRegistry) -> None:
-    client = SchemaRegistryClient({"url": registry.url, "max.retries": 0})
-    registry.fail_next(1, 503)
+def test_fault_switch_answers_5xx_then_recovers(schema_registry: LocalSchemaRegistry) -> None:
+    client = SchemaRegistryClient({"url": schema_registry.url, "max.retries": 0})
+    schema_registry.fail_next(1, 503)
     with pytest.raises(SchemaRegistryError) as info:
         client.get_subjects()
     assert info.value.http_status_code == 503

@@ -26,14 +26,14 @@ def insert(**kw) -> RowChangedEvent:
     return RowChangedEvent(TS, "shop", "fruit", row(**kw), None)
 
 
-def test_key_and_value_are_confluent_framed_with_the_registered_ids(registry, avro_uri) -> None:
+def test_key_and_value_are_confluent_framed_with_the_registered_ids(schema_registry, avro_uri) -> None:
     [message] = cdcwire.encode(avro_uri, [insert()])
     assert message.topic == "tidb_shop_fruit"
     assert message.key[0] == 0 and message.value[0] == 0
     key_id = struct.unpack(">I", message.key[1:5])[0]
     value_id = struct.unpack(">I", message.value[1:5])[0]
     assert {key_id, value_id} == {1, 2}
-    assert registry.subjects() == ["tidb_shop_fruit-key", "tidb_shop_fruit-value"]
+    assert schema_registry.subjects() == ["tidb_shop_fruit-key", "tidb_shop_fruit-value"]
 
 
 def test_delete_is_a_tombstone_decoded_to_its_key_columns(avro_uri) -> None:
@@ -49,9 +49,9 @@ def test_ddl_and_resolved_events_produce_no_message(avro_uri) -> None:
     assert cdcwire.encode(avro_uri, [ddl, ResolvedEvent(TS)]) == []
 
 
-def test_each_schema_is_registered_once_not_once_per_row(registry, avro_uri) -> None:
+def test_each_schema_is_registered_once_not_once_per_row(schema_registry, avro_uri) -> None:
     cdcwire.encode(avro_uri + "&partition-num=1", [insert(key=k) for k in range(50)])
-    assert registry.registrations == 2
+    assert schema_registry.registrations == 2
 
 
 def test_without_extension_an_update_reads_back_as_an_insert_of_the_new_image(avro_uri) -> None:
@@ -101,11 +101,11 @@ def test_enum_set_and_bit_read_back_as_their_numbers(avro_uri) -> None:
     assert [c.mysql_type for c in back.columns[2:]] == ["enum('s','m','l')", "set('x','y','z')", "bit(9)"]
 
 
-def test_adding_a_nullable_column_registers_version_two_and_both_versions_decode(registry, avro_uri) -> None:
+def test_adding_a_nullable_column_registers_version_two_and_both_versions_decode(schema_registry, avro_uri) -> None:
     before = insert(key=1)
     after = insert(key=2, extra=(Column("color", T.VARCHAR, F.NULLABLE, "red", "varchar(9)"),))
     messages = cdcwire.encode(avro_uri + "&partition-num=1", [before, after])
-    assert registry.versions("tidb_shop_fruit-value") == [1, 2]
+    assert schema_registry.versions("tidb_shop_fruit-value") == [1, 2]
     first, second = cdcwire.decode(avro_uri, messages)
     assert [c.name for c in first.columns] == ["id", "name"]
     assert [c.value for c in second.columns] == [2, "apple", "red"]

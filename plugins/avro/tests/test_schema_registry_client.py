@@ -37,17 +37,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_503s_then_success_are_retried_and_register_once(registry: LocalSchemaRegistry) -> None:
-    registry.fail_next(2, 503)
-    messages = cdcwire.encode(uri(registry.url), rows())
+def test_two_503s_then_success_are_retried_and_register_once(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_next(2, 503)
+    messages = cdcwire.encode(uri(schema_registry.url), rows())
     assert len(messages) == 3
-    assert registry.registrations == 2  # the key and the value schema, once each
-    assert registry.versions("tidb_shop_fruit-value") == [1]
+    assert schema_registry.registrations == 2  # the key and the value schema, once each
+    assert schema_registry.versions("tidb_shop_fruit-value") == [1]
 
 
-def test_registry_that_keeps_failing_gives_up_with_the_status(registry: LocalSchemaRegistry) -> None:
-    registry.fail_for(60, 503)
-    client = SchemaRegistryClient(registry.url, retry_seconds=0.3, backoff=0.01)
+def test_registry_that_keeps_failing_gives_up_with_the_status(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_for(60, 503)
+    client = SchemaRegistryClient(schema_registry.url, retry_seconds=0.3, backoff=0.01)
     gave_up = r"answered 503 .* \(gave up after \d+ attempts over 0\.\d s"
     with pytest.raises(SchemaRegistryError, match=gave_up) as info:
         client.register("s-value", SCHEMA)
@@ -83,11 +83,11 @@ def test_right_password_from_the_url_is_sent_as_basic_auth() -> None:
         assert cdcwire.decode(uri(secured.url_with_credentials()), messages)[0].columns[0].value == 0
 
 
-def test_incompatible_schema_names_the_table_and_the_subject(registry: LocalSchemaRegistry) -> None:
-    cdcwire.encode(uri(registry.url), rows())
+def test_incompatible_schema_names_the_table_and_the_subject(schema_registry: LocalSchemaRegistry) -> None:
+    cdcwire.encode(uri(schema_registry.url), rows())
     not_null = Column("weight", T.INT, F(0), 5, "int(11)")
     with pytest.raises(SchemaRegistryError, match=r"table shop\.fruit: .*subject 'tidb_shop_fruit-value'.*409") as info:
-        cdcwire.encode(uri(registry.url), rows(not_null))
+        cdcwire.encode(uri(schema_registry.url), rows(not_null))
     assert info.value.status == 409 and info.value.subject == "tidb_shop_fruit-value"
 
 

@@ -40,18 +40,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_503_outage_longer_than_the_old_retry_budget_is_ridden_out(registry: LocalSchemaRegistry) -> None:
-    registry.fail_for(1.5, 503)
+def test_a_503_outage_longer_than_the_old_retry_budget_is_ridden_out(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_for(1.5, 503)
     started = time.monotonic()
-    messages = cdcwire.encode(uri(registry.url), rows())
+    messages = cdcwire.encode(uri(schema_registry.url), rows())
     assert len(messages) == 2
     assert time.monotonic() - started >= 1.4
-    assert registry.versions("tidb_shop_fruit-value") == [1]
+    assert schema_registry.versions("tidb_shop_fruit-value") == [1]
 
 
-def test_429_too_many_requests_is_retried(registry: LocalSchemaRegistry) -> None:
-    registry.fail_for(0.5, 429)
-    assert len(cdcwire.encode(uri(registry.url), rows())) == 2
+def test_429_too_many_requests_is_retried(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_for(0.5, 429)
+    assert len(cdcwire.encode(uri(schema_registry.url), rows())) == 2
 
 
 def test_a_registry_that_refuses_connections_until_it_starts_is_waited_for() -> None:
@@ -69,26 +69,26 @@ def test_a_registry_that_refuses_connections_until_it_starts_is_waited_for() -> 
 
 
 def test_an_outage_past_the_deadline_fails_naming_registry_duration_and_last_failure(
-    registry: LocalSchemaRegistry,
+    schema_registry: LocalSchemaRegistry,
 ) -> None:
-    registry.fail_for(60, 503)
+    schema_registry.fail_for(60, 503)
     started = time.monotonic()
     with pytest.raises(SchemaRegistryError) as info:
-        cdcwire.encode(uri(registry.url, retry_seconds=1), rows())
+        cdcwire.encode(uri(schema_registry.url, retry_seconds=1), rows())
     took = time.monotonic() - started
     message = str(info.value)
     assert 1.0 <= took < 3.0
-    assert f"schema registry {registry.url} answered 503" in message  # the registry and the last failure
+    assert f"schema registry {schema_registry.url} answered 503" in message  # the registry and the last failure
     assert "Injected fault" in message
     assert "over 1." in message and "schema-registry-retry-seconds=1" in message  # how long it tried
     assert info.value.status == 503
 
 
-def test_retry_seconds_zero_makes_a_single_attempt(registry: LocalSchemaRegistry) -> None:
-    registry.fail_for(60, 503)
+def test_retry_seconds_zero_makes_a_single_attempt(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_for(60, 503)
     with pytest.raises(SchemaRegistryError, match="gave up after 1 attempt over"):
-        cdcwire.encode(uri(registry.url, retry_seconds=0), rows())
-    assert registry.requests_served == 1
+        cdcwire.encode(uri(schema_registry.url, retry_seconds=0), rows())
+    assert schema_registry.requests_served == 1
 
 
 def test_giving_up_on_an_unreachable_registry_does_not_show_its_password() -> None:
@@ -99,12 +99,12 @@ def test_giving_up_on_an_unreachable_registry_does_not_show_its_password() -> No
     assert "s3cret-pw" not in str(info.value) and "s3cret-pw" not in repr(info.value)
 
 
-def test_a_4xx_answer_is_not_retried(registry: LocalSchemaRegistry) -> None:
-    registry.fail_next(1, 422)
+def test_a_4xx_answer_is_not_retried(schema_registry: LocalSchemaRegistry) -> None:
+    schema_registry.fail_next(1, 422)
     with pytest.raises(SchemaRegistryError) as info:
-        cdcwire.encode(uri(registry.url), rows())
+        cdcwire.encode(uri(schema_registry.url), rows())
     assert info.value.status == 422
-    assert registry.requests_served == 1
+    assert schema_registry.requests_served == 1
 
 
 @pytest.mark.parametrize("value", ["-1", "soon", "1.5"])

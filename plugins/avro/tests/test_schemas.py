@@ -15,10 +15,10 @@ T = ColumnType
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY
 
 
-def registered(registry: LocalSchemaRegistry, subject: str) -> dict:
+def registered(schema_registry: LocalSchemaRegistry, subject: str) -> dict:
     import requests
 
-    answer = requests.get(f"{registry.url}/subjects/{subject}/versions/latest", timeout=5).json()
+    answer = requests.get(f"{schema_registry.url}/subjects/{subject}/versions/latest", timeout=5).json()
     return json.loads(answer["schema"])
 
 
@@ -27,41 +27,41 @@ def encode_one(uri: str, *columns: Column, schema: str = "shop", table: str = "o
     return cdcwire.encode(uri, [row])
 
 
-def value_field(registry: LocalSchemaRegistry, uri: str, column: Column) -> dict:
+def value_field(schema_registry: LocalSchemaRegistry, uri: str, column: Column) -> dict:
     encode_one(uri, column)
-    fields = registered(registry, "tidb_shop_orders-value")["fields"]
+    fields = registered(schema_registry, "tidb_shop_orders-value")["fields"]
     return next(f for f in fields if f["name"] == column.name)
 
 
-def test_key_schema_holds_only_the_handle_key_columns(registry, avro_uri) -> None:
+def test_key_schema_holds_only_the_handle_key_columns(schema_registry, avro_uri) -> None:
     encode_one(avro_uri, Column("name", T.VARCHAR, F(0), "x", "varchar(10)"))
-    key = registered(registry, "tidb_shop_orders-key")
+    key = registered(schema_registry, "tidb_shop_orders-key")
     assert [f["name"] for f in key["fields"]] == ["id"]
     assert key["fields"][0]["type"] == {"connect.parameters": {"tidb_type": "INT"}, "type": "int"}
 
 
-def test_value_schema_holds_every_column_in_table_order(registry, avro_uri) -> None:
+def test_value_schema_holds_every_column_in_table_order(schema_registry, avro_uri) -> None:
     encode_one(avro_uri, Column("b", T.VARCHAR, F(0), "x"), Column("a", T.DOUBLE, F(0), 1.5))
-    value = registered(registry, "tidb_shop_orders-value")
+    value = registered(schema_registry, "tidb_shop_orders-value")
     assert [f["name"] for f in value["fields"]] == ["id", "b", "a"]
 
 
-def test_record_is_named_after_the_table_in_the_default_schema_namespace(registry, avro_uri) -> None:
+def test_record_is_named_after_the_table_in_the_default_schema_namespace(schema_registry, avro_uri) -> None:
     encode_one(avro_uri, schema="shop", table="orders")
-    value = registered(registry, "tidb_shop_orders-value")
+    value = registered(schema_registry, "tidb_shop_orders-value")
     assert (value["name"], value["namespace"]) == ("orders", "default.shop")
 
 
-def test_names_are_sanitised_for_avro(registry, avro_uri) -> None:
+def test_names_are_sanitised_for_avro(schema_registry, avro_uri) -> None:
     encode_one(avro_uri, Column("unit-price", T.DOUBLE, F(0), 1.0), schema="my.db", table="2024-orders")
-    value = registered(registry, "tidb_my.db_2024-orders-value")
+    value = registered(schema_registry, "tidb_my.db_2024-orders-value")
     assert value["name"] == "_2024_orders"
     assert value["namespace"] == "default.my_db"
     assert value["fields"][1]["name"] == "unit_price"
 
 
-def test_nullable_column_is_a_union_with_null_first_and_default_null(registry, avro_uri) -> None:
-    field = value_field(registry, avro_uri, Column("note", T.VARCHAR, F.NULLABLE, None, "varchar(9)"))
+def test_nullable_column_is_a_union_with_null_first_and_default_null(schema_registry, avro_uri) -> None:
+    field = value_field(schema_registry, avro_uri, Column("note", T.VARCHAR, F.NULLABLE, None, "varchar(9)"))
     assert field == {
         "default": None,
         "name": "note",
@@ -87,13 +87,13 @@ def test_nullable_column_is_a_union_with_null_first_and_default_null(registry, a
         (Column("c", T.YEAR, F.UNSIGNED, 2024, "year(4)"), {"tidb_type": "YEAR", "type": "int"}),
     ],
 )
-def test_column_types_map_as_the_reference_does(registry, avro_uri, column: Column, avro_type: dict) -> None:
-    field = value_field(registry, avro_uri, column)
+def test_column_types_map_as_the_reference_does(schema_registry, avro_uri, column: Column, avro_type: dict) -> None:
+    field = value_field(schema_registry, avro_uri, column)
     assert field["type"] == {"connect.parameters": {"tidb_type": avro_type["tidb_type"]}, "type": avro_type["type"]}
 
 
-def test_decimal_is_bytes_with_precision_and_scale_from_the_mysql_type(registry, avro_uri) -> None:
-    field = value_field(registry, avro_uri, Column("c", T.DECIMAL, F(0), "1.5", "decimal(10,4)"))
+def test_decimal_is_bytes_with_precision_and_scale_from_the_mysql_type(schema_registry, avro_uri) -> None:
+    field = value_field(schema_registry, avro_uri, Column("c", T.DECIMAL, F(0), "1.5", "decimal(10,4)"))
     assert field["type"] == {
         "connect.parameters": {"tidb_type": "DECIMAL"},
         "logicalType": "decimal",
@@ -103,15 +103,15 @@ def test_decimal_is_bytes_with_precision_and_scale_from_the_mysql_type(registry,
     }
 
 
-def test_decimal_in_string_mode_is_a_string(registry, avro_uri) -> None:
+def test_decimal_in_string_mode_is_a_string(schema_registry, avro_uri) -> None:
     uri = avro_uri + "&avro-decimal-handling-mode=string"
-    field = value_field(registry, uri, Column("c", T.DECIMAL, F(0), "1.5", "decimal(10,4)"))
+    field = value_field(schema_registry, uri, Column("c", T.DECIMAL, F(0), "1.5", "decimal(10,4)"))
     assert field["type"] == {"connect.parameters": {"tidb_type": "DECIMAL"}, "type": "string"}
 
 
-def test_unsigned_bigint_in_string_mode_is_a_string(registry, avro_uri) -> None:
+def test_unsigned_bigint_in_string_mode_is_a_string(schema_registry, avro_uri) -> None:
     uri = avro_uri + "&avro-bigint-unsigned-handling-mode=string"
-    field = value_field(registry, uri, Column("c", T.BIGINT, F.UNSIGNED, 1, "bigint(20) unsigned"))
+    field = value_field(schema_registry, uri, Column("c", T.BIGINT, F.UNSIGNED, 1, "bigint(20) unsigned"))
     assert field["type"] == {"connect.parameters": {"tidb_type": "BIGINT UNSIGNED"}, "type": "string"}
 
 
@@ -120,31 +120,31 @@ def test_decimal_without_its_mysql_type_is_a_clear_error(avro_uri) -> None:
         encode_one(avro_uri, Column("c", T.DECIMAL, F(0), "1.5", None))
 
 
-def test_bit_carries_its_length(registry, avro_uri) -> None:
-    field = value_field(registry, avro_uri, Column("c", T.BIT, F.UNSIGNED, 5, "bit(12)"))
+def test_bit_carries_its_length(schema_registry, avro_uri) -> None:
+    field = value_field(schema_registry, avro_uri, Column("c", T.BIT, F.UNSIGNED, 5, "bit(12)"))
     assert field["type"] == {"connect.parameters": {"tidb_type": "BIT", "length": "12"}, "type": "bytes"}
 
 
-def test_enum_and_set_carry_their_allowed_elements(registry, avro_uri) -> None:
+def test_enum_and_set_carry_their_allowed_elements(schema_registry, avro_uri) -> None:
     encode_one(
         avro_uri,
         Column("e", T.ENUM, F(0), 1, "enum('small','big')"),
         Column("s", T.SET, F(0), 3, "set('a','b,c')"),
     )
-    fields = registered(registry, "tidb_shop_orders-value")["fields"]
+    fields = registered(schema_registry, "tidb_shop_orders-value")["fields"]
     assert fields[1]["type"] == {"connect.parameters": {"tidb_type": "ENUM", "allowed": "small,big"}, "type": "string"}
     assert fields[2]["type"] == {"connect.parameters": {"tidb_type": "SET", "allowed": "a,b\\,c"}, "type": "string"}
 
 
-def test_extension_appends_op_commit_ts_and_physical_time(registry, avro_uri) -> None:
+def test_extension_appends_op_commit_ts_and_physical_time(schema_registry, avro_uri) -> None:
     encode_one(avro_uri + "&enable-tidb-extension=true")
-    value = registered(registry, "tidb_shop_orders-value")
+    value = registered(schema_registry, "tidb_shop_orders-value")
     assert value["fields"][-3:] == [
         {"default": "", "name": "_tidb_op", "type": "string"},
         {"default": 0, "name": "_tidb_commit_ts", "type": "long"},
         {"default": 0, "name": "_tidb_commit_physical_time", "type": "long"},
     ]
-    assert [f["name"] for f in registered(registry, "tidb_shop_orders-key")["fields"]] == ["id"]
+    assert [f["name"] for f in registered(schema_registry, "tidb_shop_orders-key")["fields"]] == ["id"]
 
 
 def test_columns_that_sanitise_to_one_name_are_refused(avro_uri) -> None:
