@@ -50,3 +50,27 @@ def test_the_readme_names_the_current_format_versions():
     text = README.read_text()
     assert f"| event JSON | {EVENT_JSON_VERSION} |" in text
     assert f"| event DataFrame | {EVENT_SCHEMA_VERSION} |" in text
+
+
+def test_the_readme_use_example_runs_and_prints_what_it_shows(tmp_path, capsys):
+    code = re.search(r"```python\n(.*?)```", readme_block("use-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    exec(compile(code.replace("/tmp/cdcwire-readme", str(tmp_path)), "README.md use example", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_readme_spark_example_runs(spark, tmp_path):
+    import cdcwire
+    from cdcwire.workload import Workload
+
+    events = tmp_path / "events.jsonl"
+    with open(events, "w", encoding="utf-8") as out:
+        cdcwire.write_jsonl(Workload(300, seed=3), out)
+    code = re.search(r"```python\n(.*?)```", readme_block("spark-example"), re.S).group(1)
+    code = code.replace("/tmp/cdcwire-readme", str(tmp_path)).replace('"events.jsonl"', repr(str(events)))
+    names: dict = {}
+    exec(compile(code, "README.md Spark example", "exec"), names)
+    assert names["summary"].reconciles and names["summary"].events_in == 300
+    rows = "kind IN ('insert', 'update', 'delete')"  # key-changing updates come back split in two
+    assert names["back"].where(rows).count() >= names["df"].where(rows).count() > 0
+    assert names["again"].count() == names["back"].count()
