@@ -74,3 +74,13 @@ def test_the_readme_spark_example_runs(spark, tmp_path):
     rows = "kind IN ('insert', 'update', 'delete')"  # key-changing updates come back split in two
     assert names["back"].where(rows).count() >= names["df"].where(rows).count() > 0
     assert names["again"].count() == names["back"].count()
+
+
+def test_the_readme_event_json_example_reads_as_json_lines():
+    import io
+
+    import cdcwire
+
+    text = re.search(r"```json\n(.*?)```", readme_block("event-json-example"), re.S).group(1)
+    events = list(cdcwire.read_jsonl(io.StringIO(text)))
+    assert [type(e).__name__ for e in events] == ["RowChangedEvent", "DDLEvent", "ResolvedEvent"]
