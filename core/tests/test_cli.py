@@ -130,3 +130,37 @@ def test_every_command_is_in_the_help():
     names = [module.__name__.rsplit(".", 1)[1].removesuffix("_command") for module in COMMANDS]
     assert names == ["protocols", "plugins", "parameters", "encode", "inspect", "generate", "run", "demo"]
     assert all(name in text for name in names)
+
+
+def run_without(module: str, code: str) -> "subprocess.CompletedProcess[str]":
+    """Run ``code`` in a fresh interpreter where ``module`` cannot be imported (as if its extra
+    were not installed: ``sys.modules[name] = None`` makes Python refuse the import)."""
+    import subprocess
+    import sys
+
+    prelude = f"import sys; sys.modules[{module!r}] = None\n"
+    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True, text=True)
+
+
+def test_a_kafka_uri_without_the_kafka_extra_says_what_to_install():
+    done = run_without(
+        "confluent_kafka",
+        "import cdcwire\n"
+        "try:\n"
+        "    cdcwire.write('kafka://127.0.0.1:9/t?protocol=open-protocol', [])\n"
+        "except cdcwire.CdcwireError as exc:\n"
+        "    print(exc)\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'cdcwire[kafka]'" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_cdcwire_run_without_the_spark_extra_is_a_one_line_error():
+    done = run_without(
+        "pyspark",
+        "from cdcwire.cli import main\n"
+        "uri = 'file:///tmp/x/t?protocol=open-protocol'\n"
+        "raise SystemExit(main(['run', '--input', 'in.jsonl', '--sink-uri', uri]))\n",
+    )
+    assert done.returncode == 2
+    assert "pip install 'cdcwire[spark]'" in done.stderr and "Traceback" not in done.stderr

@@ -39,7 +39,10 @@ def demo_uri(sink_dir: Path, protocol: str, services: contextlib.ExitStack) -> s
 
 def run(args: argparse.Namespace) -> int:
     from .. import protocols
-    from .. import spark as cs
+    from ..extras import extra_required
+
+    with extra_required("spark", "cdcwire demo (it runs on Spark)"):
+        from .. import spark as cs
     from ..spark.progress import ProgressBar
     from ..spark.verify import compare
     from ..workload import Workload, write_workload

@@ -28,7 +28,10 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from ..sink import open_sink
-    from .. import spark as cs
+    from ..extras import extra_required
+
+    with extra_required("spark", "cdcwire run (it runs on Spark)"):
+        from .. import spark as cs
     from ..spark.progress import ProgressBar
     from ..spark.reading import is_source_uri
 

@@ -36,6 +36,7 @@ from typing import BinaryIO, Iterator, Optional
 from ..errors import SinkURIError, TransportError
 from ..message import Message
 from ..params import Parameter
+from ..sink_uri import SinkConfig
 from ..transport import MessageReader, MessageWriter, Transport
 from .file_checks import Checked, check_target
 from .file_framing import Damage, count_frames, damage_error, frame, read_frames
@@ -310,17 +311,17 @@ class FileTransport(Transport):
     scheme = "file"
     parameters = (SKIP_DAMAGED,)
 
-    def validate(self, config) -> None:  # type: ignore[override]
+    def validate(self, config: SinkConfig) -> None:
         if config.password or config.username:
             raise SinkURIError("file:// URIs take no user or password", "userinfo")
 
-    def partition_count(self, config, topic: str) -> Optional[int]:  # type: ignore[override]
+    def partition_count(self, config: SinkConfig, topic: str) -> Optional[int]:
         """The recorded count; for a topic an older cdcwire wrote, its partition files' count."""
         with os_errors(f"cannot read the partition count of {topic!r} under {config.location}"):
             recorded = recorded_count(config.location, topic)
             return recorded if recorded is not None else files_count(config.location, topic)
 
-    def prepare_topic(self, config, topic: str) -> int:  # type: ignore[override]
+    def prepare_topic(self, config: SinkConfig, topic: str) -> int:
         """Create ``topic`` with ``partition-num`` partitions (recorded, see :mod:`.file_topics`)
         if it has no count yet; the partition count to use, by Kafka's rule.
 
@@ -342,15 +343,13 @@ class FileTransport(Transport):
             )
         return given
 
-    def writer(self, config) -> FileWriter:  # type: ignore[override]
+    def writer(self, config: SinkConfig) -> FileWriter:
         return FileWriter(config.location, _given_partition_num(config))
 
-    def begin_write(  # type: ignore[override]
-        self, config, sink_uri: str, overwrite: bool = False
-    ) -> FileWriteJob:
+    def begin_write(self, config: SinkConfig, sink_uri: str, overwrite: bool = False) -> FileWriteJob:
         return FileWriteJob(sink_uri, config.location, overwrite, _given_partition_num(config))
 
-    def reader(self, config) -> FileReader:  # type: ignore[override]
+    def reader(self, config: SinkConfig) -> FileReader:
         return FileReader(config.location, skip_damaged=bool(config.params.get("skip-damaged", False)))
 
 

@@ -8,12 +8,15 @@ when a writer, a reader or a topic check is made.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Optional
 
 from ..durations import parse_duration
+from ..extras import extra_required
 from ..errors import SinkURIError
 from ..params import Parameter, shown_value
+from ..sink_uri import SinkConfig
 from ..transport import MessageReader, MessageWriter, Transport
 
 #: The longest dial-timeout: one day, well inside librdkafka's socket.connection.setup.timeout.ms
@@ -90,7 +93,7 @@ class KafkaTransport(Transport):
     scheme = "kafka"
     parameters = KAFKA_PARAMETERS
 
-    def validate(self, config) -> None:  # type: ignore[override]
+    def validate(self, config: SinkConfig) -> None:
         for hostport in config.location.split(","):
             _check_broker(hostport)
         params = config.params
@@ -108,28 +111,36 @@ class KafkaTransport(Transport):
             missing = "cert" if params.get("key") else "key"
             raise SinkURIError("a TLS client certificate needs both cert and key", missing)
 
-    def partition_count(self, config, topic: str) -> Optional[int]:  # type: ignore[override]
+    def partition_count(self, config: SinkConfig, topic: str) -> Optional[int]:
         """The real partition count of ``topic``, or None when it does not exist."""
-        from .kafka_topics import topic_partition_count
+        with _client_needed():
+            from .kafka_topics import topic_partition_count
 
         return topic_partition_count(config, topic)
 
-    def prepare_topic(self, config, topic: str) -> int:  # type: ignore[override]
+    def prepare_topic(self, config: SinkConfig, topic: str) -> int:
         """Create ``topic`` if missing and check ``partition-num`` against it; the partition count to use.
 
         A ``partition-num`` larger than an existing topic's real count raises SinkURIError;
         without ``partition-num`` in the URI an existing topic's real count is used.
         """
-        from .kafka_topics import ensure_topic
+        with _client_needed():
+            from .kafka_topics import ensure_topic
 
         return ensure_topic(config, topic)
 
-    def writer(self, config) -> MessageWriter:  # type: ignore[override]
-        from .kafka_writer import KafkaWriter
+    def writer(self, config: SinkConfig) -> MessageWriter:
+        with _client_needed():
+            from .kafka_writer import KafkaWriter
 
         return KafkaWriter(config)
 
-    def reader(self, config) -> MessageReader:  # type: ignore[override]
-        from .kafka_reader import KafkaReader
+    def reader(self, config: SinkConfig) -> MessageReader:
+        with _client_needed():
+            from .kafka_reader import KafkaReader
 
         return KafkaReader(config)
+
+
+def _client_needed() -> contextlib.AbstractContextManager[None]:
+    return extra_required("kafka", "a kafka:// sink or source")
