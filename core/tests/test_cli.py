@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent, to_json
 from cdcwire.cli import main
 
@@ -49,10 +50,35 @@ def test_inspect_prints_one_decoded_event_per_line(tmp_path, events_file, capsys
     uri = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
     main(["encode", "--sink-uri", uri, str(path)])
     capsys.readouterr()
-    assert main(["inspect", uri]) == 0
+    assert main(["inspect", "--raw", uri]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(d["partition"], d["offset"]) for d in lines] == [(0, i) for i in range(7)]
     assert [d.get("commit_ts", d.get("ts")) for d in lines] == [1, 2, 3, 4, 5, 6, 10]
+
+
+def test_inspect_prints_event_json_lines_that_encode_reads_back(tmp_path, events_file, capsys):
+    path, events = events_file
+    uri = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=2"
+    main(["encode", "--sink-uri", uri, str(path)])
+    capsys.readouterr()
+    assert main(["inspect", uri]) == 0
+    printed = tmp_path / "inspected.jsonl"
+    printed.write_text(capsys.readouterr().out)
+    back = list(cdcwire.read_jsonl(open(printed, encoding="utf-8")))
+    assert sorted(back, key=repr) == sorted(events, key=repr)  # the resolved event once, not per partition
+    again = f"file://{tmp_path}/again/orders?protocol=echo-json&partition-num=2"
+    assert main(["encode", "--sink-uri", again, str(printed)]) == 0
+
+
+def test_inspect_reads_a_list_of_topics_or_every_topic(tmp_path, events_file, capsys):
+    path, events = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base + "&topic-rule=t_{table}", str(path)])
+    capsys.readouterr()
+    assert main(["inspect", base, "--topic", "*"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert len(every) == len(events)
+    assert main(["inspect", base, "--topic", "orders,nothing-here"]) == 2  # a missing topic is an error
 
 
 def test_a_bad_sink_uri_is_a_one_line_error_and_exit_code_2(events_file, capsys):
@@ -164,3 +190,22 @@ def test_cdcwire_run_without_the_spark_extra_is_a_one_line_error():
     )
     assert done.returncode == 2
     assert "pip install 'cdcwire[spark]'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_version_prints_the_installed_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("cdcwire ")
+
+
+def test_protocols_names_the_plugin_filter_that_let_none_load(monkeypatch, capsys):
+    from cdcwire.registry import PluginInfo, Registry
+    from cdcwire.transports import builtin
+
+    empty = Registry()
+    empty.add_plugin(builtin, PluginInfo("builtin", "cdcwire", "test"))
+    monkeypatch.setattr("cdcwire.registry._REGISTRY", empty)
+    monkeypatch.setenv("CDCWIRE_PLUGINS", "nope")
+    assert main(["protocols"]) == 1
+    assert "CDCWIRE_PLUGINS='nope'" in capsys.readouterr().out

@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Optional, Sequence
 
 from ..errors import CdcwireError
+from ..registry import core_info
 from . import (
     demo_command,
     encode_command,
@@ -39,6 +40,7 @@ COMMANDS: tuple[ModuleType, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cdcwire", description="TiCDC wire protocols: encode, decode, pipeline")
+    parser.add_argument("--version", action="version", version=f"cdcwire {core_info().version}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS:
         p = module.add_parser(sub)

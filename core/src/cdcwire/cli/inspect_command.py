@@ -1,21 +1,34 @@
-"""``cdcwire inspect URI``: decode the messages of a sink and print one event per line."""
+"""``cdcwire inspect URI``: decode the messages of a sink and print one event per line.
+
+By default the output is event JSON Lines, the format ``cdcwire encode`` reads: each
+event once, a DDL or resolved event that was broadcast to several partitions printed
+at its first copy only. ``--raw`` prints every copy with its topic, partition and offset.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from ..sink import open_sink
 from ..codec_calls import decoder_for
 from ..errors import DecodeError
-from ..event_json import event_to_dict
+from ..event_json import event_to_dict, to_json
+from ..events import RowChangedEvent
+from ..sink import open_sink
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("inspect", help="decode a sink's messages and print them as JSON, one event per line")
+    p = sub.add_parser("inspect", help="decode a sink's messages and print them as event JSON, one per line")
     p.add_argument("uri", help="the sink URI the messages were written with")
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
-    p.add_argument("--topic", help="another topic than the URI's (e.g. one made by a topic rule)")
+    p.add_argument(
+        "--topic",
+        help="other topics than the URI's: 'a,b', or '*' for every topic the sink holds (a topic rule's)",
+    )
+    p.add_argument(
+        "--raw", action="store_true",
+        help="every copy of every event with topic, partition and offset (broadcast copies included)",
+    )
     return p
 
 
@@ -23,18 +36,33 @@ def run(args: argparse.Namespace) -> int:
     sink = open_sink(args.uri)
     decoder = decoder_for(sink)
     reader = sink.needs_transport().reader(sink.config)
-    topic = args.topic or sink.topic
+    seen_broadcast: set[str] = set()
     try:
-        for partition in args.partition or reader.partitions(topic):
-            for message in reader.read(topic, partition):
-                try:
-                    events = decoder.decode(message)
-                except DecodeError as exc:
-                    raise exc.at_message(message.location()) from None
-                for event in events:
-                    d = {"topic": topic, "partition": partition, "offset": message.offset}
-                    d.update(event_to_dict(event))
-                    print(json.dumps(d, ensure_ascii=False))
+        if args.topic is None:
+            topics = [sink.topic]
+        elif args.topic.strip() == "*":
+            topics = reader.topics()
+        else:
+            topics = [t.strip() for t in args.topic.split(",") if t.strip()]
+        for topic in topics:
+            for partition in args.partition or reader.partitions(topic):
+                for message in reader.read(topic, partition):
+                    try:
+                        events = decoder.decode(message)
+                    except DecodeError as exc:
+                        raise exc.at_message(message.location()) from None
+                    for event in events:
+                        if args.raw:
+                            d = {"topic": topic, "partition": partition, "offset": message.offset}
+                            d.update(event_to_dict(event))
+                            print(json.dumps(d, ensure_ascii=False))
+                            continue
+                        text = to_json(event)
+                        if not isinstance(event, RowChangedEvent):  # DDL and resolved: broadcast copies
+                            if text in seen_broadcast:
+                                continue
+                            seen_broadcast.add(text)
+                        print(text)
     finally:
         reader.close()
     return 0

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from ..registry import get_registry
+from ..registry import ALLOW_ENV, get_registry
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -17,7 +18,11 @@ def run(args: argparse.Namespace) -> int:
     reg = get_registry()
     rows = [(c.name, ", ".join(c.aliases), info.distribution, info.version) for c, info in reg.codecs()]
     if not rows:
-        print("no protocols installed: pip install cdcwire-open (or another protocol plugin)")
+        allowed = os.environ.get(ALLOW_ENV)
+        if allowed is not None:
+            print(f"no protocol loaded: {ALLOW_ENV}={allowed!r} lets only those entry points load")
+        else:
+            print("no protocols installed: pip install cdcwire-open (or another protocol plugin)")
         return 1
     widths = [max(len(r[i]) for r in rows + [("protocol", "aliases", "distribution", "version")]) for i in range(4)]
     header = ("protocol", "aliases", "distribution", "version")
