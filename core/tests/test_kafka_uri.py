@@ -413,3 +413,26 @@ def test_topic_errors_are_scrubbed(code, retriable, call, words):
         call(admin_failing_with(secret_error(code, retriable)))
     assert words in str(info.value)
     assert "broker said ***" in str(info.value) and SECRET not in str(info.value)
+
+
+def test_a_sink_uri_as_ticdcs_documentation_writes_it_is_taken_as_it_is(caplog):
+    caplog.set_level("INFO", logger="cdcwire.kafka")
+    config = parse_sink_uri(
+        "kafka://127.0.0.1:9092/topic-name?kafka-version=2.4.0&partition-num=6&max-message-bytes=67108864"
+        "&replication-factor=1&protocol=echo-json&read-timeout=10s&write-timeout=10s&required-acks=-1"
+    )
+    assert config["kafka-version"] == "2.4.0" and config["partition-num"] == 6
+    assert "'kafka-version' is TiCDC's and has no effect here" in caplog.text
+
+
+@pytest.mark.parametrize("acks", ["0", "1"])
+def test_required_acks_that_could_lose_messages_are_refused(acks):
+    with pytest.raises(SinkURIError, match="could lose messages") as info:
+        parse_sink_uri(f"kafka://127.0.0.1:9092/t?protocol=echo-json&required-acks={acks}")
+    assert info.value.parameter == "required-acks"
+
+
+def test_a_reference_timeout_that_is_not_a_duration_is_refused_naming_it():
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri("kafka://127.0.0.1:9092/t?protocol=echo-json&read-timeout=soon")
+    assert info.value.parameter == "read-timeout"

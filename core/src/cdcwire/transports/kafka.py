@@ -9,6 +9,7 @@ when a writer, a reader or a topic check is made.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 from typing import Optional
 
@@ -29,6 +30,14 @@ _HOST = re.compile(r"[A-Za-z0-9._-]+|\[[0-9A-Za-z:.%_-]+\]", re.ASCII)
 _PORT = re.compile(r"[0-9]{1,5}", re.ASCII)
 
 
+def _duration_problem(value: str) -> Optional[str]:
+    try:
+        parse_duration(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def _dial_timeout_problem(value: str) -> Optional[str]:
     try:
         seconds = parse_duration(value)
@@ -38,6 +47,8 @@ def _dial_timeout_problem(value: str) -> Optional[str]:
         return f"{shown_value(value)} is longer than the limit of 24h"
     return None
 
+
+log = logging.getLogger("cdcwire.kafka")
 
 KAFKA_PARAMETERS: tuple[Parameter, ...] = (
     Parameter(
@@ -66,7 +77,32 @@ KAFKA_PARAMETERS: tuple[Parameter, ...] = (
         "how long to wait for the brokers to answer before giving up (500ms, 10s, 1m; at most 24h)",
         check=_dial_timeout_problem,
     ),
+    # TiCDC's own sink-URI parameters that cdcwire reads and has nothing to do with: a URI
+    # copied from TiCDC's documentation works as it is, with a note that says so.
+    Parameter(
+        "kafka-version", "str", None,
+        "TiCDC's: accepted with a note and not used (librdkafka negotiates the protocol version)",
+    ),
+    Parameter(
+        "read-timeout", "str", None,
+        "TiCDC's: accepted with a note and not used (request-timeout-ms bounds a request)",
+        check=_duration_problem,
+    ),
+    Parameter(
+        "write-timeout", "str", None,
+        "TiCDC's: accepted with a note and not used (request-timeout-ms bounds a request)",
+        check=_duration_problem,
+    ),
+    Parameter(
+        "required-acks", "int", -1,
+        "TiCDC's: only -1 (every in-sync replica) is taken, what cdcwire always asks; 0 and 1 could"
+        " lose acknowledged messages and are refused",
+        minimum=-1, maximum=1,
+    ),
 )
+
+#: The reference's parameters above that are read and have no effect here.
+UNUSED_REFERENCE_PARAMETERS = ("kafka-version", "read-timeout", "write-timeout")
 
 
 def _check_broker(hostport: str) -> None:
@@ -97,6 +133,16 @@ class KafkaTransport(Transport):
         for hostport in config.location.split(","):
             _check_broker(hostport)
         params = config.params
+        if params.get("required-acks") != -1:
+            raise SinkURIError(
+                f"parameter 'required-acks': cdcwire delivers with acks=all (-1) and an idempotent"
+                f" producer; required-acks={params.get('required-acks')} could lose messages the broker"
+                " acknowledged, so it is refused",
+                "required-acks",
+            )
+        for name in UNUSED_REFERENCE_PARAMETERS:
+            if name in config.given:
+                log.info("kafka://: parameter %r is TiCDC's and has no effect here", name)
         if params.get("sasl-mechanism") and not params.get("sasl-user") and not config.username:
             raise SinkURIError("sasl-mechanism needs sasl-user (or user:password@ in the URI)", "sasl-user")
         if (params.get("sasl-user") or params.get("sasl-password")) and not params.get("sasl-mechanism"):
