@@ -86,7 +86,7 @@ def test_every_field_is_required(field):
         ("type", "UPSERT", "'type' must be INSERT, UPDATE, DELETE or TIDB_WATERMARK"),
         ("data", None, "'data' must be a list of one object"),
         ("data", [{}, {}], "'data' must be a list of one object"),
-        ("old", [None], "'old' must be null in an INSERT message"),
+        ("old", [{"id": "1"}], "'old' must be null in an INSERT message"),
         ("mysqlType", ["int"], "'mysqlType' must be an object"),
         ("pkNames", "id", "'pkNames' must be a list of column names or null"),
         ("_tidb", [], "'_tidb' must be an object"),
@@ -154,9 +154,27 @@ def test_binary_text_above_u00ff_is_rejected():
         _decode_doc(doc)
 
 
-def test_with_the_extension_a_row_without_commit_ts_is_rejected():
+def test_with_the_extension_a_tidb_block_without_commit_ts_is_rejected():
     with pytest.raises(DecodeError, match="enable-tidb-extension"):
-        _decode_doc(_good(), enable_tidb_extension=True)
+        _decode_doc(dict(_good(), _tidb={}), enable_tidb_extension=True)
+
+
+def test_with_the_extension_a_row_without_a_tidb_block_reads_as_written_without_it():
+    doc = _good()
+    (event,) = _decode_doc(doc, enable_tidb_extension=True)
+    assert event.commit_ts == doc["es"] << 18
+
+
+def test_an_insert_with_old_null_in_a_list_reads_as_older_ticdc_wrote_it():
+    (event,) = _decode_doc(dict(_good(), old=[None]))
+    assert event.is_insert and event.pre_columns is None
+
+
+def test_a_delete_whose_old_repeats_its_data_reads_as_older_ticdc_wrote_it():
+    doc = dict(_good(), type="DELETE")
+    doc["old"] = doc["data"]
+    (event,) = _decode_doc(doc)
+    assert event.is_delete and [c.name for c in event.pre_columns] == list(doc["data"][0])
 
 
 def test_a_watermark_needs_its_watermark_ts():

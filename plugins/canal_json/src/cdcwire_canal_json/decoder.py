@@ -136,9 +136,13 @@ class CanalJSONDecoder:
     """Decodes canal-json messages.
 
     ``exact_commit_ts`` is True only when the sink has ``enable-tidb-extension``:
-    then every row and DDL message must carry ``_tidb.commitTs``. Otherwise a
-    message without it gets ``commit_ts = es << 18`` (the commit's physical
-    milliseconds, logical part zero), which orders events but is not the TSO.
+    then a ``_tidb`` block must carry ``commitTs``. A message without it gets
+    ``commit_ts = es << 18`` (the commit's physical milliseconds, logical part zero),
+    which orders events but is not the TSO: every message of a sink without the
+    extension, and a message with no ``_tidb`` block at all on one with it (as a
+    changefeed that ran without the extension wrote it), which is read, not refused.
+    Messages as older TiCDC releases wrote them (``"old":[null]`` on inserts, ``old``
+    repeating ``data`` on deletes) read as the reference reads them.
     """
 
     def __init__(self, options: CanalOptions) -> None:
@@ -182,9 +186,9 @@ class CanalJSONDecoder:
     def _commit_ts(self, fields: _Fields, tidb: Optional[dict[str, Any]], es: int) -> int:
         if tidb is not None and "commitTs" in tidb:
             return fields.uint("_tidb.commitTs", tidb["commitTs"])
-        if self.options.tidb_extension:
+        if tidb is not None and self.options.tidb_extension:
             raise fields.fail("_tidb", "must hold commitTs: the sink has enable-tidb-extension=true")
-        return es << 18
+        return es << 18  # no _tidb at all: a message written without the extension, read as such
 
     # -- DDL ------------------------------------------------------------------------------
 
@@ -232,8 +236,9 @@ class CanalJSONDecoder:
                 if old_names != list(data_image):  # else: the same columns in the same order
                     old = _fill_unchanged(old, data)
             return build_row_event(commit_ts, schema, table, data, old)
-        if doc["old"] is not None:
-            raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(doc['old'])}")
+        old = doc["old"]
+        if old is not None and not _old_written_by_older_ticdc(kind, old, doc["data"]):
+            raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(old)}")
         if kind == "INSERT":
             return build_row_event(commit_ts, schema, table, data, None)
         return build_row_event(commit_ts, schema, table, None, data)
@@ -461,3 +466,9 @@ def _short_json(value: Any) -> str:
     if isinstance(value, list):
         return f"a list of {len(value)}" + ("" if not value else f" whose first is {_json_kind(value[0])}")
     return _json_kind(value)
+
+
+def _old_written_by_older_ticdc(kind: str, old: Any, data: Any) -> bool:
+    """Older TiCDC releases (the spec's examples) wrote ``"old":[null]`` on inserts and deletes
+    and ``old`` equal to ``data`` on deletes; those messages read as the reference reads them."""
+    return old == [None] or (kind == "DELETE" and old == data)
