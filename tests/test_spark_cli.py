@@ -39,14 +39,18 @@ def test_run_fails_on_a_bad_line_naming_file_and_line(spark, tmp_path, capsys):
     assert "bad.jsonl:2" in capsys.readouterr().err
 
 
-def test_demo_verifies_every_installed_protocol(spark, tmp_path, capsys):
-    assert main(["demo", "--events", "1200", "--out", str(tmp_path), "--master", "local[2]"]) == 0
-    out = capsys.readouterr().out
+def test_demo_verifies_every_protocol_and_leaves_no_temporary_files(spark, tmp_path, capsys, monkeypatch):
+    import tempfile
+
     import cdcwire
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the demo's own directory goes
+    assert main(["demo", "--events", "1200", "--master", "local[2]"]) == 0
+    out = capsys.readouterr().out
     for protocol in cdcwire.protocols():
         assert f"\n{protocol}" in out
-    assert "MISMATCH" not in out
+    assert "MISMATCH" not in out and "file sinks removed" in out
+    assert not list(tmp_path.glob("cdcwire-demo-*"))
 
 
 class _Terminal(io.StringIO):
