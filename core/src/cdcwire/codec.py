@@ -12,6 +12,7 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterable, Iterator, Mapping, Optional, Protocol
 
+from .event_batch import EventBatch
 from .events import Event
 from .message import Message, Payload
 from .params import Parameter
@@ -49,10 +50,38 @@ class Encoder(Protocol):
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]: ...
 
 
+class BatchEncoder(Encoder, Protocol):
+    """An encoder with the columnar capability: it also takes events as :class:`EventBatch`
+    columns, with no ``Column`` objects built for them (the Spark pipeline's hot path).
+
+    ``encode_batches`` must give exactly the payloads ``encode`` gives for the same events
+    (``batch.events()``), byte for byte and batched alike; the conformance kit
+    (:func:`cdcwire.testing.check_columnar_encoding`) holds it to that. An encoder may take
+    its fast path for what is common and hand any other event to its Event path
+    (``batch.event(i)``) inside the same stream. Optional: without it a pipeline passes
+    ``batch.events()`` to ``encode``. The events are valid (checked before they reach it).
+    """
+
+    def encode_batches(self, batches: Iterable[EventBatch]) -> Iterator[Payload]: ...
+
+
 class Decoder(Protocol):
     """Decodes one message into the events it carries (zero or more)."""
 
     def decode(self, message: Message) -> list[Event]: ...
+
+
+class BatchDecoder(Decoder, Protocol):
+    """A decoder with the columnar capability: it also appends what a message carries to an
+    :class:`EventBatch`, with no ``Column`` objects built (the Spark read's hot path).
+
+    ``decode_into`` appends exactly the events ``decode`` gives for the message and returns
+    how many; a DecodeError leaves the batch as it was. The core checks the appended events
+    (per batch, in columns) as it checks ``decode``'s, so a decoder does not. Optional:
+    without it a reader takes ``decode``.
+    """
+
+    def decode_into(self, message: Message, batch: EventBatch) -> int: ...
 
 
 #: What :meth:`Codec.carrier` gives: an event in, the event as read back out (or None).

@@ -10,10 +10,11 @@ themselves.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Optional
 
 from .codec import Decoder, Encoder
 from .errors import DecodeError, InvalidEventError
+from .event_batch import EventBatch
 from .events import Event
 from .message import Message, Payload
 from .validation import check_event, check_events, checked
@@ -90,8 +91,30 @@ def encoder_for(target: SinkLike, topic: str, partition: int, *, events_checked:
     return encoder if events_checked else CheckedEncoder(encoder)
 
 
+def columnar_decoder_for(target: SinkLike) -> Optional[Decoder]:
+    """The codec's own decoder when it has the columnar capability (:class:`cdcwire.codec.BatchDecoder`),
+    else None. Unchecked: for a caller that checks every batch it fills (the Spark read checks
+    them in columns, see ``cdcwire.spark.range_decoding``) and takes the checked
+    :func:`decoder_for` for anything the columns refuse."""
+    sink = open_sink(target)
+    decoder = sink.codec.decoder(sink.config)
+    return decoder if hasattr(decoder, "decode_into") else None
+
+
 def decoder_for(target: SinkLike) -> Decoder:
     """The codec's decoder for this sink's (a sink, config, URI or protocol name) messages,
     giving only valid events."""
     sink = open_sink(target)
     return CheckedDecoder(sink.codec.decoder(sink.config))
+
+
+def encode_batches(encoder: Encoder, batches: Iterable[EventBatch]) -> Iterator[Payload]:
+    """The payloads of these batches' events: through the encoder's columnar capability
+    (:class:`cdcwire.codec.BatchEncoder`) when it has it, else through ``encode`` with the
+    events the batches stand for. ``encoder`` comes from :func:`encoder_for` with
+    ``events_checked=True``: an EventBatch holds only valid events (its builder checked them).
+    """
+    columnar = getattr(encoder, "encode_batches", None)
+    if columnar is not None:
+        return columnar(batches)
+    return encoder.encode(event for batch in batches for event in batch.events())

@@ -15,7 +15,7 @@ The top-level ``cdcwire`` module stays the user's API (encode, decode, write, re
 from __future__ import annotations
 
 from .bounded_cache import BoundedCache
-from .codec import Broadcast, Carrier, Codec, Decoder, Encoder, EventPolicy
+from .codec import BatchDecoder, BatchEncoder, Broadcast, Carrier, Codec, Decoder, Encoder, EventPolicy
 from .type_codes import (
     BLOB_TYPES,
     FLOAT_TYPES,
@@ -36,6 +36,7 @@ from .errors import (
     SinkURIError,
     TransportError,
 )
+from .event_batch import EventBatch, ImageShape
 from .event_json import from_json, to_json
 from .events import (
     Column,
@@ -64,16 +65,17 @@ from .value_text import float32_text, float64_text
 
 #: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
 #: removed one the major. A plugin written for 1.0 loads on any 1.x core.
-PLUGIN_API_VERSION = "1.0"
+#: 1.1: the columnar capability (BatchEncoder, BatchDecoder, EventBatch, ImageShape).
+PLUGIN_API_VERSION = "1.1"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 
 __all__ = [
-    "BLOB_TYPES", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
+    "BLOB_TYPES", "BatchDecoder", "BatchEncoder", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
     "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
-    "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES",
-    "INTEGER_TYPES", "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE",
+    "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventBatch", "EventPolicy", "FLOAT_TYPES",
+    "INTEGER_TYPES", "ImageShape", "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE",
     "MESSAGE_OVERHEAD", "Message", "MessageReader", "MessageTooLargeError", "MessageWriter",
     "ONLY_OUTPUT_UPDATED_COLUMNS", "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload",
     "PluginError", "ResolvedEvent", "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError",
