@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import CdcwireError
-from cdcwire.spark.arrow_events import batch_to_events, checked_events, events_to_batch, events_to_permissive_batch
+from cdcwire.spark.arrow_events import batch_problems, batch_to_events, checked_events, events_to_batch, events_to_permissive_batch
 from cdcwire.spark.schema import ARROW_EVENT_SCHEMA, EVENT_SCHEMA
 from cdcwire.testing.strategies import all_types_table, event_batches, row_events
 from cdcwire.workload import Workload
@@ -111,6 +111,17 @@ def test_a_row_that_is_not_an_event_comes_out_as_none_with_its_reason(case):
     assert list(problems) == [at] and reason in problems[at]
     assert events[at] is None
     assert [e for i, e in enumerate(events) if i != at] == [e for i, e in enumerate(_EVENTS) if i != at]
+
+
+@pytest.mark.parametrize("case", list(MALFORMED), ids=list(MALFORMED))
+def test_the_check_without_events_finds_the_same_row_and_reason(case):
+    kind, spoil, reason = MALFORMED[case]
+    batch, at = _bad_batch(kind, spoil)
+    assert batch_problems(batch) == checked_events(batch)[1]
+
+
+def test_a_batch_of_valid_events_has_no_problems():
+    assert batch_problems(events_to_batch(_EVENTS)) == {}
 
 
 def test_batch_to_events_refuses_a_malformed_row_naming_it_and_the_reason():

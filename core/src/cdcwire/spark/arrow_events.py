@@ -286,6 +286,15 @@ def _empty_images(
             bad_rows.add(row)
 
 
+def entry_values(entries: pa.StructArray) -> list[Any]:
+    """The value of each entry of a list<COLUMN> array's checked entries (every ``uint``
+    within 64 bits), as :func:`_images` gives them."""
+    fields = {f.name: a for f, a in zip(ARROW_VALUE, entries.field("value").flatten())}
+    uint = fields["uint"]
+    fields["uint"] = uint.cast(_UINT64) if uint.null_count < len(uint) else uint
+    return _entry_values(fields, len(entries))
+
+
 def _entry_values(fields: dict[str, pa.Array], n: int) -> list[Any]:
     """Each entry's value: the one VALUE field set, or None. The fields are scattered into one
     numpy object array (fancy assignment in C) instead of testing five fields per entry."""
@@ -313,57 +322,100 @@ def checked_events(
     ``keys_only`` keeps only handle-key columns: all that dispatch needs to place a row.
     """
     problems: dict[int, str] = {}
-    kinds = batch.column("kind").to_pylist()
-    ts = commit_ts_values(batch.column("commit_ts"), problems)
-    schemas = batch.column("schema").to_pylist()
-    tables = batch.column("table").to_pylist()
-    bad_names(schemas, tables, problems)
-    table_ids = batch.column("table_id").to_pylist()
+    rows = _Rows(batch, problems)
     columns = _images(batch.column("columns"), keys_only, "columns", problems)
     pre_columns = _images(batch.column("pre_columns"), keys_only, "pre_columns", problems)
-    ddl_types = batch.column("ddl_type").to_pylist()
-    queries = batch.column("query").to_pylist()
     out: list[Optional[Event]] = []
-    for i, kind in enumerate(kinds):
+    for i, kind in enumerate(rows.kinds):
         if problems and i in problems:
             out.append(None)
             continue
         c, p = columns[i], pre_columns[i]
-        images = ROW_IMAGES.get(kind)  # type: ignore[arg-type]
-        if images is not None:
-            fits = (c is None) is not images[0] and (p is None) is not images[1]
-            if fits and ts[i] is not None and schemas[i] is not None and tables[i] is not None:
-                out.append(build_row_event(ts[i], schemas[i], tables[i], c, p, table_ids[i]))
-                continue
-            problems[i] = _row_problem(kind, ts[i], schemas[i], tables[i], c, p)
+        problem = rows.problem(i, c is not None, p is not None)
+        if problem is not None:
+            problems[i] = problem
+            out.append(None)
         elif kind == "ddl":
-            ddl = ddl_type(ddl_types[i])
-            if not (ddl is None or ts[i] is None or c is not None or p is not None):
-                out.append(DDLEvent(ts[i], schemas[i] or "", tables[i] or "", queries[i] or "", ddl))
-                continue
-            if ddl is None:
-                problems[i] = f"unknown DDL type {ddl_types[i]!r}"
-            else:
-                problems[i] = _row_problem(kind, ts[i], "", "", c, p)
+            out.append(DDLEvent(rows.ts[i], rows.schemas[i] or "", rows.tables[i] or "", rows.queries[i] or "",
+                                ddl_type(rows.ddl_types[i])))  # type: ignore[arg-type]
         elif kind == "resolved":
-            if not (ts[i] is None or c is not None or p is not None):
-                out.append(ResolvedEvent(ts[i]))
-                continue
-            problems[i] = _row_problem(kind, ts[i], "", "", c, p)
+            out.append(ResolvedEvent(rows.ts[i]))  # type: ignore[arg-type]
         else:
-            problems[i] = "the row has no event kind" if kind is None else f"unknown event kind {kind!r}"
-        out.append(None)
+            out.append(build_row_event(rows.ts[i], rows.schemas[i], rows.tables[i], c, p, rows.table_ids[i]))  # type: ignore[arg-type]
     return out, problems
 
 
+def batch_problems(batch: pa.RecordBatch) -> dict[int, str]:
+    """Why each malformed row of a batch is malformed (by row number), as :func:`checked_events`
+    finds it, without building events: the check of batches decoded straight to columns."""
+    problems: dict[int, str] = {}
+    rows = _Rows(batch, problems)
+    present = []
+    for field in ("columns", "pre_columns"):
+        array = batch.column(field)
+        offsets = array.offsets.to_pylist()
+        start = offsets[0]
+        checks = EntryChecks(field, array.values.slice(start, offsets[-1] - start), offsets, problems)
+        _empty_images(array, offsets, field, problems, checks.bad_rows)
+        if checks.values["uint"].null_count < len(checks.values["uint"]):
+            try:
+                checks.values["uint"].cast(_UINT64)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                checks.uints(checks.values["uint"])
+        present.append(array.is_valid().to_pylist())
+    for i, (has_new, has_old) in enumerate(zip(*present)):
+        if i not in problems:
+            problem = rows.problem(i, has_new, has_old)
+            if problem is not None:
+                problems[i] = problem
+    return problems
+
+
+class _Rows:
+    """The per-row fields of a batch, and the checks of a row that are not about its entries."""
+
+    __slots__ = ("kinds", "ts", "schemas", "tables", "table_ids", "ddl_types", "queries")
+
+    def __init__(self, batch: pa.RecordBatch, problems: dict[int, str]) -> None:
+        self.kinds = batch.column("kind").to_pylist()
+        self.ts = commit_ts_values(batch.column("commit_ts"), problems)
+        self.schemas = batch.column("schema").to_pylist()
+        self.tables = batch.column("table").to_pylist()
+        bad_names(self.schemas, self.tables, problems)
+        self.table_ids = batch.column("table_id").to_pylist()
+        self.ddl_types = batch.column("ddl_type").to_pylist()
+        self.queries = batch.column("query").to_pylist()
+
+    def problem(self, i: int, has_new: bool, has_old: bool) -> Optional[str]:
+        """Why row ``i`` is not an event of its kind, or None."""
+        kind, ts = self.kinds[i], self.ts[i]
+        images = ROW_IMAGES.get(kind)  # type: ignore[arg-type]
+        if images is not None:
+            if has_new is images[0] and has_old is images[1] and ts is not None and self.schemas[i] is not None \
+                    and self.tables[i] is not None:
+                return None
+            return _row_problem(kind, ts, self.schemas[i], self.tables[i], has_new, has_old)
+        if kind == "ddl":
+            if ddl_type(self.ddl_types[i]) is None:
+                return f"unknown DDL type {self.ddl_types[i]!r}"
+            if ts is None or has_new or has_old:
+                return _row_problem(kind, ts, "", "", has_new, has_old)
+            return None
+        if kind == "resolved":
+            if ts is None or has_new or has_old:
+                return _row_problem(kind, ts, "", "", has_new, has_old)
+            return None
+        return "the row has no event kind" if kind is None else f"unknown event kind {kind!r}"
+
+
 def _row_problem(
-    kind: str, ts: Optional[int], schema: Optional[str], table: Optional[str], c: object, p: object
+    kind: str, ts: Optional[int], schema: Optional[str], table: Optional[str], c: bool, p: bool
 ) -> str:
     if ts is None:
         return "commit_ts is null"
     if schema is None or table is None:
         return f"kind {kind!r} needs a schema and a table"
-    return image_problem(kind, c is not None, p is not None)
+    return image_problem(kind, c, p)
 
 
 def batch_to_events(batch: pa.RecordBatch, keys_only: bool = False) -> list[Event]:

@@ -1,7 +1,9 @@
 """The encoding stage: one Spark task per topic-partition encodes its sorted events and writes them.
 
-The task streams: events come out of Arrow batches one batch at a time, the
-codec's encoder batches them into messages, and the task's writer takes each
+The task streams: Arrow batches become :class:`cdcwire.event_batch.EventBatch`
+columns one batch at a time (no ``Column`` objects), the codec's encoder batches
+their events into messages (through its columnar capability when it has one, see
+:func:`cdcwire.codec_calls.encode_batches`), and the task's writer takes each
 message as it is made. The writer comes from the write job the driver began
 (:class:`cdcwire.transport.WriteJob`): ``file://`` stages what the task writes and
 the driver publishes it once every task succeeded; ``kafka://`` delivers as it
@@ -21,18 +23,19 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import astuple, dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
 from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
+from ..codec_calls import encode_batches, encoder_for
 from ..errors import CdcwireError
-from ..events import Event, RowChangedEvent, build_row_event
+from ..events import Event
 from ..message import Message
 from ..redact import redact_url
 from ..transport import WriteJob
 from .collector import fewer_collections
-from .arrow_events import batch_to_events
+from .arrow_batches import routed_event_batch
 from .job_errors import carried_to_driver
 from .refused_events import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
@@ -72,31 +75,38 @@ class EncodingTask:
         return f"EncodingTask({self.job!r}, {redact_url(self.sink_uri)!r}, dead_letter={self.dead_letter!r})"
 
 
-def _half(event: Event, half: int) -> Event:
-    """The delete (1) or insert (2) half of a key-changing update, as the dispatcher split it."""
-    if half == 0:
-        return event
-    assert isinstance(event, RowChangedEvent)
-    if half == 1:
-        return build_row_event(event.commit_ts, event.schema, event.table, None, event.pre_columns, event.table_id)
-    return build_row_event(event.commit_ts, event.schema, event.table, event.columns, None, event.table_id)
-
-
-def _routed_events(
+def _partition_runs(
     batches: Iterator[pa.RecordBatch], received: RoutingCounts
-) -> Iterator[tuple[tuple[str, int], int, Event]]:
-    """Each event copy with its topic-partition and input row; count rows are summed into ``received``."""
+) -> Iterator[tuple[tuple[str, int], pa.RecordBatch]]:
+    """Each batch's runs of one topic-partition (batches arrive sorted by it); the routing
+    tasks' count rows are taken out and summed into ``received``."""
     for batch in batches:
         batch, counts = split_count_rows(batch)
         if counts is not None:
             received.add(counts)
-        topics = batch.column("_cdc_topic").to_pylist()
-        partitions = batch.column("_cdc_partition").to_pylist()
-        halves = batch.column("_cdc_half").to_pylist()
-        seqs = batch.column("_cdc_seq").to_pylist()
-        events = batch_to_events(batch)
-        for topic, partition, half, seq, event in zip(topics, partitions, halves, seqs, events):
-            yield (topic, partition), seq, (_half(event, half) if half else event)
+        if not batch.num_rows:
+            continue
+        topics = batch.column("_cdc_topic")
+        partitions = batch.column("_cdc_partition")
+        first = (topics[0].as_py(), partitions[0].as_py())
+        last = (topics[-1].as_py(), partitions[-1].as_py())
+        if first == last:  # the usual case: a task encodes one topic-partition
+            yield first, batch
+            continue
+        keys = list(zip(topics.to_pylist(), partitions.to_pylist()))
+        start = 0
+        for tp, run in itertools.groupby(keys):
+            length = sum(1 for _ in run)
+            yield tp, batch.slice(start, length)
+            start += length
+
+
+def _event_copies(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[int, Event]]:
+    """The Event path: each event copy, halves applied, with its input row (for dead letters)."""
+    for batch in batches:
+        events = routed_event_batch(batch)
+        for seq, event in zip(batch.column("_cdc_seq").to_pylist(), events.events()):
+            yield seq, event
 
 
 def encode_stage(task: EncodingTask) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
@@ -123,19 +133,24 @@ def encode_routed(
     writer = task.job.task_writer()
     topic, partition = "?", -1
     try:
-        for tp, group in itertools.groupby(_routed_events(batches, received), key=lambda item: item[0]):
+        for tp, runs in itertools.groupby(_partition_runs(batches, received), key=lambda item: item[0]):
             topic, partition = tp
             fed = 0
 
-            def events(group=group) -> Iterator[tuple[int, Event]]:
+            def routed(runs=runs) -> Iterator[pa.RecordBatch]:
                 nonlocal fed
-                for _, seq, event in group:
-                    fed += 1
-                    yield seq, event
+                for _, batch in runs:
+                    fed += batch.num_rows
+                    yield batch
 
             encoded = messages = size = 0
             refuse = refused.refuser(topic, partition)
-            for payload in encode_refusing(sink, topic, partition, events(), refuse):
+            if refuse is None:  # the columnar path: no Column objects (see codec_calls.encode_batches)
+                encoder = encoder_for(sink, topic, partition, events_checked=True)
+                payloads = encode_batches(encoder, map(routed_event_batch, routed()))
+            else:  # dead letters need each event's input row: the Event path, one event at a time
+                payloads = encode_refusing(sink, topic, partition, _event_copies(routed()), refuse)
+            for payload in payloads:
                 writer.write(Message(topic, partition, payload.key, payload.value))
                 encoded += payload.events
                 messages += 1
