@@ -12,7 +12,18 @@ from __future__ import annotations
 
 from typing import Optional
 
-from cdcwire.plugin_api import Column, ColumnFlag, Columns, DDLEvent, EncodeError, RowChangedEvent
+from cdcwire.plugin_api import (
+    BoundedCache,
+    Column,
+    ColumnFlag,
+    Columns,
+    DDLEvent,
+    EncodeError,
+    EventBatch,
+    ImageShape,
+    RowChangedEvent,
+    build_column,
+)
 
 from .column_values import BadValue, ValueWriter, value_writer
 from .json_text import go_html_escape, json_string
@@ -44,6 +55,7 @@ class EventText:
     def __init__(self) -> None:
         self._tables: dict[tuple[str, str], dict[str, _ColumnSpec]] = {}
         self._key_tails: dict[tuple[str, str, Optional[int], bool], str] = {}
+        self._shape_specs: BoundedCache[ImageShape, tuple[tuple[str, ...], tuple[ValueWriter, ...]]] = BoundedCache()
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -56,6 +68,47 @@ class EventText:
         if type(ts) is not int or not 0 <= ts <= U64_MAX:
             _check_ts(ts, f"row event of {row.schema}.{row.table}")
         return _utf8('{"ts":' + int.__repr__(ts) + tail, f"table name {row.schema}.{row.table}")
+
+    def batch_row_parts(self, batch: EventBatch, i: int) -> Optional[tuple[bytes, bytes]]:
+        """Key JSON and value JSON of row ``i`` sent with its whole images (insert: new; update:
+        new and old; delete: old), as :meth:`row_key` and :meth:`row_value` write them; None
+        when a value or the text is one the Event path must report."""
+        schema, table, table_id = batch.schemas[i], batch.tables[i], batch.table_ids[i]
+        tail_id = (schema, table, table_id, False)
+        tail = self._key_tails.get(tail_id)
+        if tail is None:
+            tail = self._key_tails[tail_id] = self._key_tail(ROW, schema, table, table_id, False)  # type: ignore[arg-type]
+        new_shape, old_shape = batch.new_shapes[i], batch.old_shapes[i]
+        try:
+            if new_shape is None:
+                text = '{"d":{' + self._image(old_shape, batch.old_values[i]) + "}}"  # type: ignore[arg-type]
+            elif old_shape is None:
+                text = '{"u":{' + self._image(new_shape, batch.new_values[i]) + "}}"  # type: ignore[arg-type]
+            else:
+                text = (
+                    '{"u":{' + self._image(new_shape, batch.new_values[i])  # type: ignore[arg-type]
+                    + '},"p":{' + self._image(old_shape, batch.old_values[i]) + "}}"  # type: ignore[arg-type]
+                )
+            for ch in "<>&\u2028\u2029":
+                if ch in text:
+                    text = go_html_escape(text)
+                    break
+            key = '{"ts":' + int.__repr__(batch.commit_ts[i]) + tail
+            return key.encode("utf-8"), text.encode("utf-8")
+        except (BadValue, UnicodeEncodeError):
+            return None
+
+    def _image(self, shape: ImageShape, values: list) -> str:
+        """One image's columns as :meth:`_columns` writes them, from a shape's fragments."""
+        specs = self._shape_specs.get(shape)
+        if specs is None:
+            made = [_column_spec(build_column(n, t, f, None)) for n, t, f in zip(shape.names, shape.types, shape.flags)]
+            fragments = tuple(spec[2] if k == 0 else spec[3] for k, spec in enumerate(made))
+            specs = self._shape_specs.remember(shape, (fragments, tuple(spec[4] for spec in made)))
+        fragments, writers = specs
+        return "".join([
+            fragment + ("null" if v is None else write(v)) for fragment, write, v in zip(fragments, writers, values)
+        ]) + "}"
 
     def ddl_key(self, ddl: DDLEvent) -> bytes:
         ts = _check_ts(ddl.commit_ts, "DDL event")
