@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
+import orjson
+
 from cdcwire.plugin_api import (
     BoundedCache,
     ColumnFlag,
@@ -180,7 +182,17 @@ def _segment(buf: bytes, pos: int, part: str) -> tuple[int, int]:
 
 
 def _load(data: bytes, start: int, part: str) -> Any:
-    """Parse one JSON document; errors carry the byte offset in the key or value."""
+    """Parse one JSON document; errors carry the byte offset in the key or value.
+
+    orjson parses (about three times the standard library's speed; whitespace around the
+    document allowed, as Go allows); what it refuses is parsed again by the standard
+    library, which names what is wrong and at which byte, or reads the few texts orjson
+    is stricter about (an escaped lone surrogate, refused later as text UTF-8 cannot carry).
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
