@@ -51,6 +51,7 @@ which raises for bad values exactly as before.
 from __future__ import annotations
 
 import struct
+from functools import partial
 from typing import Any, Callable, Optional, Sequence
 
 from .code_cache import CodeCache
@@ -60,6 +61,8 @@ from .primitives import CONTINUED_GROUP, I64_MAX, I64_MIN, SMALL_UVARINT, U64_MA
 #: A generated group encoder: (nullable bytes chunk, the group's size estimate),
 #: or None when the columns are not of the shape it was generated for.
 GroupEncoder = Callable[[Sequence[Any]], Optional[tuple[bytes, int]]]
+#: Its columnar twin: a known shape's values in, (nullable bytes chunk, size estimate) out.
+ValuesEncoder = Callable[[Sequence[Any]], tuple[bytes, int]]
 
 _F32_MAX = 3.4028234663852886e38  # larger FLOAT values take the generic (checking) path
 
@@ -138,22 +141,29 @@ def other_value(encode: Callable[[Any], Any], value: Any) -> tuple[bytes, int]:
     return data, len(data) << 1
 
 
-def group_source(kinds: Sequence[int]) -> str:
-    """The source of ``encode_group`` for columns of these value kinds (see the module doc)."""
+def group_source(kinds: Sequence[int], from_values: bool = False) -> str:
+    """The source of ``encode_group`` for columns of these value kinds (see the module doc).
+
+    ``from_values``: the columnar twin, ``encode_values(values)``, given an image's values
+    in the shape's column order (an EventBatch's), so no signature to check: the shape is
+    known. The value code and the bytes are the same."""
     n = len(kinds)
-    cols = ", ".join(f"c{i}" for i in range(n))
-    signature = ", ".join(f"c{i}.name, c{i}.type, c{i}.flags" for i in range(n))
     ds = ", ".join(f"d{i}" for i in range(n))
-    lines = [
-        "def encode_group(columns):",
-        f"    ({cols},) = columns",
-        f"    if ({signature},) != SIGNATURE:",
-        "        return None",
-    ]
+    if from_values:
+        lines = ["def encode_values(values):", f"    ({', '.join(f'v{i}' for i in range(n))},) = values"]
+    else:
+        cols = ", ".join(f"c{i}" for i in range(n))
+        signature = ", ".join(f"c{i}.name, c{i}.type, c{i}.flags" for i in range(n))
+        lines = [
+            "def encode_group(columns):",
+            f"    ({cols},) = columns",
+            f"    if ({signature},) != SIGNATURE:",
+            "        return None",
+        ]
     for i, kind in enumerate(kinds):
         code = _KIND_CODE[ValueKind(kind)]
         if kind != ValueKind.ALWAYS_NULL:
-            lines.append(f"    v = c{i}.value")
+            lines.append(f"    v = v{i}" if from_values else f"    v = c{i}.value")
         lines.append(code.format(i=i).rstrip("\n"))
     lengths = ", ".join(f"SMALL_UVARINT[z{i}]" for i in range(n))
     wide_lengths = ", ".join(f"(SMALL_UVARINT[z{i}] if z{i} < 0x80 else uvarint(z{i}))" for i in range(n))
@@ -169,6 +179,7 @@ def group_source(kinds: Sequence[int]) -> str:
 
 #: Compiled ``group_source`` code, shared by the shapes with the same kinds.
 _group_code = CodeCache(group_source, "group encoder")
+_values_code = CodeCache(partial(group_source, from_values=True), "group values encoder")
 
 
 def compiled_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
@@ -176,7 +187,20 @@ def compiled_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[
 
     ``estimate`` is the group's size estimate without its values; the function
     adds the values' byte count to it."""
-    n = len(signature)
+    namespace = _namespace(signature, kinds, estimate)
+    exec(_group_code(tuple(kinds)), namespace)
+    return namespace["encode_group"]
+
+
+def compiled_values_encoder(kinds: Sequence[int], estimate: int) -> ValuesEncoder:
+    """The unrolled ``encode_values``: :func:`compiled_encoder`'s twin for a known shape's values."""
+    namespace = _namespace((), kinds, estimate)
+    exec(_values_code(tuple(kinds)), namespace)
+    return namespace["encode_values"]
+
+
+def _namespace(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> dict[str, Any]:
+    n = len(kinds)
     if not 0 < n <= MAX_UNROLLED_COLUMNS:
         raise ValueError(f"only groups of 1 to {MAX_UNROLLED_COLUMNS} columns are unrolled, not {n}")
     namespace: dict[str, Any] = {
@@ -195,8 +219,7 @@ def compiled_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[
     }
     for i, kind in enumerate(kinds):
         namespace[f"ENCODE{i}"] = ENCODERS[ValueKind(kind)]
-    exec(_group_code(tuple(kinds)), namespace)
-    return namespace["encode_group"]
+    return namespace
 
 
 def looping_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[int], estimate: int) -> GroupEncoder:
@@ -212,3 +235,14 @@ def looping_encoder(signature: Sequence[tuple[str, Any, Any]], kinds: Sequence[i
         return nullable_bytes_chunk(items), estimate + sum([len(b) for b in items if b is not None])
 
     return encode_group
+
+
+def looping_values_encoder(kinds: Sequence[int], estimate: int) -> ValuesEncoder:
+    """:func:`looping_encoder`'s twin for a known shape's values (no signature to check)."""
+    encoders = tuple(ENCODERS[ValueKind(k)] for k in kinds)
+
+    def encode_values(values: Sequence[Any]) -> tuple[bytes, int]:
+        items = [None if v is None else encode(v) for encode, v in zip(encoders, values)]
+        return nullable_bytes_chunk(items), estimate + sum([len(b) for b in items if b is not None])
+
+    return encode_values

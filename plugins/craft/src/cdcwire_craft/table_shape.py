@@ -7,10 +7,18 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Optional, Sequence
 
-from cdcwire.plugin_api import BoundedCache, Column
+from cdcwire.plugin_api import BoundedCache, Column, ImageShape
 
 from .column_values import ENCODERS, ValueKind, value_kind
-from .group_code import MAX_UNROLLED_COLUMNS, GroupEncoder, compiled_encoder, looping_encoder
+from .group_code import (
+    MAX_UNROLLED_COLUMNS,
+    GroupEncoder,
+    ValuesEncoder,
+    compiled_encoder,
+    compiled_values_encoder,
+    looping_encoder,
+    looping_values_encoder,
+)
 from .layout import COLUMN_ESTIMATE
 from .primitives import uvarint, uvarint_chunk
 
@@ -48,13 +56,26 @@ class TableShape:
     types_and_flags: bytes
     estimate: int
     encode_group: GroupEncoder = field(init=False, repr=False)
+    #: The columnar twin: the values of an image of this shape (an EventBatch's), same bytes.
+    encode_values: ValuesEncoder = field(init=False, repr=False)
     cold_groups: int = field(default=0, init=False)
+    cold_values: int = field(default=0, init=False)
     _looping: GroupEncoder = field(init=False, repr=False)
+    _looping_values: ValuesEncoder = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._looping = looping_encoder(self.signature, self.kinds, self.estimate)
+        self._looping_values = looping_values_encoder(self.kinds, self.estimate)
         too_wide = len(self.kinds) > MAX_UNROLLED_COLUMNS
         self.encode_group = self._looping if too_wide else self._encode_cold
+        self.encode_values = self._looping_values if too_wide else self._encode_values_cold
+
+    def _encode_values_cold(self, values: Sequence[Any]) -> tuple[bytes, int]:
+        """As :meth:`_encode_cold`, for the columnar twin."""
+        self.cold_values += 1
+        if self.cold_values > HOT_AFTER:
+            self.encode_values = compiled_values_encoder(self.kinds, self.estimate)
+        return self._looping_values(values)
 
     def _encode_cold(self, columns: Sequence[Column]) -> Optional[tuple[bytes, int]]:
         """The looping encoder, counting; past HOT_AFTER groups the unrolled code replaces it."""
@@ -90,9 +111,15 @@ class ShapeCache:
 
     def shape_of(self, columns: Sequence[Column]) -> TableShape:
         # all names, then all types, then all flags: one flat tuple is the cheapest key to build
-        key = (*map(_name, columns), *map(_type, columns), *map(_flags, columns))
+        return self._shape((*map(_name, columns), *map(_type, columns), *map(_flags, columns)), len(columns))
+
+    def shape_of_image(self, image: ImageShape) -> TableShape:
+        """The shape of an EventBatch image's columns: the same object :meth:`shape_of` gives
+        for Column objects of the same names, types and flags."""
+        return self._shape((*image.names, *image.types, *image.flags), len(image.names))
+
+    def _shape(self, key: tuple, n: int) -> TableShape:
         shape = self._shapes.get(key)
         if shape is None:
-            n = len(columns)
             shape = self._shapes.remember(key, build_shape(list(zip(key[:n], key[n : 2 * n], key[2 * n :]))))
         return shape
