@@ -200,6 +200,9 @@ def codec_rows(events: list, repeat: int) -> None:
         rate = best_rate(lambda uri=uri: len(cdcwire.encode(uri, events)) and n, repeat)
         row(f"6. {name} encode / orjson.dumps", rate, base, "dumps")
 
+    # 4c/5c/6c. the columnar paths the Spark stages take (EventBatch in and out, see cdcwire.event_batch)
+    columnar_rows(events, canal_msgs, open_msgs, values, docs, repeat)
+
     # 8. craft / open-protocol, encode and decode
     open_enc = best_rate(lambda: len(cdcwire.encode(open_uri, events)) and n, repeat)
     craft_enc = best_rate(lambda: len(cdcwire.encode(craft_uri, events)) and n, repeat)
@@ -209,6 +212,44 @@ def codec_rows(events: list, repeat: int) -> None:
     avro_rows(events, repeat)
     for args in rows_8:
         row(*args)
+
+
+def columnar_rows(events: list, canal_msgs: list, open_msgs: list, values: list, docs: list, repeat: int) -> None:
+    """Decode: ``decode_into`` an EventBatch, then to Arrow and checked in columns, chunks of
+    4096 events (the Spark read's work per event). Encode: ``encode_batches`` of EventBatches
+    of 4096 events made untimed (in Spark they come from Arrow), validated upstream (the
+    routing stage's record checks)."""
+    from cdcwire.codec_calls import columnar_decoder_for, encode_batches, encoder_for
+    from cdcwire.event_batch import EventBatch
+    from cdcwire.spark.arrow_batches import event_batch_arrow
+    from cdcwire.spark.arrow_events import batch_problems
+
+    n = len(events)
+    loads, dumps = orjson.loads, orjson.dumps
+    for name, uri, msgs, parsed in (("canal-json", f"file:///tmp/cdcwire-hot/t?{CANAL}", canal_msgs, values),
+                                    ("open-protocol", "file:///tmp/cdcwire-hot/t?protocol=open-protocol",
+                                     open_msgs, docs)):
+        decoder = columnar_decoder_for(uri)
+        if decoder is not None:
+            def decode(decoder=decoder, msgs=msgs) -> int:
+                got = 0
+                for i in range(0, len(msgs), 4096):
+                    batch = EventBatch.empty()
+                    for m in msgs[i:i + 4096]:
+                        decoder.decode_into(m, batch)
+                    assert not batch_problems(event_batch_arrow(batch))
+                    got += len(batch)
+                assert got == n, (got, n)
+                return got
+            base = best_rate(lambda parsed=parsed: [loads(d) for d in parsed] and n, repeat)
+            row(f"4c. {name} columnar decode (into Arrow, checked) / orjson.loads", best_rate(decode, repeat), base, "loads")
+        batches = [EventBatch.of_events(events[i:i + 4096]) for i in range(0, n, 4096)]
+        dicts = [loads(d) for d in parsed]
+        base = best_rate(lambda dicts=dicts: [dumps(d) for d in dicts] and n, repeat)
+
+        def encode(uri=uri) -> int:
+            return sum(p.events for p in encode_batches(encoder_for(uri, "t", 0, events_checked=True), batches))
+        row(f"6c. {name} columnar encode / orjson.dumps", best_rate(encode, repeat), base, "dumps")
 
 
 def avro_rows(events: list, repeat: int) -> None:
