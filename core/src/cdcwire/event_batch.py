@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence
 
 from .bounded_cache import BoundedCache
-from .events import Column, Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, Value, build_column
+from .events import Columns, DDLEvent, Event, ResolvedEvent, RowChangedEvent, Value, build_column
 from .type_codes import ColumnFlag, ColumnType, DDLType
 
 #: Row kinds of an EventBatch; the Event classes' ``kind`` for rows, "ddl" and "resolved".

@@ -4,12 +4,9 @@ that changes which path a row takes."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from cdcwire import open_sink
-from cdcwire.testing.conformance import columnar_and_event_payloads
-from cdcwire.testing.strategies import event_batches
+from cdcwire.testing.conformance import check_columnar_encoding_on_mixed_batches
 from cdcwire_canal_json.encoder import CanalJSONEncoder
 from cdcwire_canal_json.options import CanalOptions
 
@@ -28,20 +25,7 @@ def test_columnar_path_writes_the_event_paths_bytes_under_option(options: str) -
     def make() -> CanalJSONEncoder:
         return CanalJSONEncoder(CanalOptions.from_config(sink.config), clock=lambda: 1_700_000_000_000)
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(event_batches(), st.integers(1, 6))
-    def check(events: list, batch_size: int) -> None:
-        try:
-            by_event = list(make().encode(events))
-        except Exception as exc:  # a row too large even as its key, a keyless table: the same error
-            with pytest.raises(type(exc)) as info:
-                columnar_and_event_payloads(make, events, batch_size)
-            assert str(info.value) == str(exc)
-            return
-        columnar, _ = columnar_and_event_payloads(make, events, batch_size)
-        assert columnar == by_event
-
-    check()
+    check_columnar_encoding_on_mixed_batches(make)
 
 
 def test_columnar_path_builds_no_column_objects_for_rows_with_default_options(monkeypatch) -> None:

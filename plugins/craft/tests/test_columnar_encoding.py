@@ -11,8 +11,8 @@ from cdcwire import open_sink
 from cdcwire.codec_calls import encoder_for
 from cdcwire.event_batch import EventBatch, ImageShape
 from cdcwire.events import RowChangedEvent
-from cdcwire.testing.conformance import columnar_and_event_payloads
-from cdcwire.testing.strategies import all_types_table, event_batches, row_events
+from cdcwire.testing.conformance import check_columnar_encoding_on_mixed_batches, columnar_and_event_payloads
+from cdcwire.testing.strategies import all_types_table, row_events
 from cdcwire.workload import Workload
 from cdcwire_craft import table_shape
 from cdcwire_craft.group_code import compiled_values_encoder, looping_values_encoder
@@ -28,20 +28,7 @@ def test_columnar_path_writes_the_event_paths_bytes_under_option(options: str) -
     def make():
         return encoder_for(sink, "t", 0, events_checked=True)
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(event_batches(), st.integers(1, 6))
-    def check(events: list, batch_size: int) -> None:
-        try:
-            by_event = list(make().encode(events))
-        except Exception as exc:  # a row too large for the limit: the same error
-            with pytest.raises(type(exc)) as info:
-                columnar_and_event_payloads(make, events, batch_size)
-            assert str(info.value) == str(exc)
-            return
-        columnar, _ = columnar_and_event_payloads(make, events, batch_size)
-        assert columnar == by_event
-
-    check()
+    check_columnar_encoding_on_mixed_batches(make)
 
 
 def test_hot_shapes_take_the_generated_values_encoder_and_keep_the_bytes(monkeypatch) -> None:

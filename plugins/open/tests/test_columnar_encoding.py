@@ -4,15 +4,12 @@ every option that changes which path a row takes."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from cdcwire import open_sink
 from cdcwire.codec_calls import encoder_for
 from cdcwire.event_batch import EventBatch, ImageShape
 from cdcwire.events import RowChangedEvent
-from cdcwire.testing.conformance import columnar_and_event_payloads
-from cdcwire.testing.strategies import event_batches
+from cdcwire.testing.conformance import check_columnar_encoding_on_mixed_batches
 from cdcwire.workload import Workload
 
 OPTION_SETS = [
@@ -32,20 +29,7 @@ def test_columnar_path_writes_the_event_paths_bytes_under_option(options: str) -
     def make():
         return encoder_for(sink, "t", 0, events_checked=True)
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(event_batches(), st.integers(1, 6))
-    def check(events: list, batch_size: int) -> None:
-        try:
-            by_event = list(make().encode(events))
-        except Exception as exc:  # a row too large even as its key, a keyless table: the same error
-            with pytest.raises(type(exc)) as info:
-                columnar_and_event_payloads(make, events, batch_size)
-            assert str(info.value) == str(exc)
-            return
-        columnar, _ = columnar_and_event_payloads(make, events, batch_size)
-        assert columnar == by_event
-
-    check()
+    check_columnar_encoding_on_mixed_batches(make)
 
 
 def test_columnar_path_builds_no_column_objects_for_rows_with_default_options(monkeypatch) -> None:
