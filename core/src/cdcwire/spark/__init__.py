@@ -5,6 +5,7 @@
     df = cs.read_events(spark, "events.jsonl")            # or Parquet; schema: cs.EVENT_SCHEMA
     summary = cs.write(df, "kafka://127.0.0.1:9092/orders?protocol=open-protocol")
     back = cs.read(spark, "kafka://127.0.0.1:9092/orders?protocol=open-protocol")
+    events = cs.decode(kafka_df, "canal-json")             # key/value/topic/partition/offset rows
     cs.transcode(spark, "kafka://.../orders?protocol=open-protocol", "kafka://.../orders-canal?protocol=canal-json")
 """
 
@@ -17,7 +18,7 @@ from .data_source import CdcwireDataSource, register_data_sources
 from .dead_letter import read_dead_letters
 from .jsonl_source import EventLinesDataSource
 from .pipeline import PartitionCount, WriteSummary, prepare, write
-from .reading import events_only, read, read_events, without_broadcast_copies
+from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .session import spark_session
 
@@ -31,6 +32,6 @@ def transcode(
 
 __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
-    "READ_EVENT_SCHEMA", "WriteSummary", "events_only", "prepare", "read", "read_dead_letters", "read_events",
+    "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
 ]

@@ -1,16 +1,23 @@
-"""One topic-partition's messages decoded into event batches, on an executor.
+"""Messages decoded into event batches, on an executor: one topic-partition's range of a sink
+(``cdcwire.spark.read``) or the rows of a DataFrame of messages (``cdcwire.spark.decode``).
 
 A message that cannot be decoded fails the read with its place
 (``topic/partition/offset``), or, read permissively, becomes a row with
 ``_malformed`` set, so that ``cdcwire.spark.write(..., dead_letter=DIR)`` sends it
 to the dead-letter path with its reason and the rest proceeds.
+
+A codec with the columnar capability decodes straight into an EventBatch, which
+becomes Arrow and is checked in columns; a chunk with anything the columns do not
+take (a message that does not decode, a row the checks refuse, a value Arrow cannot
+hold) is decoded again through the Event path, which words the error or makes the
+malformed rows exactly as it always has.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
 
@@ -34,95 +41,82 @@ BATCH_EVENTS = 4096
 def decode_range(uri: str, part: MessageRange, permissive: bool = False) -> Iterator[pa.RecordBatch]:
     """Decode one range into event batches with topic, partition and offset (and ``_malformed``
     when ``permissive``)."""
-    with fewer_collections():
-        yield from _decoded_batches(uri, part, permissive)
-
-
-def _decoded_batches(uri: str, part: MessageRange, permissive: bool) -> Iterator[pa.RecordBatch]:
     sink = cached_sink(uri)
-    columnar = columnar_decoder_for(sink)
-    if columnar is not None:
-        yield from _columnar_batches(sink, columnar, part, permissive)
-        return
     reader = sink.needs_transport().reader(sink.config)
     try:
-        yield from _event_batches(decoder_for(sink), reader.read(part.topic, part.partition, part.start, part.end),
-                                  part, permissive)
+        yield from decode_messages(sink, reader.read(part.topic, part.partition, part.start, part.end), permissive)
     finally:
         reader.close()
 
 
-def _columnar_batches(sink: Sink, columnar: Any, part: MessageRange, permissive: bool) -> Iterator[pa.RecordBatch]:
-    """The columnar path: messages decoded straight into an EventBatch, which becomes Arrow and is
-    checked in columns. A chunk with anything the columns do not take (a message that does not
-    decode, a row the checks refuse, a value Arrow cannot hold) is decoded again through the
-    Event path, which words the error or makes the malformed rows exactly as it always has."""
-    reader = sink.needs_transport().reader(sink.config)
-    checked = decoder_for(sink)
-    try:
-        messages: list[Message] = []
-        batch = EventBatch.empty()
-        offsets: list[int] = []
-        clean = True
-        for message in reader.read(part.topic, part.partition, part.start, part.end):
-            messages.append(message)
-            if clean:
-                try:
-                    offsets.extend([message.offset] * columnar.decode_into(message, batch))  # type: ignore[list-item]
-                except DecodeError:
-                    clean = False
-            if len(messages) >= BATCH_EVENTS or len(offsets) >= BATCH_EVENTS:
-                yield from _chunk(checked, messages, batch, offsets, clean, part, permissive)
-                messages, batch, offsets, clean = [], EventBatch.empty(), [], True
-        if messages:
-            yield from _chunk(checked, messages, batch, offsets, clean, part, permissive)
-    finally:
-        reader.close()
+def decode_messages(sink: Sink, messages: Iterable[Message], permissive: bool = False) -> Iterator[pa.RecordBatch]:
+    """Event batches of these messages, each event with its message's topic, partition and offset."""
+    with fewer_collections():
+        columnar = columnar_decoder_for(sink)
+        if columnar is None:
+            yield from _event_batches(decoder_for(sink), iter(messages), permissive)
+        else:
+            yield from _columnar_batches(decoder_for(sink), columnar, messages, permissive)
 
 
-def _chunk(
-    checked: Decoder,
-    messages: list[Message],
-    batch: EventBatch,
-    offsets: list[int],
-    clean: bool,
-    part: MessageRange,
-    permissive: bool,
+def _columnar_batches(
+    checked: Decoder, columnar: Any, messages: Iterable[Message], permissive: bool
 ) -> Iterator[pa.RecordBatch]:
-    if clean and len(batch):
-        try:
-            events = event_batch_arrow(batch)
-        except (TypeError, ValueError, KeyError, pa.ArrowException):
-            events = None
-        if events is not None and not batch_problems(events):
-            yield _with_place(events, offsets, part, permissive)
+    chunk = _Chunk()
+    for message in messages:
+        chunk.add(columnar, message)
+        if len(chunk.messages) >= BATCH_EVENTS or len(chunk.offsets) >= BATCH_EVENTS:
+            yield from chunk.batches(checked, permissive)
+            chunk = _Chunk()
+    if chunk.messages:
+        yield from chunk.batches(checked, permissive)
+
+
+class _Chunk:
+    """Messages decoded into one EventBatch, with each event's place, until one does not decode."""
+
+    __slots__ = ("messages", "batch", "topics", "partitions", "offsets", "clean")
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.batch = EventBatch.empty()
+        self.topics: list[str] = []
+        self.partitions: list[int] = []
+        self.offsets: list[Optional[int]] = []
+        self.clean = True
+
+    def add(self, columnar: Any, message: Message) -> None:
+        self.messages.append(message)
+        if not self.clean:
             return
-    elif clean:
-        return
-    yield from _event_batches(checked, iter(messages), part, permissive)
+        try:
+            n = columnar.decode_into(message, self.batch)
+        except DecodeError:
+            self.clean = False
+            return
+        self.topics.extend([message.topic] * n)
+        self.partitions.extend([message.partition] * n)
+        self.offsets.extend([message.offset] * n)
+
+    def batches(self, checked: Decoder, permissive: bool) -> Iterator[pa.RecordBatch]:
+        if self.clean and not len(self.batch):
+            return
+        if self.clean:
+            try:
+                events: Optional[pa.RecordBatch] = event_batch_arrow(self.batch)
+            except (TypeError, ValueError, KeyError, pa.ArrowException):
+                events = None
+            if events is not None and not batch_problems(events):
+                yield _placed(list(events.columns), self.topics, self.partitions, self.offsets, None, permissive)
+                return
+        yield from _event_batches(checked, iter(self.messages), permissive)
 
 
-def _with_place(events: pa.RecordBatch, offsets: list[int], part: MessageRange, permissive: bool) -> pa.RecordBatch:
-    n = events.num_rows
-    where = [
-        pa.array([part.topic] * n, pa.string()),
-        pa.array([part.partition] * n, pa.int32()),
-        pa.array(offsets, pa.int64()),
-    ]
-    if not permissive:
-        return pa.RecordBatch.from_arrays([*events.columns, *where], schema=ARROW_READ_EVENT_SCHEMA)
-    return pa.RecordBatch.from_arrays(
-        [*events.columns, *where, pa.nulls(n, ARROW_MALFORMED)], schema=ARROW_PERMISSIVE_READ_EVENT_SCHEMA
-    )
-
-
-def _event_batches(
-    decoder: Decoder, messages: Iterator[Message], part: MessageRange, permissive: bool
-) -> Iterator[pa.RecordBatch]:
+def _event_batches(decoder: Decoder, messages: Iterator[Message], permissive: bool) -> Iterator[pa.RecordBatch]:
     """The Event path: each message decoded (and checked) into events, batched into Arrow."""
     events: list[Optional[Event]] = []
     malformed: list[Optional[dict]] = []
-    offsets: list[int] = []
+    places: list[Message] = []
     for message in messages:
         try:
             decoded = decoder.decode(message)
@@ -134,16 +128,16 @@ def _event_batches(
             malformed.append(
                 {"source": message.location(), "reason": exc.args[0], "text": message_text(message)}
             )
-            offsets.append(message.offset)  # type: ignore[arg-type]
+            places.append(message)
             continue
         events.extend(decoded)
         malformed.extend([None] * len(decoded))
-        offsets.extend([message.offset] * len(decoded))  # type: ignore[list-item]
+        places.extend([message] * len(decoded))
         if len(events) >= BATCH_EVENTS:
-            yield _located(events, malformed, offsets, part, permissive)
-            events, malformed, offsets = [], [], []
+            yield _located(events, malformed, places, permissive)
+            events, malformed, places = [], [], []
     if events:
-        yield _located(events, malformed, offsets, part, permissive)
+        yield _located(events, malformed, places, permissive)
 
 
 def message_text(message: Message) -> str:
@@ -157,23 +151,30 @@ def message_text(message: Message) -> str:
 
 
 def _located(
-    events: list[Optional[Event]],
-    malformed: list[Optional[dict]],
-    offsets: list[int],
-    part: MessageRange,
-    permissive: bool,
+    events: list[Optional[Event]], malformed: list[Optional[dict]], places: list[Message], permissive: bool
 ) -> pa.RecordBatch:
-    n = len(events)
-    where = [
-        pa.array([part.topic] * n, pa.string()),
-        pa.array([part.partition] * n, pa.int32()),
-        pa.array(offsets, pa.int64()),
-    ]
+    topics = [m.topic for m in places]
+    partitions = [m.partition for m in places]
+    offsets = [m.offset for m in places]
     if not permissive:
         batch = events_to_batch(events)  # type: ignore[arg-type]
-        return pa.RecordBatch.from_arrays([*batch.columns, *where], schema=ARROW_READ_EVENT_SCHEMA)
-    batch = events_to_permissive_batch(events, malformed)
-    *event_columns, bad = batch.columns
-    return pa.RecordBatch.from_arrays(
-        [*event_columns, *where, bad], schema=ARROW_PERMISSIVE_READ_EVENT_SCHEMA
-    )
+        return _placed(list(batch.columns), topics, partitions, offsets, None, permissive)
+    *event_columns, bad = events_to_permissive_batch(events, malformed).columns
+    return _placed(event_columns, topics, partitions, offsets, bad, permissive)
+
+
+def _placed(
+    event_columns: list[pa.Array],
+    topics: list[str],
+    partitions: list[int],
+    offsets: list[Optional[int]],
+    malformed: Optional[pa.Array],
+    permissive: bool,
+) -> pa.RecordBatch:
+    """Event columns with each event's place (and ``_malformed`` when read permissively)."""
+    where = [pa.array(topics, pa.string()), pa.array(partitions, pa.int32()), pa.array(offsets, pa.int64())]
+    if not permissive:
+        return pa.RecordBatch.from_arrays([*event_columns, *where], schema=ARROW_READ_EVENT_SCHEMA)
+    if malformed is None:
+        malformed = pa.nulls(len(topics), ARROW_MALFORMED)
+    return pa.RecordBatch.from_arrays([*event_columns, *where, malformed], schema=ARROW_PERMISSIVE_READ_EVENT_SCHEMA)

@@ -13,7 +13,8 @@ from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
 from .data_source import register_data_sources
 from .message_ranges import plan_message_ranges, ranges_to_json
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA
+from .message_decoding import decode_stage
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 
 
 def is_source_uri(text: str) -> bool:
@@ -73,6 +74,34 @@ def read(
         .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
         .load()
     )
+
+
+def decode(df: DataFrame, protocol: SinkLike, permissive: bool = False) -> DataFrame:
+    """The events of a DataFrame of messages, decoded on the executors, with topic, partition and
+    offset: for messages read by other means, such as Spark's own Kafka source
+    (``spark.read.format("kafka")`` on a cluster that has its connector), whose ``key``,
+    ``value``, ``topic``, ``partition`` and ``offset`` columns this takes as they come.
+
+    ``protocol``: a protocol name or a sink URI (for the protocol's parameters, such as
+    ``enable-tidb-extension``). ``value`` is required (binary or string); a missing ``key``
+    is null, a missing ``topic`` the URI's topic (a protocol name: ""), a missing
+    ``partition`` 0 and a missing ``offset`` the row's position in the input. Errors and
+    ``_malformed`` rows name ``topic/partition/offset`` as :func:`read` does; ``permissive``
+    as there.
+    """
+    sink = open_sink(protocol)  # a bad protocol or URI fails here, on the driver
+    if "value" not in df.columns:
+        raise CdcwireError(f"decode needs a 'value' column of messages; the DataFrame has {', '.join(df.columns)}")
+    has = set(df.columns)
+    messages = df.select(
+        (F.col("key").cast("binary") if "key" in has else F.lit(None).cast("binary")).alias("key"),
+        F.col("value").cast("binary").alias("value"),
+        (F.col("topic").cast("string") if "topic" in has else F.lit(sink.topic or "")).alias("topic"),
+        (F.col("partition").cast("int") if "partition" in has else F.lit(0)).alias("partition"),
+        (F.col("offset").cast("long") if "offset" in has else F.monotonically_increasing_id()).alias("offset"),
+    )
+    schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
+    return messages.mapInArrow(decode_stage(sink.config, permissive), schema)
 
 
 def events_only(df: DataFrame) -> DataFrame:
