@@ -27,6 +27,7 @@ from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .hookspecs import hookimpl
 from .message import Message, Payload
 from .params import Parameter
+from .poll_decoding import PollDecoder
 from .sink import Sink, open_sink
 from .sink_uri import SinkConfig, parse_sink_uri
 
@@ -34,7 +35,7 @@ __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",
     "DecodeError", "Decoder", "DispatchError", "EncodeError", "Encoder", "Event", "EventJSONError",
     "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload",
-    "PluginError", "ResolvedEvent", "RowChangedEvent", "Sink", "SinkConfig", "SinkURIError",
+    "PluginError", "PollDecoder", "ResolvedEvent", "RowChangedEvent", "Sink", "SinkConfig", "SinkURIError",
     "TransportError", "decode", "encode", "encode_partition", "from_json", "hookimpl", "open_sink",
     "parse_sink_uri", "protocols", "read", "read_jsonl", "to_json", "write", "write_jsonl",
 ]

@@ -1,0 +1,69 @@
+"""Decoding in a consumer's own poll loop: what ``AvroDeserializer`` is for confluent-kafka's
+Avro, for every cdcwire protocol.
+
+    decode = cdcwire.PollDecoder("canal-json")          # or a sink URI, for its parameters
+    while True:
+        msg = consumer.poll(1.0)
+        if msg is not None:
+            for event in decode(msg):                   # a confluent_kafka.Message
+                ...
+
+A protocol's message is its key and value together (open-protocol's key holds the
+events' headers), so the decoder takes the whole message, not one field as a
+confluent-kafka ``Deserializer`` does. Errors name ``topic/partition/offset``. With
+``skip_undecodable=True`` an undecodable message gives no events, is logged with its
+place and reason and counted (``skipped``), and the loop goes on: the same skip mode as
+a permissive read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .codec_calls import decoder_for
+from .errors import DecodeError, TransportError
+from .events import Event
+from .message import Message
+from .sink import SinkLike, open_sink
+
+log = logging.getLogger(__name__)
+
+
+class PollDecoder:
+    """Decodes the messages of one protocol as a consumer polls them: ``confluent_kafka.Message``
+    objects or cdcwire :class:`Message`. ``decoded`` and ``skipped`` count messages."""
+
+    def __init__(self, protocol: SinkLike, skip_undecodable: bool = False) -> None:
+        self._decoder = decoder_for(open_sink(protocol))
+        self.skip_undecodable = skip_undecodable
+        self.decoded = 0
+        self.skipped = 0
+
+    def __call__(self, message: Any) -> list[Event]:
+        if not isinstance(message, Message):
+            message = _from_consumer(message)
+        try:
+            events = self._decoder.decode(message)
+        except DecodeError as exc:
+            located = exc.at_message(message.location())
+            if not self.skip_undecodable:
+                raise located from None
+            self.skipped += 1
+            log.warning("skipped an undecodable message: %s", located)
+            return []
+        self.decoded += 1
+        return events
+
+    def __repr__(self) -> str:
+        return f"PollDecoder(decoded={self.decoded}, skipped={self.skipped})"
+
+
+def _from_consumer(message: Any) -> Message:
+    """A confluent_kafka.Message as a cdcwire Message; a poll result that is an error is refused."""
+    error = message.error()
+    if error is not None:
+        raise TransportError(
+            f"{message.topic()}/{message.partition()}: the consumer returned an error, not a message: {error}"
+        )
+    return Message(message.topic(), message.partition(), message.key(), message.value(), message.offset())
