@@ -58,3 +58,8 @@ def test_skipping_counts_and_logs_an_undecodable_message_and_goes_on(caplog):
     assert out == cdcwire.decode("canal-json", good)
     assert (decode.decoded, decode.skipped) == (len(good), 1)
     assert "orders/0/1" in caplog.text
+
+
+def test_a_poll_that_timed_out_gives_no_events():
+    decode = PollDecoder("open-protocol")
+    assert decode(None) == [] and decode.decoded == 0

@@ -41,6 +41,9 @@ class PollDecoder:
         self.skipped = 0
 
     def __call__(self, message: Any) -> list[Event]:
+        """The events of one polled message; none for ``None`` (a poll that timed out)."""
+        if message is None:
+            return []
         if not isinstance(message, Message):
             message = _from_consumer(message)
         try:
