@@ -64,13 +64,57 @@ def test_the_progress_bar_draws_on_a_terminal(spark):
     screen = _Terminal()
     with ProgressBar(spark, label="job", out=screen, every=0.01):
         time.sleep(0.1)
-    assert "job [" in screen.getvalue() and "tasks" in screen.getvalue()
+    assert "\rjob: " in screen.getvalue() and "tasks" in screen.getvalue()
 
 
-def test_the_progress_bar_stays_out_of_a_log_file(spark):
+def test_in_a_log_file_progress_is_plain_periodic_lines(spark):
     from cdcwire.spark.progress import ProgressBar
 
     log = io.StringIO()
-    with ProgressBar(spark, label="job", out=log, every=0.01):
-        time.sleep(0.1)
-    assert log.getvalue() == ""
+    with ProgressBar(spark, label="job", out=log, plain_every=0.05):
+        time.sleep(0.3)
+    lines = log.getvalue().splitlines()
+    assert len(lines) >= 2 and all(line.startswith("job: ") for line in lines)
+    assert "\r" not in log.getvalue()
+
+
+def test_progress_shows_the_running_stage_and_its_tasks(spark):
+
+    from cdcwire.spark.progress import ProgressBar
+
+    def slow(batches):
+        for batch in batches:
+            time.sleep(0.4)
+            yield batch
+
+    log = io.StringIO()
+    with ProgressBar(spark, label="job", out=log, plain_every=0.1):
+        spark.range(0, 4, numPartitions=2).mapInArrow(slow, "id long").collect()
+    assert "job: stage 1/1 " in log.getvalue() and "/2 tasks" in log.getvalue()
+
+
+def test_quiet_progress_writes_nothing(spark):
+    from cdcwire.spark.progress import ProgressBar
+
+    screen = _Terminal()
+    with ProgressBar(spark, label="job", out=screen, every=0.01, enabled=False):
+        time.sleep(0.05)
+    assert screen.getvalue() == ""
+
+
+def test_a_failed_run_in_a_fresh_process_prints_its_error_and_no_spark_logs(tmp_path):
+    """Spark's start-up lines and the failed task's executor stack trace stay off the console."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type":"resolved","ts":1}\n{"type":"nope"}\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "cdcwire", "run", "--quiet", "--master", "local[1]", "--input", str(path),
+         "--sink-uri", f"file://{tmp_path}/o/t?protocol=open-protocol"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if line.strip() and "incubator modules" not in line]
+    assert len(lines) == 1, done.stderr  # the JVM's own incubator-module notice is all Spark adds
+    assert "bad.jsonl:2" in lines[0] and "log4j" not in done.stderr and "Executor" not in done.stderr

@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+from .spark_flags import add_spark_flags, progress, session_for
+
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="generate -> every protocol on Spark -> read back -> verify; print sizes and rates")
@@ -25,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="working directory, kept (default: a temporary one, removed at the end)")
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    add_spark_flags(p)
     return p
 
 
@@ -61,7 +64,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace, out: Path, names: list[str]) -> int:
     from .. import spark as cs
-    from ..spark.progress import ProgressBar
     from ..spark.verify import compare
     from ..workload import Workload, write_workload
 
@@ -69,7 +71,7 @@ def _demo(args: argparse.Namespace, out: Path, names: list[str]) -> int:
     t0 = time.monotonic()
     n = write_workload(Workload(args.events, seed=args.seed), str(workload))
     print(f"generated {n} events in {time.monotonic() - t0:.1f}s: {workload}")
-    spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
+    spark = session_for(args)
     events = cs.read_events(spark, str(workload)).cache()
     events.count()
     rows = []
@@ -79,10 +81,10 @@ def _demo(args: argparse.Namespace, out: Path, names: list[str]) -> int:
             sink_dir = out / "sinks" / protocol
             shutil.rmtree(sink_dir, ignore_errors=True)
             uri = demo_uri(sink_dir, protocol, services)
-            with ProgressBar(spark, label=f"{protocol:>13} write"):
+            with progress(spark, args, f"{protocol:>13} write"):
                 summary = cs.write(events, uri)
             started = time.monotonic()
-            with ProgressBar(spark, label=f"{protocol:>13} check"):
+            with progress(spark, args, f"{protocol:>13} check"):
                 back = cs.read(spark, uri, topics="*")
                 result = compare(events, back, uri)
             check_seconds = time.monotonic() - started

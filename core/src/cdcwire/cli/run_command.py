@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CdcwireError
+from .spark_flags import add_spark_flags, progress, session_for
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,6 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         " refuses, such as a row over max-message-bytes (default: fail on the first)",
     )
     p.add_argument("--topics", help="with a source URI: topics to read ('a,b' or '*'; default the URI's topic)")
+    add_spark_flags(p)
     return p
 
 
@@ -32,11 +34,10 @@ def run(args: argparse.Namespace) -> int:
 
     with extra_required("spark", "cdcwire run (it runs on Spark)"):
         from .. import spark as cs
-    from ..spark.progress import ProgressBar
     from ..spark.reading import is_source_uri
 
     sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
-    spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})  # cdcwire's own bar
+    spark = session_for(args)
     if is_source_uri(args.input):
         df = cs.without_broadcast_copies(
             cs.read(spark, args.input, topics=args.topics, permissive=bool(args.dead_letter))
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
     try:
-        with ProgressBar(spark, label="cdcwire run"):
+        with progress(spark, args, "cdcwire run"):
             summary = cs.write(df, sink.config, dead_letter=args.dead_letter)
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None

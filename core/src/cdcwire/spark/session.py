@@ -4,16 +4,69 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from typing import Optional
 
 from pyspark.sql import SparkSession
 
+_LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+
+#: Spark's console logging at one level: its default layout, on stderr. PySpark counts as a
+#: shell, and a shell announces a "default log level" on stderr unless the logger of the
+#: class that starts logging (under org.apache) has a level of its own equal to the root's:
+#: so the JVM's own packages are given the level too.
+_LOG4J = """\
+rootLogger.level = {root}
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
+logger.apache.name = org.apache
+logger.apache.level = {level}
+logger.sparkproject.name = org.sparkproject
+logger.sparkproject.level = {level}
+logger.netty.name = io.netty
+logger.netty.level = {level}
+"""
+
+
+def log4j_file(level: str) -> str:
+    """A log4j2 configuration file for Spark's JVM at ``level`` (written once per level and user)."""
+    level = level.upper()
+    if level not in _LEVELS:
+        raise ValueError(f"log level {level!r} is not one of {', '.join(_LEVELS)}")
+    path = os.path.join(tempfile.gettempdir(), f"cdcwire-log4j2-{level.lower()}-{os.getuid()}.properties")
+    text = _LOG4J.format(root=level, level=level)
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return path
+    except OSError:
+        pass
+    staged = f"{path}.{os.getpid()}"
+    with open(staged, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(staged, path)
+    return path
+
 
 def spark_session(
-    master: str = "local[*]", app_name: str = "cdcwire", shuffle_partitions: Optional[int] = None, **conf: str
+    master: str = "local[*]",
+    app_name: str = "cdcwire",
+    shuffle_partitions: Optional[int] = None,
+    log_level: str = "ERROR",
+    **conf: str,
 ) -> SparkSession:
     """Get or create a session: executors run this interpreter, the UI is off, the driver binds
-    to 127.0.0.1 for local masters, and the cdcwire data sources are registered."""
+    to 127.0.0.1 for local masters, and the cdcwire data sources are registered.
+
+    ``log_level``: Spark's own logging on the console, from the JVM's start (its start-up
+    lines too) when this call starts the JVM, else from now on: ERROR by default, OFF for
+    none (``cdcwire run`` says what failed in one line of its own), WARN or INFO for
+    Spark's usual output. A ``spark.driver.extraJavaOptions`` of yours is left as it is.
+    """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false")
@@ -23,10 +76,12 @@ def spark_session(
     if shuffle_partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "4096")
+    if "spark.driver.extraJavaOptions" not in conf:
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j_file(log_level)}")
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel(log_level)
     from .data_source import register_data_sources
 
     register_data_sources(spark)
