@@ -81,6 +81,17 @@ def test_inspect_reads_a_list_of_topics_or_every_topic(tmp_path, events_file, ca
     assert main(["inspect", base, "--topic", "orders,nothing-here"]) == 2  # a missing topic is an error
 
 
+def test_inspect_reads_the_topics_a_pattern_matches(tmp_path, events_file, capsys):
+    path, events = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base + "&topic-rule=t_{table}", str(path)])
+    capsys.readouterr()
+    assert main(["inspect", base, "--topic", "t_*"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(events)
+    assert main(["inspect", base, "--topic", "x_*"]) == 2
+    assert "no topic matches 'x_*'; the source holds orders, t_t1" in capsys.readouterr().err
+
+
 def test_a_bad_sink_uri_is_a_one_line_error_and_exit_code_2(events_file, capsys):
     path, _ = events_file
     assert main(["encode", "--sink-uri", "file:///tmp/x/t?protocol=echo-json&max-batch-size=0", str(path)]) == 2

@@ -15,6 +15,7 @@ from ..errors import DecodeError
 from ..event_json import event_to_dict, to_json
 from ..events import RowChangedEvent
 from ..sink import open_sink
+from ..topic_selection import select_topics
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -23,7 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
     p.add_argument(
         "--topic",
-        help="other topics than the URI's: 'a,b', or '*' for every topic the sink holds (a topic rule's)",
+        help="other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic the sink holds)",
     )
     p.add_argument(
         "--raw", action="store_true",
@@ -38,12 +39,7 @@ def run(args: argparse.Namespace) -> int:
     reader = sink.needs_transport().reader(sink.config)
     seen_broadcast: set[str] = set()
     try:
-        if args.topic is None:
-            topics = [sink.topic]
-        elif args.topic.strip() == "*":
-            topics = reader.topics()
-        else:
-            topics = [t.strip() for t in args.topic.split(",") if t.strip()]
+        topics = select_topics(args.topic, sink.topic, reader.topics)
         for topic in topics:
             for partition in args.partition or reader.partitions(topic):
                 for message in reader.read(topic, partition):

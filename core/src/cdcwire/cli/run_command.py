@@ -23,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="directory for malformed input records, undecodable source messages and events the encoder"
         " refuses, such as a row over max-message-bytes (default: fail on the first)",
     )
-    p.add_argument("--topics", help="with a source URI: topics to read ('a,b' or '*'; default the URI's topic)")
+    p.add_argument("--topics", help="with a source URI: topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
     add_spark_flags(p)
     return p
 

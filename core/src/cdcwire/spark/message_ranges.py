@@ -19,6 +19,7 @@ from typing import Optional
 
 from pyspark.sql.datasource import InputPartition
 
+from ..topic_selection import select_topics
 from .sink_cache import cached_sink
 
 
@@ -38,19 +39,15 @@ def plan_message_ranges(
     """One range per topic-partition: from the given start (or the low watermark now) to the high
     watermark now.
 
-    ``topics``: "a,b", "*" for every topic the source holds, or "" for the URI's topic;
+    ``topics``: names and patterns, "a,b,tidb_*" ("*": every topic the source holds), or "" for
+    the URI's topic (see :mod:`cdcwire.topic_selection`);
     ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset``.
     """
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
     starts = json.loads(offsets) if offsets else {}
     try:
-        if topics.strip() == "*":
-            names = reader.topics()
-        elif topics.strip():
-            names = [t.strip() for t in topics.split(",") if t.strip()]
-        else:
-            names = [sink.topic]
+        names = select_topics(topics, sink.topic, reader.topics)
         ranges = []
         for topic in names:
             for p in reader.partitions(topic):

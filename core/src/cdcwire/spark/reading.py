@@ -59,7 +59,8 @@ def read(
     ``"topic/partition"``) to its high watermark now. The ranges are pinned here, once: every
     action over the DataFrame reads the same messages, however many producers add meanwhile
     (see :mod:`cdcwire.spark.message_ranges`).
-    ``topics``: the URI's topic by default, a list, or ``"*"`` for every topic the source holds.
+    ``topics``: the URI's topic by default; names and patterns, as a list or ``"a,b"``
+    (``"tidb_app_*"``; ``"*"`` for every topic the source holds), see :mod:`cdcwire.topic_selection`.
     ``permissive``: an undecodable message becomes a ``_malformed`` row (source
     ``topic/partition/offset``) for ``write(..., dead_letter=DIR)``, instead of failing the read.
     """
