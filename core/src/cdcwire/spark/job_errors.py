@@ -122,10 +122,31 @@ def cdcwire_errors_raised() -> Iterator[None]:
     except CdcwireError:
         raise
     except Exception as exc:
-        err = cdcwire_error_in(exc)
+        err = cdcwire_error_in(exc) or workers_without_cdcwire(exc)
         if err is None:
             raise
         raise err from None
+
+
+_NO_CDCWIRE = re.compile(r"(?:ModuleNotFoundError|No module named)[^\n]*'(cdcwire[\w.]*)'")
+
+
+def workers_without_cdcwire(exc: BaseException) -> Optional[CdcwireError]:
+    """A Spark failure because its Python workers cannot import cdcwire (or a plugin), said so,
+    with what to do; else None. A session from :func:`cdcwire.spark.spark_session` has its
+    workers run the driver's interpreter; one built by hand runs ``PYSPARK_PYTHON`` or
+    ``spark.pyspark.python``, whichever the cluster gives."""
+    found = _NO_CDCWIRE.search(str(exc))
+    if found is None:
+        return None
+    module = found.group(1)
+    package = "cdcwire" if module.split(".")[0] == "cdcwire" else module.split(".")[0].replace("_", "-")
+    return CdcwireError(
+        f"Spark's Python workers cannot import {module!r}: they run another Python than this one"
+        f" ({sys.executable}). Install {package} where the workers' Python is (PYSPARK_PYTHON or"
+        " spark.pyspark.python); on one machine, leave PYSPARK_PYTHON unset and build the session"
+        " with cdcwire.spark.spark_session(), which points the workers at this interpreter"
+    )
 
 
 def _rebuilt(encoded: str) -> Optional[CdcwireError]:

@@ -12,6 +12,7 @@ from pyspark.sql import functions as F
 from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
 from .data_source import register_data_sources
+from .job_errors import cdcwire_errors_raised
 from .message_ranges import plan_message_ranges, ranges_to_json
 from .message_decoding import decode_stage
 from .schema import EVENT_COLUMNS, EVENT_SCHEMA, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
@@ -32,11 +33,12 @@ def read_events(spark: SparkSession, path: str, permissive: bool = False) -> Dat
         if missing:
             raise CdcwireError(f"{path} is not an event DataFrame in Parquet: it lacks {', '.join(missing)}")
         return df.select(*(F.col(f"`{f.name}`").cast(f.dataType).alias(f.name) for f in EVENT_SCHEMA.fields))
-    return (
-        spark.read.format("cdcwire-events")
-        .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
-        .load(path)
-    )
+    with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
+        return (
+            spark.read.format("cdcwire-events")
+            .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
+            .load(path)
+        )
 
 
 def _is_parquet(path: str) -> bool:
@@ -68,13 +70,14 @@ def read(
     uri = open_sink(source_uri).config.uri  # a bad URI fails here, on the driver
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     ranges = plan_message_ranges(uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "")
-    return (
-        spark.read.format("cdcwire")
-        .option("source-uri", uri)
-        .option("ranges", ranges_to_json(ranges))
-        .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
-        .load()
-    )
+    with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
+        return (
+            spark.read.format("cdcwire")
+            .option("source-uri", uri)
+            .option("ranges", ranges_to_json(ranges))
+            .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
+            .load()
+        )
 
 
 def decode(df: DataFrame, protocol: SinkLike, permissive: bool = False) -> DataFrame:

@@ -37,6 +37,10 @@ from .broken_events import Broken, broken_events
 from .mutations import mutated
 from .strategies import COLUMN_KINDS, TableSpec, all_types_table, event_batches, row_events
 
+#: The columnar-path checks: each example encodes or decodes twice, so fewer suffice.
+_COLUMNAR_SETTINGS = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 _SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
@@ -83,7 +87,7 @@ def assert_columnar_encoding_matches(make_encoder: Any, events: list[Event], bat
     assert columnar == by_event
 
 
-def check_columnar_encoding_on_mixed_batches(make_encoder: Any, max_examples: int = 40) -> None:
+def check_columnar_encoding_on_mixed_batches(make_encoder: Any, max_examples: int = 25) -> None:
     """:func:`assert_columnar_encoding_matches` over generated mixed batches cut into EventBatches
     of 1 to 6 events: for a plugin's own tests of the options that change which path a row takes."""
 
@@ -218,7 +222,7 @@ class CodecConformance:
     def test_columnar_path_writes_the_event_paths_bytes_for_every_column_type(self, sink: Sink) -> None:
         spec = all_types_table()
 
-        @_SETTINGS
+        @_COLUMNAR_SETTINGS
         @given(st.lists(row_events(spec), min_size=1, max_size=6))
         def check(events: list[Event]) -> None:
             columnar, by_event = columnar_and_event_payloads(lambda: self.encoder_under_test(sink), events)
@@ -227,7 +231,7 @@ class CodecConformance:
         check()
 
     def test_columnar_path_writes_the_event_paths_bytes_for_mixed_batches(self, sink: Sink) -> None:
-        @_SETTINGS
+        @_COLUMNAR_SETTINGS
         @given(event_batches(), st.integers(1, 8))
         def check(events: list[Event], batch_size: int) -> None:
             columnar, by_event = columnar_and_event_payloads(
@@ -240,7 +244,7 @@ class CodecConformance:
     def test_columnar_path_batches_and_splits_large_messages_as_the_event_path(self, sink: Sink) -> None:
         small = self.with_params(sink, max_message_bytes=2048)
 
-        @_SETTINGS
+        @_COLUMNAR_SETTINGS
         @given(event_batches())
         def check(events: list[Event]) -> None:
             assert_columnar_encoding_matches(lambda: self.encoder_under_test(small), events)
@@ -248,7 +252,7 @@ class CodecConformance:
         check()
 
     def test_columnar_decoding_gives_the_event_paths_events(self, sink: Sink) -> None:
-        @_SETTINGS
+        @_COLUMNAR_SETTINGS
         @given(event_batches())
         def check(events: list[Event]) -> None:
             messages, _ = round_trip(sink, events)
@@ -258,7 +262,7 @@ class CodecConformance:
         check()
 
     def test_columnar_decoding_refuses_what_the_event_path_refuses(self, sink: Sink) -> None:
-        @settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
         @given(event_batches(max_size=4), st.data())
         def check(events: list[Event], data: st.DataObject) -> None:
             messages, _ = round_trip(sink, events)
