@@ -30,6 +30,19 @@ def transcode(
     return write(without_broadcast_copies(read(spark, source_uri, topics)), sink_uri)
 
 
+def _register_with_the_active_session() -> None:
+    """A session built before ``import cdcwire.spark`` gets ``format("cdcwire")`` at once; any
+    other gets it from cs.spark_session, cs.read, cs.read_events, cs.prepare or
+    cs.register_data_sources."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        register_data_sources(active)
+
+
+_register_with_the_active_session()
+
 __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",

@@ -36,6 +36,7 @@ from pyspark.sql import functions as F
 from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
 from ..transport import WriteJob
+from .data_source import register_data_sources
 from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
@@ -171,6 +172,7 @@ def prepare(
 ) -> tuple[DataFrame, RoutePlan]:
     """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
     each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
+    register_data_sources(df.sparkSession)  # the laid-out frame is written with format("cdcwire")
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input
         laid, plan = _laid_out(df, open_sink(sink_uri), dead_letter)
     return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
