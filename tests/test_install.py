@@ -4,6 +4,8 @@ fresh virtual environment with none of the extras (no Spark, no Kafka client, no
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import venv
 from pathlib import Path
@@ -48,3 +50,25 @@ def test_the_core_with_one_protocol_generates_encodes_and_inspects(bare_venv):
     assert "events in: 200" in run(bare_venv, "cdcwire", "encode", "--sink-uri", sink, str(events)).stdout
     lines = run(bare_venv, "cdcwire", "inspect", sink).stdout.splitlines()
     assert lines and all(json.loads(line)["type"] in ("row", "ddl", "resolved") for line in lines)
+
+
+def test_the_readme_install_lines_give_a_venv_that_runs_the_use_example(bare_venv, tmp_path):
+    """Every install line of the README that does not pull pyspark (a 455 MB sdist), run as written
+    from the repository root, then the README's Use example in that venv, printing what it shows."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- install-example:start -->\n```bash\n(.*?)```", readme, re.S).group(1)
+    lines = [line.split("#")[0].strip() for line in block.splitlines()]
+    installs = [shlex.split(line) for line in lines if line.startswith("pip install") and "spark" not in line]
+    assert len(installs) == 2, installs
+    for words in installs:
+        done = subprocess.run(
+            [str(bare_venv / "bin" / "python"), "-m", *words, "-q", "--disable-pip-version-check"],
+            capture_output=True, text=True, cwd=ROOT,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    use = re.search(r"<!-- use-example:start -->\n```python\n(.*?)```", readme, re.S).group(1)
+    shown = [line[3:] for line in use.splitlines() if line.startswith("#> ")]
+    script = tmp_path / "use_example.py"
+    script.write_text(use.replace("/tmp/cdcwire-readme", str(tmp_path / "readme")))
+    done = run(bare_venv, "python", str(script))
+    assert done.stdout.splitlines() == shown
