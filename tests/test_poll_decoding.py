@@ -63,3 +63,13 @@ def test_skipping_counts_and_logs_an_undecodable_message_and_goes_on(caplog):
 def test_a_poll_that_timed_out_gives_no_events():
     decode = PollDecoder("open-protocol")
     assert decode(None) == [] and decode.decoded == 0
+
+
+def test_a_table_filter_keeps_the_tables_it_matches_and_every_resolved_event():
+    uri = "file:///tmp/unused/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    messages = cdcwire.encode(uri, list(Workload(300, seed=9)))
+    everything = cdcwire.decode(uri, messages)
+    decode = PollDecoder(uri, tables="*.*,!shop.orders")
+    kept = [e for m in messages for e in decode(m)]
+    assert kept == [e for e in everything if isinstance(e, cdcwire.ResolvedEvent) or (e.schema, e.table) != ("shop", "orders")]
+    assert decode.filtered == len(everything) - len(kept) > 0

@@ -62,3 +62,17 @@ def test_read_permissively_an_undecodable_message_is_a_malformed_row(spark):
 def test_a_frame_without_values_is_refused_naming_its_columns(spark):
     with pytest.raises(cdcwire.CdcwireError, match="needs a 'value' column"):
         cs.decode(spark.createDataFrame([(1,)], "id int"), CANAL)
+
+
+def test_a_table_filter_keeps_its_tables_and_every_resolved_event(spark):
+    messages = cdcwire.encode(CANAL, list(Workload(300, seed=4)))
+    everything = cdcwire.decode(CANAL, messages)
+    rows = cs.decode(kafka_shaped(spark, messages), CANAL, tables="shop.*").collect()
+    expected = [e for e in everything if isinstance(e, cdcwire.ResolvedEvent) or e.schema == "shop"]
+    assert len(rows) == len(expected) < len(everything)
+    assert {r["schema"] for r in rows if r["kind"] != "resolved"} == {"shop"}
+
+
+def test_a_bad_table_pattern_fails_on_the_driver(spark):
+    with pytest.raises(cdcwire.CdcwireError, match="must be 'schema.table'"):
+        cs.decode(spark.createDataFrame([(b"x",)], "value binary"), CANAL, tables="orders")

@@ -92,6 +92,31 @@ def test_inspect_reads_the_topics_a_pattern_matches(tmp_path, events_file, capsy
     assert "no topic matches 'x_*'; the source holds orders, t_t1" in capsys.readouterr().err
 
 
+def test_inspect_keeps_the_tables_a_filter_matches(tmp_path, events_file, capsys):
+    path, events = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base, str(path)])
+    capsys.readouterr()
+    assert main(["inspect", base, "--tables", "nothing.here"]) == 0
+    kinds = {json.loads(line)["type"] for line in capsys.readouterr().out.splitlines()}
+    assert kinds == {"resolved"}
+
+
+def test_inspect_can_skip_an_undecodable_message_and_count_it(tmp_path, events_file, capsys, caplog):
+    path, events = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base, str(path)])
+    cdcwire.write(base, [cdcwire.Message("orders", 0, None, b"not an event")])
+    capsys.readouterr()
+    assert main(["inspect", base]) == 2
+    capsys.readouterr()
+    assert main(["inspect", base, "--skip-undecodable"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == len(events)
+    assert "skipped 1 undecodable message(s)" in err
+    assert "skipped an undecodable message: orders/0/" in caplog.text  # logged with its place as it goes
+
+
 def test_a_bad_sink_uri_is_a_one_line_error_and_exit_code_2(events_file, capsys):
     path, _ = events_file
     assert main(["encode", "--sink-uri", "file:///tmp/x/t?protocol=echo-json&max-batch-size=0", str(path)]) == 2

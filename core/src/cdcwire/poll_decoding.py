@@ -19,26 +19,39 @@ a permissive read.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Optional, Sequence, Union
 
 from .codec_calls import decoder_for
 from .errors import DecodeError, TransportError
-from .events import Event
+from .events import Event, ResolvedEvent
 from .message import Message
 from .sink import SinkLike, open_sink
+from .table_filter import TableFilter
 
 log = logging.getLogger(__name__)
 
 
 class PollDecoder:
     """Decodes the messages of one protocol as a consumer polls them: ``confluent_kafka.Message``
-    objects or cdcwire :class:`Message`. ``decoded`` and ``skipped`` count messages."""
+    objects or cdcwire :class:`Message`. ``decoded`` and ``skipped`` count messages.
 
-    def __init__(self, protocol: SinkLike, skip_undecodable: bool = False) -> None:
+    ``tables``: keep only the row and DDL events of these tables (TiDB's table-filter syntax,
+    ``"app.*,!app.tmp_*"``, see :mod:`cdcwire.table_filter`); resolved events are always kept.
+    ``filtered`` counts the events left out.
+    """
+
+    def __init__(
+        self,
+        protocol: SinkLike,
+        skip_undecodable: bool = False,
+        tables: Optional[Union[str, Sequence[str]]] = None,
+    ) -> None:
         self._decoder = decoder_for(open_sink(protocol))
         self.skip_undecodable = skip_undecodable
+        self.tables = None if tables is None else TableFilter.of(tables)
         self.decoded = 0
         self.skipped = 0
+        self.filtered = 0
 
     def __call__(self, message: Any) -> list[Event]:
         """The events of one polled message; none for ``None`` (a poll that timed out)."""
@@ -56,10 +69,14 @@ class PollDecoder:
             log.warning("skipped an undecodable message: %s", located)
             return []
         self.decoded += 1
-        return events
+        if self.tables is None:
+            return events
+        kept = [e for e in events if isinstance(e, ResolvedEvent) or self.tables.matches(e.schema, e.table)]
+        self.filtered += len(events) - len(kept)
+        return kept
 
     def __repr__(self) -> str:
-        return f"PollDecoder(decoded={self.decoded}, skipped={self.skipped})"
+        return f"PollDecoder(decoded={self.decoded}, skipped={self.skipped}, filtered={self.filtered})"
 
 
 def _from_consumer(message: Any) -> Message:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from ..codec_calls import decoder_for
-from ..errors import DecodeError
+from ..poll_decoding import PollDecoder
 from ..event_json import event_to_dict, to_json
 from ..events import RowChangedEvent
 from ..sink import open_sink
@@ -30,12 +30,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--raw", action="store_true",
         help="every copy of every event with topic, partition and offset (broadcast copies included)",
     )
+    p.add_argument("--tables", help="only these tables' row and DDL events: 'app.*,!app.tmp_*' (TiDB table filter)")
+    p.add_argument(
+        "--skip-undecodable", action="store_true",
+        help="log an undecodable message (its place and reason) and go on, instead of stopping; counted at the end",
+    )
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     sink = open_sink(args.uri)
-    decoder = decoder_for(sink)
+    decode = PollDecoder(sink, skip_undecodable=args.skip_undecodable, tables=args.tables)
     reader = sink.needs_transport().reader(sink.config)
     seen_broadcast: set[str] = set()
     try:
@@ -43,11 +48,7 @@ def run(args: argparse.Namespace) -> int:
         for topic in topics:
             for partition in args.partition or reader.partitions(topic):
                 for message in reader.read(topic, partition):
-                    try:
-                        events = decoder.decode(message)
-                    except DecodeError as exc:
-                        raise exc.at_message(message.location()) from None
-                    for event in events:
+                    for event in decode(message):
                         if args.raw:
                             d = {"topic": topic, "partition": partition, "offset": message.offset}
                             d.update(event_to_dict(event))
@@ -61,4 +62,6 @@ def run(args: argparse.Namespace) -> int:
                         print(text)
     finally:
         reader.close()
+    if decode.skipped:
+        print(f"cdcwire inspect: skipped {decode.skipped} undecodable message(s)", file=sys.stderr)
     return 0

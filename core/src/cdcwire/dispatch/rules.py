@@ -7,15 +7,14 @@ They come from a TOML file (``[[dispatchers]]`` tables) and from the sink URI's
 
 from __future__ import annotations
 
-import fnmatch
 import logging
-import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from ..errors import DispatchError, SinkURIError
+from ..table_filter import TableFilter, TableFilterError
 from .partitioners import PARTITION_RULES, Partitioner, partitioner
 from .topics import TopicExpression
 
@@ -30,13 +29,16 @@ class DispatchRule:
     partition: str = "default"
     columns: tuple[str, ...] = ()
     topic: Optional[TopicExpression] = None
+    _filter: TableFilter = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "partition", self.partition.lower())
         # fail at load time, not on the first row
         partitioner(self.partition, self.columns)
-        for pattern in self.matchers:
-            _pattern(pattern)
+        try:
+            object.__setattr__(self, "_filter", TableFilter(self.matchers))
+        except TableFilterError as exc:
+            raise DispatchError(str(exc).replace("table pattern", "matcher")) from None
 
     @property
     def hashes_named_columns(self) -> bool:
@@ -44,38 +46,11 @@ class DispatchRule:
         return self.partition == "columns"
 
     def matches(self, schema: str, table: str) -> bool:
-        """TiDB table-filter semantics: each pattern is ``schema-glob.table-glob`` (case-insensitive,
-        ``*`` never crossing the dot); a leading ``!`` excludes; the last pattern that matches decides."""
-        schema, table = schema.lower(), table.lower()
-        matched = False
-        for pattern in self.matchers:
-            exclude, schema_rx, table_rx = _pattern(pattern)
-            if schema_rx.fullmatch(schema) and table_rx.fullmatch(table):
-                matched = not exclude
-        return matched
+        """TiDB table-filter semantics (see :mod:`cdcwire.table_filter`)."""
+        return self._filter.matches(schema, table)
 
     def make_partitioner(self) -> Partitioner:
         return partitioner(self.partition, self.columns)
-
-
-_PATTERNS: dict[str, tuple[bool, re.Pattern[str], re.Pattern[str]]] = {}
-
-
-def _pattern(pattern: str) -> tuple[bool, re.Pattern[str], re.Pattern[str]]:
-    """(excludes, schema regex, table regex) of one ``[!]schema.table`` glob."""
-    hit = _PATTERNS.get(pattern)
-    if hit is None:
-        exclude = pattern.startswith("!")
-        schema, dot, table = pattern[1 if exclude else 0 :].lower().partition(".")
-        if not dot or not schema or not table:
-            raise DispatchError(f"matcher {pattern!r} must be 'schema.table' (globs allowed, '!' to exclude)")
-        hit = _PATTERNS[pattern] = (exclude, _glob(schema), _glob(table))
-    return hit
-
-
-def _glob(text: str) -> re.Pattern[str]:
-    # fnmatch's translation lets * cross any character; within one part there is no dot to cross
-    return re.compile(fnmatch.translate(text))
 
 
 def rule_from_mapping(entry: Any, where: str) -> DispatchRule:

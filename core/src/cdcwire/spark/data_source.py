@@ -4,7 +4,8 @@
         # options: topics ("a,b" or "*" for every topic the source holds; default the URI's
         # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON),
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
-        # becomes a row with _malformed set), ranges (pinned ranges, as cdcwire.spark.read sets)
+        # becomes a row with _malformed set), tables (a table filter: "app.*,!app.tmp_*"),
+        # ranges (pinned ranges, as cdcwire.spark.read sets)
     df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()   # or mode("overwrite")
 
 Reads are bounded: each partition from its start offset to its high watermark
@@ -53,6 +54,7 @@ from .arrow_events import checked_events
 from .encoding import EncodingTask, encode_routed
 from .job_errors import carried_to_driver
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
+from ..table_filter import TableFilter
 from .range_decoding import decode_range
 from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .sink_cache import cached_sink
@@ -76,6 +78,9 @@ class MessageEventsReader(DataSourceReader):
         self.offsets = options.get("offsets", "")
         self.ranges = options.get("ranges")
         self.permissive = is_permissive(options)
+        self.tables = options.get("tables", "")
+        if self.tables:
+            TableFilter.of(self.tables)  # a bad pattern fails on the driver
 
     def partitions(self) -> list[MessageRange]:
         if self.ranges is not None:
@@ -87,7 +92,7 @@ class MessageEventsReader(DataSourceReader):
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
         if partition.partition >= 0:
             with carried_to_driver("reading messages from a source"):  # see job_errors
-                yield from decode_range(self.uri, partition, self.permissive)
+                yield from decode_range(self.uri, partition, self.permissive, self.tables)
 
 
 @dataclass

@@ -17,13 +17,15 @@ from .job_errors import carried_to_driver
 from .range_decoding import decode_messages
 
 
-def decode_stage(config: SinkConfig, permissive: bool) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+def decode_stage(
+    config: SinkConfig, permissive: bool, tables: str = ""
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The mapInArrow function (runs on executors); ``config`` (plain data: a sink URI's or a
     bare protocol name's) names the protocol and its parameters."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("decoding messages"):  # a DecodeError reaches the driver as itself
-            yield from decode_messages(open_sink(config), _messages(batches), permissive)
+            yield from decode_messages(open_sink(config), _messages(batches), permissive, tables)
 
     return run
 

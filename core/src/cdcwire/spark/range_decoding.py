@@ -28,6 +28,7 @@ from ..event_batch import EventBatch
 from ..events import Event
 from ..message import Message
 from ..sink import Sink
+from ..table_filter import TableFilter
 from .arrow_batches import event_batch_arrow
 from .arrow_events import batch_problems, events_to_batch, events_to_permissive_batch
 from .collector import fewer_collections
@@ -38,25 +39,61 @@ from .sink_cache import cached_sink
 BATCH_EVENTS = 4096
 
 
-def decode_range(uri: str, part: MessageRange, permissive: bool = False) -> Iterator[pa.RecordBatch]:
+def decode_range(
+    uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
+) -> Iterator[pa.RecordBatch]:
     """Decode one range into event batches with topic, partition and offset (and ``_malformed``
-    when ``permissive``)."""
+    when ``permissive``); ``tables``: a table filter (see :func:`decode_messages`)."""
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
     try:
-        yield from decode_messages(sink, reader.read(part.topic, part.partition, part.start, part.end), permissive)
+        yield from decode_messages(
+            sink, reader.read(part.topic, part.partition, part.start, part.end), permissive, tables
+        )
     finally:
         reader.close()
 
 
-def decode_messages(sink: Sink, messages: Iterable[Message], permissive: bool = False) -> Iterator[pa.RecordBatch]:
-    """Event batches of these messages, each event with its message's topic, partition and offset."""
+def decode_messages(
+    sink: Sink, messages: Iterable[Message], permissive: bool = False, tables: str = ""
+) -> Iterator[pa.RecordBatch]:
+    """Event batches of these messages, each event with its message's topic, partition and offset.
+
+    ``tables`` (TiDB's table-filter syntax, :mod:`cdcwire.table_filter`; "" keeps all): only
+    row and DDL events of the tables it matches are kept; resolved events and malformed
+    rows always are (a consumer needs every watermark, a dead-letter path every bad message).
+    """
     with fewer_collections():
         columnar = columnar_decoder_for(sink)
         if columnar is None:
-            yield from _event_batches(decoder_for(sink), iter(messages), permissive)
+            batches = _event_batches(decoder_for(sink), iter(messages), permissive)
         else:
-            yield from _columnar_batches(decoder_for(sink), columnar, messages, permissive)
+            batches = _columnar_batches(decoder_for(sink), columnar, messages, permissive)
+        if not tables:
+            yield from batches
+            return
+        keep = TableFilter.of(tables)
+        for batch in batches:
+            kept = _of_tables(batch, keep)
+            if kept.num_rows:
+                yield kept
+
+
+def _of_tables(batch: pa.RecordBatch, keep: TableFilter) -> pa.RecordBatch:
+    """The rows of a decoded batch that a table filter keeps (see :func:`decode_messages`)."""
+    verdicts: dict[tuple, bool] = {}
+    mask = []
+    for kind, schema, table in zip(
+        batch.column("kind").to_pylist(), batch.column("schema").to_pylist(), batch.column("table").to_pylist()
+    ):
+        if kind is None or kind == "resolved":
+            mask.append(True)
+            continue
+        verdict = verdicts.get((schema, table))
+        if verdict is None:
+            verdict = verdicts[(schema, table)] = keep.matches(schema or "", table or "")
+        mask.append(verdict)
+    return batch if all(mask) else batch.filter(pa.array(mask, pa.bool_()))
 
 
 def _columnar_batches(

@@ -11,6 +11,7 @@ from pyspark.sql import functions as F
 
 from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
+from ..table_filter import TableFilter
 from .data_source import register_data_sources
 from .job_errors import cdcwire_errors_raised
 from .message_ranges import plan_message_ranges, ranges_to_json
@@ -54,6 +55,7 @@ def read(
     start_offset: Optional[int] = None,
     offsets: Optional[Mapping[str, int]] = None,
     permissive: bool = False,
+    tables: Optional[Union[str, Sequence[str]]] = None,
 ) -> DataFrame:
     """The events of a sink's messages, decoded on the executors, with topic, partition and offset.
 
@@ -65,8 +67,12 @@ def read(
     (``"tidb_app_*"``; ``"*"`` for every topic the source holds), see :mod:`cdcwire.topic_selection`.
     ``permissive``: an undecodable message becomes a ``_malformed`` row (source
     ``topic/partition/offset``) for ``write(..., dead_letter=DIR)``, instead of failing the read.
+    ``tables``: keep only the row and DDL events of these tables, in TiDB's table-filter syntax
+    (``"app.*,!app.tmp_*"``, :mod:`cdcwire.table_filter`), filtered on the executors as they
+    are decoded; resolved events and malformed rows are always kept.
     """
     register_data_sources(spark)
+    table_filter = _table_filter_option(tables)
     uri = open_sink(source_uri).config.uri  # a bad URI fails here, on the driver
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     ranges = plan_message_ranges(uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "")
@@ -76,11 +82,21 @@ def read(
             .option("source-uri", uri)
             .option("ranges", ranges_to_json(ranges))
             .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
+            .option("tables", table_filter)
             .load()
         )
 
 
-def decode(df: DataFrame, protocol: SinkLike, permissive: bool = False) -> DataFrame:
+def _table_filter_option(tables: Optional[Union[str, Sequence[str]]]) -> str:
+    """The filter as the data source option (checked here, on the driver); "" keeps every table."""
+    if tables is None:
+        return ""
+    return ",".join(TableFilter.of(tables).patterns)
+
+
+def decode(
+    df: DataFrame, protocol: SinkLike, permissive: bool = False, tables: Optional[Union[str, Sequence[str]]] = None
+) -> DataFrame:
     """The events of a DataFrame of messages, decoded on the executors, with topic, partition and
     offset: for messages read by other means, such as Spark's own Kafka source
     (``spark.read.format("kafka")`` on a cluster that has its connector), whose ``key``,
@@ -91,9 +107,10 @@ def decode(df: DataFrame, protocol: SinkLike, permissive: bool = False) -> DataF
     is null, a missing ``topic`` the URI's topic (a protocol name: ""), a missing
     ``partition`` 0 and a missing ``offset`` the row's position in the input. Errors and
     ``_malformed`` rows name ``topic/partition/offset`` as :func:`read` does; ``permissive``
-    as there.
+    and ``tables`` as there.
     """
-    sink = open_sink(protocol)  # a bad protocol or URI fails here, on the driver
+    sink = open_sink(protocol)
+    table_filter = _table_filter_option(tables)  # a bad protocol or URI fails here, on the driver
     if "value" not in df.columns:
         raise CdcwireError(f"decode needs a 'value' column of messages; the DataFrame has {', '.join(df.columns)}")
     has = set(df.columns)
@@ -105,7 +122,7 @@ def decode(df: DataFrame, protocol: SinkLike, permissive: bool = False) -> DataF
         (F.col("offset").cast("long") if "offset" in has else F.monotonically_increasing_id()).alias("offset"),
     )
     schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
-    return messages.mapInArrow(decode_stage(sink.config, permissive), schema)
+    return messages.mapInArrow(decode_stage(sink.config, permissive, table_filter), schema)
 
 
 def events_only(df: DataFrame) -> DataFrame:
