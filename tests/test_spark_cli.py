@@ -93,6 +93,17 @@ def test_progress_shows_the_running_stage_and_its_tasks(spark):
     assert "job: stage 1/1 " in log.getvalue() and "/2 tasks" in log.getvalue()
 
 
+def test_around_a_write_progress_counts_the_events_tasks_wrote(spark, tmp_path):
+    from cdcwire import spark as cs
+    from cdcwire.spark.progress import ProgressBar
+
+    df = cs.read_events(spark, str(workload_file(tmp_path, events=300, seed=2)))
+    log = io.StringIO()
+    with ProgressBar(spark, label="write", out=log, plain_every=0.05):
+        summary = cs.write(df, f"file://{tmp_path}/out/t?protocol=craft&partition-num=2")
+    assert log.getvalue().splitlines()[-1].endswith(f", {summary.copies:,} events written")
+
+
 def test_quiet_progress_writes_nothing(spark):
     from cdcwire.spark.progress import ProgressBar
 
@@ -118,3 +129,10 @@ def test_a_failed_run_in_a_fresh_process_prints_its_error_and_no_spark_logs(tmp_
     lines = [line for line in done.stderr.splitlines() if line.strip() and "incubator modules" not in line]
     assert len(lines) == 1, done.stderr  # the JVM's own incubator-module notice is all Spark adds
     assert "bad.jsonl:2" in lines[0] and "log4j" not in done.stderr and "Executor" not in done.stderr
+
+
+def test_a_running_stage_gets_an_estimate_of_its_time_left_from_its_finished_tasks():
+    from cdcwire.spark.progress import JobProgress
+
+    line = JobProgress(stages_done=1, stages=2, tasks_done=2, tasks=8, stage_seconds=10.0).line("run", 30.0, False, 4000)
+    assert line == "run: stage 2/2 2/8 tasks, stage ~30s left, 4,000 events written (133/s) as tasks end   30.0s"

@@ -70,6 +70,9 @@ class EncodingTask:
     sink_uri: str
     dead_letter: Optional[str] = None
     write_id: str = ""
+    #: A Spark accumulator the task adds its event copies to when it ends, for a progress
+    #: display only (a retried task adds again; the summary counts from result rows).
+    progress: Any = None
 
     def __repr__(self) -> str:
         return f"EncodingTask({self.job!r}, {redact_url(self.sink_uri)!r}, dead_letter={self.dead_letter!r})"
@@ -167,6 +170,8 @@ def encode_routed(
         writer.abort()
         refused.discard()
         raise
+    if task.progress is not None:
+        task.progress.add(sum(row[2] for row in rows))
     rows.append((None, None, 0, 0, 0, 0, *astuple(received), writer.receipt, refused.rows))
     columns = list(zip(*rows))
     yield pa.RecordBatch.from_arrays(

@@ -39,6 +39,7 @@ from ..transport import WriteJob
 from .data_source import register_data_sources
 from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .job_errors import cdcwire_error_in, cdcwire_errors_raised
+from .progress import progress_counter
 from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .routing_counts import COUNTERS, COUNTS_COLUMN
 from .schema import EVENT_COLUMNS, MALFORMED_TYPE
@@ -213,7 +214,7 @@ def write(
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
         laid, plan = _laid_out(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
-    task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id)
+    task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter())
     try:
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()
         job.publish([r["receipt"] for r in rows if r["receipt"]])

@@ -2,9 +2,11 @@
 
 On a terminal one line is redrawn twice a second; anywhere else (a CI log, a file) a
 plain line is written every ``plain_every`` seconds, so a long run shows it is alive
-without filling the log with carriage returns. Spark reports work when tasks end, so
-the display counts stages and tasks, not events: the closing summary has the event
-counts, which are exact.
+without filling the log with carriage returns. Around ``cdcwire.spark.write`` it also
+shows the event copies written and their rate, as Spark reports them: when a writing
+task ends (an accumulator, so a retried task counts twice; the closing summary's
+counts come from the tasks' results and are exact). The running stage gets an
+estimate of its time left once a task of it has finished.
 """
 
 from __future__ import annotations
@@ -12,8 +14,18 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import IO, Any, Optional
+
+#: The accumulator of the ProgressBar around the current action, if any (see progress_counter).
+_COUNTER: ContextVar[Any] = ContextVar("cdcwire_progress_counter", default=None)
+
+
+def progress_counter() -> Any:
+    """The accumulator a write's tasks add their event copies to for the progress display
+    around it, or None when nothing displays progress."""
+    return _COUNTER.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +37,15 @@ class JobProgress:
     stages: int
     tasks_done: int
     tasks: int
+    stage_seconds: float = 0.0  # how long the running stage has run (the longest, if several)
 
     @classmethod
-    def of(cls, tracker: Any) -> JobProgress:
+    def of(cls, tracker: Any, first_seen: dict[int, float]) -> JobProgress:
+        """``first_seen``: when each stage was first seen running (monotonic), kept by the caller
+        across calls (Spark's Python status API gives no stage start time)."""
         stages_done = stages = tasks_done = tasks = 0
+        stage_seconds = 0.0
+        now = time.monotonic()
         active = set(tracker.getActiveStageIds())
         for job_id in tracker.getActiveJobsIds():
             job = tracker.getJobInfo(job_id)
@@ -40,18 +57,25 @@ class JobProgress:
                 if stage_id in active and info is not None:
                     tasks_done += info.numCompletedTasks
                     tasks += info.numTasks
+                    stage_seconds = max(stage_seconds, now - first_seen.setdefault(stage_id, now))
                 elif info is not None and info.numTasks and info.numCompletedTasks >= info.numTasks:
                     stages_done += 1
-        return cls(stages_done, stages, tasks_done, tasks)
+        return cls(stages_done, stages, tasks_done, tasks, stage_seconds)
 
-    def line(self, label: str, elapsed: float, bar: bool) -> str:
+    def line(self, label: str, elapsed: float, bar: bool, events: Optional[int] = None) -> str:
         tasks = f"{self.tasks_done}/{self.tasks} tasks"
         if bar:
             width = 24
             filled = int(width * self.tasks_done / self.tasks) if self.tasks else 0
             tasks = f"[{'#' * filled}{'.' * (width - filled)}] {tasks}"
         stage = f"stage {min(self.stages_done + 1, self.stages)}/{self.stages}" if self.stages else "starting"
-        return f"{label}: {stage} {tasks}  {elapsed:5.1f}s"
+        text = f"{label}: {stage} {tasks}"
+        if 0 < self.tasks_done < self.tasks and self.stage_seconds > 0:
+            left = self.stage_seconds * (self.tasks - self.tasks_done) / self.tasks_done
+            text += f", stage ~{left:.0f}s left"
+        if events:
+            text += f", {events:,} events written ({events / elapsed:,.0f}/s) as tasks end" if elapsed > 0 else ""
+        return f"{text}  {elapsed:5.1f}s"
 
 
 class ProgressBar:
@@ -75,25 +99,36 @@ class ProgressBar:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._started = 0.0
+        self.events = spark.sparkContext.accumulator(0) if enabled else None
+        self._token: Any = None
+        self._first_seen: dict[int, float] = {}
 
     def __enter__(self) -> ProgressBar:
         self._started = time.monotonic()
         if self.enabled:
+            self._token = _COUNTER.set(self.events)
             self._thread = threading.Thread(target=self._loop, daemon=True)
             self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _COUNTER.reset(self._token)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
             if self.terminal:
                 self.out.write("\r" + " " * 78 + "\r")
-                self.out.flush()
+            else:  # a log keeps where it ended
+                events = self.events.value if self.events is not None else 0
+                written = f", {events:,} events written" if events else ""
+                self.out.write(f"{self.label}: ended after {time.monotonic() - self._started:.1f}s{written}\n")
+            self.out.flush()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
-            line = JobProgress.of(self.tracker).line(self.label, time.monotonic() - self._started, self.terminal)
+            events = self.events.value if self.events is not None else None
+            line = JobProgress.of(self.tracker, self._first_seen).line(self.label, time.monotonic() - self._started, self.terminal, events)
             self.out.write(f"\r{line}" if self.terminal else f"{line}\n")
             self.out.flush()
 
