@@ -186,3 +186,14 @@ def test_an_event_of_an_unplanned_topic_fails_the_task_even_with_a_dead_letter_p
     events = [e for e in Workload(200, seed=2) if getattr(e, "table", "") in ("orders", "customers")]
     with pytest.raises(UnplannedTopicError, match="'t_shop_customers', which was not planned"):
         run_routing_task(plan, [routing_input(events)], TaskAttempt(0, attempt=0), monkeypatch)
+
+
+def test_with_output_raw_change_event_key_changing_updates_travel_whole(spark, events, tmp_path):
+    split_uri = f"file://{tmp_path}/split/t?protocol=canal-json&enable-tidb-extension=true&partition-num=3"
+    raw_uri = f"file://{tmp_path}/raw/t?protocol=canal-json&enable-tidb-extension=true&partition-num=3&output-raw-change-event=true"
+    split, raw = cs.write(events, split_uri), cs.write(events, raw_uri)
+    assert raw.reconciles and raw.copies < split.copies  # the workload changes keys; each such update is one copy
+    back = cs.read(spark, raw_uri, topics="*")
+    assert compare(events, back, raw_uri).equal
+    updates_in = events.where("kind = 'update'").count()
+    assert back.where("kind = 'update'").count() == updates_in

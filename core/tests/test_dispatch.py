@@ -98,6 +98,13 @@ def test_split_halves_go_to_the_partitions_of_their_own_keys():
     assert [r.partition for r in routes] == [(base ^ crc(b"id", b"2")) % 16, (base ^ crc(b"id", b"4")) % 16]
 
 
+def test_with_output_raw_change_event_a_key_changing_update_stays_one_dispatched_by_its_new_key():
+    d = dispatcher("partition=index-value&partition-num=16&output-raw-change-event=true")
+    update = row(9, 4, "ee", pre=row(1, 2, "aa").columns)
+    routes = d.route(update)
+    assert [(r.partition, r.event) for r in routes] == [((crc(b"test", b"t1") ^ crc(b"id", b"4")) % 16, update)]
+
+
 def test_update_that_keeps_the_key_is_not_split():
     update = row(9, 2, "bb", pre=row(1, 2, "aa").columns)
     assert split_key_change(update) == (update,)

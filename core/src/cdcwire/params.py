@@ -135,6 +135,11 @@ PARTITION_COLUMNS = Parameter(
 )
 TOPIC_RULE = Parameter("topic-rule", "str", None, "topic expression, e.g. cdc_{schema}_{table}")
 DISPATCH_RULES = Parameter("dispatch-rules", "str", None, "path of a TOML file of [[dispatchers]]")
+OUTPUT_RAW_CHANGE_EVENT = Parameter(
+    "output-raw-change-event", "bool", False,
+    "a key-changing update stays one update, dispatched by its new image (default: delete + insert,"
+    " each by its own key)",
+)
 
 SHARED_PARAMETERS: tuple[Parameter, ...] = (
     PROTOCOL,
@@ -145,6 +150,7 @@ SHARED_PARAMETERS: tuple[Parameter, ...] = (
     PARTITION_COLUMNS,
     TOPIC_RULE,
     DISPATCH_RULES,
+    OUTPUT_RAW_CHANGE_EVENT,
 )
 
 # --- parameters several codecs declare (each codec lists the ones it honours) ------------

@@ -62,6 +62,8 @@ class Dispatcher:
             rules = list(config.dispatch_rules or rules_from_params(config.params))
         self._rules = list(rules)
         num = int(config.params.get("partition-num") or 3)
+        #: output-raw-change-event: key-changing updates are not split
+        self.raw_changes = bool(config.params.get("output-raw-change-event"))
         self._count = partition_count or (lambda _topic: num)
         self._counts: dict[str, int] = {}
         self._tables: dict[tuple[str, str], tuple[str, Partitioner]] = {}
@@ -107,6 +109,8 @@ class Dispatcher:
         if isinstance(event, RowChangedEvent):
             topic, part = self._table(event.schema, event.table)
             n = self.partitions(topic)
+            if self.raw_changes:
+                return [Route(topic, part(event, n), event)]
             return [Route(topic, part(row, n), row) for row in split_key_change(event)]
         if isinstance(event, DDLEvent):
             return self._broadcast(self.topic_for(event.schema, event.table), self.policy.ddl, event)
