@@ -70,22 +70,26 @@ def test_inspect_prints_event_json_lines_that_encode_reads_back(tmp_path, events
     assert main(["encode", "--sink-uri", again, str(printed)]) == 0
 
 
-def test_inspect_reads_a_list_of_topics_or_every_topic(tmp_path, events_file, capsys):
+@pytest.fixture
+def topic_rule_sink(tmp_path, events_file, capsys) -> tuple[str, list]:
+    """A sink whose events a topic rule spread over topics (t_{table}, and the URI's for broadcasts)."""
     path, events = events_file
     base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
     main(["encode", "--sink-uri", base + "&topic-rule=t_{table}", str(path)])
     capsys.readouterr()
+    return base, events
+
+
+def test_inspect_reads_a_list_of_topics_or_every_topic(topic_rule_sink, capsys):
+    base, events = topic_rule_sink
     assert main(["inspect", base, "--topic", "*"]) == 0
     every = capsys.readouterr().out.splitlines()
     assert len(every) == len(events)
     assert main(["inspect", base, "--topic", "orders,nothing-here"]) == 2  # a missing topic is an error
 
 
-def test_inspect_reads_the_topics_a_pattern_matches(tmp_path, events_file, capsys):
-    path, events = events_file
-    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
-    main(["encode", "--sink-uri", base + "&topic-rule=t_{table}", str(path)])
-    capsys.readouterr()
+def test_inspect_reads_the_topics_a_pattern_matches(topic_rule_sink, capsys):
+    base, events = topic_rule_sink
     assert main(["inspect", base, "--topic", "t_*"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(events)
     assert main(["inspect", base, "--topic", "x_*"]) == 2
