@@ -111,7 +111,7 @@ class ProgressBar:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, failure: object, *exc: object) -> None:
         if self._token is not None:
             _COUNTER.reset(self._token)
         self._stop.set()
@@ -119,7 +119,7 @@ class ProgressBar:
             self._thread.join()
             if self.terminal:
                 self.out.write("\r" + " " * 78 + "\r")
-            else:  # a log keeps where it ended
+            elif failure is None:  # a log keeps where it ended (a failure says so in its own line)
                 events = self.events.value if self.events is not None else 0
                 written = f", {events:,} events written" if events else ""
                 self.out.write(f"{self.label}: ended after {time.monotonic() - self._started:.1f}s{written}\n")
