@@ -164,7 +164,8 @@ def _image_array(shapes: list[Optional[ImageShape]], images: list[Optional[list]
     """The list<COLUMN> array of these images. Names, types, flags and type texts are taken
     from each distinct shape's columns (one small array per batch) by index, in Arrow; only
     the values are gathered per row."""
-    slot: dict[ImageShape, int] = {}
+    slot: dict[ImageShape, int] = {}  # each distinct shape's first entry in _shape_columns' arrays
+    slots_end = 0
     row_slots: list[int] = []
     lengths: list[int] = []
     values: list[Any] = []
@@ -180,7 +181,8 @@ def _image_array(shapes: list[Optional[ImageShape]], images: list[Optional[list]
             raise ValueError(f"an image of {len(image)} values has a shape of {width} columns")  # type: ignore[arg-type]
         at = slot.get(shape)
         if at is None:
-            at = slot[shape] = sum(len(s.names) for s in slot)
+            at = slot[shape] = slots_end
+            slots_end += width
         valid.append(True)
         lengths.append(width)
         row_slots.append(at)
