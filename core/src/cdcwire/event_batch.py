@@ -21,7 +21,7 @@ Spark side builds batches from Arrow (:mod:`cdcwire.spark.arrow_batches`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional, Sequence
 
 from .bounded_cache import BoundedCache
@@ -86,6 +86,11 @@ class EventBatch:
     the kind has no such image). DDL events have ``schemas``, ``tables``, ``ddl_types``
     and ``queries``. Every event is valid (the builder checked it): a batch never holds a
     row the Event model would refuse.
+
+    ``key_only`` holds the positions of rows marked ``handle_key_only`` (rare: a row that
+    arrived with its handle key only). A columnar encoder sends those through its Event
+    path (``batch.event(i)`` carries the mark); reading them, a columnar decoder may
+    hand the message to its Event path instead.
     """
 
     kinds: list[str]
@@ -99,6 +104,7 @@ class EventBatch:
     old_values: list[Optional[list[Value]]]
     ddl_types: list[Optional[DDLType]]
     queries: list[Optional[str]]
+    key_only: set[int] = field(default_factory=set)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -121,6 +127,7 @@ class EventBatch:
             None if new_shape is None else new_shape.columns(self.new_values[i]),  # type: ignore[arg-type]
             None if old_shape is None else old_shape.columns(self.old_values[i]),  # type: ignore[arg-type]
             self.table_ids[i],
+            i in self.key_only,
         )
 
     def events(self) -> Iterator[Event]:
@@ -139,8 +146,11 @@ class EventBatch:
         new: Optional[tuple[ImageShape, list[Value]]],
         old: Optional[tuple[ImageShape, list[Value]]],
         table_id: Optional[int] = None,
+        key_only: bool = False,
     ) -> None:
         """Add a row change at the end: each image as (shape, values), or None (a decoder's path)."""
+        if key_only:
+            self.key_only.add(len(self.kinds))
         self._add(kind, commit_ts, schema, table, table_id, None, None)
         self.new_shapes.append(None if new is None else new[0])
         self.new_values.append(None if new is None else new[1])
@@ -151,6 +161,8 @@ class EventBatch:
         """Add one event at the end (for tests and for building a batch from events)."""
         if isinstance(event, RowChangedEvent):
             new, old = event.columns, event.pre_columns
+            if event.handle_key_only:
+                self.key_only.add(len(self.kinds))
             self._add(event.kind, event.commit_ts, event.schema, event.table, event.table_id, None, None)
             self.new_shapes.append(None if new is None else ImageShape.of_columns(new))
             self.new_values.append(None if new is None else [c.value for c in new])

@@ -34,7 +34,7 @@ from .value_text import float32_text
 
 #: The version of the event JSON format: MAJOR.MINOR, a new optional field raising the
 #: minor, anything an older reader would misread the major.
-EVENT_JSON_VERSION = "1.0"
+EVENT_JSON_VERSION = "1.1"
 
 # --- to JSON -------------------------------------------------------------------------------
 
@@ -70,6 +70,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         }
         if event.table_id is not None:
             d["table_id"] = event.table_id
+        if event.handle_key_only:
+            d["handle_key_only"] = True
         d["columns"] = None if event.columns is None else [column_to_dict(c) for c in event.columns]
         d["pre_columns"] = None if event.pre_columns is None else [column_to_dict(c) for c in event.pre_columns]
         return d
@@ -208,7 +210,7 @@ def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
         raise EventJSONError("an event must be a JSON object", line)
     kind = _req(d, "type", ctx, "type")
     if kind == "row":
-        unknown = set(d) - {"type", "commit_ts", "schema", "table", "table_id", "columns", "pre_columns"}
+        unknown = set(d) - {"type", "commit_ts", "schema", "table", "table_id", "handle_key_only", "columns", "pre_columns"}
         if unknown:
             raise ctx.fail(sorted(unknown)[0], "unknown field of a row event")
         columns = _columns(d.get("columns"), ctx, "columns")
@@ -222,6 +224,7 @@ def event_from_dict(d: Any, line: Optional[int] = None) -> Event:
             columns,
             pre,
             d.get("table_id"),
+            d.get("handle_key_only", False),
         )
         return _checked(event, ctx)
     if kind == "ddl":

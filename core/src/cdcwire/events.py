@@ -98,6 +98,12 @@ class RowChangedEvent:
 
     ``table_id`` is the physical table id of a partitioned table's partition
     (open-protocol ``ptn``, craft "partition id"), None for a plain table.
+
+    ``handle_key_only`` marks a row that arrived with its handle-key columns only: the
+    sink sent it so because the whole row was over ``max-message-bytes``
+    (``large-message-handle-option=handle-key-only``: open-protocol ``"ohk"``, canal-json
+    ``_tidb.onlyHandleKey``). Its images are not the row, only the key to look it up by,
+    so a consumer that keeps tables must fetch the row, not apply the image.
     """
 
     commit_ts: int
@@ -106,6 +112,7 @@ class RowChangedEvent:
     columns: Optional[Columns] = None
     pre_columns: Optional[Columns] = None
     table_id: Optional[int] = None
+    handle_key_only: bool = False
 
     def __post_init__(self) -> None:
         if self.columns is None and self.pre_columns is None:
@@ -156,6 +163,7 @@ def build_row_event(
     columns: Optional[Columns],
     pre_columns: Optional[Columns],
     table_id: Optional[int] = None,
+    handle_key_only: bool = False,
 ) -> RowChangedEvent:
     """A RowChangedEvent at a fraction of the constructor's cost, the same way as
     :func:`build_column`, with the constructor's one check kept."""
@@ -168,6 +176,7 @@ def build_row_event(
     shell.columns = columns
     shell.pre_columns = pre_columns
     shell.table_id = table_id
+    shell.handle_key_only = handle_key_only
     shell.__class__ = RowChangedEvent  # type: ignore[assignment]
     return shell  # type: ignore[return-value]
 

@@ -428,6 +428,17 @@ def _check_names(event: Any) -> None:
             raise _fail(event, field, f"{field} name {problem}")
 
 
+def _check_key_only(event: Any) -> None:
+    """A key-only row (see RowChangedEvent.handle_key_only) carries its handle key and nothing else."""
+    if event.handle_key_only is not True:
+        raise _fail(event, "handle_key_only", f"must be True or False, got {shown(event.handle_key_only)}")
+    for field in ("columns", "pre_columns"):
+        for column in getattr(event, field) or ():
+            if not column.flags & ColumnFlag.HANDLE_KEY:
+                rule = f"column {column.name!r} of a handle-key-only row is not a handle-key column"
+                raise _fail(event, field, rule)
+
+
 def check_event(event: Any) -> None:
     """Raise InvalidEventError naming the event, the field (and column) and the rule it breaks."""
     cls = event.__class__
@@ -454,6 +465,8 @@ def check_event(event: Any) -> None:
             pre_columns.__class__ is tuple and pre_columns and _image_ok(pre_columns)
         ):
             _check_image(event, pre_columns, "pre_columns")
+        if event.handle_key_only is not False:
+            _check_key_only(event)
     elif cls is ResolvedEvent:
         if not _u64(event.ts):
             raise _fail(event, "ts", f"must be an int in 0..2^64-1, got {shown(event.ts)}")

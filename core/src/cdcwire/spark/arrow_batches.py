@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 from ..bounded_cache import BoundedCache
 from ..event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
 from ..type_codes import ColumnFlag, ColumnType, DDLType
-from .arrow_events import entry_values
+from .arrow_events import entry_values, key_only_array, key_only_positions
 from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
 
 _UINT64 = pa.uint64()
@@ -68,6 +68,7 @@ def routed_event_batch(batch: pa.RecordBatch) -> EventBatch:
         old_values=old_values,
         ddl_types=ddl_types,
         queries=batch.column("query").to_pylist(),
+        key_only=key_only_positions(batch),
     )
 
 
@@ -156,8 +157,10 @@ def event_batch_arrow(batch: EventBatch) -> pa.RecordBatch:
         _image_array(batch.old_shapes, batch.old_values),
         pa.array(ddl_types, pa.string()),
         pa.array(batch.queries, pa.string()),
+        key_only_array(len(batch.kinds), batch.key_only),
     ]
     return pa.RecordBatch.from_arrays(arrays, schema=ARROW_EVENT_SCHEMA)
+
 
 
 def _image_array(shapes: list[Optional[ImageShape]], images: list[Optional[list]]) -> pa.ListArray:

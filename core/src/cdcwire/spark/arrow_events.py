@@ -127,6 +127,24 @@ class _ColumnLists:
         )
 
 
+def key_only_array(n: int, positions: Iterable[int]) -> pa.BooleanArray:
+    """The ``handle_key_only`` column of ``n`` events: true at ``positions``, false elsewhere."""
+    marks = np.zeros(n, dtype=bool)
+    marks[list(positions)] = True
+    return pa.array(marks, pa.bool_())
+
+
+def key_only_positions(batch: pa.RecordBatch) -> set[int]:
+    """Where a batch of the event layout marks ``handle_key_only`` true (null reads as false);
+    a batch without the column (an event DataFrame of format 1.0) marks none."""
+    if "handle_key_only" not in batch.schema.names:
+        return set()
+    column = batch.column("handle_key_only")
+    if column.true_count == 0:  # the usual case: no key-only rows at all
+        return set()
+    return set(np.flatnonzero(column.fill_null(False).to_numpy(zero_copy_only=False)).tolist())
+
+
 def events_to_batch(
     events: Sequence[Event], extra: Optional[dict[str, pa.Array]] = None, schema: pa.Schema = ARROW_EVENT_SCHEMA
 ) -> pa.RecordBatch:
@@ -138,9 +156,12 @@ def events_to_batch(
     table_ids: list[Optional[int]] = []
     ddl_types: list[Optional[str]] = []
     queries: list[Optional[str]] = []
+    key_only: list[int] = []
     cols, pres = _ColumnLists(), _ColumnLists()
     for e in events:
         if type(e) is RowChangedEvent:
+            if e.handle_key_only:
+                key_only.append(len(kinds))
             kinds.append(e.kind)
             ts.append(e.commit_ts)
             schemas.append(e.schema)
@@ -182,6 +203,7 @@ def events_to_batch(
         pres.array(),
         pa.array(ddl_types, pa.string()),
         pa.array(queries, pa.string()),
+        key_only_array(len(kinds), key_only),
     ]
     names = list(ARROW_EVENT_SCHEMA.names)
     for name, array in (extra or {}).items():
@@ -341,7 +363,8 @@ def checked_events(
         elif kind == "resolved":
             out.append(ResolvedEvent(rows.ts[i]))  # type: ignore[arg-type]
         else:
-            out.append(build_row_event(rows.ts[i], rows.schemas[i], rows.tables[i], c, p, rows.table_ids[i]))  # type: ignore[arg-type]
+            out.append(build_row_event(rows.ts[i], rows.schemas[i], rows.tables[i], c, p, rows.table_ids[i],  # type: ignore[arg-type]
+                                       i in rows.key_only))
     return out, problems
 
 
@@ -374,7 +397,7 @@ def batch_problems(batch: pa.RecordBatch) -> dict[int, str]:
 class _Rows:
     """The per-row fields of a batch, and the checks of a row that are not about its entries."""
 
-    __slots__ = ("kinds", "ts", "schemas", "tables", "table_ids", "ddl_types", "queries")
+    __slots__ = ("kinds", "ts", "schemas", "tables", "table_ids", "ddl_types", "queries", "key_only")
 
     def __init__(self, batch: pa.RecordBatch, problems: dict[int, str]) -> None:
         self.kinds = batch.column("kind").to_pylist()
@@ -385,6 +408,7 @@ class _Rows:
         self.table_ids = batch.column("table_id").to_pylist()
         self.ddl_types = batch.column("ddl_type").to_pylist()
         self.queries = batch.column("query").to_pylist()
+        self.key_only = key_only_positions(batch)
 
     def problem(self, i: int, has_new: bool, has_old: bool) -> Optional[str]:
         """Why row ``i`` is not an event of its kind, or None."""

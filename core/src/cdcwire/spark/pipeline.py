@@ -42,7 +42,7 @@ from .job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .progress import progress_counter
 from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .routing_counts import COUNTERS, COUNTS_COLUMN
-from .schema import EVENT_COLUMNS, MALFORMED_TYPE
+from .schema import EVENT_COLUMNS, MALFORMED_TYPE, OPTIONAL_COLUMNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +161,12 @@ class WriteSummary:
 
 
 def with_malformed_column(df: DataFrame) -> DataFrame:
-    """The event columns plus ``_malformed`` (null when the input has none)."""
-    cols = [F.col(f"`{c}`") for c in EVENT_COLUMNS]
+    """The event columns plus ``_malformed`` (null when the input has none); an input of the
+    1.0 layout, without ``handle_key_only``, marks no row key-only."""
+    cols = [
+        F.col(f"`{c}`") if c in df.columns or c not in OPTIONAL_COLUMNS else F.lit(OPTIONAL_COLUMNS[c]).alias(c)
+        for c in EVENT_COLUMNS
+    ]
     if "_malformed" in df.columns:
         return df.select(*cols, "_malformed")
     return df.select(*cols, F.lit(None).cast(MALFORMED_TYPE).alias("_malformed"))

@@ -16,7 +16,7 @@ from .data_source import register_data_sources
 from .job_errors import cdcwire_errors_raised
 from .message_ranges import plan_message_ranges, ranges_to_json
 from .message_decoding import decode_stage
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .schema import EVENT_COLUMNS, EVENT_SCHEMA, OPTIONAL_COLUMNS, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 
 
 def is_source_uri(text: str) -> bool:
@@ -30,10 +30,13 @@ def read_events(spark: SparkSession, path: str, permissive: bool = False) -> Dat
     register_data_sources(spark)
     if _is_parquet(path):
         df = spark.read.parquet(path)
-        missing = [c for c in EVENT_COLUMNS if c not in df.columns]
+        missing = [c for c in EVENT_COLUMNS if c not in df.columns and c not in OPTIONAL_COLUMNS]
         if missing:
             raise CdcwireError(f"{path} is not an event DataFrame in Parquet: it lacks {', '.join(missing)}")
-        return df.select(*(F.col(f"`{f.name}`").cast(f.dataType).alias(f.name) for f in EVENT_SCHEMA.fields))
+        return df.select(*(
+            (F.col(f"`{f.name}`") if f.name in df.columns else F.lit(OPTIONAL_COLUMNS[f.name])).cast(f.dataType).alias(f.name)
+            for f in EVENT_SCHEMA.fields
+        ))
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
         return (
             spark.read.format("cdcwire-events")

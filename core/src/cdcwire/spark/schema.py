@@ -11,6 +11,10 @@ One row per event::
     pre_columns  array<COLUMN>   (row) old image: update and delete; null for an insert
     ddl_type     string          (ddl) DDLType name, e.g. ADD_COLUMN
     query        string          (ddl) the statement
+    handle_key_only boolean      (row) true: the row arrived with its handle key only (a large
+                                 row under large-message-handle-option=handle-key-only or
+                                 claim-check); its images are the key to look the row up by.
+                                 Null on input means false.
 
     COLUMN = struct<name string, type string (ColumnType name), flags int (ColumnFlag bits),
                     value VALUE, mysql_type string>
@@ -42,6 +46,7 @@ import pyarrow as pa
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
+    BooleanType,
     DecimalType,
     DoubleType,
     IntegerType,
@@ -53,7 +58,7 @@ from pyspark.sql.types import (
 
 #: The version of the event DataFrame schema: MAJOR.MINOR, a new nullable column raising the
 #: minor, a changed or removed one the major.
-EVENT_SCHEMA_VERSION = "1.0"
+EVENT_SCHEMA_VERSION = "1.1"
 
 KINDS = ("insert", "update", "delete", "ddl", "resolved")
 
@@ -85,10 +90,13 @@ EVENT_FIELDS = [
     StructField("pre_columns", ArrayType(COLUMN_TYPE)),
     StructField("ddl_type", StringType()),
     StructField("query", StringType()),
+    StructField("handle_key_only", BooleanType()),
 ]
 #: The event DataFrame's schema.
 EVENT_SCHEMA = StructType(EVENT_FIELDS)
 EVENT_COLUMNS = tuple(f.name for f in EVENT_FIELDS)
+#: Columns added after 1.0 that an input may lack, and the value that stands for them then.
+OPTIONAL_COLUMNS = {"handle_key_only": False}
 
 MALFORMED_TYPE = StructType(
     [
@@ -141,6 +149,7 @@ ARROW_EVENT_FIELDS = [
     pa.field("pre_columns", pa.list_(ARROW_COLUMN)),
     pa.field("ddl_type", pa.string()),
     pa.field("query", pa.string()),
+    pa.field("handle_key_only", pa.bool_()),
 ]
 ARROW_MALFORMED = pa.struct(
     [pa.field("source", pa.string()), pa.field("reason", pa.string()), pa.field("text", pa.string())]
