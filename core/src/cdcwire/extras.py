@@ -16,6 +16,8 @@ from .errors import CdcwireError
 EXTRA_MODULES: dict[str, frozenset[str]] = {
     "kafka": frozenset({"confluent_kafka"}),
     "spark": frozenset({"pyspark", "pyarrow", "pandas", "numpy"}),
+    "compression": frozenset({"cramjam"}),
+    "claim-check": frozenset({"fsspec", "s3fs", "aiobotocore", "botocore"}),
 }
 
 

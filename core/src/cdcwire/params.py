@@ -174,3 +174,25 @@ LARGE_MESSAGE_HANDLE_OPTION = Parameter(
     "what to do with an event larger than max-message-bytes",
     choices=("none",),
 )
+LARGE_MESSAGE_HANDLE_COMPRESSION = Parameter(
+    "large-message-handle-compression", "choice", "none",
+    "compress every message value (snappy block, lz4 frame) before the size check; readers decompress"
+    " every value with the same setting",
+    choices=("none", "snappy", "lz4"),
+)
+CLAIM_CHECK_STORAGE_URI = Parameter(
+    "claim-check-storage-uri", "str", None,
+    "where large-message-handle-option=claim-check stores whole messages (file:///dir or"
+    " s3://bucket/prefix?endpoint=...), URL-encoded; readers fetch claim-checked messages from it",
+)
+CLAIM_CHECK_RAW_VALUE = Parameter(
+    "claim-check-raw-value", "bool", False,
+    "store the raw message value instead of the {key, value} JSON object (not for open-protocol)",
+)
+#: What a codec that implements claim-check and compression declares, beside
+#: ``LARGE_MESSAGE_HANDLE_OPTION.supporting(...)``.
+LARGE_MESSAGE_PARAMETERS: tuple[Parameter, ...] = (
+    LARGE_MESSAGE_HANDLE_COMPRESSION,
+    CLAIM_CHECK_STORAGE_URI,
+    CLAIM_CHECK_RAW_VALUE,
+)

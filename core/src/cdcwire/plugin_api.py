@@ -50,10 +50,17 @@ from .events import (
 )
 from .hookspecs import hookimpl
 from .message import MESSAGE_OVERHEAD, Message, Payload
+from .large_messages import ClaimCheckStore, Compression, LargeMessageOptions
+from .large_messages.compression import DecompressionFailed
+from .large_messages.storage import ObjectMissing, StorageError
 from .params import (
+    CLAIM_CHECK_RAW_VALUE,
+    CLAIM_CHECK_STORAGE_URI,
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     ENABLE_TIDB_EXTENSION,
+    LARGE_MESSAGE_HANDLE_COMPRESSION,
     LARGE_MESSAGE_HANDLE_OPTION,
+    LARGE_MESSAGE_PARAMETERS,
     MAX_BATCH_SIZE,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     Parameter,
@@ -66,12 +73,18 @@ from .value_text import float32_text, float64_text
 #: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
 #: removed one the major. A plugin written for 1.0 loads on any 1.x core.
 #: 1.1: the columnar capability (BatchEncoder, BatchDecoder, EventBatch, ImageShape).
-PLUGIN_API_VERSION = "1.1"
+#: 1.2: large messages: RowChangedEvent.handle_key_only and EventBatch.key_only (a columnar
+#: encoder sends those rows through its Event path), LargeMessageOptions, Compression,
+#: ClaimCheckStore and their errors, the claim-check and compression parameters.
+PLUGIN_API_VERSION = "1.2"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 
 __all__ = [
+    "CLAIM_CHECK_RAW_VALUE", "CLAIM_CHECK_STORAGE_URI", "ClaimCheckStore", "Compression", "DecompressionFailed",
+    "LARGE_MESSAGE_HANDLE_COMPRESSION", "LARGE_MESSAGE_PARAMETERS", "LargeMessageOptions", "ObjectMissing",
+    "StorageError",
     "BLOB_TYPES", "BatchDecoder", "BatchEncoder", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
     "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
     "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventBatch", "EventPolicy", "FLOAT_TYPES",

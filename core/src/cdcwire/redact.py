@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
 MASK = "***"
 
 #: Query parameters whose values are always masked.
-SECRET_PARAMETER_WORDS = ("password", "secret", "token", "key-password", "sasl-password", "api-key")
+SECRET_PARAMETER_WORDS = ("password", "secret", "token", "key-password", "sasl-password", "api-key", "access-key")
 
 
 def is_secret_name(name: str) -> bool:

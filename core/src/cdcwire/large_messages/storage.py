@@ -1,0 +1,183 @@
+"""The external storage a claim-check store writes to: ``file://`` and ``s3://`` through fsspec.
+
+URIs take TiCDC's external-storage form, so the ``claim-check-storage-uri`` of a
+changefeed works here as it is::
+
+    file:///var/cdc/claim-check
+    s3://bucket/prefix?endpoint=http://127.0.0.1:9000&access-key=AK&secret-access-key=SK&region=us-east-1
+
+S3 credentials not in the URI come from the usual AWS chain (environment, profile,
+instance role). The URI's secrets never leave this module: :meth:`Storage.display` is the
+URI with them masked, and what a message may carry (:meth:`Storage.location`) has no query
+at all.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Optional
+from urllib.parse import parse_qsl, urlsplit
+
+from ..errors import SinkURIError
+from ..extras import extra_required
+from ..redact import MASK
+
+SCHEMES = ("file", "s3")
+#: TiCDC's S3 URI parameters, and the s3fs argument each becomes.
+_S3_PARAMETERS = {
+    "endpoint", "access-key", "secret-access-key", "session-token", "region", "force-path-style", "provider",
+    "storage-class", "sse", "sse-kms-key-id", "acl", "role-arn", "external-id",
+}
+_S3_SECRETS = ("access-key", "secret-access-key", "session-token")
+#: Connection and read time limits, and attempts, for S3 calls: an unreachable storage fails a
+#: write in seconds, naming the storage, rather than hanging the task.
+_S3_TIMEOUTS = {"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 3, "mode": "standard"}}
+
+
+class StorageError(Exception):
+    """The storage could not be reached, or refused a read or a write (the reason in the text)."""
+
+
+class ObjectMissing(StorageError):
+    """The object a location names is not in the storage."""
+
+
+@dataclass(frozen=True, slots=True)
+class Storage:
+    """A directory of one file system: local, or a bucket prefix on S3."""
+
+    scheme: str
+    root: str  # file: an absolute path; s3: bucket/prefix
+    options: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, uri: str, parameter: str = "claim-check-storage-uri") -> "Storage":
+        """The storage a URI names, or SinkURIError naming ``parameter`` and what is wrong."""
+        try:
+            parts = urlsplit(uri)
+        except ValueError as exc:
+            raise SinkURIError(f"parameter {parameter!r}: not a URI ({exc})", parameter) from None
+        scheme = parts.scheme.lower()
+        if scheme not in SCHEMES:
+            shown = scheme or "no scheme"
+            raise SinkURIError(
+                f"parameter {parameter!r}: storage scheme {shown!r} is not supported; use file:///path or"
+                " s3://bucket/prefix?endpoint=...", parameter,
+            )
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        if scheme == "file":
+            if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+                raise SinkURIError(
+                    f"parameter {parameter!r}: a file:// storage needs an absolute path (file:///dir)", parameter
+                )
+            if query:
+                raise SinkURIError(f"parameter {parameter!r}: a file:// storage takes no parameters", parameter)
+            return cls("file", parts.path.rstrip("/") or "/")
+        if not parts.netloc:
+            raise SinkURIError(f"parameter {parameter!r}: an s3:// storage needs a bucket (s3://bucket/prefix)",
+                               parameter)
+        unknown = sorted(set(query) - _S3_PARAMETERS)
+        if unknown:
+            raise SinkURIError(
+                f"parameter {parameter!r}: unknown S3 storage parameter {unknown[0]!r}"
+                f" (known: {', '.join(sorted(_S3_PARAMETERS))})", parameter,
+            )
+        root = (parts.netloc + "/" + parts.path.strip("/")).rstrip("/")
+        return cls("s3", root, query)
+
+    # -- what may be shown ---------------------------------------------------------------
+
+    def location(self, name: str) -> str:
+        """What a message carries to point at object ``name``: no query, so no secret."""
+        if self.scheme == "file":
+            return f"file://{posixpath.join(self.root, name)}"
+        return f"s3://{self.root}/{name}"
+
+    def display(self) -> str:
+        """The storage for logs and errors: S3 keys masked, the endpoint shown."""
+        if self.scheme == "file":
+            return f"file://{self.root}"
+        shown = [f"{k}={MASK if k in _S3_SECRETS else v}" for k, v in sorted(self.options.items())]
+        return f"s3://{self.root}" + ("?" + "&".join(shown) if shown else "")
+
+    def __repr__(self) -> str:
+        return f"Storage({self.display()!r})"
+
+    # -- objects -------------------------------------------------------------------------
+
+    def put(self, name: str, data: bytes) -> None:
+        """Write object ``name`` whole: a reader sees all of it or nothing (file: written aside
+        and renamed into place; S3: one PUT, which S3 makes visible whole)."""
+        fs, path = self._fs(), self._path(name)
+        try:
+            if self.scheme == "file":
+                os.makedirs(self.root, exist_ok=True)
+                aside = posixpath.join(self.root, f".{name}.{uuid.uuid4().hex}.tmp")
+                with open(aside, "wb") as out:
+                    out.write(data)
+                    out.flush()
+                    os.fsync(out.fileno())
+                os.replace(aside, path)
+            else:
+                fs.pipe_file(path, data)
+        except Exception as exc:  # noqa: BLE001 - any failure of the storage is one error here
+            raise StorageError(f"cannot write {name} to {self.display()}: {_reason(exc)}") from None
+
+    def get(self, name: str) -> bytes:
+        """Object ``name``'s bytes; ObjectMissing when there is none."""
+        fs, path = self._fs(), self._path(name)
+        try:
+            return fs.cat_file(path)
+        except FileNotFoundError:
+            raise ObjectMissing(f"{name} is not in {self.display()}") from None
+        except Exception as exc:  # noqa: BLE001
+            raise StorageError(f"cannot read {name} from {self.display()}: {_reason(exc)}") from None
+
+    def _path(self, name: str) -> str:
+        return posixpath.join(self.root, name)
+
+    def _fs(self) -> Any:
+        with extra_required("claim-check", f"a {self.scheme}:// claim-check storage"):
+            import fsspec
+
+            if self.scheme == "file":
+                return fsspec.filesystem("file")
+            import s3fs  # noqa: F401 - registers the s3 protocol with fsspec
+        return fsspec.filesystem("s3", **_s3_arguments(self.options))
+
+
+def _s3_arguments(options: dict[str, str]) -> dict[str, Any]:
+    client: dict[str, Any] = {}
+    config: dict[str, Any] = dict(_S3_TIMEOUTS)
+    if options.get("endpoint"):
+        client["endpoint_url"] = options["endpoint"]
+    if options.get("region"):
+        client["region_name"] = options["region"]
+    if options.get("force-path-style", "").lower() in ("true", "1"):
+        config["s3"] = {"addressing_style": "path"}
+    arguments: dict[str, Any] = {"client_kwargs": client, "config_kwargs": config}
+    if options.get("access-key"):
+        arguments["key"] = options["access-key"]
+    if options.get("secret-access-key"):
+        arguments["secret"] = options["secret-access-key"]
+    if options.get("session-token"):
+        arguments["token"] = options["session-token"]
+    return arguments
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def object_name(location: str) -> Optional[str]:
+    """The file name of a claim-check location, as the reference's decoders take it
+    (``filepath.Split``): never a path to follow, so a message cannot point a reader
+    outside its configured storage. None when the location ends in no usable name."""
+    name = location.rsplit("/", 1)[-1]
+    if not name or name in (".", ".."):
+        return None
+    return name
