@@ -19,6 +19,15 @@ from ..errors import SinkURIError
 from ..params import Parameter, shown_value
 from ..sink_uri import SinkConfig
 from ..transport import MessageReader, MessageWriter, Transport
+from .kafka_sasl import (
+    MECHANISMS,
+    PASSWORD_MECHANISMS,
+    check_sasl,
+    client_secret_problem,
+    grant_type_problem,
+    scopes_problem,
+    token_url_problem,
+)
 
 #: The longest dial-timeout: one day, well inside librdkafka's socket.connection.setup.timeout.ms
 #: (at most 2147483647 ms), so a long value is refused here, naming the parameter, not by the client.
@@ -64,10 +73,57 @@ KAFKA_PARAMETERS: tuple[Parameter, ...] = (
     Parameter("insecure-skip-verify", "bool", False, "do not verify the broker's certificate"),
     Parameter(
         "sasl-mechanism", "choice", None, "SASL mechanism (plain when user:password@ is in the URI)",
-        choices=("plain", "scram-sha-256", "scram-sha-512"),
+        choices=MECHANISMS,
     ),
     Parameter("sasl-user", "str", None, "SASL user name"),
     Parameter("sasl-password", "str", None, "SASL password", secret=True),
+    # sasl-mechanism=oauthbearer: OIDC client credentials, TiCDC's names (its changefeed config's).
+    Parameter("sasl-oauth-client-id", "str", None, "oauthbearer: OAuth client id (required)"),
+    Parameter(
+        "sasl-oauth-client-secret", "str", None,
+        "oauthbearer: OAuth client secret, Base64-encoded as TiCDC takes it (required)",
+        secret=True, check=client_secret_problem,
+    ),
+    Parameter(
+        "sasl-oauth-token-url", "str", None, "oauthbearer: the identity provider's token endpoint (required)",
+        check=token_url_problem,
+    ),
+    Parameter(
+        "sasl-oauth-scopes", "str", None, "oauthbearer: scopes to ask for, comma-separated",
+        check=scopes_problem,
+    ),
+    Parameter(
+        "sasl-oauth-grant-type", "str", None, "oauthbearer: only client_credentials (the default)",
+        check=grant_type_problem,
+    ),
+    Parameter(
+        "sasl-oauth-audience", "str", None,
+        "oauthbearer: TiCDC's; refused (librdkafka's token request has no audience field)",
+    ),
+    # sasl-mechanism=gssapi: Kerberos, TiCDC's sink-URI names; needs a librdkafka built with libsasl2.
+    Parameter(
+        "sasl-gssapi-auth-type", "choice", None,
+        "gssapi: keytab (kinit from sasl-gssapi-keytab-path) or user (the ticket cache of an earlier kinit);"
+        " default keytab when a keytab is given",
+        choices=("user", "keytab"),
+    ),
+    Parameter("sasl-gssapi-keytab-path", "str", None, "gssapi: path of the keytab (auth-type keytab)"),
+    Parameter(
+        "sasl-gssapi-kerberos-config-path", "str", None,
+        "gssapi: path of krb5.conf (set as KRB5_CONFIG of the process)",
+    ),
+    Parameter("sasl-gssapi-service-name", "str", None, "gssapi: the brokers' Kerberos service name (kafka)"),
+    Parameter("sasl-gssapi-user", "str", None, "gssapi: Kerberos principal (user, or user@REALM)"),
+    Parameter(
+        "sasl-gssapi-password", "str", None,
+        "gssapi: TiCDC's; refused (librdkafka logs in from a keytab or the ticket cache, never a password)",
+        secret=True,
+    ),
+    Parameter("sasl-gssapi-realm", "str", None, "gssapi: Kerberos realm of sasl-gssapi-user"),
+    Parameter(
+        "sasl-gssapi-disable-pafxfast", "bool", False,
+        "gssapi: TiCDC's; accepted with a note and not used (FAST is krb5.conf's to enable)",
+    ),
     Parameter(
         "request-timeout-ms", "int", 30000, "broker request timeout (at most 300000)",
         minimum=REQUEST_TIMEOUT_MS_RANGE[0], maximum=REQUEST_TIMEOUT_MS_RANGE[1],
@@ -143,7 +199,9 @@ class KafkaTransport(Transport):
         for name in UNUSED_REFERENCE_PARAMETERS:
             if name in config.given:
                 log.info("kafka://: parameter %r is TiCDC's and has no effect here", name)
-        if params.get("sasl-mechanism") and not params.get("sasl-user") and not config.username:
+        check_sasl(config)
+        password_login = params.get("sasl-mechanism") in PASSWORD_MECHANISMS
+        if password_login and not params.get("sasl-user") and not config.username:
             raise SinkURIError("sasl-mechanism needs sasl-user (or user:password@ in the URI)", "sasl-user")
         if (params.get("sasl-user") or params.get("sasl-password")) and not params.get("sasl-mechanism"):
             raise SinkURIError("sasl-user/sasl-password need sasl-mechanism", "sasl-mechanism")

@@ -1,7 +1,7 @@
 """What a ``kafka://`` URI means to librdkafka, and how the client's errors are told.
 
-The settings are the one object that knows the URI's secrets (SASL password, key
-file), so any text built from a client error (exception messages, the ``error_cb``
+The settings are the one object that knows the URI's secrets (SASL password, OAuth client
+secret, key file), so any text built from a client error (exception messages, the ``error_cb``
 log, librdkafka's own log lines) goes through :meth:`KafkaSettings.describe`, which
 scrubs them. Clients are made through :meth:`KafkaSettings.open_client`, so a setting
 librdkafka refuses (a TLS file it cannot load) is named as the URI parameter it came from.
@@ -9,16 +9,25 @@ librdkafka refuses (a TLS file it cannot load) is named as the URI parameter it 
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, TypeVar
+from urllib.parse import urlsplit
 
 from confluent_kafka import KafkaError, KafkaException
 
 from ..durations import parse_duration
 from ..errors import CdcwireError, SinkURIError, TransportError
 from ..redact import MASK
+from .kafka_sasl import (
+    decoded_client_secret,
+    gssapi_auth_type,
+    gssapi_missing_text,
+    kerberos_principal,
+    scopes,
+)
 
 T = TypeVar("T")
 
@@ -47,6 +56,8 @@ class KafkaSettings:
     request_timeout_ms: int
     security: dict[str, Any] = field(repr=False)
     secrets: tuple[str, ...] = field(repr=False)
+    #: sasl-gssapi-kerberos-config-path: librdkafka's Kerberos reads krb5.conf from KRB5_CONFIG.
+    kerberos_config: Optional[str] = None
 
     @classmethod
     def of(cls, config) -> "KafkaSettings":
@@ -58,7 +69,16 @@ class KafkaSettings:
             password = config.password
         tls = bool(params.get("enable-tls") or params.get("ca") or params.get("cert") or params.get("key"))
         security: dict[str, Any] = {"security.protocol": _SECURITY_PROTOCOLS[(tls, bool(mechanism))]}
-        if mechanism:
+        secrets: list[Optional[str]] = [password, config.password, params.get("sasl-password")]
+        secrets.append(params.get("key"))
+        kerberos_config = None
+        if mechanism == "oauthbearer":
+            security.update(_oauthbearer(params, secrets))
+        elif mechanism == "gssapi":
+            security.update(_gssapi(params))
+            kerberos_config = params.get("sasl-gssapi-kerberos-config-path") or None
+            secrets.append(params.get("sasl-gssapi-password"))
+        elif mechanism:
             security.update(
                 {"sasl.mechanism": mechanism.upper(), "sasl.username": user or "", "sasl.password": password or ""}
             )
@@ -68,14 +88,15 @@ class KafkaSettings:
         if params.get("insecure-skip-verify"):
             security["enable.ssl.certificate.verification"] = False
             security["ssl.endpoint.identification.algorithm"] = "none"
-        secrets = tuple(s for s in (password, config.password, params.get("sasl-password"), params.get("key")) if s)
         return cls(
             bootstrap=config.location,
             client_id=params.get("kafka-client-id") or "cdcwire",
             dial_timeout=parse_duration(params.get("dial-timeout") or "10s"),
             request_timeout_ms=int(params.get("request-timeout-ms") or 30000),
             security=security,
-            secrets=secrets,
+            # Longest first: a secret holding another is masked whole.
+            secrets=tuple(sorted({s for s in secrets if s}, key=len, reverse=True)),
+            kerberos_config=kerberos_config,
         )
 
     def client_config(self, errors: "ClientErrors", **extra: Any) -> dict[str, Any]:
@@ -125,13 +146,31 @@ class KafkaSettings:
         becomes a SinkURIError naming the URI parameter (``ca``, ``cert``, ``key``), any
         other refused setting a TransportError, both scrubbed: never a bare KafkaException.
         """
+        self._use_kerberos_config()
         try:
             return kind(self.client_config(errors, **extra))
         except KafkaException as exc:
             raise self._refused(exc) from None
 
+    def _use_kerberos_config(self) -> None:
+        """KRB5_CONFIG of this process set to sasl-gssapi-kerberos-config-path: the Kerberos library
+        and librdkafka's kinit read it there. One process has one, so another value already set is refused."""
+        if self.kerberos_config is None:
+            return
+        current = os.environ.get("KRB5_CONFIG")
+        if current not in (None, "", self.kerberos_config):
+            raise SinkURIError(
+                f"sasl-gssapi-kerberos-config-path={self.kerberos_config} cannot be used: this process"
+                f" already reads Kerberos settings from KRB5_CONFIG={current},"
+                " and Kerberos takes one per process",
+                "sasl-gssapi-kerberos-config-path",
+            )
+        os.environ["KRB5_CONFIG"] = self.kerberos_config
+
     def _refused(self, exc: KafkaException) -> CdcwireError:
         text = self.describe(exc)  # e.g. "Failed to create producer: ssl.ca.location failed: error:..."
+        if "No provider for SASL mechanism GSSAPI" in text:  # a client made where the URI was not checked
+            return SinkURIError(gssapi_missing_text(text), "sasl-mechanism")
         for name, setting in TLS_FILE_SETTINGS.items():
             path = self.security.get(setting)
             if path and f"{setting} failed" in text:
@@ -149,6 +188,45 @@ class KafkaSettings:
             f"cannot reach Kafka at {self.bootstrap} within {self.dial_timeout:g}s "
             f"(dial-timeout): {self.describe(exc)}{errors.last_words()}"
         )
+
+
+def _oauthbearer(params: Any, secrets: list[Optional[str]]) -> dict[str, Any]:
+    """librdkafka's OIDC login (it asks the token endpoint itself and refreshes the token) of
+    TiCDC's sasl-oauth-* parameters; ``secrets`` gets every form of the client secret."""
+    client_id, raw_secret = params["sasl-oauth-client-id"], params["sasl-oauth-client-secret"]
+    secret = decoded_client_secret(raw_secret)
+    token_url = params["sasl-oauth-token-url"]
+    # The Basic credentials librdkafka sends the token endpoint are the secret too.
+    basic = base64.b64encode(f"{client_id}:{secret}".encode()).decode()
+    secrets.extend([raw_secret, secret, basic, urlsplit(token_url).password])
+    settings = {
+        "sasl.mechanism": "OAUTHBEARER",
+        "sasl.oauthbearer.method": "oidc",
+        "sasl.oauthbearer.client.id": client_id,
+        "sasl.oauthbearer.client.secret": secret,
+        "sasl.oauthbearer.token.endpoint.url": token_url,
+    }
+    scope = scopes(params.get("sasl-oauth-scopes"))
+    if scope:
+        settings["sasl.oauthbearer.scope"] = scope
+    return settings
+
+
+def _gssapi(params: Any) -> dict[str, Any]:
+    """librdkafka's Kerberos login of TiCDC's sasl-gssapi-* parameters: kinit from the keytab
+    (librdkafka's default sasl.kerberos.kinit.cmd, renewed every minute), or the ticket cache
+    of an earlier kinit as it is (no kinit: min.time.before.relogin 0)."""
+    settings: dict[str, Any] = {"sasl.mechanism": "GSSAPI"}
+    if params.get("sasl-gssapi-service-name"):
+        settings["sasl.kerberos.service.name"] = params["sasl-gssapi-service-name"]
+    principal = kerberos_principal(params)
+    if principal:
+        settings["sasl.kerberos.principal"] = principal
+    if gssapi_auth_type(params) == "keytab":
+        settings["sasl.kerberos.keytab"] = params["sasl-gssapi-keytab-path"]
+    else:
+        settings["sasl.kerberos.min.time.before.relogin"] = 0
+    return settings
 
 
 class ScrubbedLog:
