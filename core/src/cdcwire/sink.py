@@ -78,7 +78,7 @@ def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
     codec = registry.codec(protocol)
     config = SinkConfig.typed(parts, codec.name, (*transport.parameters, *codec.parameters))
     try:
-        config = replace(config, dispatch_rules=tuple(rules_from_params(config.params)))
+        config = replace(config, dispatch_rules=rules_from_params(config.params))  # a tuple, with the column selectors
     except DispatchError as exc:
         raise SinkURIError(str(exc), "dispatch-rules") from None
     transport.validate(config)

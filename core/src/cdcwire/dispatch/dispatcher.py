@@ -1,4 +1,4 @@
-"""Routing events to (topic, partition), with broadcast and handle-key splits."""
+"""Routing events to (topic, partition), with broadcast, handle-key splits and column selectors."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..codec import Broadcast, EventPolicy
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_row_event
+from .column_selectors import ColumnSelector, first_selector
 from .partitioners import Partitioner
-from .rules import DispatchRule, rules_from_params
+from .rules import DispatchRule, column_selectors_of, rules_from_params
 
 if TYPE_CHECKING:
     from ..sink import Sink
@@ -19,6 +20,8 @@ class Route:
     topic: str
     partition: int
     event: Event
+    #: 0 the whole event; 1 the delete half, 2 the insert half of a split key-changing update
+    half: int = 0
 
 
 def split_key_change(row: RowChangedEvent) -> tuple[RowChangedEvent, ...]:
@@ -47,6 +50,12 @@ class Dispatcher:
 
     ``partition_count(topic)`` gives the number of partitions to use for a topic
     (the sink's ``partition-num`` unless a transport knows better).
+
+    A row's event in its routes has only the columns its table's column selector keeps
+    (see :mod:`cdcwire.dispatch.column_selectors`), selected before its partition is
+    computed, as the reference does. ``select_columns=False`` only checks what a selector
+    must not drop and routes the rows whole: the Spark routing stage drops the columns in
+    Arrow instead (:mod:`cdcwire.spark.column_selection`).
     """
 
     def __init__(
@@ -54,19 +63,22 @@ class Dispatcher:
         sink: Sink,
         partition_count: Optional[Callable[[str], int]] = None,
         rules: Optional[list[DispatchRule]] = None,
+        select_columns: bool = True,
     ) -> None:
         config = sink.config
         self.default_topic = config.topic
         self.policy: EventPolicy = sink.codec.policy(config)
         if rules is None:
-            rules = list(config.dispatch_rules or rules_from_params(config.params))
+            rules = config.dispatch_rules or rules_from_params(config.params)
         self._rules = list(rules)
+        self.column_selectors: tuple[ColumnSelector, ...] = column_selectors_of(rules)
+        self.select_columns = select_columns
         num = int(config.params.get("partition-num") or 3)
         #: output-raw-change-event: key-changing updates are not split
         self.raw_changes = bool(config.params.get("output-raw-change-event"))
         self._count = partition_count or (lambda _topic: num)
         self._counts: dict[str, int] = {}
-        self._tables: dict[tuple[str, str], tuple[str, Partitioner]] = {}
+        self._tables: dict[tuple[str, str], tuple[str, Partitioner, Optional[ColumnSelector]]] = {}
         self.topics: set[str] = {self.default_topic}
 
     def partitions(self, topic: str) -> int:
@@ -75,17 +87,29 @@ class Dispatcher:
             n = self._counts[topic] = self._count(topic)
         return n
 
-    def _table(self, schema: str, table: str) -> tuple[str, Partitioner]:
+    def _table(self, schema: str, table: str) -> tuple[str, Partitioner, Optional[ColumnSelector]]:
+        """A table's topic, partitioner and column selector, checked together once: a selector
+        that drops a column the table's ``columns`` rule hashes refuses the table (the
+        reference's ``VerifyTables``), for its rows and its DDL alike."""
         key = (schema, table)
         hit = self._tables.get(key)
         if hit is None:
             rule = next((r for r in self._rules if r.matches(schema, table)), None)
             if rule is None:  # the implicit catch-all
                 rule = DispatchRule(("*.*",))
+            selector = first_selector(self.column_selectors, schema, table) if self.column_selectors else None
+            if selector is not None and rule.hashes_named_columns:
+                selector.check_hashed(schema, table, rule.columns)
             topic = rule.topic.render(schema, table) if rule.topic is not None else self.default_topic
-            hit = self._tables[key] = (topic, rule.make_partitioner())
+            hit = self._tables[key] = (topic, rule.make_partitioner(), selector)
             self.topics.add(topic)
         return hit
+
+    def selector_for(self, schema: str, table: str) -> Optional[ColumnSelector]:
+        """The column selector of a table's rows, None when they keep every column."""
+        if not self.column_selectors:
+            return None
+        return self._table(schema, table)[2]
 
     def topic_for(self, schema: str, table: str) -> str:
         if not table:  # schema-level DDL has no table: it goes to the default topic
@@ -107,11 +131,14 @@ class Dispatcher:
 
     def route(self, event: Event) -> list[Route]:
         if isinstance(event, RowChangedEvent):
-            topic, part = self._table(event.schema, event.table)
+            topic, part, selector = self._table(event.schema, event.table)
             n = self.partitions(topic)
-            if self.raw_changes:
-                return [Route(topic, part(event, n), event)]
-            return [Route(topic, part(row, n), row) for row in split_key_change(event)]
+            rows = (event,) if self.raw_changes else split_key_change(event)
+            if selector is not None:  # the halves of a key change are split on the whole row, as upstream
+                rows = tuple(selector.apply(row, self.select_columns) for row in rows)
+            if len(rows) == 1:
+                return [Route(topic, part(rows[0], n), rows[0])]
+            return [Route(topic, part(row, n), row, half) for half, row in enumerate(rows, 1)]
         if isinstance(event, DDLEvent):
             return self._broadcast(self.topic_for(event.schema, event.table), self.policy.ddl, event)
         if isinstance(event, ResolvedEvent):

@@ -2,7 +2,9 @@
 
 They come from a TOML file (``[[dispatchers]]`` tables) and from the sink URI's
 ``partition`` / ``partition-columns`` / ``topic-rule`` parameters; an implicit
-``*.*`` → ``default`` rule ends the list.
+``*.*`` → ``default`` rule ends the list. The same file may hold ``[[column-selectors]]``
+(see :mod:`cdcwire.dispatch.column_selectors`): they travel with the rules, as
+:class:`DispatchRules`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Optional, Sequence
 
 from ..errors import DispatchError, SinkURIError
 from ..table_filter import TableFilter, TableFilterError
+from .column_selectors import ColumnSelector, selectors_from_entries
 from .partitioners import PARTITION_RULES, Partitioner, partitioner
 from .topics import TopicExpression
 
@@ -107,17 +110,53 @@ def rule_from_mapping(entry: Any, where: str) -> DispatchRule:
         raise DispatchError(f"{where}: {exc}") from None
 
 
-def load_rules_file(path: str | Path) -> list[DispatchRule]:
-    """Read ``[[dispatchers]]`` from a TOML file; any problem is a SinkURIError naming
-    ``dispatch-rules`` and the path."""
+class DispatchRules(tuple):
+    """A sink's dispatch rules in match order, with the column selectors of its rules file.
+
+    A tuple of :class:`DispatchRule` (what ``SinkConfig.dispatch_rules`` has always held, so
+    every reader of the rules reads them as before) that also carries ``column_selectors``:
+    the rules file holds both, and both decide what a table's rows become on the wire.
+    """
+
+    column_selectors: tuple[ColumnSelector, ...]
+
+    def __new__(cls, rules: Sequence[DispatchRule] = (), column_selectors: Sequence[ColumnSelector] = ()):
+        self = super().__new__(cls, rules)
+        self.column_selectors = tuple(column_selectors)
+        return self
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
+        return (tuple(self), self.column_selectors)
+
+    def __add__(self, other: Any) -> "DispatchRules":  # type: ignore[override]
+        return DispatchRules((*self, *other), self.column_selectors)
+
+
+def column_selectors_of(rules: Sequence[DispatchRule]) -> tuple[ColumnSelector, ...]:
+    """The column selectors that came with a rule list (none for a plain list)."""
+    return getattr(rules, "column_selectors", ())
+
+
+def load_rules_file(path: str | Path) -> DispatchRules:
+    """Read ``[[dispatchers]]`` and ``[[column-selectors]]`` from a TOML file; any problem is a
+    SinkURIError naming ``dispatch-rules`` and the path."""
     p = Path(path)
     data = _read_toml(p)
     entries = data.get("dispatchers")
-    if entries is None:
-        raise SinkURIError(f"dispatch rules file {str(p)!r} has no [[dispatchers]] tables", "dispatch-rules")
-    if not isinstance(entries, list):
+    selectors = data.get("column-selectors")
+    if entries is None and selectors is None:
+        nested = data.get("sink")
+        hint = ""
+        if isinstance(nested, dict) and ({"dispatchers", "column-selectors"} & set(nested)):
+            hint = " (TiCDC's [[sink.dispatchers]] and [[sink.column-selectors]] go at the top level here)"
+        raise SinkURIError(
+            f"dispatch rules file {str(p)!r} has no [[dispatchers]] or [[column-selectors]] tables{hint}",
+            "dispatch-rules",
+        )
+    if entries is not None and not isinstance(entries, list):
         raise SinkURIError(f"{str(p)!r}: 'dispatchers' must be an array of tables", "dispatch-rules")
-    return [rule_from_mapping(e, f"{p}: dispatchers[{i}]") for i, e in enumerate(entries)]
+    rules = [rule_from_mapping(e, f"{p}: dispatchers[{i}]") for i, e in enumerate(entries or ())]
+    return DispatchRules(rules, selectors_from_entries(selectors, str(p)) if selectors is not None else ())
 
 
 def _read_toml(p: Path) -> dict[str, Any]:
@@ -149,11 +188,15 @@ def _read_toml(p: Path) -> dict[str, Any]:
         raise refused(f"is not valid TOML: {exc}") from None
 
 
-def rules_from_params(params: Any) -> list[DispatchRule]:
-    """The rule list of a sink: file rules, then the URI's own rule, then the catch-all."""
+def rules_from_params(params: Any) -> DispatchRules:
+    """The rule list of a sink: file rules, then the URI's own rule, then the catch-all; with the
+    rules file's column selectors."""
     rules: list[DispatchRule] = []
+    selectors: tuple[ColumnSelector, ...] = ()
     if params.get("dispatch-rules"):
-        rules.extend(load_rules_file(params["dispatch-rules"]))
+        from_file = load_rules_file(params["dispatch-rules"])
+        rules.extend(from_file)
+        selectors = from_file.column_selectors
     columns: Sequence[str] = ()
     if params.get("partition-columns"):
         columns = tuple(c.strip() for c in params["partition-columns"].split(",") if c.strip())
@@ -168,4 +211,4 @@ def rules_from_params(params: Any) -> list[DispatchRule]:
         rules.append(DispatchRule(("*.*",), partition, tuple(columns), expression))
     except DispatchError as exc:
         raise SinkURIError(str(exc), "topic-rule") from None
-    return rules
+    return DispatchRules(rules, selectors)
