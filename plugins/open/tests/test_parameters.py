@@ -101,7 +101,7 @@ def test_max_batch_size_must_be_positive() -> None:
 
 def test_large_message_handle_option_rejects_unknown_modes() -> None:
     with pytest.raises(SinkURIError) as info:
-        config(**{"large-message-handle-option": "claim-check"})
+        config(**{"large-message-handle-option": "split-in-two"})
     assert info.value.parameter == "large-message-handle-option"
 
 

@@ -35,10 +35,15 @@ def _carried_columns(columns: Optional[Columns]) -> Optional[Columns]:
 
 
 def carried_row(options: OpenOptions, row: RowChangedEvent) -> RowChangedEvent:
-    """The row change as it travels: parameters applied, large rows cut to handle keys, types canonical."""
-    only_handle_key = options.handle_key_only_when_large and OpenProtocolEncoder(options).sent_with_handle_key_only(row)
+    """The row change as it travels: parameters applied, types canonical; a large row as its
+    large-message option says (handle-key-only: its handle key, marked; claim-check: whole,
+    the reader fetching the stored message)."""
+    only_handle_key = OpenProtocolEncoder(options).sent_as(row) == "handle-key-only"
     new, old = sent_images(row, options, only_handle_key)
-    return RowChangedEvent(row.commit_ts, row.schema, row.table, _carried_columns(new), _carried_columns(old), row.table_id)
+    return RowChangedEvent(
+        row.commit_ts, row.schema, row.table, _carried_columns(new), _carried_columns(old), row.table_id,
+        only_handle_key,
+    )
 
 
 def carried(options: OpenOptions, event: Event) -> Event:

@@ -20,6 +20,10 @@ class OpenProtocolCodec(Codec):
     aliases = ("default",)
     parameters = PARAMETERS
 
+    def validate(self, config: SinkConfig) -> None:
+        # open-protocol stores the whole message (its key says what the value holds): no raw value
+        OpenOptions.from_config(config).large.check(self.name, raw_value_supported=False)
+
     def policy(self, config: SinkConfig) -> EventPolicy:
         return EventPolicy(ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS)
 
@@ -27,7 +31,7 @@ class OpenProtocolCodec(Codec):
         return OpenProtocolEncoder(OpenOptions.from_config(config))
 
     def decoder(self, config: SinkConfig) -> OpenProtocolDecoder:
-        return OpenProtocolDecoder()
+        return OpenProtocolDecoder(OpenOptions.from_config(config))
 
     def carrier(self, config: SinkConfig) -> Carrier:
         return partial(carried, OpenOptions.from_config(config))

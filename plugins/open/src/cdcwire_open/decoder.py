@@ -16,6 +16,9 @@ import orjson
 
 from cdcwire.plugin_api import (
     BoundedCache,
+    DecompressionFailed,
+    ObjectMissing,
+    StorageError,
     ColumnFlag,
     ColumnType,
     Columns,
@@ -25,12 +28,14 @@ from cdcwire.plugin_api import (
     Event,
     Message,
     ResolvedEvent,
+    RowChangedEvent,
     build_column,
     build_row_event,
 )
 
 from .column_values import BadValue, ValueReader, canonical_json_type, value_reader
 from .framing import LENGTH, VERSION, VERSION_BYTES
+from .options import OpenOptions
 
 U64_MAX = (1 << 64) - 1
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -47,8 +52,8 @@ def _reject_constant(name: str) -> Any:
 _JSON = json.JSONDecoder(parse_constant=_reject_constant)
 _raw_decode = _JSON.raw_decode
 
-#: A parsed key: (event type, ts, schema, table, physical table id)
-_Key = tuple[int, int, str, str, Optional[int]]
+#: A parsed key: (event type, ts, schema, table, physical table id, "ohk", "ccl")
+_Key = tuple[int, int, str, str, Optional[int], bool, Optional[str]]
 #: (column type, flags, reader, JSON type needing no reader) for one (t, f, h) triple on the wire
 _ColumnSpec = tuple[ColumnType, ColumnFlag, ValueReader, type]
 
@@ -60,9 +65,11 @@ class _Problem(Exception):
 class OpenProtocolDecoder:
     """Decodes open-protocol messages into events. Caches parsed keys and column specs."""
 
-    def __init__(self) -> None:
+    def __init__(self, options: OpenOptions = OpenOptions()) -> None:
         self._keys: BoundedCache[bytes, _Key] = BoundedCache(_KEY_CACHE_LIMIT)
         self._specs: dict[tuple[int, Optional[int], Optional[bool]], _ColumnSpec] = {}
+        self._compression = options.large.compression
+        self._large = options.large
 
     def decode(self, message: Message) -> list[Event]:
         key = b"" if message.key is None else bytes(message.key)
@@ -102,19 +109,50 @@ class OpenProtocolDecoder:
             except _Problem as exc:
                 raise DecodeError(f"event {index} key: {exc}", kstart, "key") from None
             self._keys.remember(key_json, parsed)
-        kind, ts, schema, table, table_id = parsed
+        kind, ts, schema, table, table_id, key_only, location = parsed
         if kind == _RESOLVED:
             if vend != vstart:
                 raise DecodeError(f"event {index} is resolved but carries a {vend - vstart}-byte value", vstart, "value")
             return ResolvedEvent(ts)
-        body = _load(value[vstart:vend], vstart, "value")
+        if location is not None:
+            return self._claim_checked(location, index, vstart)
+        data = value[vstart:vend]
+        if self._compression.enabled:
+            try:
+                data = self._compression.decompress(data)
+            except DecompressionFailed as exc:
+                raise DecodeError(f"event {index} value: {exc}", vstart, "value") from None
+        body = _load(data, vstart, "value")
         try:
             if kind == _ROW:
                 new, old = self._row_images(body)
-                return build_row_event(ts, schema, table, new, old, table_id)
+                return build_row_event(ts, schema, table, new, old, table_id, key_only)
             return _ddl(body, ts, schema, table)
         except _Problem as exc:
             raise DecodeError(f"event {index} ({schema}.{table} at ts {ts}) value: {exc}", vstart, "value") from None
+
+    def _claim_checked(self, location: str, index: int, at: int) -> Event:
+        """The row a claim-check pointer stands for: the stored message, fetched by its file name
+        from the storage this reader is configured with, and decoded as the one row it holds."""
+        where = f"event {index} is claim-checked at {location!r}"
+        store = self._large.store()
+        if store is None:
+            raise DecodeError(f"{where}: set claim-check-storage-uri to the storage the writer used", at, "key")
+        try:
+            key, value = store.fetch(location)
+        except ObjectMissing as exc:
+            raise DecodeError(f"{where}, but the object is missing: {exc}", at, "key") from None
+        except StorageError as exc:
+            raise DecodeError(f"{where}: {exc}", at, "key") from None
+        except ValueError as exc:
+            raise DecodeError(f"{where}: {exc}", at, "key") from None
+        try:
+            events = self.decode(Message("", 0, key, value))
+        except DecodeError as exc:
+            raise DecodeError(f"{where}; the stored message: {exc}", at, "key") from None
+        if len(events) != 1 or not isinstance(events[0], RowChangedEvent) or events[0].handle_key_only:
+            raise DecodeError(f"{where}, but the stored message holds no single whole row change", at, "key")
+        return events[0]
 
     def _row_images(self, body: Any) -> tuple[Optional[Columns], Optional[Columns]]:
         if type(body) is not dict:
@@ -222,7 +260,7 @@ def _parse_key(obj: Any) -> _Key:
     if type(kind) is not int or kind not in (_ROW, _DDL, _RESOLVED):
         raise _Problem(_field_problem(obj, "t", "1 (row), 2 (DDL) or 3 (resolved)"))
     if kind == _RESOLVED:
-        return kind, ts, "", "", None
+        return kind, ts, "", "", None, False, None
     schema, table = obj.get("scm", ""), obj.get("tbl", "")
     if type(schema) is not str:
         raise _Problem(_field_problem(obj, "scm", "a string"))
@@ -234,7 +272,10 @@ def _parse_key(obj: Any) -> _Key:
     ohk = obj.get("ohk")
     if ohk is not None and type(ohk) is not bool:
         raise _Problem(_field_problem(obj, "ohk", "true or false"))
-    return kind, ts, schema, table, table_id
+    ccl = obj.get("ccl")
+    if ccl is not None and (type(ccl) is not str or not ccl or kind != _ROW):
+        raise _Problem(_field_problem(obj, "ccl", "the claim-check location of a row event (a string)"))
+    return kind, ts, schema, table, table_id, bool(ohk) and kind == _ROW, ccl or None
 
 
 def _ddl(body: Any, ts: int, schema: str, table: str) -> DDLEvent:

@@ -8,6 +8,7 @@ consumers stop reading a message after a resolved event.
 
 from __future__ import annotations
 
+import itertools
 from typing import Iterable, Iterator, Optional
 
 from cdcwire.plugin_api import (
@@ -68,33 +69,54 @@ class OpenProtocolEncoder:
         self.options = options
         self.text = text or EventText()
 
-    def row_parts(self, row: RowChangedEvent) -> tuple[bytes, bytes]:
-        """Key JSON and value JSON of a row change, falling back to handle-key-only when allowed."""
+    def _texts(self, row: RowChangedEvent, only_handle_key: bool) -> tuple[bytes, bytes]:
+        """Key JSON and value JSON of a row; the value compressed as the sink says (the reference
+        compresses every value, before the size check)."""
         text, options = self.text, self.options
-        key = text.row_key(row)
-        value = text.row_value(row, sent_images(row, options))
+        value = text.row_value(row, sent_images(row, options, only_handle_key))
+        return text.row_key(row, only_handle_key), options.large.compression.compress(value)
+
+    def row_parts(self, row: RowChangedEvent) -> tuple[bytes, bytes] | Payload:
+        """Key JSON and value JSON of a row change; a row over ``max-message-bytes`` as the sink's
+        large-message option says: its handle key only, or a claim-check pointer, which travels
+        in a message of its own (a Payload) as the reference sends it."""
+        key, value = self._texts(row, row.handle_key_only)
         cost = single_event_cost(key, value)
-        if cost <= options.max_message_bytes:
+        if cost <= self.options.max_message_bytes:
             return key, value
-        return self._large_row_parts(row, cost)
-
-    def sent_with_handle_key_only(self, row: RowChangedEvent) -> bool:
-        """True when the row is too large whole and goes out with only its handle-key columns."""
-        if not self.options.handle_key_only_when_large:
-            return False
-        whole = single_event_cost(self.text.row_key(row), self.text.row_value(row, sent_images(row, self.options)))
-        return whole > self.options.max_message_bytes
-
-    def _large_row_parts(self, row: RowChangedEvent, cost: int) -> tuple[bytes, bytes]:
-        text, options = self.text, self.options
-        if not options.handle_key_only_when_large:
-            raise self._too_large(row, cost, "; set large-message-handle-option=handle-key-only to send only its handle-key columns")
-        key = text.row_key(row, only_handle_key=True)
-        value = text.row_value(row, sent_images(row, options, only_handle_key=True))
+        large = self.options.large
+        if large.claim_check:
+            return self._claim_checked(row, key, value)
+        if not large.handle_key_only:
+            raise self._too_large(row, cost, "; set large-message-handle-option=handle-key-only (only its handle-key"
+                                  " columns are sent) or claim-check (the message is stored aside)")
+        key, value = self._texts(row, True)
         cost = single_event_cost(key, value)
-        if cost > options.max_message_bytes:
+        if cost > self.options.max_message_bytes:
             raise self._too_large(row, cost, " even with only its handle-key columns")
         return key, value
+
+    def sent_as(self, row: RowChangedEvent) -> str:
+        """How a row travels: ``whole``, ``handle-key-only`` or ``claim-check`` (for ``carried``)."""
+        if row.handle_key_only:
+            return "handle-key-only"
+        if self.options.large.mode == "none":
+            return "whole"
+        if single_event_cost(*self._texts(row, False)) <= self.options.max_message_bytes:
+            return "whole"
+        return self.options.large.mode
+
+    def _claim_checked(self, row: RowChangedEvent, key: bytes, value: bytes) -> Payload:
+        """Store the row's whole message (as a message of its own would be) and return the pointer
+        that replaces it: key with ``"ccl"``, value with the handle-key columns only. The object is
+        stored before the pointer exists, so no reader can see a pointer to nothing."""
+        whole = single_message(key, value)
+        location = self.options.large.store().store(whole.key, whole.value)  # type: ignore[union-attr]
+        pointer_key, pointer_value = self.text.claim_check_key(row, location), self._texts(row, True)[1]
+        cost = single_event_cost(pointer_key, pointer_value)
+        if cost > self.options.max_message_bytes:
+            raise self._too_large(row, cost, " even as a claim-check pointer with only its handle-key columns")
+        return single_message(pointer_key, pointer_value)
 
     def _too_large(self, event: Event, cost: int, advice: str) -> MessageTooLargeError:
         if isinstance(event, RowChangedEvent):
@@ -122,6 +144,8 @@ class OpenProtocolEncoder:
         are sent whole are rendered from the batch's shapes and values; every other event
         takes the Event path."""
         options = self.options
+        if options.large.compression.enabled:  # every value compressed: the Event path's one place for it
+            return self.encode(itertools.chain.from_iterable(batch.events() for batch in batches))
         fast = {"insert"}
         if options.old_value and not options.only_updated_columns:
             fast.add("update")
@@ -132,9 +156,9 @@ class OpenProtocolEncoder:
     def _batch_parts(self, batches: Iterable[EventBatch], fast: frozenset[str]) -> Iterator[tuple[bytes, bytes] | Payload]:
         text, limit = self.text, self.options.max_message_bytes
         for batch in batches:
-            kinds = batch.kinds
+            kinds, key_only = batch.kinds, batch.key_only
             for i in range(len(kinds)):
-                parts = text.batch_row_parts(batch, i) if kinds[i] in fast else None
+                parts = text.batch_row_parts(batch, i) if kinds[i] in fast and i not in key_only else None
                 if parts is None or single_event_cost(*parts) > limit:  # see EventText.batch_row_parts
                     yield self._parts(batch.event(i))
                 else:
@@ -147,7 +171,8 @@ class OpenProtocolEncoder:
         if isinstance(event, ResolvedEvent):
             return self._alone(event, self.text.resolved_key(event.ts), b"")
         if isinstance(event, DDLEvent):
-            return self._alone(event, self.text.ddl_key(event), self.text.ddl_value(event))
+            value = self.options.large.compression.compress(self.text.ddl_value(event))
+            return self._alone(event, self.text.ddl_key(event), value)
         raise EncodeError(f"open-protocol cannot encode {type(event).__name__}: not a cdcwire event")
 
     def _batched(self, items: Iterable[tuple[bytes, bytes] | Payload]) -> Iterator[Payload]:

@@ -59,6 +59,13 @@ class EventText:
 
     # -- keys ------------------------------------------------------------------------------
 
+    def claim_check_key(self, row: RowChangedEvent, location: str) -> bytes:
+        """The key of a claim-check pointer: the row's key with ``"ccl"`` (the stored message's
+        location) after ``"t"``, as Go writes the reference's key struct (``ohk`` left out)."""
+        tail = self._key_tail(ROW, row.schema, row.table, row.table_id, False)
+        tail = tail[:-1] + ',"ccl":' + go_html_escape(json_string(location)) + "}"
+        return _utf8('{"ts":' + int.__repr__(_check_ts(row.commit_ts, "row event")) + tail, "claim-check location")
+
     def row_key(self, row: RowChangedEvent, only_handle_key: bool = False) -> bytes:
         tail_id = (row.schema, row.table, row.table_id, only_handle_key)
         tail = self._key_tails.get(tail_id)

@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     LARGE_MESSAGE_HANDLE_OPTION,
+    LARGE_MESSAGE_PARAMETERS,
     MAX_BATCH_SIZE,
     ONLY_OUTPUT_UPDATED_COLUMNS,
+    LargeMessageOptions,
     Parameter,
 )
 
@@ -27,7 +29,8 @@ PARAMETERS: tuple[Parameter, ...] = (
     ENABLE_OLD_VALUE,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
-    LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only"),
+    LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only", "claim-check"),
+    *LARGE_MESSAGE_PARAMETERS,
 )
 
 
@@ -40,7 +43,11 @@ class OpenOptions:
     old_value: bool = True
     only_updated_columns: bool = False
     delete_only_handle_key: bool = False
-    handle_key_only_when_large: bool = False
+    large: LargeMessageOptions = LargeMessageOptions()
+
+    @property
+    def handle_key_only_when_large(self) -> bool:
+        return self.large.handle_key_only
 
     @classmethod
     def from_config(cls, config: SinkConfig) -> "OpenOptions":
@@ -50,5 +57,5 @@ class OpenOptions:
             old_value=config["enable-old-value"],
             only_updated_columns=config["only-output-updated-columns"],
             delete_only_handle_key=config["delete-only-output-handle-key-columns"],
-            handle_key_only_when_large=config["large-message-handle-option"] == "handle-key-only",
+            large=LargeMessageOptions.from_config(config),
         )
