@@ -9,6 +9,6 @@ import os
 _HERE = os.path.dirname(__file__)
 pytest_plugins = [
     f"fixtures.{name}"
-    for name in ("kafka_broker", "schema_registry", "spark_session")
+    for name in ("kafka_broker", "schema_registry", "spark_session", "s3_server")
     if os.path.exists(os.path.join(_HERE, "fixtures", f"{name}.py"))
 ]
