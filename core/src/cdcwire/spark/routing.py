@@ -20,7 +20,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
 
-from ..dispatch import Dispatcher
+from ..dispatch import ColumnSelectorError, Dispatcher
 from ..errors import CdcwireError
 from ..event_json import to_json
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
@@ -28,6 +28,7 @@ from ..redact import redact_url
 from ..sink import Sink
 from .collector import fewer_collections
 from .arrow_events import batch_to_events, checked_events
+from .column_selection import select_batch_columns
 from .job_errors import carried_to_driver
 from .rejected import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
@@ -150,14 +151,19 @@ def _where(event: Event) -> str:
 
 class BatchRouter:
     """Routes the batches of one routing task: each event to its topic-partitions, rejected
-    records aside, and counts of what it did."""
+    records aside, and counts of what it did.
+
+    Rows leave with only the columns their table's column selector keeps (dropped in Arrow,
+    see :mod:`cdcwire.spark.column_selection`); the dispatcher checks each row against its
+    selector first. A selector that drops what a row needs fails the job (a configuration
+    error, as ``cdcwire.encode`` raises it), never a dead letter."""
 
     def __init__(self, plan: RoutePlan, rejected: RejectedRecords) -> None:
         sink = cached_sink(plan.sink_uri)
         self.plan = plan
         self.rejected = rejected
         self.counts = RoutingCounts()
-        self.dispatcher = Dispatcher(sink, partition_count=planned_partition_count(plan))
+        self.dispatcher = Dispatcher(sink, partition_count=planned_partition_count(plan), select_columns=False)
         self.dispatcher.topics = set(plan.partition_counts)
         self.tp_index = plan.index()
         self.keys_only = not needs_every_column(sink)
@@ -174,13 +180,15 @@ class BatchRouter:
         ranks: list[int] = []
         subs: list[int] = []
         halves: list[int] = []
+        selecting = bool(self.dispatcher.column_selectors)
+        selectors: list = []
         counts.events_in += len(events)
         for i, event in enumerate(events):
             if event is None:
                 continue
             try:
                 routes = self.dispatcher.route(event)
-            except UnplannedTopicError:
+            except (UnplannedTopicError, ColumnSelectorError):
                 raise
             except CdcwireError as exc:
                 full = batch_to_events(batch.slice(i, 1))[0]
@@ -193,19 +201,22 @@ class BatchRouter:
             counts.routed += 1
             counts.copies += len(routes)
             rank = RANK[type(event)]
+            if selecting:
+                row = isinstance(event, RowChangedEvent)
+                selector = self.dispatcher.selector_for(event.schema, event.table) if row else None  # type: ignore[union-attr]
+                selectors.extend([selector] * len(routes))
             for sub, route in enumerate(routes):
                 take.append(i)
                 tps.append(self.tp_index[(route.topic, route.partition)])
                 ranks.append(rank)
                 subs.append(sub)
-                if route.event is event:
-                    halves.append(0)
-                else:
-                    halves.append(1 if route.event.columns is None else 2)
+                halves.append(route.half)
         if not take:
             return None
         keys = plan.shuffle_keys
         picked = batch.select(list(EVENT_COLUMNS)).take(pa.array(take, pa.int32()))
+        if selecting:
+            picked = select_batch_columns(picked, selectors)
         return pa.RecordBatch.from_arrays(
             [
                 *picked.columns,
