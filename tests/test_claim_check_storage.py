@@ -93,3 +93,13 @@ def test_a_file_storage_object_appears_whole_or_not_at_all(tmp_path) -> None:
     storage.put("a.json", b"x" * 100_000)
     assert [p.name for p in tmp_path.iterdir()] == ["a.json"]  # nothing left aside
     assert storage.get("a.json") == b"x" * 100_000
+
+
+def test_the_storage_keys_are_masked_wherever_a_sink_is_shown(s3_bucket: S3Bucket) -> None:
+    from cdcwire.large_messages import LargeMessageOptions
+    from cdcwire.sink import open_sink
+
+    config = cdcwire.parse_sink_uri(sink("open-protocol", s3_bucket.storage_uri()))
+    shown = [repr(config), repr(config.params), config.redacted_uri, repr(open_sink(config)),
+             repr(LargeMessageOptions.from_config(config))]
+    assert not [text for text in shown if SECRET_KEY in text or ACCESS_KEY in text]

@@ -84,3 +84,11 @@ def test_the_readme_event_json_example_reads_as_json_lines():
     text = re.search(r"```json\n(.*?)```", readme_block("event-json-example"), re.S).group(1)
     events = list(cdcwire.read_jsonl(io.StringIO(text)))
     assert [type(e).__name__ for e in events] == ["RowChangedEvent", "DDLEvent", "ResolvedEvent"]
+
+
+def test_the_readme_large_message_example_runs_and_prints_what_it_shows(tmp_path, capsys):
+    code = re.search(r"```python\n(.*?)```", readme_block("large-message-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    exec(compile(code.replace("/tmp/cdcwire-readme", str(tmp_path)), "README.md large-message example", "exec"), {})
+    assert capsys.readouterr().out.splitlines() == shown
+    assert len(list((tmp_path / "claims").glob("*.json"))) == 1

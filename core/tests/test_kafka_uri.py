@@ -156,7 +156,9 @@ def test_a_nul_byte_in_the_user_info_is_refused_without_showing_it():
         (f"{BASE}&key=/k.pem", "cert", "needs both cert and key"),
         (f"{BASE}&replication-factor=0", "replication-factor", "must be >= 1"),
         (f"{BASE}&auto-create-topic=maybe", "auto-create-topic", "must be true or false"),
-        (f"{BASE}&sasl-mechanism=gssapi&sasl-user=bob&sasl-password=pw", "sasl-mechanism", "must be one of"),
+        (f"{BASE}&sasl-mechanism=kerberos&sasl-user=bob&sasl-password=pw", "sasl-mechanism", "must be one of"),
+        (f"{BASE}&sasl-mechanism=gssapi&sasl-user=bob&sasl-password=pw", "sasl-user",
+         "does not log in with a user name and password"),
     ],
 )
 def test_inconsistent_security_parameters_are_named(uri, parameter, words):

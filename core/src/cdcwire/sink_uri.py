@@ -20,6 +20,18 @@ from .errors import SinkURIError
 from .params import SHARED_PARAMETERS, Parameter, shown_value
 from .redact import MASK, redact_url
 
+def _shown(name: str, value: Any, secret: frozenset[str]) -> Any:
+    """A parameter value as a repr may show it: secret ones masked, URLs with their
+    credentials masked (``claim-check-storage-uri=s3://b/p?secret-access-key=...``)."""
+    if value is None:
+        return None
+    if name in secret:
+        return MASK
+    if isinstance(value, str) and "://" in value:
+        return redact_url(value)
+    return value
+
+
 class ParameterValues(Mapping[str, Any]):
     """The typed parameter values of a sink: a read-only mapping whose repr masks the
     values of secret parameters (``Parameter.secret``), so printing it leaks nothing."""
@@ -44,7 +56,7 @@ class ParameterValues(Mapping[str, Any]):
         return self._secret
 
     def __repr__(self) -> str:
-        shown = {k: (MASK if k in self._secret and v is not None else v) for k, v in self._values.items()}
+        shown = {k: _shown(k, v, self._secret) for k, v in self._values.items()}
         return f"ParameterValues({shown!r})"
 
     __str__ = __repr__
