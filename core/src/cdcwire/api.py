@@ -27,6 +27,9 @@ def dispatch(
 
     Events are checked first (:func:`cdcwire.validation.check_events`): the rules hash
     names and values, and an invalid event is an InvalidEventError naming it, not a crash.
+    A row comes out with only the columns its table's column selector keeps (the rules
+    file's ``[[column-selectors]]``); a selector that drops the row's key, a column its
+    partition rule hashes, or every column raises a ColumnSelectorError.
     """
     check_events(events)
     dispatcher = Dispatcher(sink, partition_count=partition_count)

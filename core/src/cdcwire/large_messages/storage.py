@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import parse_qsl, urlsplit
 
-from ..errors import SinkURIError
+from ..errors import SinkURIError, TransportError
 from ..extras import extra_required
 from ..redact import MASK
 
@@ -37,8 +37,11 @@ _S3_SECRETS = ("access-key", "secret-access-key", "session-token")
 _S3_TIMEOUTS = {"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 3, "mode": "standard"}}
 
 
-class StorageError(Exception):
-    """The storage could not be reached, or refused a read or a write (the reason in the text)."""
+class StorageError(TransportError):
+    """The storage could not be reached, or refused a read or a write (the reason in the text).
+
+    A TransportError: a write that cannot store a claim-checked message fails as a write
+    that cannot deliver does (never dead-lettered as the event's fault)."""
 
 
 class ObjectMissing(StorageError):

@@ -15,7 +15,11 @@ can compare its input with what it reads back:
   the new image, which holds the same value); its types are those of the new image;
 - key-only messages (delete-only-output-handle-key-columns on deletes, or
   large-message-handle-option=handle-key-only on an oversize row) keep only the
-  handle-key columns;
+  handle-key columns; the oversize row reads back marked ``handle_key_only``, as does a
+  row that arrived so marked when the extension is on (without it the mark cannot
+  travel: the row reads back unmarked, its columns as any row's);
+- large-message-handle-option=claim-check: an oversize row reads back whole (the reader
+  fetches the stored message); compression changes nothing that is read back;
 - DDL types collapse to canal's words and are read back by :func:`ddl_type_from`;
 - resolved events exist only with the extension; table ids are not carried.
 """
@@ -67,20 +71,20 @@ def _commit_ts(options: CanalOptions, ts: int) -> int:
 
 
 def _carried_row(options: CanalOptions, row: RowChangedEvent) -> RowChangedEvent:
-    too_large = _sizing_encoder(options).keeps_only_handle_key(row)
+    key_only = _sizing_encoder(options).read_back_key_only(row)
     image = row.columns if row.columns is not None else row.pre_columns
     pk_names = frozenset(c.name for c in image if c.flags & ColumnFlag.PRIMARY_KEY)  # type: ignore[union-attr]
     ts = _commit_ts(options, row.commit_ts)
     cc = options.content_compatible
     if row.columns is None:
-        only_key = too_large or options.delete_handle_key_only
+        only_key = key_only or options.delete_handle_key_only
         old = _carried_image(row.pre_columns, row.pre_columns, pk_names, only_key, cc)  # type: ignore[arg-type]
-        return RowChangedEvent(ts, row.schema, row.table, None, old)
-    new = _carried_image(row.columns, row.columns, pk_names, too_large, cc)
+        return RowChangedEvent(ts, row.schema, row.table, None, old, handle_key_only=key_only)
+    new = _carried_image(row.columns, row.columns, pk_names, key_only, cc)
     if row.pre_columns is None:
-        return RowChangedEvent(ts, row.schema, row.table, new, None)
-    old = _carried_image(row.pre_columns, row.columns, pk_names, too_large, cc)
-    return RowChangedEvent(ts, row.schema, row.table, new, old)
+        return RowChangedEvent(ts, row.schema, row.table, new, None, handle_key_only=key_only)
+    old = _carried_image(row.pre_columns, row.columns, pk_names, key_only, cc)
+    return RowChangedEvent(ts, row.schema, row.table, new, old, handle_key_only=key_only)
 
 
 _SIZING_ENCODERS: BoundedCache[CanalOptions, CanalJSONEncoder] = BoundedCache(limit=16)

@@ -10,11 +10,13 @@ from cdcwire.plugin_api import (
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
     ENABLE_TIDB_EXTENSION,
     LARGE_MESSAGE_HANDLE_OPTION,
+    LARGE_MESSAGE_PARAMETERS,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     Broadcast,
     Carrier,
     Codec,
     EventPolicy,
+    LargeMessageOptions,
     SinkConfig,
     SinkURIError,
 )
@@ -34,16 +36,20 @@ class CanalJSONCodec(Codec):
         ONLY_OUTPUT_UPDATED_COLUMNS,
         DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
         CONTENT_COMPATIBLE,
-        LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only"),
+        LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only", "claim-check"),
+        *LARGE_MESSAGE_PARAMETERS,
     )
 
     def validate(self, config: SinkConfig) -> None:
-        if config["large-message-handle-option"] == "handle-key-only" and not config["enable-tidb-extension"]:
+        large = LargeMessageOptions.from_config(config)
+        if large.mode != "none" and not config["enable-tidb-extension"]:
+            field = "_tidb.onlyHandleKey" if large.handle_key_only else "_tidb.claimCheckLocation"
             raise SinkURIError(
-                "parameter 'large-message-handle-option': handle-key-only needs enable-tidb-extension=true"
-                " (the reader learns a message is key-only from _tidb.onlyHandleKey)",
+                f"parameter 'large-message-handle-option': {large.mode} needs enable-tidb-extension=true"
+                f" (the reader learns what a cut-down message is from {field})",
                 LARGE_MESSAGE_HANDLE_OPTION.name,
             )
+        large.check("canal-json", raw_value_supported=True)
 
     def policy(self, config: SinkConfig) -> EventPolicy:
         resolved = Broadcast.ALL_PARTITIONS if config["enable-tidb-extension"] else Broadcast.NONE

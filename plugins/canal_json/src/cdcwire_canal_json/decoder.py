@@ -7,6 +7,13 @@ Column types come from ``mysqlType``, values from their text. A table's
 appear (or change) and kept as a :class:`TableReading`; later messages of the
 table are only compared with them, and their values parsed in one loop over a
 ready list of parsers.
+
+Large messages, as the reference's decoder (tiflow
+``pkg/sink/codec/canal/canal_json_decoder.go``) reads them: every value is first
+decompressed with ``large-message-handle-compression``; a ``_tidb.claimCheckLocation``
+pointer is resolved by the location's file name in the consumer's own
+``claim-check-storage-uri`` (never by following it), and the stored message, decompressed,
+is decoded in its place; a ``_tidb.onlyHandleKey`` row is read with the handle-key mark.
 """
 
 from __future__ import annotations
@@ -19,17 +26,21 @@ import orjson
 
 from cdcwire.plugin_api import (
     BoundedCache,
+    ClaimCheckStore,
     Column,
     ColumnFlag,
     ColumnType,
     DDLEvent,
     DecodeError,
+    DecompressionFailed,
     Event,
     EventBatch,
     ImageShape,
     Message,
+    ObjectMissing,
     ResolvedEvent,
     RowChangedEvent,
+    StorageError,
     build_column,
     build_row_event,
 )
@@ -118,18 +129,20 @@ _JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 class _Fields:
-    """Checked access to the top-level fields of one message; errors point into ``raw``."""
+    """Checked access to the top-level fields of one message; errors point into ``raw``, the
+    text that ``part`` names (the value, the decompressed value, or a claim-checked one)."""
 
-    __slots__ = ("doc", "raw")
+    __slots__ = ("doc", "raw", "part")
 
-    def __init__(self, doc: dict[str, Any], raw: bytes) -> None:
+    def __init__(self, doc: dict[str, Any], raw: bytes, part: str = "value") -> None:
         self.doc = doc
         self.raw = raw
+        self.part = part
 
     def fail(self, field: str, reason: str) -> DecodeError:
         head = field.split("[", 1)[0].split(".", 1)[0]
         at = self.raw.find(b'"' + head.encode("utf-8", "replace") + b'"')
-        return DecodeError(f"canal-json field {field!r} {reason}", at if at >= 0 else None, "value")
+        return DecodeError(f"canal-json field {field!r} {reason}", at if at >= 0 else None, self.part)
 
     def get(self, name: str, kind: type | tuple[type, ...], what: str) -> Any:
         value = self.doc[name]
@@ -160,10 +173,13 @@ class CanalJSONDecoder:
         self.options = options
         self.exact_commit_ts = options.tidb_extension
         self._tables: BoundedCache[tuple[str, str, bool], _CheckedTable] = BoundedCache(_PLAN_CACHE_LIMIT)
+        self._compression = options.large.compression
+        self._store: Optional[ClaimCheckStore] = None  # opened at the first claim-checked message
 
     def decode_into(self, message: Message, batch: EventBatch) -> int:
         """The columnar twin of :meth:`decode`: a row message whose images name ``mysqlType``'s
-        columns in order is appended as shapes and values; any other message is decoded as
+        columns in order is appended as shapes and values (decompressed first, a claim-checked
+        one once fetched); any other message (a key-only row among them) is decoded as
         events and appended."""
         header = self._header(message)
         fields, tidb, es, is_ddl, kind = header
@@ -181,14 +197,29 @@ class CanalJSONDecoder:
         return self._events(*self._header(message))
 
     def _header(self, message: Message) -> tuple[_Fields, Optional[dict[str, Any]], int, bool, str]:
-        """The checked top-level fields every message has: (fields, _tidb, es, isDdl, type)."""
+        """The checked top-level fields every message has: (fields, _tidb, es, isDdl, type); of
+        the stored message when the message is a claim-check pointer."""
         raw = message.value
         if raw is None:
             raise DecodeError("canal-json message has no value", 0, "value")
-        fields = _Fields(_parse(raw), raw)
+        part = "value"
+        if self._compression.enabled:
+            raw, part = self._decompressed(raw, "value"), "decompressed value"
+        header = self._checked_header(raw, part, bare_pointer_ok=True)
+        tidb = header[1]
+        if tidb is not None and "claimCheckLocation" in tidb:
+            return self._claim_checked(header[0], tidb)
+        return header
+
+    def _checked_header(
+        self, raw: bytes, part: str, bare_pointer_ok: bool = False
+    ) -> tuple[_Fields, Optional[dict[str, Any]], int, bool, str]:
+        fields = _Fields(_parse(raw, part), raw, part)
         doc = fields.doc
         if not doc.keys() >= _REQUIRED_SET:
-            raise _missing(doc)
+            if bare_pointer_ok and _is_bare_pointer(doc):
+                return fields, doc["_tidb"], 0, False, ""
+            raise _missing(doc, part)
         # exact-class checks first: a JSON int is an int, a JSON string a str (get() raises the error)
         if doc["id"].__class__ is not int:
             fields.get("id", int, "an integer")
@@ -202,9 +233,77 @@ class CanalJSONDecoder:
         tidb = doc.get("_tidb")
         if tidb is not None and not isinstance(tidb, dict):
             raise fields.fail("_tidb", f"must be an object, got {_json_kind(tidb)}")
-        if tidb is not None and "claimCheckLocation" in tidb:
-            raise fields.fail("_tidb.claimCheckLocation", "is set: claim-check messages are not supported")
         return fields, tidb, es, is_ddl, kind
+
+    def _decompressed(self, data: bytes, part: str) -> bytes:
+        try:
+            return self._compression.decompress(data)
+        except DecompressionFailed as exc:
+            raise DecodeError(f"canal-json {part} cannot be decompressed: {exc}", None, "value") from None
+
+    # -- claim check ----------------------------------------------------------------------
+
+    def _claim_checked(
+        self, pointer: _Fields, tidb: dict[str, Any]
+    ) -> tuple[_Fields, Optional[dict[str, Any]], int, bool, str]:
+        """The header of the message a claim-check pointer stands for: fetched by the location's
+        file name from the consumer's storage, decompressed, checked as any message, and
+        checked to be the row the pointer names."""
+        location = tidb["claimCheckLocation"]
+        if location.__class__ is not str or not location:
+            raise pointer.fail("_tidb.claimCheckLocation", f"must be a non-empty string, got {_short(location)}")
+        shown = repr(location if len(location) <= 300 else location[:297] + "...")
+        store = self._claim_check_store()
+        if store is None:
+            raise pointer.fail(
+                "_tidb.claimCheckLocation",
+                f"is set: the message is claim-checked (stored whole at {shown}); give the reader"
+                " claim-check-storage-uri (the writer's storage, with claim-check-raw-value as the writer"
+                " set it) to read it",
+            )
+        try:
+            _, value = store.fetch(location)
+        except ObjectMissing as exc:
+            raise DecodeError(
+                f"canal-json claim-checked message at {shown} is missing from the storage: {exc}",
+                None, "value",
+            ) from None
+        except (StorageError, ValueError) as exc:  # ValueError: an object the store does not write
+            raise DecodeError(
+                f"canal-json claim-checked message at {shown} cannot be read: {exc}", None, "value"
+            ) from None
+        part = f"value stored at {shown}"
+        if value is None:
+            raise DecodeError(f"canal-json claim-checked message at {shown} holds no value", None, "value")
+        if self._compression.enabled:
+            value = self._decompressed(value, part)
+        header = self._checked_header(value, part)
+        stored, stored_tidb, _, is_ddl, kind = header
+        if is_ddl or kind not in _ROW_KINDS:
+            raise stored.fail("type", f"of a claim-checked message must be INSERT, UPDATE or DELETE, got {_short(kind)}")
+        if stored_tidb is not None and "claimCheckLocation" in stored_tidb:
+            raise stored.fail("_tidb.claimCheckLocation", "is set in a claim-checked message: a pointer to a pointer")
+        pointed = pointer.doc
+        if _is_bare_pointer(pointed):
+            return header  # the pointer names no row to compare with
+        for name in ("database", "table", "type"):
+            if stored.doc[name] != pointed[name]:
+                raise stored.fail(
+                    name, f"is {_short(stored.doc[name])}, but the pointer at {shown} says {_short(pointed[name])}:"
+                    " the stored message is not the one the pointer stands for",
+                )
+        if stored_tidb is None or stored_tidb.get("commitTs") != tidb.get("commitTs"):
+            got = None if stored_tidb is None else stored_tidb.get("commitTs")
+            raise stored.fail(
+                "_tidb.commitTs", f"is {_short(got)}, but the pointer at {shown} says {_short(tidb.get('commitTs'))}:"
+                " the stored message is not the one the pointer stands for",
+            )
+        return header
+
+    def _claim_check_store(self) -> Optional[ClaimCheckStore]:
+        if self._store is None:
+            self._store = self.options.large.store()
+        return self._store
 
     def _events(
         self, fields: _Fields, tidb: Optional[dict[str, Any]], es: int, is_ddl: bool, kind: str
@@ -254,11 +353,10 @@ class CanalJSONDecoder:
             fields.get("database", str, "a string")
         if table.__class__ is not str:
             fields.get("table", str, "a string")
-        only_key = False
+        marked = False  # _tidb.onlyHandleKey: the row was cut to its handle key (too large whole)
         if tidb is not None and "onlyHandleKey" in tidb:
-            only_key = _bool(fields, tidb["onlyHandleKey"])
-        if kind == "DELETE" and self.options.delete_handle_key_only:
-            only_key = True
+            marked = _bool(fields, tidb["onlyHandleKey"])
+        only_key = marked or (kind == "DELETE" and self.options.delete_handle_key_only)
         reading = self._reading_for(fields, schema, table, only_key)
         data_image = _image(fields, "data")
         data = self._columns(fields, "data", data_image, reading)
@@ -271,13 +369,13 @@ class CanalJSONDecoder:
                 old = self._columns(fields, "old", old_image, reading)
                 if old_names != list(data_image):  # else: the same columns in the same order
                     old = _fill_unchanged(old, data)
-            return build_row_event(commit_ts, schema, table, data, old)
+            return build_row_event(commit_ts, schema, table, data, old, None, marked)
         old = doc["old"]
         if old is not None and not _old_written_by_older_ticdc(kind, old, doc["data"]):
             raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(old)}")
         if kind == "INSERT":
-            return build_row_event(commit_ts, schema, table, data, None)
-        return build_row_event(commit_ts, schema, table, None, data)
+            return build_row_event(commit_ts, schema, table, data, None, None, marked)
+        return build_row_event(commit_ts, schema, table, None, data, None, marked)
 
     def _row_values(
         self, fields: _Fields, kind: str, tidb: Optional[dict[str, Any]], commit_ts: int
@@ -478,10 +576,17 @@ def _fill_unchanged(old: tuple[Column, ...], new: tuple[Column, ...]) -> tuple[C
     return tuple(filled)
 
 
-def _missing(doc: dict[str, Any]) -> DecodeError:
+def _is_bare_pointer(doc: dict[str, Any]) -> bool:
+    """A claim-check pointer as TiCDC 7.x wrote it (``NewClaimCheckMessage``): ``_tidb`` with the
+    location and no other field. Current releases send the row's handle-key columns beside it."""
+    tidb = doc.get("_tidb")
+    return len(doc) == 1 and tidb.__class__ is dict and "claimCheckLocation" in tidb
+
+
+def _missing(doc: dict[str, Any], part: str) -> DecodeError:
     """The error for the first required field (in the reference order) the message lacks."""
     name = next(name for name in _REQUIRED if name not in doc)
-    return DecodeError(f"canal-json field {name!r} is missing", None, "value")
+    return DecodeError(f"canal-json field {name!r} is missing", None, part)
 
 
 def _bool(fields: _Fields, value: Any) -> bool:
@@ -490,7 +595,7 @@ def _bool(fields: _Fields, value: Any) -> bool:
     return value
 
 
-def _parse(raw: bytes) -> dict[str, Any]:
+def _parse(raw: bytes, part: str) -> dict[str, Any]:
     """The message's JSON object. orjson parses (about three times the standard library's
     speed); what it refuses is parsed again by the standard library, which names what is
     wrong and at which byte, or reads the few texts orjson is stricter about (an escaped
@@ -498,28 +603,28 @@ def _parse(raw: bytes) -> dict[str, Any]:
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        doc = _parse_with_stdlib(raw)
+        doc = _parse_with_stdlib(raw, part)
     if doc.__class__ is not dict:
-        raise DecodeError(f"canal-json value must be a JSON object, got {_json_kind(doc)}", 0, "value")
+        raise DecodeError(f"canal-json {part} must be a JSON object, got {_json_kind(doc)}", 0, part)
     return doc
 
 
-def _parse_with_stdlib(raw: bytes) -> Any:
+def _parse_with_stdlib(raw: bytes, part: str) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DecodeError(f"canal-json value is not UTF-8 ({exc.reason})", exc.start, "value") from None
+        raise DecodeError(f"canal-json {part} is not UTF-8 ({exc.reason})", exc.start, part) from None
     try:
         if text.startswith("\ufeff"):  # what json.loads checks before its decoder runs
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
         doc = _JSON.decode(text)
     except json.JSONDecodeError as exc:
         offset = len(text[: exc.pos].encode("utf-8"))
-        raise DecodeError(f"canal-json value is not valid JSON: {exc.msg}", offset, "value") from None
+        raise DecodeError(f"canal-json {part} is not valid JSON: {exc.msg}", offset, part) from None
     except ValueError as exc:  # NaN / Infinity literals
-        raise DecodeError(f"canal-json value is not valid JSON: {exc}", None, "value") from None
+        raise DecodeError(f"canal-json {part} is not valid JSON: {exc}", None, part) from None
     except RecursionError:
-        raise DecodeError("canal-json value nests too deeply", None, "value") from None
+        raise DecodeError(f"canal-json {part} nests too deeply", None, part) from None
     return doc
 
 

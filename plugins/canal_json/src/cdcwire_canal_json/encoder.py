@@ -3,6 +3,13 @@
 Row messages are the table's :class:`RowLayout` templates with their slots
 filled: per row only the values (and ``sqlType`` when an unsigned value is
 promoted) are written; everything else is ready-made JSON text.
+
+Large messages, as the reference's ``JSONRowEventEncoder`` (tiflow
+``pkg/sink/codec/canal/canal_json_row_event_encoder.go``): every value (rows, DDL,
+watermarks) is compressed with ``large-message-handle-compression`` before its size
+is checked; a row over ``max-message-bytes`` is sent with its handle-key columns only
+(``_tidb.onlyHandleKey``), or stored whole in the claim-check storage and replaced by
+its handle-key columns with ``_tidb.claimCheckLocation``.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
     BoundedCache,
+    ClaimCheckStore,
     Column,
     DDLEvent,
     EncodeError,
@@ -25,6 +33,8 @@ from cdcwire.plugin_api import (
     Payload,
     ResolvedEvent,
     RowChangedEvent,
+    StorageError,
+    TransportError,
 )
 
 from .ddl_kinds import canal_ddl_word
@@ -32,7 +42,13 @@ from .options import CanalOptions
 from .row_layout import NULL_MARK, QUOTED_NULL, UPDATE_CHANGED, ColumnPlan, RowLayout, dumps
 
 WATERMARK = "TIDB_WATERMARK"
-LARGE_ROW_OPTION = "large-message-handle-option=handle-key-only, the row being over max-message-bytes"
+LARGE_ROW_OPTION = "large-message-handle-option={}, the row being over max-message-bytes"
+KEY_ONLY_ROW = "the row arrived key-only (handle_key_only)"
+#: What ``_tidb`` says of a row sent with its handle-key columns only.
+ONLY_HANDLE_KEY = ',"onlyHandleKey":true'
+#: A location the size of a real one (a UUID and ``.json``), for sizing a claim-check
+#: pointer without storing anything (see :meth:`CanalJSONEncoder.read_back_key_only`).
+_SIZING_OBJECT = "5f0c7a2e-93d1-4b8a-b6e4-2c91d0e7a3f5.json"
 U64_LIMIT = 1 << 64
 _LAYOUT_CACHE_LIMIT = 4096
 
@@ -44,15 +60,17 @@ def now_ms() -> int:
 
 
 class CanalJSONEncoder:
-    """Encodes the events of one topic-partition. ``clock`` gives the ``ts`` field (ms)."""
+    """Encodes the events of one topic-partition. ``clock`` gives the ``ts`` field (ms);
+    :func:`now_ms` (looked up when the encoder is made) by default."""
 
-    def __init__(self, options: CanalOptions, clock: Callable[[], int] = now_ms) -> None:
+    def __init__(self, options: CanalOptions, clock: Optional[Callable[[], int]] = None) -> None:
         self.options = options
-        self._clock = clock
+        self._clock = now_ms if clock is None else clock
         self._layouts: BoundedCache[tuple, RowLayout] = BoundedCache(_LAYOUT_CACHE_LIMIT)
         #: Each table's last shape and layout: a plain dict, emptied whenever _layouts is, so
         #: that it holds only layouts _layouts holds and stays as bounded.
         self._last_layouts: dict[tuple[str, str], tuple[list[tuple], RowLayout]] = {}
+        self._store: Optional[ClaimCheckStore] = None  # opened at the first row to claim-check
 
     # -- public ---------------------------------------------------------------------------
 
@@ -64,16 +82,20 @@ class CanalJSONEncoder:
 
     def encode_batches(self, batches: Iterable[EventBatch]) -> Iterator[Payload]:
         """The columnar twin of :meth:`encode` (same bytes): rows with the default options are
-        filled from the batch's values and shapes; every other event takes the Event path."""
+        filled from the batch's values and shapes; every other event, and every key-only row
+        (``batch.key_only``), takes the Event path."""
         options = self.options
         fast_deletes = not options.delete_handle_key_only
         fast_updates = not options.only_updated_columns
         for batch in batches:
             kinds = batch.kinds
+            key_only = batch.key_only
             for i in range(len(kinds)):
                 kind = kinds[i]
                 value = None
-                if kind == "insert" or (kind == "update" and fast_updates) or (kind == "delete" and fast_deletes):
+                if (
+                    kind == "insert" or (kind == "update" and fast_updates) or (kind == "delete" and fast_deletes)
+                ) and (not key_only or i not in key_only):
                     value = self._batch_row(batch, i, kind)
                 if value is None:  # not a fast row, or one the fast path hands over (see _batch_row)
                     value = self.encode_event(batch.event(i))
@@ -83,17 +105,23 @@ class CanalJSONEncoder:
     def encode_event(self, event: Event) -> Optional[bytes]:
         """The message value for one event; None for a resolved event without the extension."""
         if isinstance(event, RowChangedEvent):
-            return self._row_message(event)
+            return self._row_message(event)[0]
+        compression = self.options.large.compression
         if isinstance(event, DDLEvent):
-            return self._checked_size(self._ddl_message(event), event)
+            value = self._ddl_message(event)
+            return self._checked_size(compression.compress(value) if compression.enabled else value, event)
         if isinstance(event, ResolvedEvent):
-            return self._watermark_message(event) if self.options.tidb_extension else None
+            if not self.options.tidb_extension:
+                return None
+            value = self._watermark_message(event)
+            return compression.compress(value) if compression.enabled else value
         raise EncodeError(f"canal-json cannot encode {type(event).__name__}: not a cdcwire event")
 
     def _batch_row(self, batch: EventBatch, i: int, kind: str) -> Optional[bytes]:
-        """Row ``i`` as :meth:`_render_row` writes it whole, or None to hand it to the Event path:
-        an update whose images differ in shape, a value the formatters refuse, text UTF-8
-        cannot carry, a message over max-message-bytes (their errors and fallbacks live there)."""
+        """Row ``i`` as :meth:`_row_message` writes it whole (compressed as it compresses it), or
+        None to hand it to the Event path: an update whose images differ in shape, a value the
+        formatters refuse, text UTF-8 cannot carry, a message over max-message-bytes (their
+        errors and fallbacks live there)."""
         schema, table = batch.schemas[i], batch.tables[i]
         if kind == "delete":
             layout = self._shape_layout(schema, table, batch.old_shapes[i])  # type: ignore[arg-type]
@@ -110,7 +138,7 @@ class CanalJSONEncoder:
             ]
             ts = batch.commit_ts[i]
             head = (ts >> 18, self._clock(), layout.sql_types_json(values))  # type: ignore[arg-type]
-            tail = self._tail(ts, False)
+            tail = self._tail(ts, "")
             data = layout.data.pick(texts)
             if kind == "update":
                 old_values = batch.old_values[i]
@@ -126,6 +154,9 @@ class CanalJSONEncoder:
             value = text.encode("utf-8")
         except (*_BAD_VALUE, UnicodeEncodeError):
             return None
+        compression = self.options.large.compression
+        if compression.enabled:
+            value = compression.compress(value)
         if len(value) + MESSAGE_OVERHEAD > self.options.max_message_bytes:
             return None
         return value
@@ -145,38 +176,89 @@ class CanalJSONEncoder:
                 self._last_layouts.clear()
         return layout
 
-    def keeps_only_handle_key(self, row: RowChangedEvent) -> bool:
-        """True when the row is too large whole and large-message handling cuts it to its key.
+    def read_back_key_only(self, row: RowChangedEvent) -> bool:
+        """Whether a reader gets ``row`` back with its handle-key columns only (and marked so):
+        a row that arrived key-only (with the extension, which carries the mark), or a row too
+        large whole under handle-key-only. A claim-checked row reads back whole. Nothing is
+        stored: a claim-check pointer is sized with a location of a real one's length.
 
         Raises MessageTooLargeError when the row cannot be sent at all.
         """
-        whole = self._render_row(row, only_key=False)
-        if len(whole) + MESSAGE_OVERHEAD <= self.options.max_message_bytes:
-            return False
-        self._row_message(row)  # raises when even the key-only message is too large
-        return True
+        return self._row_message(row, sizing=True)[1]
 
     # -- rows -----------------------------------------------------------------------------
 
-    def _row_message(self, row: RowChangedEvent) -> bytes:
-        value = self._render_row(row, only_key=False)
-        limit = self.options.max_message_bytes
+    def _row_message(self, row: RowChangedEvent, sizing: bool = False) -> tuple[bytes, bool]:
+        """The message value for ``row``, and whether it reads back key-only.
+
+        With claim-check, a row too large whole is stored (compressed, as it would have been
+        sent) before its pointer is made; ``sizing`` stores nothing and sizes the pointer
+        with a stand-in location.
+        """
+        options = self.options
+        compression = options.large.compression
+        marked = row.handle_key_only and options.tidb_extension  # the mark needs _tidb to travel
+        value = self._render_row(row, marked, ONLY_HANDLE_KEY if marked else "", KEY_ONLY_ROW)
+        if compression.enabled:
+            value = compression.compress(value)
+        limit = options.max_message_bytes
         if len(value) + MESSAGE_OVERHEAD <= limit:
-            return value
-        if not self.options.handle_key_only_when_large:
-            raise MessageTooLargeError(
-                f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
-                f" is {len(value)} bytes + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit};"
-                " set large-message-handle-option=handle-key-only (with enable-tidb-extension) to send its key only"
-            )
-        value = self._render_row(row, only_key=True)
-        if len(value) + MESSAGE_OVERHEAD > limit:
-            raise MessageTooLargeError(
-                f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
-                f" is {len(value)} bytes + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
-                " even with only its handle-key columns"
-            )
-        return value
+            return value, marked
+        large = options.large
+        if large.handle_key_only:
+            value = self._render_row(row, True, ONLY_HANDLE_KEY, LARGE_ROW_OPTION.format(large.mode))
+            if compression.enabled:
+                value = compression.compress(value)
+            if len(value) + MESSAGE_OVERHEAD > limit:
+                raise self._too_large(row, value, "even with only its handle-key columns")
+            return value, True
+        if large.claim_check:
+            if not options.tidb_extension:
+                raise EncodeError("canal-json: large-message-handle-option=claim-check needs enable-tidb-extension=true")
+            location = self._sizing_location() if sizing else self._claim_check(row, value)
+            extra = ',"claimCheckLocation":' + dumps(location)
+            pointer = self._render_row(row, True, extra, LARGE_ROW_OPTION.format(large.mode))
+            if compression.enabled:
+                pointer = compression.compress(pointer)
+            if len(pointer) + MESSAGE_OVERHEAD > limit:
+                raise self._too_large(row, pointer, "even as a claim-check pointer (its handle-key columns and location)")
+            return pointer, marked
+        raise self._too_large(
+            row, value,
+            "; set large-message-handle-option=handle-key-only (send its key only) or claim-check (store it"
+            " in claim-check-storage-uri), with enable-tidb-extension",
+        )
+
+    def _too_large(self, row: RowChangedEvent, value: bytes, how: str) -> MessageTooLargeError:
+        compressed = self.options.large.compression
+        size = f"{len(value)} bytes ({compressed.name}-compressed)" if compressed.enabled else f"{len(value)} bytes"
+        return MessageTooLargeError(
+            f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
+            f" is {size} + {MESSAGE_OVERHEAD} overhead > max-message-bytes {self.options.max_message_bytes}"
+            + (how if how.startswith(";") else " " + how)
+        )
+
+    def _claim_check_store(self) -> ClaimCheckStore:
+        store = self._store
+        if store is None:
+            store = self._store = self.options.large.store()
+            if store is None:  # a config that skipped validate (LargeMessageOptions.check refuses it)
+                raise EncodeError("canal-json: large-message-handle-option=claim-check needs claim-check-storage-uri")
+        return store
+
+    def _claim_check(self, row: RowChangedEvent, value: bytes) -> str:
+        """Store the whole message value; the location its pointer carries. The key is None:
+        canal-json messages have none."""
+        try:
+            return self._claim_check_store().store(None, value)
+        except StorageError as exc:
+            raise ClaimCheckStorageError(
+                f"canal-json: cannot store the {row.kind} on {row.schema}.{row.table} at commit ts"
+                f" {row.commit_ts} in the claim-check storage: {exc}"
+            ) from None
+
+    def _sizing_location(self) -> str:
+        return self._claim_check_store().storage.location(_SIZING_OBJECT)
 
     def _layout(self, row: RowChangedEvent, image: Sequence[Column]) -> RowLayout:
         """The layout of ``image``: the table's last one when every column's name, type, flags
@@ -203,16 +285,19 @@ class CanalJSONEncoder:
         self._last_layouts[table] = (shape, layout)
         return layout
 
-    def _render_row(self, row: RowChangedEvent, only_key: bool) -> bytes:
+    def _render_row(self, row: RowChangedEvent, only_key: bool, tidb_extra: str = "", why: str = "") -> bytes:
+        """The row's message text: whole, or its handle-key columns only (``why``: what asked for
+        that, for the error of a table without any); ``tidb_extra`` goes into ``_tidb`` after
+        ``commitTs``, as the reference orders it (onlyHandleKey, claimCheckLocation)."""
         ts = row.commit_ts
         if ts.__class__ is not int or not 0 <= ts < U64_LIMIT:
             raise EncodeError(f"commit ts {ts!r} of {row.schema}.{row.table} is not an unsigned 64-bit integer")
         new, old = row.columns, row.pre_columns
-        tail = self._tail(ts, only_key)
+        tail = self._tail(ts, tidb_extra)
         if new is None:  # delete: data is the deleted row
             layout = self._layout(row, old)  # type: ignore[arg-type]
             if only_key:
-                layout = _key_layout(layout, row, LARGE_ROW_OPTION)
+                layout = _key_layout(layout, row, why)
             elif self.options.delete_handle_key_only:
                 layout = _key_layout(layout, row, "delete-only-output-handle-key-columns=true")
             values = self._values(layout, old)  # type: ignore[arg-type]
@@ -222,7 +307,7 @@ class CanalJSONEncoder:
         else:
             layout = self._layout(row, new)
             if only_key:
-                layout = _key_layout(layout, row, LARGE_ROW_OPTION)
+                layout = _key_layout(layout, row, why)
             values = self._values(layout, new)
             data = self._json_values(layout, values, row, "columns")
             head = (ts >> 18, self._clock(), layout.sql_types_json(values))
@@ -238,11 +323,12 @@ class CanalJSONEncoder:
             text = text.replace(QUOTED_NULL, "null")
         return _utf8(text, row)
 
-    def _tail(self, ts: int, only_key: bool) -> str:
+    def _tail(self, ts: int, tidb_extra: str) -> str:
         """The end of a row message: ``_tidb`` with the extension, and the closing brace."""
         if not self.options.tidb_extension:
             return "}"
-        return f',"_tidb":{{"commitTs":{ts}' + (',"onlyHandleKey":true}}' if only_key else "}}")
+        return f',"_tidb":{{"commitTs":{ts}{tidb_extra}}}}}'
+
 
     @staticmethod
     def _values(layout: RowLayout, image: Sequence[Column]) -> list[object]:
@@ -385,6 +471,13 @@ class CanalJSONEncoder:
                 f" + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
             )
         return value
+
+
+class ClaimCheckStorageError(TransportError):
+    """The claim-check storage refused a row's message (the storage and its reason in the text).
+
+    A TransportError, not an EncodeError: the storage failed, not the event, so a dead-letter
+    path must not take the event for a bad one; the write fails as a failed send does."""
 
 
 def _key_layout(layout: RowLayout, row: RowChangedEvent, option: str) -> RowLayout:
