@@ -18,7 +18,9 @@ the core takes them.
 
 from __future__ import annotations
 
+import random
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,8 +30,11 @@ from ..codec import Encoder
 from ..codec_calls import decoder_for, encode_batches, encoder_for
 from ..event_batch import EventBatch
 from ..type_codes import DDLType
-from ..errors import DecodeError, InvalidEventError, MessageTooLargeError
-from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..errors import DecodeError, InvalidEventError, MessageTooLargeError, SinkURIError
+from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..large_messages.claim_check import read_claim_check_object
+from ..params import LARGE_MESSAGE_HANDLE_OPTION
+from ..type_codes import ColumnFlag, ColumnType
 from ..message import Message, Payload
 from ..sink import Sink, SinkLike, open_sink
 from ..validation import check_event
@@ -175,8 +180,12 @@ class CodecConformance:
         return encoder_for(sink, sink.topic, 0, events_checked=True)
 
     def with_params(self, sink: Sink, **params: Any) -> Sink:
-        extra = "&".join(f"{k.replace('_', '-')}={v}" for k, v in params.items())
-        return open_sink(f"{sink.config.uri}&{extra}")
+        """The sink with these parameters (``_`` for ``-`` in names), each replacing the URI's own."""
+        names = {k.replace("_", "-"): v for k, v in params.items()}
+        base, _, query = sink.config.uri.partition("?")
+        kept = [pair for pair in query.split("&") if pair and pair.split("=", 1)[0] not in names]
+        extra = [f"{k}={quote(str(v), safe='')}" for k, v in names.items()]
+        return open_sink(f"{base}?{'&'.join(kept + extra)}")
 
     def test_every_column_type_survives_insert_update_and_delete(self, sink: Sink) -> None:
         spec = all_types_table()
@@ -377,3 +386,67 @@ class CodecConformance:
             assert all(isinstance(e, RowChangedEvent) for e in back)
 
         check()
+
+    # -- large messages (for the modes a codec declares; a mode it does not is refused) -------
+
+    def large_row(self, size: int = 6000, key: int = 1, ts: int = 100) -> RowChangedEvent:
+        """A row of a table with a handle key whose text column takes it past a small limit
+        (hex of random bytes: LZ compression, snappy's and lz4's, cannot shrink it much)."""
+        flags = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+        text = random.Random(key).randbytes(size // 2).hex()
+        return RowChangedEvent(ts, "test", "large", (
+            Column("id", ColumnType.BIGINT, flags, key),
+            Column("body", ColumnType.VARCHAR, ColumnFlag.NULLABLE, text),
+        ))
+
+    def large_message_sink(self, sink: Sink, mode: str, **params: Any) -> Sink | None:
+        """The sink under ``large-message-handle-option=mode`` and a 2 KiB limit; None (after
+        checking the refusal is a SinkURIError naming a parameter) when the codec does not
+        declare the mode, or refuses it under this class's other parameters."""
+        declared = {p.name: p for p in sink.codec.parameters}.get(LARGE_MESSAGE_HANDLE_OPTION.name)
+        try:
+            return self.with_params(sink, max_message_bytes=2048, large_message_handle_option=mode, **params)
+        except SinkURIError as exc:
+            assert exc.parameter, f"refusing large-message-handle-option={mode} must name a parameter"
+            if declared is not None and mode in declared.choices:
+                assert exc.parameter != LARGE_MESSAGE_HANDLE_OPTION.name or "needs" in str(exc)
+            return None
+
+    def test_a_large_row_under_handle_key_only_reads_back_as_its_handle_key_marked(self, sink: Sink) -> None:
+        large = self.large_message_sink(sink, "handle-key-only")
+        if large is None:
+            return
+        events = [self.large_row(), self.large_row(size=10, key=2, ts=101)]
+        _, back = round_trip(large, events)
+        assert back == expected(large, events)
+        assert back[0].handle_key_only and all(c.is_handle_key for c in back[0].columns)
+        assert not back[1].handle_key_only
+
+    def test_a_large_row_under_claim_check_reads_back_whole_from_its_stored_object(self, sink: Sink, tmp_path) -> None:
+        large = self.large_message_sink(sink, "claim-check", claim_check_storage_uri=f"file://{tmp_path}")
+        if large is None:
+            return
+        events = [self.large_row(), self.large_row(size=10, key=2, ts=101)]
+        messages, back = round_trip(large, events)
+        assert back == expected(large, events)
+        assert not any(e.handle_key_only for e in back if isinstance(e, RowChangedEvent))
+        assert all(len(m.value or b"") + len(m.key or b"") <= 2048 for m in messages)
+        [stored] = list(tmp_path.glob("*.json"))
+        if not large.config.get("claim-check-raw-value"):
+            assert read_claim_check_object(stored.read_bytes())[1]
+
+    def test_compressed_values_round_trip(self, sink: Sink) -> None:
+        for codec in ("snappy", "lz4"):
+            try:
+                compressed = self.with_params(sink, large_message_handle_compression=codec)
+            except SinkURIError as exc:
+                assert exc.parameter == "large-message-handle-compression"
+                return
+
+            @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+            @given(event_batches())
+            def check(events: list[Event]) -> None:
+                _, back = round_trip(compressed, events)
+                assert back == expected(compressed, events)
+
+            check()
