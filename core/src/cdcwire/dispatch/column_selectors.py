@@ -74,7 +74,9 @@ def _regexp(text: str, anchored: bool) -> Match:
         rx = re.compile(text, re.I | re.S)
     except re.error as exc:
         raise ColumnPatternError(f"invalid pattern: {exc}") from None
-    return (lambda name: rx.fullmatch(name) is not None) if anchored else (lambda name: rx.search(name) is not None)
+    if anchored:
+        return lambda name: rx.fullmatch(name) is not None
+    return lambda name: rx.search(name) is not None
 
 
 def _wildcard(text: str) -> Match:
@@ -210,7 +212,7 @@ class ColumnSelector:
 
     __slots__ = ("matchers", "columns", "name", "_tables", "_columns")
 
-    def __init__(self, matchers: Sequence[str], columns: Sequence[str], name: str = "column selector") -> None:
+    def __init__(self, matchers: Sequence[str], columns: Sequence[str], name: str = "selector") -> None:
         self.matchers = tuple(matchers)
         self.columns = tuple(columns)
         self.name = name
@@ -304,7 +306,9 @@ def selector_from_mapping(entry: Any, where: str, name: str) -> ColumnSelector:
         raise DispatchError(f"{where}: a column selector must be a table, got {type(entry).__name__}")
     unknown = set(entry) - {"matcher", "columns"}
     if unknown:
-        raise DispatchError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (a column selector has matcher and columns)")
+        raise DispatchError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))} (a column selector has matcher and columns)"
+        )
     matcher = entry.get("matcher")
     if isinstance(matcher, str):
         matcher = [matcher]
@@ -314,7 +318,9 @@ def selector_from_mapping(entry: Any, where: str, name: str) -> ColumnSelector:
     if isinstance(columns, str):
         columns = [c.strip() for c in columns.split(",") if c.strip()]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-        raise DispatchError(f"{where}: 'columns' must be a list of column patterns (e.g. [\"id\", \"name\", \"a*\"])")
+        raise DispatchError(
+            f"{where}: 'columns' must be a list of column patterns (e.g. [\"id\", \"name\", \"a*\"])"
+        )
     try:
         selector = ColumnSelector(tuple(matcher), tuple(columns), name)
     except DispatchError as exc:

@@ -19,7 +19,9 @@ import pyarrow.compute as pc
 from ..dispatch.column_selectors import ColumnSelector
 
 
-def select_batch_columns(batch: pa.RecordBatch, selectors: Sequence[Optional[ColumnSelector]]) -> pa.RecordBatch:
+def select_batch_columns(
+    batch: pa.RecordBatch, selectors: Sequence[Optional[ColumnSelector]]
+) -> pa.RecordBatch:
     """``batch`` (the event columns) with each row's images cut to what ``selectors[row]`` keeps
     (None: the row keeps every column)."""
     if all(s is None for s in selectors):
@@ -62,12 +64,9 @@ def _select_images(
     entry_ids = np.repeat(ids, np.diff(bounds))
     selected = entry_ids >= 0
     # one decision per distinct (selector, name) of the batch
-    pair = entry_ids * len(dictionary) + name_codes
-    pairs, inverse = np.unique(pair[selected], return_inverse=True)
-    decided = np.array(
-        [chosen[int(p) // len(dictionary)].keeps(dictionary[int(p) % len(dictionary)]) for p in pairs.tolist()],
-        dtype=bool,
-    )
+    width = len(dictionary)
+    pairs, inverse = np.unique((entry_ids * width + name_codes)[selected], return_inverse=True)
+    decided = np.array([chosen[p // width].keeps(dictionary[p % width]) for p in pairs.tolist()], dtype=bool)
     keep = np.ones(len(entries), dtype=bool)
     keep[selected] = decided[inverse]
     if keep.all():

@@ -163,7 +163,10 @@ class BatchRouter:
         self.plan = plan
         self.rejected = rejected
         self.counts = RoutingCounts()
-        self.dispatcher = Dispatcher(sink, partition_count=planned_partition_count(plan), select_columns=False)
+        # rows are checked against their column selector here, their columns dropped in Arrow
+        self.dispatcher = Dispatcher(
+            sink, partition_count=planned_partition_count(plan), select_columns=False
+        )
         self.dispatcher.topics = set(plan.partition_counts)
         self.tp_index = plan.index()
         self.keys_only = not needs_every_column(sink)
@@ -202,8 +205,11 @@ class BatchRouter:
             counts.copies += len(routes)
             rank = RANK[type(event)]
             if selecting:
-                row = isinstance(event, RowChangedEvent)
-                selector = self.dispatcher.selector_for(event.schema, event.table) if row else None  # type: ignore[union-attr]
+                selector = (
+                    self.dispatcher.selector_for(event.schema, event.table)
+                    if isinstance(event, RowChangedEvent)
+                    else None
+                )
                 selectors.extend([selector] * len(routes))
             for sub, route in enumerate(routes):
                 take.append(i)
