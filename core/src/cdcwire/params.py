@@ -134,7 +134,9 @@ PARTITION_COLUMNS = Parameter(
     "partition-columns", "str", None, "comma-separated column names for partition=columns"
 )
 TOPIC_RULE = Parameter("topic-rule", "str", None, "topic expression, e.g. cdc_{schema}_{table}")
-DISPATCH_RULES = Parameter("dispatch-rules", "str", None, "path of a TOML file of [[dispatchers]]")
+DISPATCH_RULES = Parameter(
+    "dispatch-rules", "str", None, "path of a TOML file of [[dispatchers]] and [[column-selectors]]"
+)
 OUTPUT_RAW_CHANGE_EVENT = Parameter(
     "output-raw-change-event", "bool", False,
     "a key-changing update stays one update, dispatched by its new image (default: delete + insert,"
