@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .codec import CanalJSONCodec
 from .decoder import CanalJSONDecoder
-from .encoder import CanalJSONEncoder
+from .encoder import CanalJSONEncoder, ClaimCheckStorageError
 from .options import CanalOptions
 
-__all__ = ["CanalJSONCodec", "CanalJSONDecoder", "CanalJSONEncoder", "CanalOptions"]
+__all__ = ["CanalJSONCodec", "CanalJSONDecoder", "CanalJSONEncoder", "CanalOptions", "ClaimCheckStorageError"]

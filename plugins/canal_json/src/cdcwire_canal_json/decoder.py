@@ -251,7 +251,9 @@ class CanalJSONDecoder:
         checked to be the row the pointer names."""
         location = tidb["claimCheckLocation"]
         if location.__class__ is not str or not location:
-            raise pointer.fail("_tidb.claimCheckLocation", f"must be a non-empty string, got {_short(location)}")
+            raise pointer.fail(
+                "_tidb.claimCheckLocation", f"must be a non-empty string, got {_short(location)}"
+            )
         shown = repr(location if len(location) <= 300 else location[:297] + "...")
         store = self._claim_check_store()
         if store is None:
@@ -280,24 +282,25 @@ class CanalJSONDecoder:
         header = self._checked_header(value, part)
         stored, stored_tidb, _, is_ddl, kind = header
         if is_ddl or kind not in _ROW_KINDS:
-            raise stored.fail("type", f"of a claim-checked message must be INSERT, UPDATE or DELETE, got {_short(kind)}")
+            raise stored.fail(
+                "type", f"of a claim-checked message must be INSERT, UPDATE or DELETE, got {_short(kind)}"
+            )
         if stored_tidb is not None and "claimCheckLocation" in stored_tidb:
-            raise stored.fail("_tidb.claimCheckLocation", "is set in a claim-checked message: a pointer to a pointer")
+            raise stored.fail(
+                "_tidb.claimCheckLocation", "is set in a claim-checked message: a pointer to a pointer"
+            )
         pointed = pointer.doc
         if _is_bare_pointer(pointed):
             return header  # the pointer names no row to compare with
+        not_it = "the stored message is not the one the pointer stands for"
         for name in ("database", "table", "type"):
             if stored.doc[name] != pointed[name]:
-                raise stored.fail(
-                    name, f"is {_short(stored.doc[name])}, but the pointer at {shown} says {_short(pointed[name])}:"
-                    " the stored message is not the one the pointer stands for",
-                )
+                said = f"{_short(stored.doc[name])}, but the pointer at {shown} says {_short(pointed[name])}"
+                raise stored.fail(name, f"is {said}: {not_it}")
         if stored_tidb is None or stored_tidb.get("commitTs") != tidb.get("commitTs"):
             got = None if stored_tidb is None else stored_tidb.get("commitTs")
-            raise stored.fail(
-                "_tidb.commitTs", f"is {_short(got)}, but the pointer at {shown} says {_short(tidb.get('commitTs'))}:"
-                " the stored message is not the one the pointer stands for",
-            )
+            said = f"{_short(got)}, but the pointer at {shown} says {_short(tidb.get('commitTs'))}"
+            raise stored.fail("_tidb.commitTs", f"is {said}: {not_it}")
         return header
 
     def _claim_check_store(self) -> Optional[ClaimCheckStore]:

@@ -71,6 +71,11 @@ class CanalJSONEncoder:
         #: that it holds only layouts _layouts holds and stays as bounded.
         self._last_layouts: dict[tuple[str, str], tuple[list[tuple], RowLayout]] = {}
         self._store: Optional[ClaimCheckStore] = None  # opened at the first row to claim-check
+        compression = options.large.compression
+        #: The codec's compress, None without compression (one test per message on the hot path).
+        self._compress: Optional[Callable[[bytes], bytes]] = (
+            compression.compress if compression.enabled else None
+        )
 
     # -- public ---------------------------------------------------------------------------
 
@@ -85,17 +90,18 @@ class CanalJSONEncoder:
         filled from the batch's values and shapes; every other event, and every key-only row
         (``batch.key_only``), takes the Event path."""
         options = self.options
-        fast_deletes = not options.delete_handle_key_only
-        fast_updates = not options.only_updated_columns
+        fast_kinds = {"insert"}  # the kinds the options leave whole
+        if not options.only_updated_columns:
+            fast_kinds.add("update")
+        if not options.delete_handle_key_only:
+            fast_kinds.add("delete")
         for batch in batches:
             kinds = batch.kinds
             key_only = batch.key_only
             for i in range(len(kinds)):
                 kind = kinds[i]
                 value = None
-                if (
-                    kind == "insert" or (kind == "update" and fast_updates) or (kind == "delete" and fast_deletes)
-                ) and (not key_only or i not in key_only):
+                if kind in fast_kinds and (not key_only or i not in key_only):
                     value = self._batch_row(batch, i, kind)
                 if value is None:  # not a fast row, or one the fast path hands over (see _batch_row)
                     value = self.encode_event(batch.event(i))
@@ -106,15 +112,15 @@ class CanalJSONEncoder:
         """The message value for one event; None for a resolved event without the extension."""
         if isinstance(event, RowChangedEvent):
             return self._row_message(event)[0]
-        compression = self.options.large.compression
+        compress = self._compress
         if isinstance(event, DDLEvent):
             value = self._ddl_message(event)
-            return self._checked_size(compression.compress(value) if compression.enabled else value, event)
+            return self._checked_size(value if compress is None else compress(value), event)
         if isinstance(event, ResolvedEvent):
             if not self.options.tidb_extension:
                 return None
             value = self._watermark_message(event)
-            return compression.compress(value) if compression.enabled else value
+            return value if compress is None else compress(value)
         raise EncodeError(f"canal-json cannot encode {type(event).__name__}: not a cdcwire event")
 
     def _batch_row(self, batch: EventBatch, i: int, kind: str) -> Optional[bytes]:
@@ -154,9 +160,8 @@ class CanalJSONEncoder:
             value = text.encode("utf-8")
         except (*_BAD_VALUE, UnicodeEncodeError):
             return None
-        compression = self.options.large.compression
-        if compression.enabled:
-            value = compression.compress(value)
+        if self._compress is not None:
+            value = self._compress(value)
         if len(value) + MESSAGE_OVERHEAD > self.options.max_message_bytes:
             return None
         return value
@@ -195,33 +200,41 @@ class CanalJSONEncoder:
         sent) before its pointer is made; ``sizing`` stores nothing and sizes the pointer
         with a stand-in location.
         """
-        options = self.options
-        compression = options.large.compression
-        marked = row.handle_key_only and options.tidb_extension  # the mark needs _tidb to travel
+        marked = row.handle_key_only and self.options.tidb_extension  # the mark needs _tidb to travel
         value = self._render_row(row, marked, ONLY_HANDLE_KEY if marked else "", KEY_ONLY_ROW)
-        if compression.enabled:
-            value = compression.compress(value)
-        limit = options.max_message_bytes
-        if len(value) + MESSAGE_OVERHEAD <= limit:
+        compress = self._compress
+        if compress is not None:
+            value = compress(value)
+        if len(value) + MESSAGE_OVERHEAD <= self.options.max_message_bytes:
             return value, marked
-        large = options.large
+        return self._large_row(row, value, marked, sizing)
+
+    def _large_row(
+        self, row: RowChangedEvent, value: bytes, marked: bool, sizing: bool
+    ) -> tuple[bytes, bool]:
+        """:meth:`_row_message` for a row whose message ``value`` is over max-message-bytes."""
+        options = self.options
+        large, compress, limit = options.large, self._compress, options.max_message_bytes
         if large.handle_key_only:
             value = self._render_row(row, True, ONLY_HANDLE_KEY, LARGE_ROW_OPTION.format(large.mode))
-            if compression.enabled:
-                value = compression.compress(value)
+            if compress is not None:
+                value = compress(value)
             if len(value) + MESSAGE_OVERHEAD > limit:
                 raise self._too_large(row, value, "even with only its handle-key columns")
             return value, True
         if large.claim_check:
             if not options.tidb_extension:
-                raise EncodeError("canal-json: large-message-handle-option=claim-check needs enable-tidb-extension=true")
+                raise EncodeError(
+                    "canal-json: large-message-handle-option=claim-check needs enable-tidb-extension=true"
+                )
             location = self._sizing_location() if sizing else self._claim_check(row, value)
             extra = ',"claimCheckLocation":' + dumps(location)
             pointer = self._render_row(row, True, extra, LARGE_ROW_OPTION.format(large.mode))
-            if compression.enabled:
-                pointer = compression.compress(pointer)
+            if compress is not None:
+                pointer = compress(pointer)
             if len(pointer) + MESSAGE_OVERHEAD > limit:
-                raise self._too_large(row, pointer, "even as a claim-check pointer (its handle-key columns and location)")
+                how = "even as a claim-check pointer (its handle-key columns and location)"
+                raise self._too_large(row, pointer, how)
             return pointer, marked
         raise self._too_large(
             row, value,
@@ -231,7 +244,7 @@ class CanalJSONEncoder:
 
     def _too_large(self, row: RowChangedEvent, value: bytes, how: str) -> MessageTooLargeError:
         compressed = self.options.large.compression
-        size = f"{len(value)} bytes ({compressed.name}-compressed)" if compressed.enabled else f"{len(value)} bytes"
+        size = f"{len(value)} bytes" + (f" ({compressed.name}-compressed)" if compressed.enabled else "")
         return MessageTooLargeError(
             f"canal-json message for {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
             f" is {size} + {MESSAGE_OVERHEAD} overhead > max-message-bytes {self.options.max_message_bytes}"
@@ -243,7 +256,9 @@ class CanalJSONEncoder:
         if store is None:
             store = self._store = self.options.large.store()
             if store is None:  # a config that skipped validate (LargeMessageOptions.check refuses it)
-                raise EncodeError("canal-json: large-message-handle-option=claim-check needs claim-check-storage-uri")
+                raise EncodeError(
+                    "canal-json: large-message-handle-option=claim-check needs claim-check-storage-uri"
+                )
         return store
 
     def _claim_check(self, row: RowChangedEvent, value: bytes) -> str:
