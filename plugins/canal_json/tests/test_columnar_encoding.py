@@ -9,7 +9,10 @@ import pytest
 
 from cdcwire import open_sink
 from cdcwire.events import RowChangedEvent
-from cdcwire.testing.conformance import assert_columnar_encoding_matches, check_columnar_encoding_on_mixed_batches
+from cdcwire.testing.conformance import (
+    assert_columnar_encoding_matches,
+    check_columnar_encoding_on_mixed_batches,
+)
 from cdcwire_canal_json.encoder import CanalJSONEncoder
 from cdcwire_canal_json.options import CanalOptions
 
@@ -36,7 +39,9 @@ def test_columnar_path_writes_the_event_paths_bytes_under_option(options: str) -
 
 
 @pytest.mark.parametrize("compression, limit", [("none", 700), ("snappy", 450)])
-def test_columnar_path_claim_checks_as_the_event_path(tmp_path, monkeypatch, compression: str, limit: int) -> None:
+def test_columnar_path_claim_checks_as_the_event_path(
+    tmp_path, monkeypatch, compression: str, limit: int
+) -> None:
     """Stored objects are named by uuid4: each encoder's run gets the same names, so the two
     paths' pointers are comparable byte for byte."""
     import uuid
@@ -58,7 +63,8 @@ def test_columnar_path_claim_checks_as_the_event_path(tmp_path, monkeypatch, com
     monkeypatch.setattr(claim_check.uuid, "uuid4", lambda: next(names))
     check_columnar_encoding_on_mixed_batches(make)
     noise = random.Random(3).randbytes(1000).hex()  # too large compressed as well
-    big = [_row(kind, noise if i % 2 else "small") for i, kind in enumerate(["insert", "update", "delete"] * 2)]
+    kinds = ["insert", "update", "delete"] * 2
+    big = [_row(kind, noise if i % 2 else "small") for i, kind in enumerate(kinds)]
     assert_columnar_encoding_matches(make, big, batch_size=4)
     assert len(list(make().encode(big))) == len(big)  # sent, none refused
     assert any(p.name.endswith(".json") for p in tmp_path.iterdir()), "no row was claim-checked"

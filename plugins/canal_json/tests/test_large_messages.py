@@ -107,13 +107,15 @@ def _decode(config, value: bytes) -> list:
 
 @pytest.mark.parametrize("kind", ["INSERT", "UPDATE", "DELETE"])
 def test_a_message_marked_only_handle_key_decodes_as_a_key_only_row(kind):
-    (row,) = _decode(canal_config(enable_tidb_extension=True), _message({"commitTs": 9 << 18, "onlyHandleKey": True}, kind))
+    message = _message({"commitTs": 9 << 18, "onlyHandleKey": True}, kind)
+    (row,) = _decode(canal_config(enable_tidb_extension=True), message)
     assert row.handle_key_only
     assert all(c.flags & ColumnFlag.HANDLE_KEY for c in row.image)
 
 
 def test_only_handle_key_false_decodes_as_a_whole_row():
-    (row,) = _decode(canal_config(enable_tidb_extension=True), _message({"commitTs": 9 << 18, "onlyHandleKey": False}))
+    message = _message({"commitTs": 9 << 18, "onlyHandleKey": False})
+    (row,) = _decode(canal_config(enable_tidb_extension=True), message)
     assert not row.handle_key_only
 
 
@@ -166,7 +168,8 @@ def test_the_columnar_path_sends_key_only_rows_as_the_event_path_does():
     options = CanalOptions.from_config(canal_config(enable_tidb_extension=True))
     columnar = list(CanalJSONEncoder(options, clock=lambda: 1).encode_batches([batch]))
     assert columnar == list(CanalJSONEncoder(options, clock=lambda: 1).encode(events))
-    assert [json.loads(p.value)["_tidb"].get("onlyHandleKey", False) for p in columnar] == [False, True, False, True]
+    marks = [json.loads(p.value)["_tidb"].get("onlyHandleKey", False) for p in columnar]
+    assert marks == [False, True, False, True]
 
 
 # -- which combinations validate refuses ----------------------------------------------------
@@ -176,7 +179,7 @@ URI = "file:///tmp/x/t?protocol=canal-json"
 
 def test_claim_check_without_the_extension_is_rejected_naming_the_parameter():
     with pytest.raises(SinkURIError, match="claim-check needs enable-tidb-extension") as caught:
-        parse_sink_uri(f"{URI}&large-message-handle-option=claim-check&claim-check-storage-uri=file:///tmp/cc")
+        parse_sink_uri(f"{URI}&large-message-handle-option=claim-check&claim-check-storage-uri=file:///tmp/c")
     assert caught.value.parameter == "large-message-handle-option"
 
 
@@ -206,5 +209,5 @@ def test_claim_check_raw_value_is_accepted_for_canal_json():
 
 
 def test_a_reader_may_name_a_storage_without_a_large_message_mode():
-    config = parse_sink_uri(f"{URI}&claim-check-storage-uri=file:///tmp/cc&large-message-handle-compression=lz4")
+    config = parse_sink_uri(f"{URI}&claim-check-storage-uri=file:///c&large-message-handle-compression=lz4")
     assert config["large-message-handle-option"] == "none"
