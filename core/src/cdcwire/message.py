@@ -13,13 +13,16 @@ MESSAGE_OVERHEAD = 36
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One Kafka-style record. ``offset`` is set on messages read back from a transport."""
+    """One Kafka-style record. ``offset`` is set on messages read back from a transport;
+    ``timestamp`` (milliseconds since the epoch) on those read back from Kafka, which keeps one
+    per record (``file://`` framing has none: None)."""
 
     topic: str
     partition: int
     key: Optional[bytes]
     value: Optional[bytes]
     offset: Optional[int] = None
+    timestamp: Optional[int] = None
 
     @property
     def size(self) -> int:

@@ -10,7 +10,7 @@ import logging
 import time
 from typing import Iterator, Optional
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, KafkaException, TopicPartition
 
 from ..errors import TransportError
 from ..message import Message
@@ -23,7 +23,8 @@ log = logging.getLogger("cdcwire.kafka")
 class KafkaReader(MessageReader):
     """Bounded reads: each partition from an offset to its high watermark at the call.
 
-    Partitions are assigned directly; no consumer group offsets are committed.
+    Partitions are assigned directly; no consumer group offsets are committed. Each message
+    carries its record's timestamp (create or log-append time, as the topic keeps it).
     """
 
     def __init__(self, config) -> None:
@@ -152,7 +153,9 @@ class KafkaReader(MessageReader):
                     if offset >= stop:
                         next_offset = stop
                         break
-                    yield Message(topic, partition, m.key(), m.value(), offset)
+                    kind, ts = m.timestamp()
+                    stamp = None if kind == TIMESTAMP_NOT_AVAILABLE else ts
+                    yield Message(topic, partition, m.key(), m.value(), offset, stamp)
                     next_offset = offset + 1
         finally:
             if self._consumer is not None:
