@@ -19,8 +19,10 @@ empty.
 Appending never cuts more than an incomplete last record; a damaged file stops the
 writer with an error naming file, record and byte. A reader stops at damage too,
 unless ``skip-damaged=true``: then it skips damaged records, counts and logs them
-(``FileReader.damaged``). A read ends where the partition ended when ``read()`` was
-called; ``watermarks()`` counts records by their headers, without reading payloads.
+(``FileReader.damaged``). An incomplete last record is not damage but a record not
+written yet: readers end before it (a file being appended to can be followed). A read
+ends where the partition ended when ``read()`` was called; ``watermarks()`` counts
+records by their headers, without reading payloads.
 Topics are checked by :mod:`.file_paths`, so no topic reaches outside ``DIR``; hidden
 entries of ``DIR`` (cdcwire's bookkeeping) are not topics.
 """
@@ -170,21 +172,28 @@ class FileReader(MessageReader):
         self, f: BinaryIO, size: int, topic: str, partition: int, start: int, end: Optional[int]
     ) -> Iterator[Message]:
         on_damage = self._on_damage_for(partition_path(self.directory, topic, partition))
+        if end is not None and start >= end:
+            return
         for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage):
             if end is not None and offset >= end:
                 return
             if offset >= start:
                 yield Message(topic, partition, key, value, offset)
+            if end is not None and offset + 1 >= end:
+                return  # what lies past the end is not parsed (nor its damage reported)
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
         the record count, from the record headers alone (:func:`.file_framing.count_frames`),
         so it costs a seek per record, not a read of every payload.
 
-        Framing damage (a torn tail, a length running past the end) stops it with an error
-        naming file, record and byte, as a read stops; with ``skip-damaged`` it counts as the
-        read counts, ``high`` being the offset after the last intact record. A payload whose
-        CRC fails counts as its record here; the read names it.
+        An incomplete last record (a write still in progress, or one that died) is not a
+        record yet: ``high`` stops before it, as reads do, so a follower takes it once it is
+        whole. Framing damage (a length running past the end with intact records after it)
+        stops it with an error naming file, record and byte, as a read stops; with
+        ``skip-damaged`` it counts as the read counts, ``high`` being the offset after the
+        last intact record. A payload whose CRC fails counts as its record here; the read
+        names it.
         """
         opened = self._open(topic, partition)
         if opened is None:

@@ -10,13 +10,17 @@ A file starts with the 8-byte magic ``CDCWIRE1``; then records, each::
 A record's offset is its 0-based index in the file, like a Kafka offset. The CRC
 covers the lengths too, so "no key" and "empty key" cannot be confused by a flip.
 
-Damage. A write that died leaves at most an *incomplete last record*: the file ends
-inside it and no intact record follows it. That tail was never acknowledged, so a
-writer may cut it. Anything else (a record whose CRC fails, or whose length runs past
-the end while intact records follow it) is damage: writers refuse to append (appending
-after damage would hide every new record behind it), and readers stop with an error
-naming the file, record and byte, or, asked to skip damage, resynchronise on the next
-record whose header and CRC check out.
+Damage. A write that died, or one still in progress (a file being followed while
+another process appends to it), leaves at most an *incomplete last record*: the file
+ends inside it and no intact record follows it. That tail was never acknowledged: it
+is not a record yet, not damage. A writer may cut it; a reader stops before it (its
+count and its reads end there, so a follower reads it once it is whole). Anything
+else (a record whose CRC fails, or whose length runs past the end while intact records
+follow it) is damage: writers refuse to append (appending after damage would hide every
+new record behind it), and readers stop with an error naming the file, record and byte,
+or, asked to skip damage, resynchronise on the next record whose header and CRC check
+out. A damaged length in the last record is indistinguishable from a torn tail and is
+taken as one, by writers and readers alike.
 
 Offsets across damage: a damaged stretch counts as *one* record. A flipped bit or a
 damaged length spoils one record and resynchronisation lands on the next, so every
@@ -149,14 +153,21 @@ def appendable_length(f: BinaryIO, size: int, name: str) -> int:
         if not parsed.problem:
             pos, record = parsed.end, record + 1
             continue
-        if parsed.problem.startswith("is truncated") and next_intact(f, pos + 1, size) is None:
-            return pos  # an incomplete last record: the tail of a write that never finished
+        if incomplete_last_record(f, pos, parsed.problem, size):
+            return pos  # the tail of a write that never finished
         raise TransportError(
             f"{name}: record {record} at byte {pos} {parsed.problem}, and it is not an incomplete"
             " last record: the file is damaged; refusing to append to it (it is left as it was;"
             " read it with skip-damaged=true to see what is intact)"
         )
     return pos
+
+
+def incomplete_last_record(f: BinaryIO, pos: int, problem: str, size: int) -> bool:
+    """Whether the record at byte ``pos`` with this problem is an incomplete last record: the
+    file ends inside it (truncated) and no intact record follows it (else it is a damaged
+    length with records after it: damage)."""
+    return problem.startswith("is truncated") and next_intact(f, pos + 1, size) is None
 
 
 def damage_error(name: str, record: int, byte: int, problem: str) -> TransportError:
@@ -173,23 +184,31 @@ def count_frames(f: BinaryIO, name: str, size: int) -> tuple[int, Optional[Damag
     Why headers only: a count must not cost a read of the whole partition. Each header's
     lengths say where the next record starts, so keys and values are seeked over, never
     read, and no CRC is computed: a payload whose CRC fails still counts as its record (a
-    read names it). Returns ``(records, None)`` when the lengths lead exactly to ``size``;
-    else ``(records before it, the first record whose lengths run past size)``, a torn
-    tail or a damaged length, which the caller reports or hands to a skipping read.
-    A file that is not a cdcwire file raises TransportError, as it does for a read.
+    read names it). Returns ``(records, None)`` when the lengths lead exactly to ``size``, or
+    to an incomplete last record (not a record yet: see the module docstring; nor is a torn
+    magic); else ``(records before it, the first record whose lengths run past size while
+    an intact record follows)``, a damaged length, which the caller reports or hands to a
+    skipping read. A file that is not a cdcwire file raises TransportError, as it does for
+    a read.
     """
     if not check_magic(f, size, name):
-        return 0, (Damage(name, 0, 0, size, "is truncated (magic)") if size else None)
+        return 0, None  # a torn start of a file: nothing written yet
     pos, record = len(MAGIC), 0
     f.seek(pos)
     while pos < size:
         head = f.read(_HEAD.size) if pos + _HEAD.size <= size else b""
+        problem = ""
         if len(head) < _HEAD.size:  # the header runs past the end (or the file shrank under us)
-            return record, Damage(name, record, pos, size - pos, "is truncated (header)")
-        klen, vlen, _ = _HEAD.unpack(head)
-        end = pos + _HEAD.size + (0 if klen == NONE_LEN else klen) + (0 if vlen == NONE_LEN else vlen)
-        if end > size:
-            return record, Damage(name, record, pos, size - pos, "is truncated (body)")
+            problem = "is truncated (header)"
+        else:
+            klen, vlen, _ = _HEAD.unpack(head)
+            end = pos + _HEAD.size + (0 if klen == NONE_LEN else klen) + (0 if vlen == NONE_LEN else vlen)
+            if end > size:
+                problem = "is truncated (body)"
+        if problem:
+            if incomplete_last_record(f, pos, problem, size):
+                return record, None
+            return record, Damage(name, record, pos, size - pos, problem)
         pos, record = end, record + 1
         f.seek(pos)
     return record, None
@@ -205,15 +224,14 @@ def read_frames(
 
     Damage raises TransportError with its place, unless ``on_damage`` is given: then the
     damaged stretch is handed to it, counted as one offset, and reading resumes at the
-    next intact record (see the module docstring).
+    next intact record (see the module docstring). An incomplete last record (and a torn
+    magic) is no damage: the records end before it.
     """
     if size is None:
         f.seek(0, 2)
         size = f.tell()
     if not check_magic(f, size, name):
-        if size and on_damage is None:
-            raise damage_error(name, 0, 0, "is truncated (magic)")
-        return
+        return  # a torn start of a file: nothing written yet
     offset, pos = 0, len(MAGIC)
     f.seek(pos)
     while pos < size:
@@ -222,9 +240,12 @@ def read_frames(
             yield offset, parsed.key, parsed.value
             offset, pos = offset + 1, parsed.end
             continue
+        truncated = parsed.problem.startswith("is truncated")
+        resume = next_intact(f, pos + 1, size) if truncated or on_damage is not None else None
+        if truncated and resume is None:
+            return  # an incomplete last record: not written yet
         if on_damage is None:
             raise damage_error(name, offset, pos, parsed.problem)
-        resume = next_intact(f, pos + 1, size)
         end = size if resume is None else resume
         on_damage(Damage(name, offset, pos, end - pos, parsed.problem))
         offset, pos = offset + 1, end
