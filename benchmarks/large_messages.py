@@ -19,6 +19,9 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -50,6 +53,12 @@ def workload(n: int, body_bytes: int = 20_000) -> list[RowChangedEvent]:
     ]
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def timed(events: list[RowChangedEvent], uri: str, repeat: int) -> tuple[float, float]:
     """Best rows/s of (encode + write to the file sink) and of (read + decode) over ``repeat`` runs."""
     best_write = best_read = 0.0
@@ -75,20 +84,23 @@ def main() -> None:
     server = None
     try:
         storages = {"file": f"file://{work / 'claims'}"}
-        if args.s3:
-            import logging
-
+        if args.s3:  # moto in a process of its own: in this one it would share the GIL with the writer
             import boto3
-            from moto.server import ThreadedMotoServer
 
-            logging.getLogger("werkzeug").setLevel(logging.ERROR)
-
-            server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-            server.start()
-            host, port = server.get_host_and_port()
-            endpoint = f"http://{host}:{port}"
-            boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="a", aws_secret_access_key="b",
-                         region_name="us-east-1").create_bucket(Bucket="bench")
+            port = _free_port()
+            server = subprocess.Popen(
+                [str(Path(sys.executable).with_name("moto_server")), "-H", "127.0.0.1", "-p", str(port)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            endpoint = f"http://127.0.0.1:{port}"
+            client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="a", aws_secret_access_key="b",
+                                  region_name="us-east-1")
+            for _ in range(100):
+                try:
+                    client.create_bucket(Bucket="bench")
+                    break
+                except Exception:  # noqa: BLE001 - not listening yet
+                    time.sleep(0.1)
             storages["s3"] = (f"s3://bench/claims?endpoint={endpoint}&access-key=a&secret-access-key=b"
                               "&region=us-east-1&force-path-style=true")
         print(f"{args.rows} rows of ~20 KB, best of {args.repeat}; rows/s and ratio to the plain write")
@@ -112,7 +124,8 @@ def main() -> None:
                       f" {read_rate:>12,.0f} {read_rate / plain_read:>6.2f}")
     finally:
         if server is not None:
-            server.stop()
+            server.terminate()
+            server.wait()
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -53,6 +53,7 @@ from .message import MESSAGE_OVERHEAD, Message, Payload
 from .large_messages import ClaimCheckStore, Compression, LargeMessageOptions
 from .large_messages.compression import DecompressionFailed
 from .large_messages.storage import ObjectMissing, StorageError
+from .large_messages.uploads import PointerPayload, in_order_once_stored
 from .params import (
     CLAIM_CHECK_RAW_VALUE,
     CLAIM_CHECK_STORAGE_URI,
@@ -75,7 +76,8 @@ from .value_text import float32_text, float64_text
 #: 1.1: the columnar capability (BatchEncoder, BatchDecoder, EventBatch, ImageShape).
 #: 1.2: large messages: RowChangedEvent.handle_key_only and EventBatch.key_only (a columnar
 #: encoder sends those rows through its Event path), LargeMessageOptions, Compression,
-#: ClaimCheckStore and their errors, the claim-check and compression parameters.
+#: ClaimCheckStore and their errors, the claim-check and compression parameters,
+#: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
 PLUGIN_API_VERSION = "1.2"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
@@ -84,7 +86,7 @@ PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 __all__ = [
     "CLAIM_CHECK_RAW_VALUE", "CLAIM_CHECK_STORAGE_URI", "ClaimCheckStore", "Compression", "DecompressionFailed",
     "LARGE_MESSAGE_HANDLE_COMPRESSION", "LARGE_MESSAGE_PARAMETERS", "LargeMessageOptions", "ObjectMissing",
-    "StorageError",
+    "StorageError", "PointerPayload", "in_order_once_stored",
     "BLOB_TYPES", "BatchDecoder", "BatchEncoder", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
     "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
     "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventBatch", "EventPolicy", "FLOAT_TYPES",

@@ -16,10 +16,12 @@ import base64
 import binascii
 import json
 import uuid
+from concurrent.futures import Future
 from typing import Optional
 
 from ..bounded_cache import BoundedCache
 from .storage import ObjectMissing, Storage, StorageError, object_name
+from .uploads import upload_pool
 
 __all__ = [
     "ClaimCheckStore", "ObjectMissing", "StorageError", "claim_check_object", "read_claim_check_object",
@@ -70,10 +72,30 @@ class ClaimCheckStore:
     def store(self, key: Optional[bytes], value: Optional[bytes]) -> str:
         """Store one message; the location its pointer carries. StorageError when the storage
         cannot take it (nothing is sent then)."""
-        name = f"{uuid.uuid4()}.json"
-        data = (value or b"") if self.raw_value else claim_check_object(key, value)
+        name, data = self._object(key, value)
         self.storage.put(name, data)
         return self.storage.location(name)
+
+    def store_in_background(
+        self, key: Optional[bytes], value: Optional[bytes], what: str = "a message"
+    ) -> tuple[str, Future]:
+        """Start storing one message; its location now, and a future that completes when the
+        object is stored or raises StorageError naming ``what`` (see :mod:`.uploads`: the
+        pointer must wait for it)."""
+        name, data = self._object(key, value)
+        storage = self.storage
+
+        def put() -> None:
+            try:
+                storage.put(name, data)
+            except StorageError as exc:
+                raise StorageError(f"cannot store {what} in the claim-check storage: {exc}") from None
+
+        return storage.location(name), upload_pool().submit(put)
+
+    def _object(self, key: Optional[bytes], value: Optional[bytes]) -> tuple[str, bytes]:
+        name = f"{uuid.uuid4()}.json"
+        return name, (value or b"") if self.raw_value else claim_check_object(key, value)
 
     def fetch(self, location: str) -> tuple[Optional[bytes], Optional[bytes]]:
         """(key, value) of the message a pointer names, read from this store's own storage by

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import parse_qsl, urlsplit
@@ -118,7 +117,7 @@ class Storage:
         try:
             if self.scheme == "file":
                 os.makedirs(self.root, exist_ok=True)
-                aside = posixpath.join(self.root, f".{name}.{uuid.uuid4().hex}.tmp")
+                aside = posixpath.join(self.root, f".{name}.{os.urandom(8).hex()}.tmp")
                 with open(aside, "wb") as out:
                     out.write(data)
                     out.flush()

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from .codec import CanalJSONCodec
 from .decoder import CanalJSONDecoder
-from .encoder import CanalJSONEncoder, ClaimCheckStorageError
+from .encoder import CanalJSONEncoder
 from .options import CanalOptions
 
-__all__ = ["CanalJSONCodec", "CanalJSONDecoder", "CanalJSONEncoder", "CanalOptions", "ClaimCheckStorageError"]
+__all__ = ["CanalJSONCodec", "CanalJSONDecoder", "CanalJSONEncoder", "CanalOptions"]

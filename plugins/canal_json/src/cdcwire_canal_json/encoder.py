@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import struct
 import time
+from concurrent.futures import Future
 from itertools import count
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from cdcwire.plugin_api import (
+    PointerPayload,
+    in_order_once_stored,
     MESSAGE_OVERHEAD,
     BoundedCache,
     ClaimCheckStore,
@@ -33,8 +36,6 @@ from cdcwire.plugin_api import (
     Payload,
     ResolvedEvent,
     RowChangedEvent,
-    StorageError,
-    TransportError,
 )
 
 from .ddl_kinds import canal_ddl_word
@@ -71,6 +72,8 @@ class CanalJSONEncoder:
         #: that it holds only layouts _layouts holds and stays as bounded.
         self._last_layouts: dict[tuple[str, str], tuple[list[tuple], RowLayout]] = {}
         self._store: Optional[ClaimCheckStore] = None  # opened at the first row to claim-check
+        #: The upload of the object of the pointer being made (see _payload).
+        self._upload: Optional[Future] = None
         compression = options.large.compression
         #: The codec's compress, None without compression (one test per message on the hot path).
         self._compress: Optional[Callable[[bytes], bytes]] = (
@@ -80,12 +83,28 @@ class CanalJSONEncoder:
     # -- public ---------------------------------------------------------------------------
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
+        return self._released(self._encode(events))
+
+    def _encode(self, events: Iterable[Event]) -> Iterator[Payload]:
         for event in events:
-            value = self.encode_event(event)
+            value = self._event_value(event)
             if value is not None:
-                yield Payload(None, value, 1)
+                yield self._payload(value)
+
+    def _payload(self, value: bytes) -> Payload:
+        """The message of ``value``; a claim-check pointer carries the upload of its object."""
+        stored, self._upload = self._upload, None
+        return Payload(None, value, 1) if stored is None else PointerPayload(None, value, 1, stored)
+
+    def _released(self, payloads: Iterator[Payload]) -> Iterator[Payload]:
+        """Under claim-check, each message once the objects of the pointers up to it are stored
+        (see cdcwire.large_messages.uploads: objects are stored side by side)."""
+        return in_order_once_stored(payloads) if self.options.large.claim_check else payloads
 
     def encode_batches(self, batches: Iterable[EventBatch]) -> Iterator[Payload]:
+        return self._released(self._encode_batches(batches))
+
+    def _encode_batches(self, batches: Iterable[EventBatch]) -> Iterator[Payload]:
         """The columnar twin of :meth:`encode` (same bytes): rows with the default options are
         filled from the batch's values and shapes; every other event, and every key-only row
         (``batch.key_only``), takes the Event path."""
@@ -104,12 +123,20 @@ class CanalJSONEncoder:
                 if kind in fast_kinds and (not key_only or i not in key_only):
                     value = self._batch_row(batch, i, kind)
                 if value is None:  # not a fast row, or one the fast path hands over (see _batch_row)
-                    value = self.encode_event(batch.event(i))
+                    value = self._event_value(batch.event(i))
                 if value is not None:
-                    yield Payload(None, value, 1)
+                    yield self._payload(value)
 
     def encode_event(self, event: Event) -> Optional[bytes]:
-        """The message value for one event; None for a resolved event without the extension."""
+        """The message value for one event; None for a resolved event without the extension.
+        A claim-checked row's object is stored before this returns."""
+        value = self._event_value(event)
+        stored, self._upload = self._upload, None
+        if stored is not None:
+            stored.result()
+        return value
+
+    def _event_value(self, event: Event) -> Optional[bytes]:
         if isinstance(event, RowChangedEvent):
             return self._row_message(event)[0]
         compress = self._compress
@@ -264,13 +291,9 @@ class CanalJSONEncoder:
     def _claim_check(self, row: RowChangedEvent, value: bytes) -> str:
         """Store the whole message value; the location its pointer carries. The key is None:
         canal-json messages have none."""
-        try:
-            return self._claim_check_store().store(None, value)
-        except StorageError as exc:
-            raise ClaimCheckStorageError(
-                f"canal-json: cannot store the {row.kind} on {row.schema}.{row.table} at commit ts"
-                f" {row.commit_ts} in the claim-check storage: {exc}"
-            ) from None
+        what = f"the {row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
+        location, self._upload = self._claim_check_store().store_in_background(None, value, f"canal-json: {what}")
+        return location
 
     def _sizing_location(self) -> str:
         return self._claim_check_store().storage.location(_SIZING_OBJECT)
@@ -486,13 +509,6 @@ class CanalJSONEncoder:
                 f" + {MESSAGE_OVERHEAD} overhead > max-message-bytes {limit}"
             )
         return value
-
-
-class ClaimCheckStorageError(TransportError):
-    """The claim-check storage refused a row's message (the storage and its reason in the text).
-
-    A TransportError, not an EncodeError: the storage failed, not the event, so a dead-letter
-    path must not take the event for a bad one; the write fails as a failed send does."""
 
 
 def _key_layout(layout: RowLayout, row: RowChangedEvent, option: str) -> RowLayout:

@@ -19,8 +19,10 @@ from cdcwire.plugin_api import (
     EventBatch,
     MessageTooLargeError,
     Payload,
+    PointerPayload,
     ResolvedEvent,
     RowChangedEvent,
+    in_order_once_stored,
 )
 
 from .event_text import EventText
@@ -111,12 +113,16 @@ class OpenProtocolEncoder:
         that replaces it: key with ``"ccl"``, value with the handle-key columns only. The object is
         stored before the pointer exists, so no reader can see a pointer to nothing."""
         whole = single_message(key, value)
-        location = self.options.large.store().store(whole.key, whole.value)  # type: ignore[union-attr]
+        what = f"the {row.kind} of {row.schema}.{row.table} at commit ts {row.commit_ts}"
+        location, stored = self.options.large.store().store_in_background(  # type: ignore[union-attr]
+            whole.key, whole.value, what
+        )
         pointer_key, pointer_value = self.text.claim_check_key(row, location), self._texts(row, True)[1]
         cost = single_event_cost(pointer_key, pointer_value)
         if cost > self.options.max_message_bytes:
             raise self._too_large(row, cost, " even as a claim-check pointer with only its handle-key columns")
-        return single_message(pointer_key, pointer_value)
+        pointer = single_message(pointer_key, pointer_value)
+        return PointerPayload(pointer.key, pointer.value, pointer.events, stored)
 
     def _too_large(self, event: Event, cost: int, advice: str) -> MessageTooLargeError:
         if isinstance(event, RowChangedEvent):
@@ -137,7 +143,11 @@ class OpenProtocolEncoder:
         return single_message(key, value)
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
-        return self._batched(map(self._parts, events))
+        return self._released(self._batched(map(self._parts, events)))
+
+    def _released(self, payloads: Iterator[Payload]) -> Iterator[Payload]:
+        """Under claim-check, each message once the objects of the pointers up to it are stored."""
+        return in_order_once_stored(payloads) if self.options.large.claim_check else payloads
 
     def encode_batches(self, batches: Iterable[EventBatch]) -> Iterator[Payload]:
         """The columnar twin of :meth:`encode` (same bytes, same batching): rows whose images
@@ -151,7 +161,7 @@ class OpenProtocolEncoder:
             fast.add("update")
         if options.old_value and not options.delete_only_handle_key:
             fast.add("delete")
-        return self._batched(self._batch_parts(batches, frozenset(fast)))
+        return self._released(self._batched(self._batch_parts(batches, frozenset(fast))))
 
     def _batch_parts(self, batches: Iterable[EventBatch], fast: frozenset[str]) -> Iterator[tuple[bytes, bytes] | Payload]:
         text, limit = self.text, self.options.max_message_bytes
