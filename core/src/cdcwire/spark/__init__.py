@@ -7,6 +7,7 @@
     back = cs.read(spark, "kafka://127.0.0.1:9092/orders?protocol=open-protocol")
     events = cs.decode(kafka_df, "canal-json")             # key/value/topic/partition/offset rows
     cs.transcode(spark, "kafka://.../orders?protocol=open-protocol", "kafka://.../orders-canal?protocol=canal-json")
+    query = cs.write_stream(spark.readStream.format("cdcwire").option("source-uri", src).load(), sink, "/ckpt")
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .pipeline import PartitionCount, WriteSummary, prepare, write
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .session import spark_session
+from .stream_sink import write_stream
 
 
 def transcode(
@@ -47,4 +49,5 @@ __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
+    "write_stream",
 ]
