@@ -35,6 +35,13 @@ Read back from a sink, the DataFrame adds ``topic`` string, ``partition`` int an
 ``offset`` bigint; read permissively, a message that cannot be decoded is a row
 with ``_malformed`` set (its source ``topic/partition/offset``) and null event columns.
 
+Read through the data source (``spark.read.format("cdcwire")`` and
+``spark.readStream.format("cdcwire")``, :data:`SOURCE_READ_EVENT_SCHEMA`), each row also
+has ``timestamp`` (timestamp, after ``offset``): its message's Kafka record timestamp, as
+Spark's own Kafka source gives it, null where the transport keeps none (``file://``). A
+Python data source has one schema for batch and streaming reads, so both have it;
+``cdcwire.spark.read`` and ``cdcwire.spark.decode`` keep :data:`READ_EVENT_SCHEMA`.
+
 This module owns the event DataFrame's schema: it is a public contract (tables people
 keep, SQL they write against it), so a change raises :data:`EVENT_SCHEMA_VERSION` and
 gets a line in the README's "Format versions" table.
@@ -54,6 +61,7 @@ from pyspark.sql.types import (
     StringType,
     StructField,
     StructType,
+    TimestampType,
 )
 
 #: The version of the event DataFrame schema: MAJOR.MINOR, a new nullable column raising the
@@ -120,6 +128,15 @@ PERMISSIVE_READ_EVENT_SCHEMA = StructType(
     [*EVENT_FIELDS, *MESSAGE_FIELDS, StructField("_malformed", MALFORMED_TYPE)]
 )
 
+#: A message's Kafka record timestamp (null where the transport keeps none, as ``file://``).
+TIMESTAMP_FIELD = StructField("timestamp", TimestampType())
+#: What the data source's reads give, batch and streaming: events, their place and timestamp.
+SOURCE_READ_EVENT_SCHEMA = StructType([*EVENT_FIELDS, *MESSAGE_FIELDS, TIMESTAMP_FIELD])
+#: The same read permissively: undecodable messages are rows with ``_malformed`` set.
+PERMISSIVE_SOURCE_READ_EVENT_SCHEMA = StructType(
+    [*EVENT_FIELDS, *MESSAGE_FIELDS, TIMESTAMP_FIELD, StructField("_malformed", MALFORMED_TYPE)]
+)
+
 # The same schemas as Arrow types, for the executors' batch conversion.
 ARROW_VALUE = pa.struct(
     [
@@ -164,4 +181,17 @@ ARROW_MESSAGE_FIELDS = [
 ARROW_READ_EVENT_SCHEMA = pa.schema([*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS])
 ARROW_PERMISSIVE_READ_EVENT_SCHEMA = pa.schema(
     [*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS, pa.field("_malformed", ARROW_MALFORMED)]
+)
+#: Spark's timestamp as Arrow (microseconds, UTC), as Spark converts it.
+ARROW_TIMESTAMP = pa.timestamp("us", tz="UTC")
+ARROW_SOURCE_READ_EVENT_SCHEMA = pa.schema(
+    [*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS, pa.field("timestamp", ARROW_TIMESTAMP)]
+)
+ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA = pa.schema(
+    [
+        *ARROW_EVENT_FIELDS,
+        *ARROW_MESSAGE_FIELDS,
+        pa.field("timestamp", ARROW_TIMESTAMP),
+        pa.field("_malformed", ARROW_MALFORMED),
+    ]
 )
