@@ -6,11 +6,17 @@
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
         # becomes a row with _malformed set), tables (a table filter: "app.*,!app.tmp_*"),
         # ranges (pinned ranges, as cdcwire.spark.read sets)
+    spark.readStream.format("cdcwire").option("source-uri", uri).load()
+        # a stream: see cdcwire.spark.stream_source for its options
     df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()   # or mode("overwrite")
 
 Reads are bounded: each partition from its start offset to its high watermark
 (see :mod:`cdcwire.spark.message_ranges` for when that is taken). Messages are
-decoded on the executors.
+decoded on the executors. Rows are :data:`~.schema.SOURCE_READ_EVENT_SCHEMA`: events,
+topic, partition, offset and the message's ``timestamp`` (a Python data source has one
+schema for batch and streaming reads, and the stream has the timestamp, as Spark's own
+Kafka source has); ``cdcwire.spark.read``, which pins ``ranges``, gives
+:data:`~.schema.READ_EVENT_SCHEMA`, as ``cdcwire.spark.decode`` does.
 
 Writes go through a write job (:meth:`cdcwire.transport.Transport.begin_write`): on
 ``file://`` each task stages, ``commit()`` publishes once every task succeeded and
@@ -31,6 +37,8 @@ topic before it routes its first resolved event (it sees its own input only,
 once), so topic rules are refused there when the protocol broadcasts resolved
 events: the error points to ``cdcwire.spark.write``, which plans all topics first.
 ``cdcwire.spark.write`` does the full job and returns a summary.
+``writeStream.format("cdcwire")`` is refused for the same reason (it would need that
+distribution for every micro-batch): ``cdcwire.spark.write_stream`` does that job.
 """
 
 from __future__ import annotations
@@ -56,7 +64,12 @@ from .job_errors import carried_to_driver
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
 from ..table_filter import TableFilter
 from .range_decoding import decode_range
-from .schema import PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .schema import (
+    PERMISSIVE_READ_EVENT_SCHEMA,
+    PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
+    READ_EVENT_SCHEMA,
+    SOURCE_READ_EVENT_SCHEMA,
+)
 from .sink_cache import cached_sink
 
 BATCH_EVENTS = 4096
@@ -70,7 +83,8 @@ def is_permissive(options: dict) -> bool:
 
 
 class MessageEventsReader(DataSourceReader):
-    def __init__(self, options: dict) -> None:
+    def __init__(self, options: dict, stamped: bool = False) -> None:
+        self.stamped = stamped  # rows carry their message's timestamp (SOURCE_READ_EVENT_SCHEMA)
         self.uri = options["source-uri"]
         self.topics = options.get("topics", "")
         start = options.get("start-offset")
@@ -92,7 +106,12 @@ class MessageEventsReader(DataSourceReader):
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
         if partition.partition >= 0:
             with carried_to_driver("reading messages from a source"):  # see job_errors
-                yield from decode_range(self.uri, partition, self.permissive, self.tables)
+                if self.stamped:
+                    from .stream_source import decode_stamped_range
+
+                    yield from decode_stamped_range(self.uri, partition, self.permissive, self.tables)
+                else:
+                    yield from decode_range(self.uri, partition, self.permissive, self.tables)
 
 
 @dataclass
@@ -272,12 +291,38 @@ class CdcwireDataSource(DataSource):
         return "cdcwire"
 
     def schema(self):
-        return PERMISSIVE_READ_EVENT_SCHEMA if is_permissive(dict(self.options)) else READ_EVENT_SCHEMA
+        """Batch and streaming reads alike (Spark asks before it knows which); reads that pin
+        ``ranges`` (``cdcwire.spark.read``) keep the read schema without ``timestamp``."""
+        permissive = is_permissive(dict(self.options))
+        if self.options.get("ranges") is not None:
+            return PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
+        return PERMISSIVE_SOURCE_READ_EVENT_SCHEMA if permissive else SOURCE_READ_EVENT_SCHEMA
 
     def reader(self, schema) -> MessageEventsReader:
         if not self.options.get("source-uri"):
             raise SinkURIError('the cdcwire source needs .option("source-uri", URI)', "source-uri")
-        return MessageEventsReader(dict(self.options))
+        return MessageEventsReader(dict(self.options), stamped="timestamp" in schema.fieldNames())
+
+    def streamReader(self, schema):
+        """``spark.readStream.format("cdcwire")``: see :mod:`cdcwire.spark.stream_source`."""
+        from .stream_source import MessageEventsStreamReader
+
+        if not self.options.get("source-uri"):
+            raise SinkURIError('the cdcwire stream source needs .option("source-uri", URI)', "source-uri")
+        if "timestamp" not in schema.fieldNames():
+            raise CdcwireError(
+                "a stream of format('cdcwire') has a timestamp column; its schema is"
+                " cdcwire.spark.schema.SOURCE_READ_EVENT_SCHEMA (no ranges option, no other schema)"
+            )
+        cached_sink(self.options["source-uri"])  # a bad URI fails here, before the query starts
+        return MessageEventsStreamReader(self.options)
+
+    def streamWriter(self, schema, overwrite: bool):
+        raise CdcwireError(
+            "writeStream.format('cdcwire') is not supported: a Python data source cannot ask Spark to"
+            " shuffle each micro-batch by topic-partition and order it by commit ts, which a write"
+            " needs; use cdcwire.spark.write_stream(df, uri, checkpoint)"
+        )
 
     def writer(self, schema, overwrite: bool) -> EventsWriter:
         uri = self.options.get("sink-uri")

@@ -1,0 +1,336 @@
+"""``spark.readStream.format("cdcwire")``: a sink's messages as a stream of events.
+
+    spark.readStream.format("cdcwire").option("source-uri", uri).load()
+        # options: topics ("a,b", "tidb_*", "*"; default the URI's topic), startingOffsets
+        # (earliest, the default; latest; or {"topic": {"0": 23, "1": -2}}, -2 earliest,
+        # -1 latest), maxOffsetsPerTrigger (messages per micro-batch, spread over the
+        # partitions by their backlog; default no cap), mode (FAILFAST, PERMISSIVE) and
+        # tables (a table filter), as for spark.read.format("cdcwire")
+
+The offset is ``{"topic/partition": next offset}``, keys sorted: what the query's
+checkpoint records. A micro-batch is one :class:`~.message_ranges.MessageRange` per
+topic-partition that has messages in it, from its offset in the start to its offset in
+the end, so :meth:`MessageEventsStreamReader.partitions` is a pure function of the two
+offsets and a query restarted from its checkpoint re-plans an uncommitted batch exactly:
+nothing committed is read again, nothing is skipped. A partition that appears (and,
+under a topic pattern, a topic) is taken from its earliest offset at the next trigger:
+an offset that lacks it means "the earliest held".
+
+Ranges are decoded on the executors by :func:`~.range_decoding.decode_messages`, as
+batch reads are, and each row gets its message's ``timestamp`` (the Kafka record's;
+null for ``file://``, whose framing keeps none): :data:`~.schema.SOURCE_READ_EVENT_SCHEMA`.
+A ``file://`` partition being appended to is followed: an incomplete last record is
+not written yet (see :mod:`cdcwire.transports.file_framing`).
+
+``writeStream.format("cdcwire")`` is refused: a Python data source cannot ask Spark for
+the shuffle that orders each topic-partition's events; ``cdcwire.spark.write_stream``
+does the job.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from typing import Iterator, Mapping, Optional
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSourceStreamReader
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadLimit,
+    ReadMaxRows,
+    SupportsTriggerAvailableNow,
+)
+
+from ..errors import CdcwireError
+from ..message import Message
+from ..table_filter import TableFilter
+from ..topic_selection import select_topics
+from ..transport import MessageReader
+from .job_errors import carried_to_driver
+from .message_ranges import MessageRange
+from .range_decoding import decode_messages
+from .schema import ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA, ARROW_SOURCE_READ_EVENT_SCHEMA, ARROW_TIMESTAMP
+from .sink_cache import cached_sink
+
+log = logging.getLogger("cdcwire.spark")
+
+#: Offsets in ``startingOffsets`` JSON that stand for the earliest and the latest, as Spark's Kafka source.
+EARLIEST, LATEST = -2, -1
+
+Offsets = dict[str, int]
+
+
+def place_key(topic: str, partition: int) -> str:
+    """A topic-partition as an offset key: ``topic/partition``."""
+    return f"{topic}/{partition}"
+
+
+def place_of(key: str) -> tuple[str, int]:
+    topic, _, partition = key.rpartition("/")
+    return topic, int(partition)
+
+
+class StreamOptions:
+    """The options of a streaming read, checked on the driver before the query starts."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        from .data_source import is_permissive
+
+        # Spark hands Python data sources their option names lower-cased.
+        opts = {str(k).lower(): v for k, v in options.items()}
+        self.uri = opts.get("source-uri") or ""
+        if not self.uri:
+            raise CdcwireError('the cdcwire stream source needs .option("source-uri", URI)')
+        batch_only = [name for name in ("start-offset", "offsets", "ranges") if name in opts]
+        if batch_only:
+            raise CdcwireError(
+                f"option {batch_only[0]!r} is for batch reads; a stream starts where startingOffsets says"
+                ' (earliest, latest or {"topic": {"0": 23, "1": -2}})'
+            )
+        self.topics = opts.get("topics", "") or ""
+        self.permissive = is_permissive(opts)
+        self.tables = opts.get("tables", "") or ""
+        if self.tables:
+            TableFilter.of(self.tables)  # a bad pattern fails on the driver
+        self.starting = starting_offsets(opts.get("startingoffsets", "earliest"))
+        self.max_offsets = max_offsets(opts.get("maxoffsetspertrigger"))
+
+
+def starting_offsets(text: str) -> object:
+    """``"earliest"``, ``"latest"``, or ``{topic: {partition: offset}}`` with -2 earliest, -1 latest."""
+    value = (text or "earliest").strip()
+    if value.lower() in ("earliest", "latest"):
+        return value.lower()
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    shape = 'earliest, latest or JSON such as {"topic": {"0": 23, "1": -2}} (-2: earliest, -1: latest)'
+    if not isinstance(parsed, dict) or not parsed:
+        raise CdcwireError(f"option startingOffsets must be {shape}; got {value!r}")
+    starts: dict[str, int] = {}
+    for topic, partitions in parsed.items():
+        if not isinstance(partitions, dict):
+            raise CdcwireError(f"option startingOffsets: {topic!r} must map partitions to offsets; {shape}")
+        for partition, offset in partitions.items():
+            if not str(partition).isdigit() or type(offset) is not int or offset < EARLIEST:
+                raise CdcwireError(
+                    f"option startingOffsets: {topic}/{partition}: {offset!r} is not an offset"
+                    " (a number >= 0, -2 earliest, -1 latest)"
+                )
+            starts[place_key(topic, int(partition))] = offset
+    return starts
+
+
+def max_offsets(text: Optional[str]) -> Optional[int]:
+    if text is None or str(text).strip() == "":
+        return None
+    try:
+        n = int(str(text).strip())
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise CdcwireError(f"option maxOffsetsPerTrigger must be a positive number of messages; got {text!r}")
+    return n
+
+
+def spread(backlog: Mapping[str, int], cap: int) -> dict[str, int]:
+    """How many messages each partition gives to a micro-batch of at most ``cap``: all when the
+    backlog fits, else shares in proportion to each backlog, the remainder one by one in key
+    order (deterministic; every batch makes progress)."""
+    total = sum(backlog.values())
+    if total <= cap:
+        return dict(backlog)
+    take = {k: cap * n // total for k, n in backlog.items()}
+    left = cap - sum(take.values())
+    while left > 0:
+        for k in sorted(backlog):
+            if left and take[k] < backlog[k]:
+                take[k] += 1
+                left -= 1
+    return take
+
+
+class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """See the module doc. Spark makes one on the driver for offsets and planning (it keeps its
+    message reader open between triggers) and pickles one to the tasks, which only ``read``."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = StreamOptions(options)
+        self._source: Optional[MessageReader] = None
+        self._target: Optional[Offsets] = None  # Trigger.AvailableNow: where to stop
+        self._latest: Optional[Offsets] = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_source"] = None  # a connection does not travel to the tasks
+        return state
+
+    # -- the driver: offsets ------------------------------------------------------------------
+
+    def _reader(self) -> MessageReader:
+        if self._source is None:
+            sink = cached_sink(self.options.uri)
+            self._source = sink.needs_transport().reader(sink.config)
+        return self._source
+
+    def _watermarks(self) -> dict[str, tuple[int, int]]:
+        """(low, high) of every partition of the selected topics now."""
+        reader = self._reader()
+        sink = cached_sink(self.options.uri)
+        marks: dict[str, tuple[int, int]] = {}
+        for topic in select_topics(self.options.topics, sink.topic, reader.topics):
+            for partition in reader.partitions(topic):
+                marks[place_key(topic, partition)] = reader.watermarks(topic, partition)
+        return marks
+
+    def initialOffset(self) -> dict:
+        marks = self._watermarks()
+        starting = self.options.starting
+        if starting == "earliest":
+            return _sorted({k: low for k, (low, _) in marks.items()})
+        if starting == "latest":
+            return _sorted({k: high for k, (_, high) in marks.items()})
+        assert isinstance(starting, dict)
+        unknown = sorted(set(starting) - set(marks))
+        if unknown:
+            raise CdcwireError(
+                f"option startingOffsets names {', '.join(unknown[:5])}, which the stream does not read"
+                f" (its partitions: {', '.join(sorted(marks)[:10]) or 'none'})"
+            )
+        missing = sorted(set(marks) - set(starting))
+        if missing:
+            raise CdcwireError(
+                f"option startingOffsets gives no offset for {', '.join(missing[:5])}"
+                f"{' ...' if len(missing) > 5 else ''}: give every partition one (-2 earliest, -1 latest)"
+            )
+        offsets: Offsets = {}
+        for key, (low, high) in marks.items():
+            asked = starting[key]
+            if asked > high:
+                raise CdcwireError(f"option startingOffsets: {key} starts at {asked}, past its end {high}")
+            offsets[key] = low if asked == EARLIEST else high if asked == LATEST else asked
+        return _sorted(offsets)
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        n = self.options.max_offsets
+        return ReadAllAvailable() if n is None else ReadMaxRows(n)
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self._target = {k: high for k, (_, high) in self._watermarks().items()}
+
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
+        """The end of the next micro-batch: every selected partition up to its high watermark now
+        (under Trigger.AvailableNow: as it was when the query started), at most ``limit``
+        messages in all. A partition ``start`` lacks is new: it starts at its earliest."""
+        marks = self._watermarks()
+        if self._target is not None:
+            target = self._target
+            marks = {k: (low, min(high, target[k])) for k, (low, high) in marks.items() if k in target}
+        self._latest = _sorted({k: high for k, (_, high) in marks.items()})
+        begins = {k: int(start[k]) if k in start else low for k, (low, _) in marks.items()}
+        backlog = {k: max(0, marks[k][1] - begin) for k, begin in begins.items()}
+        for key, begin in begins.items():
+            if begin > marks[key][1]:
+                log.warning(
+                    "%s: the stream is at offset %d, past the partition's end %d", key, begin, marks[key][1]
+                )
+        if isinstance(limit, ReadMaxRows):
+            backlog = spread({k: n for k, n in backlog.items() if n}, limit.max_rows)
+        end: Offsets = {k: int(v) for k, v in start.items()}  # partitions no longer selected stay
+        for key, begin in begins.items():
+            if key in start or backlog.get(key):
+                end[key] = begin + backlog.get(key, 0)
+        return _sorted(end)
+
+    def reportLatestOffset(self) -> Optional[dict]:
+        return self._latest
+
+    def partitions(self, start: dict, end: dict) -> list[MessageRange]:
+        """One range per topic-partition with messages between the two offsets (a pure function of
+        them); a partition ``start`` lacks is read from the earliest offset held."""
+        ranges = []
+        for key in sorted(end):
+            first = start.get(key)
+            last = int(end[key])
+            if (first is None and last > 0) or (first is not None and int(first) < last):
+                topic, partition = place_of(key)
+                ranges.append(MessageRange(topic, partition, None if first is None else int(first), last))
+        return ranges
+
+    def commit(self, end: dict) -> None:
+        """Nothing to do: the query's checkpoint keeps the offsets; the source keeps every message."""
+
+    def stop(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            source.close()
+
+    # -- the tasks --------------------------------------------------------------------------
+
+    def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
+        with carried_to_driver("reading messages of a stream"):  # see job_errors
+            yield from decode_stamped_range(
+                self.options.uri, partition, self.options.permissive, self.options.tables
+            )
+
+
+def _sorted(offsets: Mapping[str, int]) -> dict:
+    """Offsets with their keys in order: Spark compares offsets as JSON text."""
+    return {k: int(offsets[k]) for k in sorted(offsets)}
+
+
+def decode_stamped_range(
+    uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
+) -> Iterator[pa.RecordBatch]:
+    """The batches :func:`~.range_decoding.decode_range` gives for ``part``, each row with its
+    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
+    sink = cached_sink(uri)
+    reader = sink.needs_transport().reader(sink.config)
+    try:
+        stamps = _Stamps()
+        messages = stamps.noting(reader.read(part.topic, part.partition, part.start, part.end))
+        for batch in decode_messages(sink, messages, permissive, tables):
+            yield stamps.stamped(batch, permissive)
+    finally:
+        reader.close()
+
+
+class _Stamps:
+    """The timestamps of the messages read, kept until their rows come out of the decoder.
+
+    Rows come out in offset order (a range is one partition), so each batch takes the
+    timestamps up to its last offset and the rest wait; messages that decoded to no rows
+    (a table filter) are dropped as later rows pass them. None kept (``file://``): all null.
+    """
+
+    def __init__(self) -> None:
+        self._pending: deque[tuple[int, int]] = deque()
+
+    def noting(self, messages: Iterator[Message]) -> Iterator[Message]:
+        pending = self._pending
+        for m in messages:
+            if m.timestamp is not None and m.offset is not None:
+                pending.append((m.offset, m.timestamp))
+            yield m
+
+    def stamped(self, batch: pa.RecordBatch, permissive: bool) -> pa.RecordBatch:
+        stamps = self._column(batch.column("offset").to_pylist()) if self._pending else None
+        if stamps is None:
+            stamps = pa.nulls(batch.num_rows, ARROW_TIMESTAMP)
+        columns = list(batch.columns)
+        if permissive:
+            columns.insert(len(columns) - 1, stamps)  # before _malformed
+            return pa.RecordBatch.from_arrays(columns, schema=ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA)
+        return pa.RecordBatch.from_arrays([*columns, stamps], schema=ARROW_SOURCE_READ_EVENT_SCHEMA)
+
+    def _column(self, offsets: list[int]) -> pa.Array:
+        pending = self._pending
+        micros: list[Optional[int]] = []
+        for offset in offsets:
+            while pending and pending[0][0] < offset:
+                pending.popleft()
+            micros.append(pending[0][1] * 1000 if pending and pending[0][0] == offset else None)
+        return pa.array(micros, ARROW_TIMESTAMP)
