@@ -24,6 +24,7 @@ from .errors import (
 )
 from .event_json import from_json, read_jsonl, to_json, write_jsonl
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .following import follow
 from .hookspecs import hookimpl
 from .message import Message, Payload
 from .params import Parameter
@@ -36,6 +37,6 @@ __all__ = [
     "DecodeError", "Decoder", "DispatchError", "EncodeError", "Encoder", "Event", "EventJSONError",
     "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload",
     "PluginError", "PollDecoder", "ResolvedEvent", "RowChangedEvent", "Sink", "SinkConfig", "SinkURIError",
-    "TransportError", "decode", "encode", "encode_partition", "from_json", "hookimpl", "open_sink",
+    "TransportError", "decode", "encode", "encode_partition", "follow", "from_json", "hookimpl", "open_sink",
     "parse_sink_uri", "protocols", "read", "read_jsonl", "to_json", "write", "write_jsonl",
 ]

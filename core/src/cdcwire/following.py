@@ -1,0 +1,646 @@
+"""Following a source: its events as they are written, for as long as the caller wants them.
+
+    with cdcwire.follow("kafka://host:9092/orders?protocol=canal-json&enable-tidb-extension=true",
+                        ordered=True, group="audit") as events:
+        for event in events:
+            ...
+
+Every transport's reader is bounded (a read ends at the high watermark of its call), so
+following is a loop over bounded reads: each partition's watermark is polled and each new
+range read through the transport's :class:`~cdcwire.transport.MessageReader`, on any
+transport (``kafka://``, ``file://``). Topics that a pattern names and partitions that
+appear while following are picked up, read from their beginning.
+
+Unordered (the default), events come as each partition delivers them, partition after
+partition; a broadcast DDL or resolved event is given once (its first copy), and replays
+of rows pass through. ``ordered=True`` merges the partitions into one stream in commit-ts
+order, released up to the resolved ts every partition has passed, replays and copies
+dropped (:mod:`cdcwire.ordered_events`): protocols that send no resolved events cannot be
+ordered this way and are refused up front.
+
+``group``: a Kafka consumer group. Reading starts from the group's committed offsets and
+commits after each batch the caller has taken: delivery is at least once (an event handed
+out but not yet committed when the follower stops without closing comes again). Ordered,
+the commit also records the ts released so far, and a resumed follower drops what was
+released before it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Sequence, Union
+
+from .bounded_cache import BoundedCache
+from .codec import Broadcast
+from .errors import CdcwireError, TransportError
+from .events import DDLEvent, Event, ResolvedEvent
+from .message import Message
+from .ordered_events import CannotOrderError, OrderedEvents, PartitionKey, Placed, ResolvedWatermarks
+from .poll_decoding import PollDecoder
+from .sink import SinkLike, open_sink
+from .topic_selection import select_topics
+
+log = logging.getLogger(__name__)
+
+#: The metadata a group commit of an ordered follower carries: the ts it released up to.
+RELEASED_METADATA = "cdcwire-released:"
+#: The most messages read from one partition in one round before the next partition's turn.
+MESSAGES_PER_READ = 5000
+
+
+class FollowError(CdcwireError, ValueError):
+    """A follow that cannot be set up as asked (a start position, an option the transport lacks)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StartAt:
+    """Where reading starts in each partition: ``beginning``, ``end``, ``offset`` (``value`` >= 0,
+    or < 0 for that many messages before the end) or ``timestamp`` (``value`` in ms, Kafka only)."""
+
+    kind: str
+    value: int = 0
+
+    @classmethod
+    def parse(cls, text: Union[str, int, "StartAt"]) -> "StartAt":
+        """``beginning``, ``end``, ``OFFSET`` (``-N``: the last N of each partition), ``@TIMESTAMP_MS``."""
+        if isinstance(text, StartAt):
+            return text
+        if isinstance(text, int) and not isinstance(text, bool):
+            return cls("offset", text)
+        word = str(text).strip()
+        if word in ("beginning", "end"):
+            return cls(word)
+        if word.startswith("@"):
+            digits = word[1:]
+            if digits.isascii() and digits.isdigit():
+                return cls("timestamp", int(digits))
+        elif word.lstrip("-").isascii() and word.lstrip("-").isdigit() and word.count("-") <= 1:
+            return cls("offset", int(word))
+        raise FollowError(
+            f"start position {word!r} is not 'beginning', 'end', an offset (-N: the last N messages)"
+            " or '@' and a timestamp in milliseconds"
+        )
+
+
+class _FirstCopies:
+    """Unordered following gives a broadcast DDL or resolved event once: its first copy.
+
+    A later copy is recognised while it can still come: until every partition's resolved ts
+    has passed the event's ts. Past that, a copy is a replay and is dropped as well, so what
+    is remembered stays small; a protocol with no resolved events keeps a bounded cache.
+    """
+
+    def __init__(self, watermarks: ResolvedWatermarks) -> None:
+        self._watermarks = watermarks
+        self._seen: BoundedCache[Any, int] = BoundedCache()
+        self.copies = 0
+
+    def first(self, event: Event) -> bool:
+        if isinstance(event, DDLEvent):
+            key: Any = (event.commit_ts, event.schema, event.table, event.query)
+        elif isinstance(event, ResolvedEvent):
+            key = event.ts
+        else:
+            return True
+        floor = self._watermarks.minimum
+        if key in self._seen or (floor is not None and event.commit_ts <= floor):
+            self.copies += 1
+            return False
+        self._seen.remember(key, event.commit_ts)
+        return True
+
+    def prune(self) -> None:
+        """Forget what every partition has passed (called when the least resolved ts advanced)."""
+        floor = self._watermarks.minimum
+        if floor is not None and self._seen:
+            for key in [k for k, ts in self._seen.items() if ts <= floor]:
+                del self._seen[key]
+
+
+class _KafkaOffsets:
+    """A Kafka consumer used for offsets only (it never fetches): a group's committed offsets
+    and its commits, and the offsets of a time. The messages themselves come through the
+    transport's reader."""
+
+    def __init__(self, config: Any, group: Optional[str]) -> None:
+        from confluent_kafka import Consumer
+
+        from .transports.kafka_settings import KafkaSettings
+
+        self.group = group
+        self._settings = KafkaSettings.of(config)
+        self._errors = self._settings.client_errors()
+        self._consumer: Any = self._settings.open_client(
+            Consumer,
+            self._errors,
+            **{
+                "group.id": group or f"{self._settings.client_id}-follow",
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+            },
+        )
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        from confluent_kafka import KafkaException
+
+        try:
+            return fn(*args, **kwargs)
+        except KafkaException as exc:
+            raise TransportError(
+                f"{what} at {self._settings.bootstrap}: {self._settings.describe(exc)}{self._errors.last_words()}"
+            ) from None
+
+    def committed(self, keys: Sequence[PartitionKey]) -> dict[PartitionKey, tuple[int, Optional[str]]]:
+        """The group's committed offset (and its metadata) of each partition that has one."""
+        from confluent_kafka import TopicPartition
+
+        if not keys:
+            return {}
+        got = self._call(
+            f"reading the committed offsets of group {self.group!r}", self._consumer.committed,
+            [TopicPartition(t, p) for t, p in keys], timeout=self._settings.dial_timeout,
+        )
+        return {(tp.topic, tp.partition): (tp.offset, tp.metadata or None) for tp in got if tp.offset >= 0}
+
+    def commit(self, positions: dict[PartitionKey, int], metadata: Optional[str]) -> None:
+        from confluent_kafka import TopicPartition
+
+        extra = {} if metadata is None else {"metadata": metadata}
+        offsets = [TopicPartition(t, p, offset, **extra) for (t, p), offset in sorted(positions.items())]
+        self._call(
+            f"committing the offsets of group {self.group!r}", self._consumer.commit,
+            offsets=offsets, asynchronous=False,
+        )
+
+    def at_time(self, keys: Sequence[PartitionKey], ms: int) -> dict[PartitionKey, Optional[int]]:
+        """The first offset of each partition whose message timestamp is ``ms`` or later (None: none yet)."""
+        from confluent_kafka import TopicPartition
+
+        if not keys:
+            return {}
+        got = self._call(
+            f"looking up offsets for the time {ms}", self._consumer.offsets_for_times,
+            [TopicPartition(t, p, ms) for t, p in keys], timeout=self._settings.dial_timeout,
+        )
+        return {(tp.topic, tp.partition): (tp.offset if tp.offset >= 0 else None) for tp in got}
+
+    def close(self) -> None:
+        consumer, self._consumer = self._consumer, None
+        if consumer is not None:
+            consumer.close()
+
+
+class Follower:
+    """Follows a source (see :func:`follow`); iterate it for events, :meth:`placed` for events
+    with their message's place. Use it as a context manager (or call :meth:`close`): leaving
+    the block commits a group's offsets for what was taken and closes the clients.
+
+    Counters for a summary: ``events`` handed out, ``messages`` read, ``skipped``
+    (undecodable, with ``skip_undecodable``), ``last_offsets`` per ``(topic, partition)``,
+    :attr:`resolved_ts` (the least resolved ts over the partitions followed), ``stopped_by``.
+    """
+
+    def __init__(
+        self,
+        source_uri: SinkLike,
+        *,
+        topics: Optional[Union[str, Sequence[str]]] = None,
+        partitions: Optional[Sequence[int]] = None,
+        tables: Optional[Union[str, Sequence[str]]] = None,
+        start: Union[str, int, StartAt] = "beginning",
+        until: Optional[int] = None,
+        count: Optional[int] = None,
+        group: Optional[str] = None,
+        ordered: bool = False,
+        poll_interval: float = 0.5,
+        skip_undecodable: bool = False,
+        broadcast_copies: bool = False,
+    ) -> None:
+        if count is not None and count < 1:
+            raise FollowError(f"count must be at least 1, got {count}")
+        if until is not None and not 0 <= until < 2**64:
+            raise FollowError(f"until must be a ts (0..2^64-1), got {until}")
+        if not poll_interval > 0:
+            raise FollowError(f"poll_interval must be a positive number of seconds, got {poll_interval}")
+        if ordered and broadcast_copies:
+            raise FollowError("an ordered stream gives each broadcast event once: broadcast_copies needs ordered=False")
+        if group is not None and not group.strip():
+            raise FollowError("group must be a consumer group id, not empty")
+        self.sink = open_sink(source_uri)
+        self.start = StartAt.parse(start)
+        self.until = until
+        self.count = count
+        self.poll_interval = float(poll_interval)
+        kafka = self.sink.config.scheme == "kafka"
+        scheme = self.sink.config.scheme or "a bare protocol name"
+        if ordered or until is not None:
+            self._needs_resolved_events(ordered)
+        if group is not None and not kafka:
+            raise FollowError(f"a consumer group (--group) needs kafka://: {scheme}:// keeps no committed offsets")
+        if self.start.kind == "timestamp" and not kafka:
+            raise FollowError(
+                f"a start at a time (--from @TIMESTAMP_MS) needs kafka://: {scheme}:// records carry no timestamps"
+            )
+        self._topics_spec = topics
+        self._partitions_spec = list(partitions) if partitions else None
+        self._decode = PollDecoder(self.sink, skip_undecodable=skip_undecodable, tables=tables)
+        self._merger: Optional[OrderedEvents] = OrderedEvents() if ordered else None
+        self._watermarks = self._merger.watermarks if self._merger is not None else ResolvedWatermarks()
+        self._copies = None if (ordered or broadcast_copies) else _FirstCopies(self._watermarks)
+        self._next: dict[PartitionKey, int] = {}
+        self._committed: dict[PartitionKey, int] = {}
+        self._committed_metadata: Optional[str] = None
+        self._outbox: deque[Placed] = deque()
+        self._handed: Optional[Placed] = None
+        self._released_handed: Optional[int] = None
+        self._stopping = threading.Event()
+        self._started = False
+        self._closed = False
+        self._processed_on_close = False
+        self._gen: Optional[Iterator[Placed]] = None
+        self.events = 0
+        self.messages = 0
+        self.last_offsets: dict[PartitionKey, int] = {}
+        #: Offsets asked for that the partition no longer held (retention), per partition.
+        self.gone: dict[PartitionKey, int] = {}
+        self.stopped_by: Optional[str] = None
+        self._reader = self.sink.needs_transport().reader(self.sink.config)
+        self._offsets: Optional[_KafkaOffsets] = None
+        try:
+            if group is not None or self.start.kind == "timestamp":
+                self._offsets = _KafkaOffsets(self.sink.config, group)
+            self._begin(self._discover(strict=True), initial=True)
+            #: Where each partition followed from the start began (its next offset then).
+            self.starts: dict[PartitionKey, int] = dict(self._next)
+        except BaseException:
+            self._close_clients()
+            raise
+
+    # --- set-up ---------------------------------------------------------------------------
+
+    def _needs_resolved_events(self, ordered: bool) -> None:
+        """Ordering and ``until`` read resolved events: a codec that declares none cannot have them."""
+        if self.sink.codec.policy(self.sink.config).resolved is not Broadcast.NONE:
+            return
+        if ordered:
+            cannot = "its partitions cannot be merged in commit-ts order (ordered=True, --ordered). Follow it unordered"
+        else:
+            cannot = "it cannot be followed until a resolved ts (until=, --until). Follow it without one"
+        raise CannotOrderError(
+            f"protocol {self.sink.config.protocol!r} sends no resolved events with these parameters, so nothing"
+            f" says when every event up to a commit ts has arrived: {cannot}, or have it written with parameters"
+            " that send resolved events"
+        )
+
+    def _discover(self, strict: bool) -> list[PartitionKey]:
+        """Partitions of the chosen topics not followed yet. At the start a missing topic or a
+        pattern matching nothing is an error; later they are simply not there yet."""
+        try:
+            topics = select_topics(self._topics_spec, self.sink.topic, self._reader.topics)
+        except CdcwireError:
+            if strict:
+                raise
+            return []
+        new: list[PartitionKey] = []
+        for topic in topics:
+            try:
+                found = self._partitions_spec or self._reader.partitions(topic)
+            except TransportError:
+                if strict:
+                    raise
+                continue
+            new.extend((topic, p) for p in found if (topic, p) not in self._next)
+        return new
+
+    def _begin(self, keys: list[PartitionKey], initial: bool) -> None:
+        """Where each new partition starts: the group's committed offset, else the start position
+        (partitions that appear later: their beginning)."""
+        if not keys:
+            return
+        committed = self._offsets.committed(keys) if self._offsets and self._offsets.group else {}
+        start = self.start if initial else StartAt("beginning")
+        times = self._offsets.at_time(keys, start.value) if self._offsets and start.kind == "timestamp" else {}
+        if initial and self._merger is not None and committed:
+            released = [_released_of(metadata) for _, metadata in committed.values()]
+            if None not in released:
+                self._merger.released_up_to = self._released_handed = min(released)  # type: ignore[type-var]
+        for key in keys:
+            low, high = self._reader.watermarks(*key)
+            if key in committed:
+                offset = committed[key][0]
+                self._committed[key] = offset
+            elif start.kind == "end":
+                offset = high
+            elif start.kind == "offset":
+                offset = start.value if start.value >= 0 else max(low, high + start.value)
+            elif start.kind == "timestamp":
+                at = times.get(key)
+                offset = high if at is None else at
+            else:
+                offset = low
+            self._next[key] = offset
+            self._watermarks.track(key)
+            if not initial:
+                log.info("following %s/%d from offset %d (it appeared while following)", key[0], key[1], offset)
+        if committed:
+            self._committed_metadata = next(iter(committed.values()))[1]
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[Event]:
+        return (placed.event for placed in self.placed())
+
+    def placed(self) -> Iterator[Placed]:
+        """The events with the place (topic, partition, offset) of the message each came in;
+        an ordered stream's own resolved events have none."""
+        if self._gen is not None or self._closed:
+            raise FollowError("a Follower is iterated once")
+        self._gen = self._run()
+        return self._gen
+
+    def _run(self) -> Iterator[Placed]:
+        self._started = True
+        failed = False
+        try:
+            yield from self._loop()
+        except GeneratorExit:
+            raise
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            try:
+                self._commit(handed_done=self._processed_on_close)
+            except CdcwireError as exc:
+                if not failed:
+                    raise
+                log.warning("after the error, committing the group's offsets failed too: %s", exc)
+            finally:
+                self._close_clients()
+
+    def _loop(self) -> Iterator[Placed]:
+        until_reached = self._merger is not None and self._reached_until(self._merger.released_up_to)
+        if until_reached:
+            self._end("until")
+        while not self._stopping.is_set():
+            took = 0
+            for key in list(self._next):
+                took += yield from self._take(key)
+                if self._stopping.is_set():
+                    break
+                self._commit()  # the caller came back after the batch's last event: it has them
+            if self._stopping.is_set():
+                break
+            # after the reads: a topic created before a resolved ts just read is seen now, and holds it back
+            self._begin(self._discover(strict=False), initial=False)
+            if self._merger is not None:
+                yield from self._hand_out(self._merger.release(self.until))
+                if self._reached_until(self._released_handed):
+                    self._end("until")
+                    break
+                self._commit()
+            elif self._pending_until():
+                self._end("until")
+                break
+            if not took and self._stopping.wait(self.poll_interval):
+                break
+
+    def _take(self, key: PartitionKey) -> Iterator[Placed]:
+        """Read what one partition gained since the last look, handing its events out as they come;
+        returns how many messages were read."""
+        topic, partition = key
+        low, high = self._reader.watermarks(topic, partition)
+        begin = self._next[key]
+        if begin < low:
+            log.warning(
+                "%s/%d: offsets %d..%d are no longer held (retention); following on from %d",
+                topic, partition, begin, low - 1, low,
+            )
+            self.gone[key] = self.gone.get(key, 0) + low - begin
+            begin = self._next[key] = low
+        if high <= begin:
+            return 0
+        # a bounded bite per partition and round: every partition moves on, and held events stay few
+        read = self._reader.read(topic, partition, begin, min(high, begin + MESSAGES_PER_READ))
+        taken = 0
+        try:
+            for message in read:
+                taken += 1
+                self.messages += 1
+                self._route(self._decode(message), message)
+                self._next[key] = int(message.offset) + 1  # type: ignore[arg-type]
+                self.last_offsets[key] = int(message.offset)  # type: ignore[arg-type]
+                yield from self._hand_out()
+                if self._merger is None and self._pending_until():
+                    self._end("until")
+                if self._stopping.is_set():
+                    break
+        finally:
+            close = getattr(read, "close", None)
+            if close is not None:
+                close()
+        return taken
+
+    def _route(self, events: list[Event], message: Message) -> None:
+        key = (message.topic, message.partition)
+        for event in events:
+            if self._merger is not None:
+                self._merger.add(event, message.topic, message.partition, message.offset)
+                continue
+            first = self._copies is None or self._copies.first(event)
+            if isinstance(event, ResolvedEvent) and self._watermarks.advance(key, event.ts) and self._copies is not None:
+                self._copies.prune()
+            if first and (self.until is None or event.commit_ts <= self.until):
+                self._outbox.append(Placed(event, message.topic, message.partition, message.offset))
+
+    def _hand_out(self, released: Sequence[Placed] = ()) -> Iterator[Placed]:
+        outbox = self._outbox
+        outbox.extend(released)
+        while outbox and not self._stopping.is_set():
+            placed = outbox.popleft()
+            self._handed = placed
+            self.events += 1
+            yield placed
+            self._taken(placed)
+            if self.count is not None and self.events >= self.count:
+                self._end("count")
+
+    def _taken(self, placed: Placed) -> None:
+        """The caller came back for more: it is done with ``placed``."""
+        self._handed = None
+        if placed.topic is None and isinstance(placed.event, ResolvedEvent):
+            self._released_handed = placed.event.ts
+
+    def _pending_until(self) -> bool:
+        """Unordered: every partition's resolved ts has reached ``until`` and what came before is out."""
+        return not self._outbox and self._reached_until(self._watermarks.minimum)
+
+    def _reached_until(self, ts: Optional[int]) -> bool:
+        return self.until is not None and ts is not None and ts >= self.until
+
+    def _end(self, reason: str) -> None:
+        if self.stopped_by is None:
+            self.stopped_by = reason
+        self._stopping.set()
+
+    # --- commits --------------------------------------------------------------------------
+
+    def positions(self, handed_done: bool = False) -> dict[PartitionKey, int]:
+        """Per partition, where a resumed read must start so that nothing not yet taken is lost:
+        the next offset to read, or the earliest message with an event still held or not yet
+        handed out (``handed_done``: the event being handed out counts as taken)."""
+        pos = dict(self._next)
+
+        def lower(key: PartitionKey, offset: Optional[int]) -> None:
+            if offset is not None and key in pos and offset < pos[key]:
+                pos[key] = offset
+
+        if self._merger is not None:
+            for key in pos:
+                lower(key, self._merger.held_offset(*key))
+        for placed in self._outbox:
+            if placed.topic is not None:
+                lower((placed.topic, placed.partition), placed.offset)  # type: ignore[arg-type]
+        handed = self._handed
+        if handed is not None and handed.topic is not None and not handed_done:
+            lower((handed.topic, handed.partition), handed.offset)  # type: ignore[arg-type]
+        return pos
+
+    def _commit(self, handed_done: bool = False) -> None:
+        if self._offsets is None or self._offsets.group is None:
+            return
+        released = self._released_handed
+        handed = self._handed
+        if handed_done and handed is not None and handed.topic is None and isinstance(handed.event, ResolvedEvent):
+            released = handed.event.ts
+        metadata = None if self._merger is None or released is None else f"{RELEASED_METADATA}{released}"
+        positions = self.positions(handed_done)
+        if positions == self._committed and metadata == self._committed_metadata:
+            return
+        self._offsets.commit(positions, metadata)
+        self._committed, self._committed_metadata = positions, metadata
+
+    # --- the end --------------------------------------------------------------------------
+
+    def stop(self, reason: str = "stop()") -> None:
+        """End the iteration at the next check (within a poll interval); safe from a signal
+        handler or another thread. What was taken is committed when the iteration ends."""
+        self._end(reason)
+
+    def close(self, processed: bool = True) -> None:
+        """Stop, commit the group's offsets and close the clients. ``processed``: the event handed
+        out last was dealt with (False: it is not committed and comes again on resume)."""
+        if self._closed:
+            return
+        self._processed_on_close = processed
+        self._end(self.stopped_by or "close()")
+        gen = self._gen
+        if gen is not None and self._started:
+            gen.close()  # type: ignore[attr-defined]
+        else:
+            self._close_clients()
+        self._closed = True
+
+    def __enter__(self) -> "Follower":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        self.close(processed=exc_type is None)
+
+    def _close_clients(self) -> None:
+        reader, self._reader = self._reader, None  # type: ignore[assignment]
+        offsets, self._offsets = self._offsets, None
+        try:
+            if reader is not None:
+                reader.close()
+        finally:
+            if offsets is not None:
+                offsets.close()
+
+    # --- where it got to ------------------------------------------------------------------
+
+    @property
+    def skipped(self) -> int:
+        """Undecodable messages skipped (``skip_undecodable``)."""
+        return self._decode.skipped
+
+    @property
+    def resolved_ts(self) -> Optional[int]:
+        """The ts every partition followed has passed (its least resolved ts), None while one has none."""
+        return self._watermarks.minimum
+
+    @property
+    def held(self) -> int:
+        """Ordered: events held above the ts every partition has passed (not handed out)."""
+        return len(self._merger) if self._merger is not None else 0
+
+    @property
+    def dropped(self) -> int:
+        """Replays and broadcast copies left out."""
+        if self._merger is not None:
+            return self._merger.replays + self._merger.copies
+        return self._copies.copies if self._copies is not None else 0
+
+    def summary(self) -> str:
+        """One paragraph: events, messages, per-partition last offset, resolved ts reached."""
+        parts = [f"{self.events} event(s) from {self.messages} message(s)"]
+        if self.skipped:
+            parts.append(f"{self.skipped} undecodable message(s) skipped")
+        if self.dropped:
+            parts.append(f"{self.dropped} replay(s) or broadcast copies left out")
+        if self.held:
+            parts.append(f"{self.held} event(s) held above the resolved ts, not printed")
+        parts.append("resolved ts reached: " + ("none" if self.resolved_ts is None else str(self.resolved_ts)))
+        offsets = ", ".join(
+            f"{t}/{p}={self.last_offsets[(t, p)] if (t, p) in self.last_offsets else '-'}" for t, p in self._next
+        )
+        parts.append(f"last offsets: {offsets or 'no partitions'}")
+        return "; ".join(parts)
+
+
+def _released_of(metadata: Optional[str]) -> Optional[int]:
+    if metadata and metadata.startswith(RELEASED_METADATA):
+        text = metadata[len(RELEASED_METADATA):]
+        if text.isascii() and text.isdigit():
+            return int(text)
+    return None
+
+
+def follow(
+    source_uri: SinkLike,
+    *,
+    topics: Optional[Union[str, Sequence[str]]] = None,
+    partitions: Optional[Sequence[int]] = None,
+    tables: Optional[Union[str, Sequence[str]]] = None,
+    start: Union[str, int, StartAt] = "beginning",
+    until: Optional[int] = None,
+    count: Optional[int] = None,
+    group: Optional[str] = None,
+    ordered: bool = False,
+    poll_interval: float = 0.5,
+    skip_undecodable: bool = False,
+    broadcast_copies: bool = False,
+) -> Follower:
+    """Follow a source's events as they are written (see the module docstring); returns a
+    :class:`Follower`, iterable once, best used in a ``with`` block.
+
+    ``topics``: names and patterns (:func:`cdcwire.topic_selection.select_topics`; new matches
+    are picked up). ``partitions``: only these. ``tables``: a TiDB table filter. ``start``:
+    ``"beginning"``, ``"end"``, an offset (``-N``: the last N of each partition) or
+    ``"@TIMESTAMP_MS"`` (Kafka). ``until``: end once every partition's resolved ts has reached
+    this ts (events above it are not given). ``count``: end after this many events. ``group``:
+    a Kafka consumer group (committed offsets, at least once). ``ordered``: one stream in
+    commit-ts order (:mod:`cdcwire.ordered_events`). ``broadcast_copies``: unordered, every copy
+    of a broadcast DDL or resolved event, as delivered.
+
+    Errors that the arguments make certain (a protocol without resolved events and
+    ``ordered``, a group on ``file://``, a missing topic) are raised here, before any read.
+    """
+    return Follower(
+        source_uri, topics=topics, partitions=partitions, tables=tables, start=start, until=until, count=count,
+        group=group, ordered=ordered, poll_interval=poll_interval, skip_undecodable=skip_undecodable,
+        broadcast_copies=broadcast_copies,
+    )
