@@ -18,6 +18,7 @@ from ..registry import core_info
 from . import (
     demo_command,
     encode_command,
+    follow_command,
     generate_command,
     inspect_command,
     parameters_command,
@@ -32,6 +33,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     parameters_command,
     encode_command,
     inspect_command,
+    follow_command,
     generate_command,
     run_command,
     demo_command,
