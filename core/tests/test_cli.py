@@ -194,7 +194,9 @@ def test_every_command_is_in_the_help():
 
     text = build_parser().format_help()
     names = [module.__name__.rsplit(".", 1)[1].removesuffix("_command") for module in COMMANDS]
-    assert names == ["protocols", "plugins", "parameters", "encode", "inspect", "generate", "run", "demo"]
+    assert names == [
+        "protocols", "plugins", "parameters", "encode", "inspect", "follow", "generate", "run", "materialize", "demo",
+    ]
     assert all(name in text for name in names)
 
 

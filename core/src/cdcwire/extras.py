@@ -18,6 +18,7 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
     "spark": frozenset({"pyspark", "pyarrow", "pandas", "numpy"}),
     "compression": frozenset({"cramjam"}),
     "claim-check": frozenset({"fsspec", "s3fs", "aiobotocore", "botocore"}),
+    "delta": frozenset({"deltalake"}),
 }
 
 

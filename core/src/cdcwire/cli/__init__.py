@@ -21,6 +21,7 @@ from . import (
     follow_command,
     generate_command,
     inspect_command,
+    materialize_command,
     parameters_command,
     plugins_command,
     protocols_command,
@@ -36,6 +37,7 @@ COMMANDS: tuple[ModuleType, ...] = (
     follow_command,
     generate_command,
     run_command,
+    materialize_command,
     demo_command,
 )
 

@@ -1,0 +1,47 @@
+"""``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta]``: a change stream applied
+into one table per upstream table, continuing from where the last run into ``DIR`` stopped.
+
+Progress on stderr; a summary per table (rows inserted, updated, deleted, duplicates
+dropped, key-only rows not applied, zero dates read as null) on stdout."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import CdcwireError
+from .run_command import _one_line, _spark_reason
+from .spark_flags import add_spark_flags, progress, session_for
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
+    p.add_argument("source_uri", help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true")
+    p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
+    p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
+    p.add_argument("--topics", help="topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
+    p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
+    p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
+    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    add_spark_flags(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..extras import extra_required
+    from ..sink import open_sink
+
+    with extra_required("spark", "cdcwire materialize (it runs on Spark)"):
+        from .. import spark as cs
+
+    open_sink(args.source_uri)  # a bad URI fails before Spark starts
+    spark = session_for(args)
+    try:
+        with progress(spark, args, "cdcwire materialize"):
+            summary = cs.materialize(spark, args.source_uri, args.out, format=args.format, topics=args.topics,
+                                     tables=args.tables, time_zone=args.time_zone)
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    except Exception as exc:  # Spark's own failure: its reason, not a JVM trace
+        raise CdcwireError(_one_line(f"the Spark job failed: {_spark_reason(exc)}", exc)) from None
+    print(summary.report())
+    return 0

@@ -1,0 +1,267 @@
+"""``cdcwire.spark.materialize``: change streams applied into tables, Parquet or Delta.
+
+    summary = cs.materialize(spark, "kafka://.../orders?protocol=canal-json&enable-tidb-extension=true",
+                             "/data/tables", format="delta")
+
+Each run reads the source from where the last run stopped, keeps the events above the
+release point for later (see :mod:`cdcwire.spark.table_changes`), applies the rest to one
+table per upstream table (typed columns, see :mod:`cdcwire.spark.changelog`) and commits
+its progress with the tables (:mod:`cdcwire.spark.table_state`). A re-run continues
+exactly from there; a failed run leaves the last commit, and running again applies the
+same events to the same result. ``materialize_stream`` does the same for every
+micro-batch of a streaming frame.
+
+Stages of one run::
+
+    read (offsets from the state) ─┬─ release point (resolved ts per partition)
+    pending events of the last run ┘   ├─ above it: pending, for the next run
+                                       └─ at or below it, above each table's applied ts:
+                                          row changes → last change per key → typed rows
+                                          → Parquet snapshot / Delta MERGE → state commit
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from ..codec import Broadcast
+from ..errors import CdcwireError
+from ..redact import redact_url
+from ..sink import SinkLike, open_sink
+from .changelog import table_columns, typed_columns, zero_date_counts
+from .delta_tables import apply_to_delta, applied_ts
+from .parquet_tables import apply_to_parquet, remove_snapshot
+from .reading import read
+from .table_changes import ROW_KINDS, duplicate_count, last_change_per_key, release_point, row_changes
+from .table_state import TablesState
+
+FORMATS = ("parquet", "delta")
+_EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
+                       "topic", "partition", "offset", "_seq")
+
+
+@dataclass(frozen=True, slots=True)
+class TableCounts:
+    inserted: int = 0
+    updated: int = 0
+    deleted: int = 0
+    duplicates: int = 0
+    key_only: int = 0
+    zero_dates: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MaterializeSummary:
+    """What a run applied. ``release_ts`` None: the protocol has no resolved events, so
+    everything read was applied (``complete`` False: a later event may still change rows)."""
+
+    out: str
+    format: str
+    release_ts: Optional[int]
+    complete: bool
+    events_read: int
+    pending: int
+    tables: dict[str, TableCounts] = field(default_factory=dict)
+    waiting: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    def report(self) -> str:
+        if self.release_ts is None:
+            up_to = "everything read (this protocol sends no resolved events: rows are as of the last event read)"
+        elif self.waiting:
+            up_to = f"nothing yet: no resolved ts from {', '.join(self.waiting)}"
+        else:
+            up_to = f"resolved ts {self.release_ts}"
+        lines = [
+            f"materialized {len(self.tables)} table(s) into {self.out} ({self.format}) up to {up_to}",
+            f"events read {self.events_read}, pending above the resolved ts {self.pending}, {self.seconds:.1f}s",
+            f"{'table':<32} {'inserted':>9} {'updated':>9} {'deleted':>9} {'duplicates':>10} {'key-only':>9} {'zero dates':>10}",
+        ]
+        for name, c in sorted(self.tables.items()):
+            lines.append(f"{name:<32} {c.inserted:>9} {c.updated:>9} {c.deleted:>9} {c.duplicates:>10} {c.key_only:>9}"
+                         f" {c.zero_dates:>10}")
+        return "\n".join(lines)
+
+
+def materialize(
+    spark: SparkSession,
+    source_uri: SinkLike,
+    out: str,
+    format: str = "parquet",
+    topics: Optional[Union[str, Sequence[str]]] = None,
+    tables: Optional[Union[str, Sequence[str]]] = None,
+    time_zone: str = "UTC",
+) -> MaterializeSummary:
+    """Apply the source's events since the last run into one table per upstream table under
+    ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``)."""
+    _check_format(format)
+    sink = open_sink(source_uri)
+    state = TablesState.load(out, format)
+    source = redact_url(sink.config.uri)
+    if state.source and state.source != source:
+        raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
+    state.source = source
+    events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables)
+    return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
+
+
+def materialize_stream(
+    df: DataFrame, source_uri: SinkLike, out: str, checkpoint: str, format: str = "parquet", time_zone: str = "UTC",
+    trigger: Optional[dict] = None,
+):
+    """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
+    ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
+    StreamingQuery. The source's offsets are the query's checkpoint; the state keeps the rest."""
+    _check_format(format)
+    if not df.isStreaming:
+        raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
+    sink = open_sink(source_uri)
+    has_resolved = _has_resolved(sink)
+
+    def apply_batch(batch: DataFrame, batch_id: int) -> None:
+        state = TablesState.load(out, format)
+        state.source = redact_url(sink.config.uri)
+        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone)
+
+    writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
+    if trigger:
+        writer = writer.trigger(**trigger)
+    return writer.start()
+
+
+def apply_events(
+    spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
+    time_zone: str = "UTC",
+) -> MaterializeSummary:
+    """One run over a frame of events read back (topic, partition, offset): the stages above."""
+    started = time.monotonic()
+    run = state.run + 1
+    fresh = events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
+        "_seq", F.monotonically_increasing_id()
+    ).persist()
+    try:
+        return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
+    finally:
+        fresh.unpersist()
+
+
+def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started) -> MaterializeSummary:
+    place = F.concat_ws("/", "topic", F.col("partition").cast("string"))
+    read_counts = fresh.groupBy(place.alias("place")).agg(F.max("offset").alias("last"), F.count("*").alias("n")).collect()
+    events_read = sum(r["n"] for r in read_counts)
+    offsets = dict(state.offsets)
+    for r in read_counts:
+        offsets[r["place"]] = max(int(r["last"]) + 1, offsets.get(r["place"], 0))
+    pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
+    events = fresh if pending_before is None else fresh.unionByName(pending_before)
+    point = release_point(events, state.resolved, has_resolved)
+    rows = events.where(F.col("kind").isin(*ROW_KINDS))
+    if point.ts is None:
+        ready, later = rows, None
+    else:
+        ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
+    pending_dir = None
+    pending = 0
+    if later is not None:
+        pending = later.count()
+        if pending:
+            pending_dir = f"_cdcwire/pending-{run:06d}"
+            later.write.mode("overwrite").parquet(str(Path(out) / pending_dir))
+    applied = dict(state.applied)
+    if format == "delta":
+        for name in {f"{r['schema']}.{r['table']}" for r in ready.select("schema", "table").distinct().collect()}:
+            stored = applied_ts(out, name)
+            if stored is not None:
+                applied[name] = stored
+    ready = _not_yet_applied(ready, applied)
+    key_only = {f"{r['schema']}.{r['table']}": r["count"] for r in
+                ready.where(F.col("handle_key_only")).groupBy("schema", "table").count().collect()}
+    changes = row_changes(ready.where(~F.coalesce(F.col("handle_key_only"), F.lit(False)))).persist()
+    try:
+        keyless = sorted({f"{r['schema']}.{r['table']}" for r in
+                          changes.where(F.col("_key").isNull()).select("schema", "table").distinct().collect()})
+        if keyless:
+            raise CdcwireError(
+                f"table(s) without a handle key cannot be materialized: {', '.join(keyless)} (a full-row apply could"
+                " not tell a replayed event from a real duplicate row); leave them out with a table filter"
+                f" (--tables '*.*,!{keyless[0]}')"
+            )
+        duplicates = {f"{r['schema']}.{r['table']}": int(r["duplicates"]) for r in duplicate_count(changes).collect()}
+        last = last_change_per_key(changes).persist()
+        counts: dict[str, TableCounts] = {}
+        snapshots = dict(state.snapshots)
+        replaced: list[Optional[str]] = []
+        for name in sorted({f"{r['schema']}.{r['table']}" for r in last.select("schema", "table").distinct().collect()}):
+            schema, table = name.split(".", 1)
+            of_table = ready.where((F.col("schema") == schema) & (F.col("table") == table))
+            columns = table_columns(of_table, name)
+            keys = _key_names(last, schema, table)
+            typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
+                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op")
+            )
+            zero_dates = sum(zero_date_counts(of_table, name, columns).values())
+            if format == "parquet":
+                directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run)
+                replaced.append(snapshots.get(name))
+                snapshots[name] = directory
+            else:
+                done = apply_to_delta(out, name, typed, keys, point.ts if point.ts is not None else _max_ts(of_table))
+            applied[name] = point.ts if point.ts is not None else _max_ts(of_table)
+            counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], duplicates.get(name, 0),
+                                       key_only.get(name, 0), zero_dates)
+        for name, n in key_only.items():
+            if name not in counts:
+                counts[name] = TableCounts(key_only=n)
+        last.unpersist()
+    finally:
+        changes.unpersist()
+    previous_pending = state.pending
+    state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
+    state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
+    state.save(out)  # the commit: what follows only tidies up
+    for directory in replaced:
+        remove_snapshot(out, directory)
+    remove_snapshot(out, previous_pending)
+    return MaterializeSummary(
+        out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
+        time.monotonic() - started,
+    )
+
+
+def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
+    """Rows above their table's applied ts: at or below it they are replays of applied events."""
+    if not applied:
+        return rows
+    limit = F.lit(None).cast("decimal(20,0)")
+    for name, ts in applied.items():
+        schema, table = name.split(".", 1)
+        limit = F.when((F.col("schema") == schema) & (F.col("table") == table), F.lit(ts).cast("decimal(20,0)")).otherwise(limit)
+    return rows.where(limit.isNull() | (F.col("commit_ts") > limit))
+
+
+def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:
+    image = F.filter("_image", lambda c: c["flags"].bitwiseAND(F.lit(2)) != 0)
+    row = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
+        F.transform(image, lambda c: c["name"]).alias("k")
+    ).first()
+    return list(row["k"])
+
+
+def _max_ts(rows: DataFrame) -> int:
+    value = rows.agg(F.max("commit_ts")).first()[0]
+    return int(value) if value is not None else 0
+
+
+def _has_resolved(sink) -> bool:
+    return sink.codec.policy(sink.config).resolved != Broadcast.NONE
+
+
+def _check_format(format: str) -> None:
+    if format not in FORMATS:
+        raise CdcwireError(f"unknown table format {format!r}: one of {', '.join(FORMATS)}")
