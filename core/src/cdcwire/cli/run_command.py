@@ -24,6 +24,16 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         " refuses, such as a row over max-message-bytes (default: fail on the first)",
     )
     p.add_argument("--topics", help="with a source URI: topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
+    p.add_argument(
+        "--stream", action="store_true",
+        help="with a source URI: keep transcoding as the source is written (a streaming query), until Ctrl-C",
+    )
+    p.add_argument("--checkpoint", help="with --stream: the query's checkpoint directory (a restart continues from it)")
+    p.add_argument("--trigger-seconds", type=float, default=0.0,
+                   help="with --stream: start a micro-batch every N seconds (default: as soon as the last one ends)")
+    p.add_argument("--available-now", action="store_true",
+                   help="with --stream: transcode what the source holds now, in micro-batches, then stop")
+    p.add_argument("--max-offsets-per-trigger", type=int, help="with --stream: at most N messages per micro-batch")
     add_spark_flags(p)
     return p
 
@@ -37,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
     from ..spark.reading import is_source_uri
 
     sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
+    if args.stream:
+        return _run_stream(args, cs, sink, is_source_uri(args.input))
     spark = session_for(args)
     if is_source_uri(args.input):
         df = cs.without_broadcast_copies(
@@ -69,3 +81,56 @@ def _spark_reason(exc: BaseException) -> str:
     why = [line for line in lines if "Exception:" in line or "Error:" in line]
     reason = (why or lines or [""])[0]
     return reason if len(reason) <= 300 else reason[:297] + "..."
+
+
+def _run_stream(args: argparse.Namespace, cs, sink, from_source: bool) -> int:
+    """``run --stream``: a streaming query from the source to the sink until Ctrl-C (or, with
+    ``--available-now``, until what the source held at the start is written); a line per
+    micro-batch on stderr, totals at the end."""
+    import signal
+    import sys
+    import threading
+
+    if not from_source:
+        raise CdcwireError("run --stream needs a source URI as --input (kafka://... or file://...?protocol=...)")
+    if not args.checkpoint:
+        raise CdcwireError("run --stream needs --checkpoint DIR: a restarted run continues from it")
+    spark = session_for(args)
+    reader = spark.readStream.format("cdcwire").option("source-uri", args.input)
+    if args.topics:
+        reader = reader.option("topics", args.topics)
+    if args.max_offsets_per_trigger:
+        reader = reader.option("maxOffsetsPerTrigger", args.max_offsets_per_trigger)
+    if args.dead_letter:
+        reader = reader.option("mode", "PERMISSIVE")
+    totals = {"batches": 0, "events": 0, "messages": 0, "dead-lettered": 0}
+
+    def on_batch(batch_id: int, summary) -> None:
+        totals["batches"] += 1
+        totals["events"] += summary.events_in
+        totals["messages"] += summary.messages
+        totals["dead-lettered"] += summary.events_dead_lettered
+        print(f"micro-batch {batch_id}: {summary.events_in} events, {summary.messages} messages", file=sys.stderr)
+
+    trigger = {"availableNow": True} if args.available_now else (
+        {"processingTime": f"{args.trigger_seconds} seconds"} if args.trigger_seconds else None
+    )
+    query = cs.write_stream(reader.load(), sink.config, args.checkpoint, dead_letter=args.dead_letter,
+                            trigger=trigger, on_batch=on_batch)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        while query.isActive and not stop.is_set():
+            query.awaitTermination(0.5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if query.isActive:
+            query.stop()
+    failure = query.exception()
+    if failure is not None:
+        raise CdcwireError(_one_line(f"the streaming query failed: {_spark_reason(failure)}", failure))
+    how = "stopped by Ctrl-C" if stop.is_set() else "caught up"
+    print(f"{how}: {totals['batches']} micro-batches, {totals['events']} events, {totals['messages']} messages,"
+          f" {totals['dead-lettered']} dead-lettered; delivery is at least once (a batch written before the"
+          f" checkpoint recorded it is written again on restart); checkpoint {args.checkpoint}")
+    return 0
