@@ -92,3 +92,31 @@ def test_the_readme_large_message_example_runs_and_prints_what_it_shows(tmp_path
     exec(compile(code.replace("/tmp/cdcwire-readme", str(tmp_path)), "README.md large-message example", "exec"), {})
     assert capsys.readouterr().out.splitlines() == shown
     assert len(list((tmp_path / "claims").glob("*.json"))) == 1
+
+
+def _readme_python(name: str, tmp_path) -> dict:
+    code = re.search(r"```python\n(.*?)```", readme_block(name), re.S).group(1)
+    names: dict = {}
+    exec(compile(code.replace("/tmp/cdcwire-readme", str(tmp_path)), f"README.md {name}", "exec"), names)
+    return names
+
+
+def test_the_readme_streaming_source_example_runs(spark, tmp_path):
+    names = _readme_python("stream-example", tmp_path)
+    written = names["spark"].read.parquet(str(tmp_path / "stream" / "out")).count()
+    assert written == names["cs"].read(names["spark"], names["uri"]).where("kind != 'resolved'").count() > 0
+
+
+def test_the_readme_streaming_sink_example_runs(spark, tmp_path):
+    import cdcwire
+
+    names = _readme_python("stream-sink-example", tmp_path)
+    rows = lambda uri: [e for e in cdcwire.decode(uri, cdcwire.read(uri)) if isinstance(e, cdcwire.RowChangedEvent)]
+    assert len(rows(names["sink"])) == len(rows(names["source"])) > 0
+
+
+def test_the_readme_follow_example_runs_and_prints_what_it_shows(tmp_path, capsys):
+    code = re.search(r"```python\n(.*?)```", readme_block("follow-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    _readme_python("follow-example", tmp_path)
+    assert capsys.readouterr().out.splitlines() == shown

@@ -66,7 +66,7 @@ from pyspark.sql.types import (
 
 #: The version of the event DataFrame schema: MAJOR.MINOR, a new nullable column raising the
 #: minor, a changed or removed one the major.
-EVENT_SCHEMA_VERSION = "1.1"
+EVENT_SCHEMA_VERSION = "1.2"
 
 KINDS = ("insert", "update", "delete", "ddl", "resolved")
 
