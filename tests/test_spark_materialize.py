@@ -126,3 +126,76 @@ def test_two_incremental_runs_equal_an_in_order_replay(spark, kafka_broker, tmp_
     assert _as_expected(_table_rows(out, fmt)) == _replayed(FIRST + SECOND)
     assert second.events_read < first.events_read + len(SECOND) * 2  # continued, not re-read from the start
     assert (out / STATE_FILE).exists()
+
+
+# -- what a run holds back, refuses and reports (file:// sources: no broker needed) -----------
+
+def _row(ts: int, key: int, name: str, kind: str = "insert", key_only: bool = False) -> RowChangedEvent:
+    image = _image(key, name, "1.00") if not key_only else (Column("id", T.BIGINT, KEY, key, "bigint(20)"),)
+    if kind == "delete":
+        return RowChangedEvent(ts, "shop", "orders", None, image, handle_key_only=key_only)
+    return RowChangedEvent(ts, "shop", "orders", image, handle_key_only=key_only)
+
+
+def _file_source(tmp_path: Path, events: list, extension: bool = True) -> str:
+    uri = (f"file://{tmp_path}/src/orders?protocol=canal-json&partition-num=1"
+           + ("&enable-tidb-extension=true" if extension else ""))
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def test_events_above_the_resolved_ts_wait_for_the_next_run(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), ResolvedEvent(10 << 18), _row(20 << 18, 2, "b")])
+    first = cs.materialize(spark, uri, out)
+    assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1]
+    assert first.pending == 1 and first.release_ts == 10 << 18
+    cdcwire.write(uri, cdcwire.encode(uri, [ResolvedEvent(30 << 18)]))
+    second = cs.materialize(spark, uri, out)
+    assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2]
+    assert second.pending == 0 and second.tables["shop.orders"].inserted == 1
+
+
+def test_without_resolved_events_everything_read_is_applied_and_the_summary_says_so(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), _row(20 << 18, 2, "b")], extension=False)
+    summary = cs.materialize(spark, uri, out)
+    assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2]
+    assert summary.release_ts is None and not summary.complete
+    assert "sends no resolved events" in summary.report()
+
+
+def test_key_only_rows_are_counted_and_never_applied(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    events = [_row(10 << 18, 1, "a"), _row(11 << 18, 2, "b", key_only=True), ResolvedEvent(12 << 18)]
+    summary = cs.materialize(spark, _file_source(tmp_path, events), out)
+    assert [r["id"] for r in _table_rows(Path(out), "parquet")] == [1]
+    assert summary.tables["shop.orders"].key_only == 1 and "key-only" in summary.report()
+
+
+def test_a_table_without_a_handle_key_is_refused_naming_it(spark, tmp_path) -> None:
+    keyless = RowChangedEvent(10 << 18, "shop", "log", (Column("line", T.VARCHAR, ColumnFlag.NULLABLE, "x", "varchar(8)"),))
+    uri = _file_source(tmp_path, [keyless, ResolvedEvent(11 << 18)])
+    with pytest.raises(cdcwire.CdcwireError, match=r"without a handle key.*shop\.log"):
+        cs.materialize(spark, uri, str(tmp_path / "tables"))
+    assert not (tmp_path / "tables" / STATE_FILE).exists()  # nothing committed
+
+
+def test_the_command_prints_a_summary_per_table(spark, tmp_path, capsys) -> None:
+    from cdcwire.cli import main
+
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), _row(11 << 18, 1, "a", kind="delete"),
+                                  _row(12 << 18, 2, "b"), ResolvedEvent(13 << 18)])
+    assert main(["materialize", uri, "--out", str(tmp_path / "tables"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "shop.orders" in out and "up to resolved ts" in out
+    assert [r["id"] for r in _table_rows(tmp_path / "tables", "parquet")] == [2]
+
+
+def test_a_streaming_frame_is_applied_batch_by_batch(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), _row(11 << 18, 2, "b"), ResolvedEvent(12 << 18)])
+    stream = spark.readStream.format("cdcwire").option("source-uri", uri).load()
+    query = cs.materialize_stream(stream, uri, out, str(tmp_path / "ckpt"), trigger={"availableNow": True})
+    query.awaitTermination()
+    assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2]
