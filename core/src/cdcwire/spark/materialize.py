@@ -34,6 +34,7 @@ from ..codec import Broadcast
 from ..errors import CdcwireError
 from ..redact import redact_url
 from ..sink import SinkLike, open_sink
+from ..type_codes import ColumnFlag
 from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
@@ -42,6 +43,7 @@ from .table_changes import ROW_KINDS, duplicate_count, last_change_per_key, rele
 from .table_state import TablesState
 
 FORMATS = ("parquet", "delta")
+_HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
                        "topic", "partition", "offset", "_seq")
 
@@ -201,7 +203,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             schema, table = name.split(".", 1)
             of_table = ready.where((F.col("schema") == schema) & (F.col("table") == table))
             columns = table_columns(of_table, name)
-            keys = _key_names(last, schema, table)
+            keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
             typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
                 *typed_columns(F.col("_image"), columns, time_zone), F.col("_op")
             )

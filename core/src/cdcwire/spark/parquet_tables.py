@@ -18,6 +18,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 
+#: About how many rows a snapshot file holds (fewer files than Spark's partitions for small tables).
+ROWS_PER_FILE = 1_000_000
+
+
 def snapshot(spark: SparkSession, out: str, directory: Optional[str]) -> Optional[DataFrame]:
     """The table's current snapshot, or None before its first run."""
     if not directory:
@@ -43,10 +47,23 @@ def apply_to_parquet(
         kept = old.join(touched.select(*keys), on=keys, how="left_anti")
         new = kept.unionByName(upserts, allowMissingColumns=True)
     directory = f"{table}/run-{run:06d}"
-    new.write.mode("overwrite").parquet(str(Path(out) / directory))
+    # a snapshot's rows come out of shuffles of the session's partition count (200 by default):
+    # written as they are, a small table would be hundreds of tiny files
+    rows = _rows_in(out, current) + counts["inserted"]
+    files = max(1, min(new.rdd.getNumPartitions(), rows // ROWS_PER_FILE + 1))
+    new.coalesce(files).write.mode("overwrite").parquet(str(Path(out) / directory))
     return directory, counts
 
 
 def remove_snapshot(out: str, directory: Optional[str]) -> None:
     if directory:
         shutil.rmtree(Path(out) / directory, ignore_errors=True)
+
+
+def _rows_in(out: str, directory: Optional[str]) -> int:
+    """Rows of a snapshot, from its Parquet footers (no Spark job)."""
+    if not directory:
+        return 0
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in (Path(out) / directory).glob("*.parquet"))
