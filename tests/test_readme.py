@@ -120,3 +120,11 @@ def test_the_readme_follow_example_runs_and_prints_what_it_shows(tmp_path, capsy
     shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
     _readme_python("follow-example", tmp_path)
     assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_readme_materialize_example_runs_and_prints_what_it_shows(spark, tmp_path, capsys):
+    code = re.search(r"```python\n(.*?)```", readme_block("materialize-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    names = _readme_python("materialize-example", tmp_path)
+    assert capsys.readouterr().out.splitlines() == shown
+    assert names["summary"].complete and (tmp_path / "tables" / "_cdcwire_state.json").exists()
