@@ -8,6 +8,7 @@
     events = cs.decode(kafka_df, "canal-json")             # key/value/topic/partition/offset rows
     cs.transcode(spark, "kafka://.../orders?protocol=open-protocol", "kafka://.../orders-canal?protocol=canal-json")
     query = cs.write_stream(spark.readStream.format("cdcwire").option("source-uri", src).load(), sink, "/ckpt")
+    orders = cs.changelog(back, "app.orders")               # typed rows, _cdc_kind +I/-U/+U/-D
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..sink import SinkLike
+from .changelog import changelog, table_columns, typed_columns, zero_date_counts
 from .data_source import CdcwireDataSource, register_data_sources
 from .dead_letter import read_dead_letters
 from .jsonl_source import EventLinesDataSource
@@ -23,6 +25,7 @@ from .reading import decode, events_only, read, read_events, without_broadcast_c
 from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .session import spark_session
 from .stream_sink import write_stream
+from .table_types import TableColumn
 
 
 def transcode(
@@ -50,4 +53,5 @@ __all__ = [
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
     "write_stream",
+    "TableColumn", "changelog", "table_columns", "typed_columns", "zero_date_counts",
 ]
