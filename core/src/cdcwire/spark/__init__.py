@@ -20,6 +20,7 @@ from .changelog import changelog, table_columns, typed_columns, zero_date_counts
 from .data_source import CdcwireDataSource, register_data_sources
 from .dead_letter import read_dead_letters
 from .jsonl_source import EventLinesDataSource
+from .materialize import MaterializeSummary, TableCounts, materialize, materialize_stream
 from .pipeline import PartitionCount, WriteSummary, prepare, write
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
@@ -52,6 +53,6 @@ __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
-    "write_stream",
+    "write_stream", "materialize", "materialize_stream", "MaterializeSummary", "TableCounts",
     "TableColumn", "changelog", "table_columns", "typed_columns", "zero_date_counts",
 ]
