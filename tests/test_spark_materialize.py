@@ -77,7 +77,7 @@ def _replayed(events: list) -> dict[int, dict]:
         if e.pre_columns is not None:
             table.pop(e.pre_columns[0].value, None)
         if e.columns is not None:
-            table[e.columns[0].value] = {c.name: c.value for c in e.columns}
+            table[e.columns[0].value] = {c.name: c.value for c in e.columns if c.value is not None}
     return table
 
 
@@ -103,6 +103,26 @@ ADD_COLUMN = DDLEvent(FIRST[-1].ts + (1 << 18), "shop", "orders", "ALTER TABLE o
 SECOND = [ADD_COLUMN, *_stream(2, ADD_COLUMN.commit_ts, 10_000, 80, with_note=True)]
 
 
+def _touching(events: list, first_ts: int) -> list:
+    """Updates and deletes of rows the earlier events left, then a resolved event."""
+    table = _replayed(events)
+    keys = sorted(table)[:10]
+    out, ts = [], first_ts
+    for i, key in enumerate(keys):
+        ts += 1 << 18
+        before = _image(key, table[key]["name"], table[key]["amount"], table[key].get("note") or "")
+        if table[key].get("note") is None:  # a row from before the ADD COLUMN: NULL in it now
+            before = (*before[:3], Column("note", T.VARCHAR, ColumnFlag.NULLABLE, None, "varchar(16)"))
+        if i % 2:
+            out.append(RowChangedEvent(ts, "shop", "orders", None, before))
+        else:
+            out.append(RowChangedEvent(ts, "shop", "orders", _image(key, f"third{i}", "3.00", "late"), before))
+    return [*out, ResolvedEvent(ts + 1)]
+
+
+THIRD = _touching(FIRST + SECOND, SECOND[-1].ts)
+
+
 def _table_rows(out: Path, fmt: str) -> list[dict]:
     if fmt == "delta":
         from deltalake import DeltaTable
@@ -113,7 +133,7 @@ def _table_rows(out: Path, fmt: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
-def test_two_incremental_runs_equal_an_in_order_replay(spark, kafka_broker, tmp_path, fmt) -> None:
+def test_a_run_and_two_incremental_runs_equal_an_in_order_replay(spark, kafka_broker, tmp_path, fmt) -> None:
     topic = f"mat-{fmt}-{uuid.uuid4().hex[:6]}"
     uri = kafka_broker.uri(topic, "canal-json", partition_num=2, enable_tidb_extension=True, partition="index-value")
     out = tmp_path / "tables"
@@ -125,6 +145,10 @@ def test_two_incremental_runs_equal_an_in_order_replay(spark, kafka_broker, tmp_
     second = cs.materialize(spark, uri, str(out), format=fmt)
     assert _as_expected(_table_rows(out, fmt)) == _replayed(FIRST + SECOND)
     assert second.events_read < first.events_read + len(SECOND) * 2  # continued, not re-read from the start
+    _write_with_a_replay(uri, THIRD)
+    third = cs.materialize(spark, uri, str(out), format=fmt)
+    assert _as_expected(_table_rows(out, fmt)) == _replayed(FIRST + SECOND + THIRD)
+    assert (third.tables["shop.orders"].updated, third.tables["shop.orders"].deleted) == (5, 5)
     assert (out / STATE_FILE).exists()
 
 
