@@ -35,6 +35,7 @@ from typing import Any, Iterator, Optional, Sequence, Union
 
 from .bounded_cache import BoundedCache
 from .codec import Broadcast
+from .data_loss import checked_offset
 from .errors import CdcwireError, TransportError
 from .events import DDLEvent, Event, ResolvedEvent
 from .message import Message
@@ -218,6 +219,7 @@ class Follower:
         poll_interval: float = 0.5,
         skip_undecodable: bool = False,
         broadcast_copies: bool = False,
+        fail_on_data_loss: bool = True,
     ) -> None:
         if count is not None and count < 1:
             raise FollowError(f"count must be at least 1, got {count}")
@@ -231,6 +233,7 @@ class Follower:
             raise FollowError("group must be a consumer group id, not empty")
         self.sink = open_sink(source_uri)
         self.start = StartAt.parse(start)
+        self.fail_on_data_loss = fail_on_data_loss
         self.until = until
         self.count = count
         self.poll_interval = float(poll_interval)
@@ -414,12 +417,13 @@ class Follower:
         topic, partition = key
         low, high = self._reader.watermarks(topic, partition)
         begin = self._next[key]
-        if begin < low:
-            log.warning(
-                "%s/%d: offsets %d..%d are no longer held (retention); following on from %d",
-                topic, partition, begin, low - 1, low,
+        if not low <= begin <= high:
+            checked_offset(
+                topic, partition, begin, low, high, fail=self.fail_on_data_loss,
+                accept="pass fail_on_data_loss=False (cdcwire follow --fail-on-data-loss false)",
             )
-            self.gone[key] = self.gone.get(key, 0) + low - begin
+            if begin < low:
+                self.gone[key] = self.gone.get(key, 0) + low - begin
             begin = self._next[key] = low
         if high <= begin:
             return 0
@@ -623,6 +627,7 @@ def follow(
     poll_interval: float = 0.5,
     skip_undecodable: bool = False,
     broadcast_copies: bool = False,
+    fail_on_data_loss: bool = True,
 ) -> Follower:
     """Follow a source's events as they are written (see the module docstring); returns a
     :class:`Follower`, iterable once, best used in a ``with`` block.
@@ -634,7 +639,10 @@ def follow(
     this ts (events above it are not given). ``count``: end after this many events. ``group``:
     a Kafka consumer group (committed offsets, at least once). ``ordered``: one stream in
     commit-ts order (:mod:`cdcwire.ordered_events`). ``broadcast_copies``: unordered, every copy
-    of a broadcast DDL or resolved event, as delivered.
+    of a broadcast DDL or resolved event, as delivered. ``fail_on_data_loss`` (default True): a
+    partition that no longer holds the offset it is followed from (retention), or ends before
+    it (the topic was deleted and written again), is a :class:`~cdcwire.data_loss.DataLossError`;
+    False: one warning, and it is followed on from its earliest offset.
 
     Errors that the arguments make certain (a protocol without resolved events and
     ``ordered``, a group on ``file://``, a missing topic) are raised here, before any read.
@@ -642,5 +650,5 @@ def follow(
     return Follower(
         source_uri, topics=topics, partitions=partitions, tables=tables, start=start, until=until, count=count,
         group=group, ordered=ordered, poll_interval=poll_interval, skip_undecodable=skip_undecodable,
-        broadcast_copies=broadcast_copies,
+        broadcast_copies=broadcast_copies, fail_on_data_loss=fail_on_data_loss,
     )

@@ -77,6 +77,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--skip-undecodable", action="store_true",
         help="log an undecodable message (its place and reason) and go on, instead of stopping; counted at the end",
     )
+    p.add_argument(
+        "--fail-on-data-loss", choices=("true", "false"), default="true",
+        help="true (default): stop with an error when a partition no longer holds the offset it is followed from "
+        "(retention) or ends before it (the topic was deleted and written again: a --group's committed offsets); "
+        "false: warn once and follow it on from its earliest offset",
+    )
     return p
 
 
@@ -101,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             args.uri, topics=args.topics, partitions=args.partition, tables=args.tables, start=args.start,
             until=args.until, count=args.count, group=args.group, ordered=args.ordered,
             poll_interval=args.poll_interval, skip_undecodable=args.skip_undecodable,
-            broadcast_copies=args.raw and not args.ordered,
+            broadcast_copies=args.raw and not args.ordered, fail_on_data_loss=args.fail_on_data_loss == "true",
         )
     except KeyboardInterrupt:  # Ctrl-C while it was still connecting: nothing was read
         print("cdcwire follow: interrupted before it started", file=sys.stderr)

@@ -21,6 +21,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--topics", help="topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
     p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
     p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
+    p.add_argument(
+        "--fail-on-data-loss", choices=("true", "false"), default="true",
+        help="true (default): fail when a partition no longer holds the offset the last run stopped at (retention) "
+        "or ends before it (the topic was deleted and written again); false: warn and read it from its earliest offset",
+    )
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     add_spark_flags(p)
     return p
@@ -38,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress(spark, args, "cdcwire materialize"):
             summary = cs.materialize(spark, args.source_uri, args.out, format=args.format, topics=args.topics,
-                                     tables=args.tables, time_zone=args.time_zone)
+                                     tables=args.tables, time_zone=args.time_zone,
+                                     fail_on_data_loss=args.fail_on_data_loss == "true")
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace

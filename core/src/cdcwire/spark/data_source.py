@@ -2,7 +2,9 @@
 
     spark.read.format("cdcwire").option("source-uri", uri).load()
         # options: topics ("a,b" or "*" for every topic the source holds; default the URI's
-        # topic), start-offset (default: earliest), offsets ({"topic/partition": offset} JSON),
+        # topic), startingOffsets / endingOffsets / failOnDataLoss (as Spark's Kafka source:
+        # see cdcwire.spark.source_options), start-offset (default: earliest), offsets
+        # ({"topic/partition": offset} JSON),
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
         # becomes a row with _malformed set), tables (a table filter: "app.*,!app.tmp_*"),
         # ranges (pinned ranges, as cdcwire.spark.read sets)
@@ -71,6 +73,7 @@ from .schema import (
     SOURCE_READ_EVENT_SCHEMA,
 )
 from .sink_cache import cached_sink
+from .source_options import BATCH_OPTIONS, batch_starts, data_loss_fails, ending_offsets, lower_cased, refuse_unknown
 
 BATCH_EVENTS = 4096
 
@@ -84,12 +87,13 @@ def is_permissive(options: dict) -> bool:
 
 class MessageEventsReader(DataSourceReader):
     def __init__(self, options: dict, stamped: bool = False) -> None:
+        refuse_unknown(options, BATCH_OPTIONS, "spark.read.format('cdcwire')")
         self.stamped = stamped  # rows carry their message's timestamp (SOURCE_READ_EVENT_SCHEMA)
         self.uri = options["source-uri"]
         self.topics = options.get("topics", "")
-        start = options.get("start-offset")
-        self.start_offset = None if start in (None, "", "earliest") else int(start)
-        self.offsets = options.get("offsets", "")
+        self.start_offset, self.offsets = batch_starts(options)
+        self.ends = ending_offsets(lower_cased(options).get("endingoffsets"))
+        self.fail_on_data_loss = data_loss_fails(options)
         self.ranges = options.get("ranges")
         self.permissive = is_permissive(options)
         self.tables = options.get("tables", "")
@@ -100,7 +104,10 @@ class MessageEventsReader(DataSourceReader):
         if self.ranges is not None:
             ranges = ranges_from_json(self.ranges)
         else:
-            ranges = plan_message_ranges(self.uri, self.topics, self.start_offset, self.offsets)
+            ranges = plan_message_ranges(
+                self.uri, self.topics, self.start_offset, self.offsets, ends=self.ends,
+                fail_on_data_loss=self.fail_on_data_loss,
+            )
         return ranges or [MessageRange("", -1, 0, 0)]
 
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:

@@ -99,9 +99,13 @@ def materialize(
     topics: Optional[Union[str, Sequence[str]]] = None,
     tables: Optional[Union[str, Sequence[str]]] = None,
     time_zone: str = "UTC",
+    fail_on_data_loss: bool = True,
 ) -> MaterializeSummary:
     """Apply the source's events since the last run into one table per upstream table under
-    ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``)."""
+    ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
+    ``fail_on_data_loss`` (default True): a partition that no longer holds the offset the last
+    run stopped at (retention), or ends before it (the topic was deleted and written again), is
+    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest."""
     _check_format(format)
     sink = open_sink(source_uri)
     state = TablesState.load(out, format)
@@ -109,7 +113,8 @@ def materialize(
     if state.source and state.source != source:
         raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
     state.source = source
-    events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables)
+    events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables,
+                  fail_on_data_loss=fail_on_data_loss)
     return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
 
 
@@ -159,7 +164,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     events_read = sum(r["n"] for r in read_counts)
     offsets = dict(state.offsets)
     for r in read_counts:
-        offsets[r["place"]] = max(int(r["last"]) + 1, offsets.get(r["place"], 0))
+        offsets[r["place"]] = int(r["last"]) + 1  # a partition whose offsets restarted (loss accepted) goes back
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     events = fresh if pending_before is None else fresh.unionByName(pending_before)
     point = release_point(events, state.resolved, has_resolved)

@@ -19,6 +19,8 @@ from typing import Optional
 
 from pyspark.sql.datasource import InputPartition
 
+from ..data_loss import checked_offset
+from ..errors import CdcwireError
 from ..topic_selection import select_topics
 from .sink_cache import cached_sink
 
@@ -34,26 +36,53 @@ class MessageRange(InputPartition):
 
 
 def plan_message_ranges(
-    uri: str, topics: str = "", start_offset: Optional[int] = None, offsets: str = ""
+    uri: str,
+    topics: str = "",
+    start_offset: Optional[int] = None,
+    offsets: str = "",
+    *,
+    ends: Optional[dict[str, int]] = None,
+    fail_on_data_loss: bool = True,
+    accept: str = "set failOnDataLoss=false",
 ) -> list[MessageRange]:
     """One range per topic-partition: from the given start (or the low watermark now) to the high
-    watermark now.
+    watermark now (or the end ``ends`` gives it).
 
     ``topics``: names and patterns, "a,b,tidb_*" ("*": every topic the source holds), or "" for
     the URI's topic (see :mod:`cdcwire.topic_selection`);
-    ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset``.
+    ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset`` (-2: the
+    earliest, -1: the latest, as in Spark's Kafka options); ``ends``: ``{"topic/partition":
+    offset}`` (-1: the latest). A start outside the partition's range now is data loss
+    (:func:`cdcwire.data_loss.checked_offset`): an error, or with ``fail_on_data_loss`` False
+    a warning and the earliest; ``accept`` says in the error how to accept it.
     """
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
     starts = json.loads(offsets) if offsets else {}
+    ends = ends or {}
     try:
         names = select_topics(topics, sink.topic, reader.topics)
         ranges = []
         for topic in names:
             for p in reader.partitions(topic):
-                start = starts.get(f"{topic}/{p}", start_offset)
+                key = f"{topic}/{p}"
+                start = starts.get(key, start_offset)
                 low, high = reader.watermarks(topic, p)
-                ranges.append(MessageRange(topic, p, low if start is None else int(start), high))
+                begin = low if start is None or int(start) == -2 else high if int(start) == -1 else int(start)
+                begin = checked_offset(topic, p, begin, low, high, fail=fail_on_data_loss, accept=accept)
+                end = ends.get(key, -1)
+                end = high if end == -1 else min(end, high)
+                if end < begin:
+                    raise CdcwireError(
+                        f"option endingOffsets: {key} ends at {end}, before its start {begin}"
+                    )
+                ranges.append(MessageRange(topic, p, begin, end))
+        unknown = sorted(set(ends) - {f"{r.topic}/{r.partition}" for r in ranges})
+        if unknown:
+            raise CdcwireError(
+                f"option endingOffsets names {', '.join(unknown[:5])}, which the read does not take (its partitions:"
+                f" {', '.join(f'{r.topic}/{r.partition}' for r in ranges[:10]) or 'none'})"
+            )
         return ranges
     finally:
         reader.close()

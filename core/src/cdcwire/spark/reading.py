@@ -59,6 +59,7 @@ def read(
     offsets: Optional[Mapping[str, int]] = None,
     permissive: bool = False,
     tables: Optional[Union[str, Sequence[str]]] = None,
+    fail_on_data_loss: bool = True,
 ) -> DataFrame:
     """The events of a sink's messages, decoded on the executors, with topic, partition and offset.
 
@@ -73,12 +74,17 @@ def read(
     ``tables``: keep only the row and DDL events of these tables, in TiDB's table-filter syntax
     (``"app.*,!app.tmp_*"``, :mod:`cdcwire.table_filter`), filtered on the executors as they
     are decoded; resolved events and malformed rows are always kept.
+    ``fail_on_data_loss`` (default True): a start offset a partition no longer holds, or past its
+    end, is a :class:`~cdcwire.data_loss.DataLossError`; False: a warning, and its earliest.
     """
     register_data_sources(spark)
     table_filter = _table_filter_option(tables)
     uri = open_sink(source_uri).config.uri  # a bad URI fails here, on the driver
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
-    ranges = plan_message_ranges(uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "")
+    ranges = plan_message_ranges(
+        uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "", fail_on_data_loss=fail_on_data_loss,
+        accept="pass fail_on_data_loss=False (cdcwire materialize --fail-on-data-loss false)",
+    )
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
         return (
             spark.read.format("cdcwire")

@@ -5,7 +5,8 @@
         # (earliest, the default; latest; or {"topic": {"0": 23, "1": -2}}, -2 earliest,
         # -1 latest), maxOffsetsPerTrigger (messages per micro-batch, spread over the
         # partitions by their backlog; default no cap), mode (FAILFAST, PERMISSIVE) and
-        # tables (a table filter), as for spark.read.format("cdcwire")
+        # tables (a table filter), as for spark.read.format("cdcwire"), failOnDataLoss (true,
+        # the default: a checkpointed offset outside its partition's range now fails the query)
 
 The offset is ``{"topic/partition": next offset}``, keys sorted: what the query's
 checkpoint records. A micro-batch is one :class:`~.message_ranges.MessageRange` per
@@ -43,6 +44,7 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
+from ..data_loss import checked_offset
 from ..errors import CdcwireError
 from ..message import Message
 from ..table_filter import TableFilter
@@ -89,6 +91,10 @@ class StreamOptions:
                 f"option {batch_only[0]!r} is for batch reads; a stream starts where startingOffsets says"
                 ' (earliest, latest or {"topic": {"0": 23, "1": -2}})'
             )
+        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown
+
+        refuse_unknown(opts, STREAM_OPTIONS, "spark.readStream.format('cdcwire')")
+        self.fail_on_data_loss = data_loss_fails(opts)
         self.topics = opts.get("topics", "") or ""
         self.permissive = is_permissive(opts)
         self.tables = opts.get("tables", "") or ""
@@ -209,9 +215,8 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
         offsets: Offsets = {}
         for key, (low, high) in marks.items():
             asked = starting[key]
-            if asked > high:
-                raise CdcwireError(f"option startingOffsets: {key} starts at {asked}, past its end {high}")
-            offsets[key] = low if asked == EARLIEST else high if asked == LATEST else asked
+            offset = low if asked == EARLIEST else high if asked == LATEST else asked
+            offsets[key] = self._checked(key, offset, low, high)
         return _sorted(offsets)
 
     def getDefaultReadLimit(self) -> ReadLimit:
@@ -230,13 +235,10 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
             target = self._target
             marks = {k: (low, min(high, target[k])) for k, (low, high) in marks.items() if k in target}
         self._latest = _sorted({k: high for k, (_, high) in marks.items()})
-        begins = {k: int(start[k]) if k in start else low for k, (low, _) in marks.items()}
+        begins = {
+            k: self._checked(k, int(start[k]), low, high) if k in start else low for k, (low, high) in marks.items()
+        }
         backlog = {k: max(0, marks[k][1] - begin) for k, begin in begins.items()}
-        for key, begin in begins.items():
-            if begin > marks[key][1]:
-                log.warning(
-                    "%s: the stream is at offset %d, past the partition's end %d", key, begin, marks[key][1]
-                )
         if isinstance(limit, ReadMaxRows):
             backlog = spread({k: n for k, n in backlog.items() if n}, limit.max_rows)
         end: Offsets = {k: int(v) for k, v in start.items()}  # partitions no longer selected stay
@@ -245,16 +247,28 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
                 end[key] = begin + backlog.get(key, 0)
         return _sorted(end)
 
+    def _checked(self, key: str, offset: int, low: int, high: int) -> int:
+        """``offset`` when the partition holds it; else data loss (see :mod:`cdcwire.data_loss`)."""
+        topic, partition = place_of(key)
+        return checked_offset(
+            topic, partition, offset, low, high, fail=self.options.fail_on_data_loss,
+            accept='set .option("failOnDataLoss", "false")',
+        )
+
     def reportLatestOffset(self) -> Optional[dict]:
         return self._latest
 
     def partitions(self, start: dict, end: dict) -> list[MessageRange]:
         """One range per topic-partition with messages between the two offsets (a pure function of
-        them); a partition ``start`` lacks is read from the earliest offset held."""
+        them); a partition ``start`` lacks is read from the earliest offset held, and so is one
+        whose end is below its start (its offsets restarted and the loss was accepted:
+        ``failOnDataLoss=false``)."""
         ranges = []
         for key in sorted(end):
             first = start.get(key)
             last = int(end[key])
+            if first is not None and int(first) > last:
+                first = None  # reset by latestOffset: read the new offsets from the earliest
             if (first is None and last > 0) or (first is not None and int(first) < last):
                 topic, partition = place_of(key)
                 ranges.append(MessageRange(topic, partition, None if first is None else int(first), last))
