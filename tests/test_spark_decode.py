@@ -4,6 +4,7 @@ with each event's topic, partition and offset."""
 from __future__ import annotations
 
 import pytest
+from pyspark.sql import functions as F
 
 import cdcwire
 from cdcwire import spark as cs
@@ -76,3 +77,53 @@ def test_a_table_filter_keeps_its_tables_and_every_resolved_event(spark):
 def test_a_bad_table_pattern_fails_on_the_driver(spark):
     with pytest.raises(cdcwire.CdcwireError, match="must be 'schema.table'"):
         cs.decode(spark.createDataFrame([(b"x",)], "value binary"), CANAL, tables="orders")
+
+
+# -- spark.read.format("cdcwire") options, as Spark's Kafka source names them ---------------------
+
+
+@pytest.fixture
+def orders(tmp_path) -> str:
+    uri = f"file://{tmp_path}/src/orders?protocol=open-protocol&partition-num=2"
+    cdcwire.write(uri, cdcwire.encode(uri, list(Workload(200, seed=4))))
+    return uri
+
+
+def batch(spark, uri: str, **options: str):
+    reader = spark.read.format("cdcwire").option("source-uri", uri)
+    for name, value in options.items():
+        reader = reader.option(name, value)
+    return reader.load()
+
+
+def offsets_by_partition(df) -> dict[int, tuple[int, int]]:
+    """Per partition, the first and last offset read."""
+    return {
+        r["partition"]: (r["lo"], r["hi"])
+        for r in df.groupBy("partition").agg(F.min("offset").alias("lo"), F.max("offset").alias("hi")).collect()
+    }
+
+
+def test_starting_and_ending_offsets_bound_a_batch_read(spark, orders):
+    df = batch(spark, orders, startingOffsets='{"orders": {"0": 2, "1": -2}}', endingOffsets='{"orders": {"0": 5}}')
+    got = offsets_by_partition(df)
+    full = offsets_by_partition(batch(spark, orders))
+    assert got[0] == (2, 4)
+    assert got[1] == full[1]
+
+
+def test_ending_offsets_refuse_earliest_as_spark_does(spark, orders):
+    with pytest.raises(Exception, match=r"option endingOffsets: orders/0: -2 is not an end offset"):
+        batch(spark, orders, endingOffsets='{"orders": {"0": -2}}').count()
+
+
+def test_a_start_past_the_end_is_data_loss_unless_accepted(spark, orders):
+    with pytest.raises(Exception, match=r"orders/0: the stored offset 100000 is past the partition's end \d+"):
+        batch(spark, orders, startingOffsets='{"orders": {"0": 100000, "1": -2}}').count()
+    accepted = batch(spark, orders, startingOffsets='{"orders": {"0": 100000, "1": -2}}', failOnDataLoss="false")
+    assert accepted.count() == batch(spark, orders).count()
+
+
+def test_an_unknown_read_option_is_refused_naming_it_and_the_accepted_ones(spark, orders):
+    with pytest.raises(Exception, match=r"has no option 'endingoffset'; it takes source-uri, topics, startingOffsets"):
+        batch(spark, orders, endingOffset="latest").count()

@@ -311,3 +311,34 @@ def test_write_stream_is_refused_pointing_to_write_stream(spark, tmp_path):
                 raise query.exception()
         finally:
             query.stop()
+
+
+# -- data loss ----------------------------------------------------------------------------------
+
+
+def recreate(tmp_path: Path, uri: str, n: int) -> None:
+    """Delete the topic ``orders`` and write it again with ``n`` events: its offsets restart."""
+    import shutil
+
+    shutil.rmtree(tmp_path / "src" / "orders")
+    produce(uri, events(n, seed=11))
+
+
+def test_a_topic_recreated_under_a_checkpoint_fails_the_query_naming_both_offsets(spark, orders, tmp_path):
+    run_available_now(stream(spark, orders), tmp_path / "ck", "before_recreate")
+    recreate(tmp_path, orders, 20)
+    with pytest.raises(Exception, match=r"orders/\d: the stored offset \d+ is past the partition's end \d+.*failOnDataLoss"):
+        run_available_now(stream(spark, orders), tmp_path / "ck", "after_recreate")
+
+
+def test_fail_on_data_loss_false_reads_a_recreated_topic_from_its_earliest(spark, orders, tmp_path):
+    run_available_now(stream(spark, orders), tmp_path / "ck", "before_accepted")
+    recreate(tmp_path, orders, 20)
+    run_available_now(stream(spark, orders, failOnDataLoss="false"), tmp_path / "ck", "after_accepted")
+    got = places(spark.table("after_accepted"))
+    assert got and got == places(cs.read(spark, orders))
+
+
+def test_an_unknown_stream_option_is_refused_naming_it_and_the_accepted_ones(spark, orders, tmp_path):
+    with pytest.raises(Exception, match=r"has no option 'startingoffset'; it takes source-uri, topics, startingOffsets"):
+        run_available_now(stream(spark, orders, startingOffset="earliest"), tmp_path / "ck", "unknown_option")
