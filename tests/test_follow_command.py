@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import pytest
 
 import cdcwire
+from cdcwire.data_loss import DataLossError
 from cdcwire.sink import open_sink
 from cdcwire import (
     Column, ColumnFlag as F, ColumnType as T, DDLEvent, DDLType, Event, Message, ResolvedEvent, RowChangedEvent,
@@ -493,3 +494,49 @@ def test_every_protocol_with_resolved_events_is_followed_in_commit_ts_order(tmp_
         got = list(follower)
     changes = [from_json(line) for line in expected_lines(uri, batch_rows(0) + batch_rows(1))]
     assert got == sorted(changes, key=lambda e: e.commit_ts) + [ResolvedEvent(resolved_of(1))]
+
+
+# --- data loss: a topic deleted and written again ----------------------------------------------
+
+
+def follow_then_recreate(tmp_path, **options: object):
+    """Follow a file topic through four batches, then delete it and write one batch again (its
+    offsets restart below where the follower is); the follower and its iterator."""
+    import shutil
+
+    uri = file_uri(tmp_path, partition_num="3")
+    for b in range(4):
+        write(uri, batch(b))
+    follower = cdcwire.follow(uri, poll_interval=0.05, **options)
+    placed = follower.placed()
+    for _ in expected_lines(uri, [e for b in range(4) for e in batch(b)]):
+        next(placed)
+    shutil.rmtree(tmp_path / "orders")
+    write(uri, batch(7))
+    threading.Timer(TIMEOUT, follower.stop).start()  # a follower that saw nothing would wait: not for ever
+    return uri, follower, placed
+
+
+def test_a_topic_recreated_under_a_follower_stops_it_naming_partition_and_offsets(tmp_path):
+    _, follower, placed = follow_then_recreate(tmp_path)
+    with pytest.raises(DataLossError, match=r"orders/\d: the stored offset \d+ is past the partition's end \d+"):
+        next(placed)
+    follower.close()
+
+
+def test_with_data_loss_accepted_a_recreated_topic_is_followed_from_its_earliest(tmp_path, caplog):
+    uri, follower, placed = follow_then_recreate(tmp_path, fail_on_data_loss=False)
+    expected = expected_lines(uri, batch(7))
+    with follower:
+        got = [to_json(next(placed).event) for _ in expected]
+    assert Counter(got) == Counter(expected)
+    assert "the loss is accepted" in caplog.text
+
+
+def test_the_command_takes_fail_on_data_loss_false(tmp_path, following):
+    uri = file_uri(tmp_path, partition_num="3")
+    write(uri, batch(0))
+    f = following(uri, "--from", "1000", "--fail-on-data-loss", "false")
+    f.wait_for_lines(len(expected_lines(uri, batch(0))))
+    code = f.interrupt()
+    assert_clean_end(f, code)
