@@ -223,3 +223,19 @@ def test_a_streaming_frame_is_applied_batch_by_batch(spark, tmp_path) -> None:
     query = cs.materialize_stream(stream, uri, out, str(tmp_path / "ckpt"), trigger={"availableNow": True})
     query.awaitTermination()
     assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2]
+
+
+def test_a_source_topic_recreated_between_runs_fails_the_run_unless_the_loss_is_accepted(spark, tmp_path) -> None:
+    import shutil
+
+    out = str(tmp_path / "tables")
+    first = [_row((10 + i) << 18, i, "a") for i in range(1, 6)] + [ResolvedEvent(20 << 18)]
+    uri = _file_source(tmp_path, first)
+    cs.materialize(spark, uri, out)
+    shutil.rmtree(tmp_path / "src" / "orders")
+    uri = _file_source(tmp_path, [_row(30 << 18, 9, "z"), ResolvedEvent(31 << 18)])
+    with pytest.raises(cdcwire.CdcwireError, match=r"orders/0: the stored offset 6 is past the partition's end 2"):
+        cs.materialize(spark, uri, out)
+    accepted = cs.materialize(spark, uri, out, fail_on_data_loss=False)
+    assert accepted.events_read == 2
+    assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2, 3, 4, 5, 9]
