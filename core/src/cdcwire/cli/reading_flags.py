@@ -51,9 +51,10 @@ def apply_skip_damaged(args: argparse.Namespace) -> None:
     given = dict(parse_qsl(parts.query, keep_blank_values=True)).get("skip-damaged")
     if given is not None:
         try:
-            if not parse_boolean(given):
-                raise SinkURIError("--skip-damaged and the URI's skip-damaged=false disagree: drop one", "skip-damaged")
+            says = parse_boolean(given)
         except ValueError:
-            pass  # the URI's own parsing names the bad value
+            return  # the URI's own parsing names the bad value
+        if not says:
+            raise SinkURIError("--skip-damaged and the URI's skip-damaged=false disagree: drop one", "skip-damaged")
         return
     setattr(args, attribute, f"{uri}{'&' if '?' in uri else '?'}skip-damaged=true")
