@@ -399,3 +399,12 @@ def test_inspect_list_prints_topics_partitions_watermarks_and_the_protocol_guess
     assert [line.split(", protocol ")[1] for line in lines[4:]] == ["echo-json", "echo-json"]
     highs = [int(line.split("high ")[1].split(",")[0]) for line in lines[4:]]
     assert sum(highs) == 8  # 6 rows + the resolved event in both partitions
+
+
+def test_the_skip_damaged_flag_on_run_needs_a_source_uri_as_input(tmp_path, events_file, capsys):
+    path, _ = events_file
+    sink = f"file://{tmp_path}/out/orders?protocol=echo-json"
+    assert main(["run", "--input", str(path), "--sink-uri", sink, "--skip-damaged"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"cdcwire run: error: --skip-damaged reads file:// sources (only their records can be damaged); '{path}'"
+    )
