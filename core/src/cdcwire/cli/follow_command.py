@@ -1,8 +1,8 @@
 """``cdcwire follow SOURCE_URI``: ``kcat -C`` for change events.
 
 Prints each event as a line of event JSON (what ``cdcwire encode`` reads) as its message is
-written, until Ctrl-C (SIGINT) or SIGTERM, ``--count`` or ``--until``, then a summary on
-stderr. The reading is :func:`cdcwire.following.follow`; this module is flags and output.
+written, until Ctrl-C (SIGINT) or SIGTERM, ``--count``, ``--until`` or (``-e``) the end of every
+partition, then a summary on stderr. The reading is :func:`cdcwire.following.follow`; this module is flags and output.
 """
 
 from __future__ import annotations
