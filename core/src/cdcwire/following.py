@@ -75,7 +75,7 @@ class StartAt:
         word = str(text).strip()
         if word in ("beginning", "end"):
             return cls(word)
-        if word.lstrip("-").isascii() and word.lstrip("-").isdigit() and word.count("-") <= 1 and word[1:2] != "-":
+        if word.lstrip("-").isascii() and word.lstrip("-").isdigit() and word.count("-") <= 1:
             return cls("offset", int(word))
         try:
             return cls("timestamp", parse_time(word, "start position", bare_number="").ms)
