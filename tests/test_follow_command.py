@@ -369,6 +369,84 @@ def test_leaving_the_with_block_commits_what_was_taken(kafka_broker, kafka_topic
     assert first + rest == cdcwire.decode(uri, cdcwire.encode(uri, batch_rows(0, rows=10)))
 
 
+def test_from_an_iso_8601_time_starts_at_the_first_message_written_since(
+    kafka_broker, kafka_topic, following, kafka_send
+):
+    from datetime import datetime, timezone
+
+    uri = kafka_uri(kafka_broker, kafka_topic)
+    send = kafka_send(uri)
+    send(batch(0))
+    time.sleep(0.05)
+    since = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    time.sleep(0.05)
+    send(batch(1))
+    f = following(uri, "--from", since, "--exit-at-end")
+    code = f.finish()
+    assert_clean_end(f, code)
+    assert Counter(f.lines) == Counter(expected_lines(uri, batch(1)))
+
+
+def test_exit_at_end_ends_it_once_every_kafka_partition_is_read(kafka_broker, kafka_topic, following, kafka_send):
+    uri = kafka_uri(kafka_broker, kafka_topic)
+    kafka_send(uri)(batch(0) + batch(1))
+    f = following(uri, "-e")
+    code = f.finish()
+    assert_clean_end(f, code)
+    assert "the end of every partition reached" in f.stderr
+    assert Counter(f.lines) == Counter(expected_lines(uri, batch(0) + batch(1)))
+
+
+def produce_with_headers(kafka_broker, uri: str, headers: list) -> list[Message]:
+    """The messages of batch 0 produced with ``headers`` (cdcwire's writer sends none)."""
+    from confluent_kafka import Producer
+
+    open_sink(uri).needs_transport().prepare_topic(open_sink(uri).config, open_sink(uri).topic)
+    messages = cdcwire.encode(uri, batch(0))
+    producer = Producer({"bootstrap.servers": kafka_broker.bootstrap})
+    for m in messages:
+        producer.produce(m.topic, m.value, m.key, partition=m.partition, headers=headers)
+    assert producer.flush(10) == 0
+    return messages
+
+
+def test_raw_lines_carry_the_kafka_timestamp_and_headers(kafka_broker, kafka_topic, following):
+    uri = kafka_uri(kafka_broker, kafka_topic)
+    before = int(time.time() * 1000)
+    produce_with_headers(kafka_broker, uri, [("trace", b"abc"), ("empty", None)])
+    f = following(uri, "--raw", "-e")
+    code = f.finish()
+    assert_clean_end(f, code)
+    lines = [json.loads(line) for line in f.lines]
+    assert lines and all(d["headers"] == [["trace", "abc"], ["empty", None]] for d in lines)
+    assert all(before - 1000 <= d["timestamp"] <= int(time.time() * 1000) for d in lines)
+
+
+def test_inspect_raw_lines_carry_the_kafka_timestamp_and_headers(kafka_broker, kafka_topic, capsys):
+    from cdcwire.cli import main
+
+    uri = kafka_uri(kafka_broker, kafka_topic)
+    messages = produce_with_headers(kafka_broker, uri, [("trace", b"\xff")])
+    assert main(["inspect", "--raw", uri]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) >= len(messages)
+    assert all(d["headers"] == [["trace", "\\xff"]] and isinstance(d["timestamp"], int) for d in lines)
+
+
+def test_inspect_list_gives_each_kafka_partitions_watermarks_and_protocol(kafka_broker, kafka_topic, kafka_send, capsys):
+    from cdcwire.cli import main
+
+    uri = kafka_uri(kafka_broker, kafka_topic)
+    kafka_send(uri)(batch(0))
+    held = {p: len(list(cdcwire.read(uri, [p]))) for p in range(3)}
+    assert main(["inspect", "--list", f"kafka://{kafka_broker.bootstrap}/{kafka_topic}", "--topics", kafka_topic]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"  topic {kafka_topic!r} with 3 partition(s):"
+    for p in range(3):
+        assert lines[2 + p].startswith(f"    partition {p}: low 0, high {held[p]}, messages {held[p]}, protocol ")
+        assert "open-protocol" in lines[2 + p].split(", protocol ")[1].split(", ")
+
+
 # --- file:// ----------------------------------------------------------------------------------
 
 
@@ -384,6 +462,59 @@ def test_a_file_source_is_followed_while_it_is_written(tmp_path, following):
     code = f.interrupt()
     assert_clean_end(f, code)
     assert Counter(f.lines) == Counter(expected)
+
+
+def test_exit_at_end_ends_it_once_every_file_partition_is_read(tmp_path, following):
+    uri = file_uri(tmp_path, partition_num="3")
+    write(uri, batch(0) + batch(1))
+    f = following(uri, "--exit-at-end")
+    code = f.finish()
+    assert_clean_end(f, code)
+    assert "cdcwire follow: the end of every partition reached: " in f.stderr
+    assert Counter(f.lines) == Counter(expected_lines(uri, batch(0) + batch(1)))
+
+
+def test_until_takes_an_iso_8601_time_as_well_as_a_tso(tmp_path, following):
+    from cdcwire.time_points import parse_time
+
+    second = [parse_time(f"2024-05-01T12:00:0{i}Z").tso for i in range(3)]
+    uri = file_uri(tmp_path, partition_num="1")
+    write(uri, [e for ts in second for e in (row(ts, ts % 1000), ResolvedEvent(ts))])
+    by_iso = following(uri, "--until", "2024-05-01T12:00:01Z")
+    by_tso = following(uri, "--until", str(second[1]))
+    by_ms = following(uri, "--until", f"@{second[1] >> 18}")
+    for f in (by_iso, by_tso, by_ms):
+        assert_clean_end(f, f.finish())
+        assert "--until reached" in f.stderr
+    assert by_iso.lines == by_tso.lines == by_ms.lines
+    assert [json.loads(line).get("commit_ts", json.loads(line).get("ts")) for line in by_iso.lines] == [
+        second[0], second[0], second[1], second[1]
+    ]
+
+
+def test_a_time_that_is_no_time_form_is_a_one_line_error(tmp_path, following):
+    uri = file_uri(tmp_path, partition_num="1")
+    write(uri, batch(0))
+    f = following(uri, "--until", "tomorrow")
+    assert f.finish() == 2
+    assert f.stderr == (
+        "cdcwire follow: error: until 'tomorrow' is not a time: write a TSO, '@' and milliseconds since the epoch"
+        " (@1714564800000) or ISO-8601 (2024-05-01T12:00:00Z)"
+    )
+
+
+def test_skip_damaged_reads_past_a_damaged_file_record(tmp_path, following):
+    uri = file_uri(tmp_path, partition_num="1")
+    write(uri, batch(0))
+    part = tmp_path / "orders" / "0.cdcwire"
+    data = bytearray(part.read_bytes())
+    data[-2] ^= 0x01  # the last record (the resolved event) fails its CRC check
+    part.write_bytes(bytes(data))
+    strict = following(uri, "-e")
+    assert strict.finish() == 2 and "skip-damaged=true" in strict.stderr
+    skipping = following(uri, "-e", "--skip-damaged")
+    assert_clean_end(skipping, skipping.finish())
+    assert Counter(skipping.lines) == Counter(expected_lines(uri, batch_rows(0)))
 
 
 def test_a_file_record_still_being_written_is_not_read_yet(tmp_path):

@@ -82,17 +82,17 @@ def topic_rule_sink(tmp_path, events_file, capsys) -> tuple[str, list]:
 
 def test_inspect_reads_a_list_of_topics_or_every_topic(topic_rule_sink, capsys):
     base, events = topic_rule_sink
-    assert main(["inspect", base, "--topic", "*"]) == 0
+    assert main(["inspect", base, "--topics", "*"]) == 0
     every = capsys.readouterr().out.splitlines()
     assert len(every) == len(events)
-    assert main(["inspect", base, "--topic", "orders,nothing-here"]) == 2  # a missing topic is an error
+    assert main(["inspect", base, "--topics", "orders,nothing-here"]) == 2  # a missing topic is an error
 
 
 def test_inspect_reads_the_topics_a_pattern_matches(topic_rule_sink, capsys):
     base, events = topic_rule_sink
-    assert main(["inspect", base, "--topic", "t_*"]) == 0
+    assert main(["inspect", base, "--topics", "t_*"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(events)
-    assert main(["inspect", base, "--topic", "x_*"]) == 2
+    assert main(["inspect", base, "--topics", "x_*"]) == 2
     assert "no topic matches 'x_*'; the source holds orders, t_t1" in capsys.readouterr().err
 
 
@@ -251,3 +251,160 @@ def test_protocols_names_the_plugin_filter_that_let_none_load(monkeypatch, capsy
     monkeypatch.setenv("CDCWIRE_PLUGINS", "nope")
     assert main(["protocols"]) == 1
     assert "CDCWIRE_PLUGINS='nope'" in capsys.readouterr().out
+
+
+# --- one spelling per idea --------------------------------------------------------------------
+
+READING_COMMANDS = ("inspect", "follow", "materialize", "run")
+
+
+def command_help(name: str) -> str:
+    from cdcwire.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[name].format_help()
+
+
+@pytest.mark.parametrize("name", READING_COMMANDS)
+def test_every_reading_command_spells_topics_and_skip_damaged_the_same_way(name):
+    text = command_help(name)
+    assert "--topics TOPICS" in text
+    assert "--skip-damaged" in text
+    assert "--topic " not in text and "--topic\n" not in text  # the older spelling works but is not shown
+
+
+@pytest.mark.parametrize("name", ["inspect", "follow", "materialize"])
+def test_every_command_that_takes_a_source_uri_names_it_source_uri(name):
+    usage = command_help(name).split("\n\n")[0]
+    assert usage.rstrip().endswith("SOURCE_URI")
+    assert "source_uri" not in command_help(name) and " uri\n" not in command_help(name)
+
+
+def test_every_command_that_takes_a_time_names_the_three_forms():
+    text = " ".join(command_help("follow").split())
+    assert "--until TIME" in text and "[--from beginning|end|OFFSET|TIME]" in text
+    assert text.count("'@' and milliseconds since the epoch") == 2
+    assert text.count("ISO-8601") == 2
+
+
+def test_the_older_topic_spelling_still_works(topic_rule_sink, capsys):
+    base, events = topic_rule_sink
+    assert main(["inspect", base, "--topic", "*"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(events)
+
+
+# --- --skip-damaged, the flag of the URI parameter -----------------------------------------------
+
+
+@pytest.fixture
+def damaged_sink(tmp_path, events_file, capsys) -> str:
+    """A one-partition file:// sink whose last record fails its CRC check."""
+    path, _ = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base, str(path)])
+    part = tmp_path / "out" / "orders" / "0.cdcwire"
+    data = bytearray(part.read_bytes())
+    data[-2] ^= 0x01
+    part.write_bytes(bytes(data))
+    capsys.readouterr()
+    return base
+
+
+def test_inspect_stops_at_a_damaged_record_and_says_how_to_skip_it(damaged_sink, capsys):
+    assert main(["inspect", damaged_sink]) == 2
+    assert "skip-damaged=true" in capsys.readouterr().err
+
+
+def test_the_skip_damaged_flag_reads_past_a_damaged_record_as_the_uri_parameter_does(damaged_sink, capsys):
+    assert main(["inspect", damaged_sink + "&skip-damaged=true"]) == 0
+    by_parameter = capsys.readouterr().out
+    assert main(["inspect", "--skip-damaged", damaged_sink]) == 0
+    by_flag = capsys.readouterr().out
+    assert by_flag == by_parameter
+    assert len(by_flag.splitlines()) == 6  # the damaged last record (the resolved event) is skipped
+
+
+def test_the_skip_damaged_flag_and_skip_damaged_false_in_the_uri_are_refused_together(damaged_sink, capsys):
+    assert main(["inspect", "--skip-damaged", damaged_sink + "&skip-damaged=false"]) == 2
+    assert capsys.readouterr().err == (
+        "cdcwire inspect: error: --skip-damaged and the URI's skip-damaged=false disagree: drop one\n"
+    )
+
+
+def test_the_skip_damaged_flag_is_refused_for_a_kafka_source(capsys):
+    assert main(["inspect", "--skip-damaged", "kafka://127.0.0.1:9/orders?protocol=echo-json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cdcwire inspect: error: --skip-damaged reads file:// sources")
+    assert len(err.splitlines()) == 1
+
+
+# --- inspect: an offset range, a listing ----------------------------------------------------------
+
+
+@pytest.fixture
+def one_partition(tmp_path, events_file, capsys) -> str:
+    """Seven messages at offsets 0..6 of orders/0: rows 1..6, then the resolved event 10."""
+    path, _ = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=1"
+    main(["encode", "--sink-uri", base, str(path)])
+    capsys.readouterr()
+    return base
+
+
+def raw_offsets(capsys) -> list[int]:
+    return [json.loads(line)["offset"] for line in capsys.readouterr().out.splitlines()]
+
+
+def test_inspect_from_and_to_read_an_offset_range(one_partition, capsys):
+    assert main(["inspect", "--raw", "--from", "2", "--to", "5", one_partition]) == 0
+    assert raw_offsets(capsys) == [2, 3, 4]
+
+
+def test_inspect_from_minus_n_reads_the_last_n_messages(one_partition, capsys):
+    assert main(["inspect", "--raw", "--from", "-2", one_partition]) == 0
+    assert raw_offsets(capsys) == [5, 6]
+
+
+def test_inspect_from_end_reads_nothing(one_partition, capsys):
+    assert main(["inspect", "--from", "end", one_partition]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_inspect_from_a_time_is_refused_and_says_what_reads_from_a_time(one_partition, capsys):
+    assert main(["inspect", "--from", "2024-05-01T12:00:00Z", one_partition]) == 2
+    err = capsys.readouterr().err
+    assert "inspect --from takes an offset" in err and "cdcwire follow --from 2024-05-01T12:00:00Z" in err
+
+
+def test_inspect_raw_from_a_file_source_has_no_kafka_timestamp_or_headers(one_partition, capsys):
+    assert main(["inspect", "--raw", one_partition]) == 0
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert "timestamp" not in first and "headers" not in first
+
+
+def test_inspect_list_prints_topics_partitions_watermarks_and_the_protocol_guess(tmp_path, events_file, capsys):
+    path, _ = events_file
+    base = f"file://{tmp_path}/out/orders?protocol=echo-json&partition-num=2&partition=index-value"
+    main(["encode", "--sink-uri", base, str(path)])
+    cdcwire.write(f"file://{tmp_path}/out/junk?protocol=echo-json&partition-num=1",
+                  [cdcwire.Message("junk", 0, None, b"not an event")])
+    capsys.readouterr()
+    assert main(["inspect", "--list", f"file://{tmp_path}/out/orders"]) == 0  # no protocol needed
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"source file://{tmp_path}/out/orders: 2 topic(s)"
+    assert lines[1] == "  topic 'junk' with 1 partition(s):"
+    assert lines[2] == "    partition 0: low 0, high 1, messages 1, protocol none of the installed"
+    assert lines[3] == "  topic 'orders' with 2 partition(s):"
+    assert [line.split(", protocol ")[1] for line in lines[4:]] == ["echo-json", "echo-json"]
+    highs = [int(line.split("high ")[1].split(",")[0]) for line in lines[4:]]
+    assert sum(highs) == 8  # 6 rows + the resolved event in both partitions
+
+
+def test_the_skip_damaged_flag_on_run_needs_a_source_uri_as_input(tmp_path, events_file, capsys):
+    path, _ = events_file
+    sink = f"file://{tmp_path}/out/orders?protocol=echo-json"
+    assert main(["run", "--input", str(path), "--sink-uri", sink, "--skip-damaged"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"cdcwire run: error: --skip-damaged reads file:// sources (only their records can be damaged); '{path}'"
+    )

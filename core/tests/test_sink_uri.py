@@ -273,6 +273,31 @@ def test_an_encoded_hash_is_part_of_a_value():
     assert c["sasl-password"] == "ab#cd"
 
 
-@pytest.mark.parametrize("text, value", [("t", True), ("T", True), ("TRUE", True), ("f", False), ("False", False)])
-def test_a_bool_parameter_takes_the_words_go_takes(text, value):
+@pytest.mark.parametrize(
+    "text, value", [("true", True), ("TRUE", True), ("True", True), ("1", True), ("false", False), ("FaLsE", False), ("0", False)]
+)
+def test_a_bool_parameter_takes_true_or_false_in_any_case_or_1_or_0(text, value):
     assert parse_sink_uri(f"kafka://h:9092/t?protocol=echo-json&enable-tls={text}")["enable-tls"] is value
+
+
+@pytest.mark.parametrize("text", ["yes", "no", "on", "off", "t", "f", "2", ""])
+def test_a_bool_parameter_refuses_other_words_and_says_exactly_what_it_takes(text):
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(f"file:///tmp/o/t?protocol=echo-json&output-raw-change-event={text}")
+    assert str(info.value) == (
+        f"parameter 'output-raw-change-event' must be true or false (any case), or 1 or 0, got {text!r}"
+    )
+
+
+@pytest.mark.parametrize("name", ["skip-damaged", "output-raw-change-event"])
+def test_every_bool_parameter_of_the_core_has_the_same_rule(name):
+    with pytest.raises(SinkURIError, match="must be true or false \\(any case\\), or 1 or 0, got 'yes'"):
+        parse_sink_uri(f"file:///tmp/o/t?protocol=echo-json&{name}=yes")
+
+
+def test_the_s3_storage_option_force_path_style_has_the_same_boolean_rule():
+    from cdcwire.large_messages.storage import Storage
+
+    assert Storage.parse("s3://b/p?force-path-style=TRUE").options["force-path-style"] == "TRUE"
+    with pytest.raises(SinkURIError, match="'force-path-style' must be true or false \\(any case\\), or 1 or 0"):
+        Storage.parse("s3://b/p?force-path-style=yes")

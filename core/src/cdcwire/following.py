@@ -42,6 +42,7 @@ from .message import Message
 from .ordered_events import CannotOrderError, OrderedEvents, PartitionKey, Placed, ResolvedWatermarks
 from .poll_decoding import PollDecoder
 from .sink import SinkLike, open_sink
+from .time_points import TIME_FORMS_BESIDE_OFFSETS, TimeError, parse_time
 from .topic_selection import select_topics
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,8 @@ class StartAt:
 
     @classmethod
     def parse(cls, text: Union[str, int, "StartAt"]) -> "StartAt":
-        """``beginning``, ``end``, ``OFFSET`` (``-N``: the last N of each partition), ``@TIMESTAMP_MS``."""
+        """``beginning``, ``end``, ``OFFSET`` (``-N``: the last N of each partition), or a time
+        (:mod:`cdcwire.time_points`: ``@MS``, ISO-8601, ``tso:N``; a bare number is an offset)."""
         if isinstance(text, StartAt):
             return text
         if isinstance(text, int) and not isinstance(text, bool):
@@ -74,16 +76,15 @@ class StartAt:
         word = str(text).strip()
         if word in ("beginning", "end"):
             return cls(word)
-        if word.startswith("@"):
-            digits = word[1:]
-            if digits.isascii() and digits.isdigit():
-                return cls("timestamp", int(digits))
-        elif word.lstrip("-").isascii() and word.lstrip("-").isdigit() and word.count("-") <= 1:
+        if word.lstrip("-").isascii() and word.lstrip("-").isdigit() and word.count("-") <= 1:
             return cls("offset", int(word))
-        raise FollowError(
-            f"start position {word!r} is not 'beginning', 'end', an offset (-N: the last N messages)"
-            " or '@' and a timestamp in milliseconds"
-        )
+        try:
+            return cls("timestamp", parse_time(word, "start position", bare_number="").ms)
+        except TimeError:
+            raise FollowError(
+                f"start position {word!r} is not 'beginning', 'end', an offset (-N: the last N messages)"
+                f" or a time: {TIME_FORMS_BESIDE_OFFSETS}"
+            ) from None
 
 
 class _FirstCopies:
@@ -212,7 +213,7 @@ class Follower:
         partitions: Optional[Sequence[int]] = None,
         tables: Optional[Union[str, Sequence[str]]] = None,
         start: Union[str, int, StartAt] = "beginning",
-        until: Optional[int] = None,
+        until: Optional[Union[int, str]] = None,
         count: Optional[int] = None,
         group: Optional[str] = None,
         ordered: bool = False,
@@ -220,7 +221,10 @@ class Follower:
         skip_undecodable: bool = False,
         broadcast_copies: bool = False,
         fail_on_data_loss: bool = True,
+        exit_at_end: bool = False,
     ) -> None:
+        if isinstance(until, str):
+            until = parse_time(until, "until").tso
         if count is not None and count < 1:
             raise FollowError(f"count must be at least 1, got {count}")
         if until is not None and not 0 <= until < 2**64:
@@ -236,6 +240,7 @@ class Follower:
         self.fail_on_data_loss = fail_on_data_loss
         self.until = until
         self.count = count
+        self.exit_at_end = exit_at_end
         self.poll_interval = float(poll_interval)
         kafka = self.sink.config.scheme == "kafka"
         scheme = self.sink.config.scheme or "a bare protocol name"
@@ -245,7 +250,7 @@ class Follower:
             raise FollowError(f"a consumer group (--group) needs kafka://: {scheme}:// keeps no committed offsets")
         if self.start.kind == "timestamp" and not kafka:
             raise FollowError(
-                f"a start at a time (--from @TIMESTAMP_MS) needs kafka://: {scheme}:// records carry no timestamps"
+                f"a start at a time (--from @MS, ISO-8601 or tso:N) needs kafka://: {scheme}:// records carry no timestamps"
             )
         self._topics_spec = topics
         self._partitions_spec = list(partitions) if partitions else None
@@ -408,6 +413,9 @@ class Follower:
             elif self._pending_until():
                 self._end("until")
                 break
+            if not took and self.exit_at_end and not self._outbox:
+                self._end("end")  # a round read nothing: every partition is at its end
+                break
             if not took and self._stopping.wait(self.poll_interval):
                 break
 
@@ -458,7 +466,9 @@ class Follower:
             if isinstance(event, ResolvedEvent) and self._watermarks.advance(key, event.ts) and self._copies is not None:
                 self._copies.prune()
             if first and (self.until is None or event.commit_ts <= self.until):
-                self._outbox.append(Placed(event, message.topic, message.partition, message.offset))
+                self._outbox.append(Placed(
+                    event, message.topic, message.partition, message.offset, message.timestamp, message.headers
+                ))
 
     def _hand_out(self, released: Sequence[Placed] = ()) -> Iterator[Placed]:
         outbox = self._outbox
@@ -620,7 +630,7 @@ def follow(
     partitions: Optional[Sequence[int]] = None,
     tables: Optional[Union[str, Sequence[str]]] = None,
     start: Union[str, int, StartAt] = "beginning",
-    until: Optional[int] = None,
+    until: Optional[Union[int, str]] = None,
     count: Optional[int] = None,
     group: Optional[str] = None,
     ordered: bool = False,
@@ -628,6 +638,7 @@ def follow(
     skip_undecodable: bool = False,
     broadcast_copies: bool = False,
     fail_on_data_loss: bool = True,
+    exit_at_end: bool = False,
 ) -> Follower:
     """Follow a source's events as they are written (see the module docstring); returns a
     :class:`Follower`, iterable once, best used in a ``with`` block.
@@ -635,8 +646,10 @@ def follow(
     ``topics``: names and patterns (:func:`cdcwire.topic_selection.select_topics`; new matches
     are picked up). ``partitions``: only these. ``tables``: a TiDB table filter. ``start``:
     ``"beginning"``, ``"end"``, an offset (``-N``: the last N of each partition) or
-    ``"@TIMESTAMP_MS"`` (Kafka). ``until``: end once every partition's resolved ts has reached
-    this ts (events above it are not given). ``count``: end after this many events. ``group``:
+    a time (Kafka; ``"@MS"``, ISO-8601 or ``"tso:N"``, :mod:`cdcwire.time_points`). ``until``: end
+    once every partition's resolved ts has reached this time (a TSO, or a text in any of the
+    time forms; events above it are not given). ``exit_at_end``: end once a round of reads
+    finds nothing new in any partition (``kcat -e``). ``count``: end after this many events. ``group``:
     a Kafka consumer group (committed offsets, at least once). ``ordered``: one stream in
     commit-ts order (:mod:`cdcwire.ordered_events`). ``broadcast_copies``: unordered, every copy
     of a broadcast DDL or resolved event, as delivered. ``fail_on_data_loss`` (default True): a
@@ -651,4 +664,5 @@ def follow(
         source_uri, topics=topics, partitions=partitions, tables=tables, start=start, until=until, count=count,
         group=group, ordered=ordered, poll_interval=poll_interval, skip_undecodable=skip_undecodable,
         broadcast_copies=broadcast_copies, fail_on_data_loss=fail_on_data_loss,
+        exit_at_end=exit_at_end,
     )

@@ -14,8 +14,9 @@ MESSAGE_OVERHEAD = 36
 @dataclass(frozen=True, slots=True)
 class Message:
     """One Kafka-style record. ``offset`` is set on messages read back from a transport;
-    ``timestamp`` (milliseconds since the epoch) on those read back from Kafka, which keeps one
-    per record (``file://`` framing has none: None)."""
+    ``timestamp`` (milliseconds since the epoch) and ``headers`` (``(name, value)`` pairs, in
+    order) on those read back from Kafka, which keeps them per record (``file://`` framing has
+    neither: None)."""
 
     topic: str
     partition: int
@@ -23,6 +24,7 @@ class Message:
     value: Optional[bytes]
     offset: Optional[int] = None
     timestamp: Optional[int] = None
+    headers: Optional[tuple[tuple[str, Optional[bytes]], ...]] = None
 
     @property
     def size(self) -> int:

@@ -41,6 +41,9 @@ class Placed:
     topic: Optional[str] = None
     partition: Optional[int] = None
     offset: Optional[int] = None
+    #: The message's Kafka timestamp (ms) and headers, where the transport has them.
+    timestamp: Optional[int] = None
+    headers: Optional[tuple[tuple[str, Optional[bytes]], ...]] = None
 
 
 class ResolvedWatermarks:

@@ -13,9 +13,14 @@ from typing import Any, Callable, Optional
 
 from .errors import SinkURIError
 
-#: Go's strconv.ParseBool words (TiCDC's: 1, t, true, 0, f, false in any case), and yes/on, no/off.
-_TRUE = {"true", "t", "1", "yes", "on"}
-_FALSE = {"false", "f", "0", "no", "off"}
+#: The one boolean rule of every URI parameter, core and plugins alike (and of any other
+#: boolean option text, such as a claim-check storage's ``force-path-style``): ``true`` or
+#: ``false`` in any case, or ``1`` / ``0`` (which Go's strconv.ParseBool, TiCDC's parser, also
+#: takes). Nothing else: ``yes``, ``on``, ``t`` would each be a second spelling of one idea.
+_TRUE = {"true", "1"}
+_FALSE = {"false", "0"}
+#: What the error of a value outside the rule says is accepted: exactly ``_TRUE`` and ``_FALSE``.
+BOOLEAN_FORMS = "true or false (any case), or 1 or 0"
 #: What Go's strconv.Atoi (TiCDC's parser) takes: an optional sign and ASCII digits, nothing else.
 #: Python's int() would also take '1_0', ' 10 ' and Arabic-Indic digits: none of them is a number here.
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
@@ -23,6 +28,16 @@ _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _MAX_DIGITS = 30
 #: How much of a bad value an error quotes.
 _SHOWN_CHARS = 60
+
+
+def parse_boolean(raw: str) -> bool:
+    """``raw`` as a boolean by the one rule (:data:`BOOLEAN_FORMS`); ValueError saying what is accepted."""
+    low = raw.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise ValueError(f"must be {BOOLEAN_FORMS}, got {shown_value(raw)}")
 
 
 def shown_value(raw: str) -> str:
@@ -69,12 +84,9 @@ class Parameter:
             )
         if self.kind == "bool":
             low = raw.strip().lower()
-            if low in _TRUE:
-                value: Any = True
-            elif low in _FALSE:
-                value = False
-            else:
-                raise SinkURIError(f"parameter {self.name!r} must be true or false, got {shown}", self.name)
+            if low not in _TRUE and low not in _FALSE:
+                raise SinkURIError(f"parameter {self.name!r} must be {BOOLEAN_FORMS}, got {shown}", self.name)
+            value: Any = parse_boolean(raw)
         elif self.kind == "int":
             value = self._integer(raw, shown)
         elif self.kind == "choice":

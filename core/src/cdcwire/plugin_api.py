@@ -65,6 +65,7 @@ from .params import (
     MAX_BATCH_SIZE,
     ONLY_OUTPUT_UPDATED_COLUMNS,
     Parameter,
+    parse_boolean,
 )
 from .sink_uri import SinkConfig
 from .transport import MessageReader, MessageWriter, Transport, WriteJob
@@ -78,7 +79,9 @@ from .value_text import float32_text, float64_text
 #: encoder sends those rows through its Event path), LargeMessageOptions, Compression,
 #: ClaimCheckStore and their errors, the claim-check and compression parameters,
 #: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
-PLUGIN_API_VERSION = "1.2"
+#: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
+#: boolean outside a ``Parameter("...", "bool")`` (which already applies it).
+PLUGIN_API_VERSION = "1.3"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -96,5 +99,5 @@ __all__ = [
     "PluginError", "ResolvedEvent", "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError",
     "TEXTUAL_TYPES", "Transport", "TransportError", "ValueKind", "WriteJob", "build_column",
     "build_row_event", "canonical_value", "float32_text", "float64_text", "from_json", "holds_bytes",
-    "hookimpl", "to_float32", "to_json", "value_kind",
+    "hookimpl", "parse_boolean", "to_float32", "to_json", "value_kind",
 ]

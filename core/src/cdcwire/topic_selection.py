@@ -1,5 +1,5 @@
 """Which topics a read takes: the one rule for ``cs.read(topics=...)``, ``cdcwire run --topics``
-and ``cdcwire inspect --topic``.
+and ``cdcwire inspect --topics``.
 
 Nothing: the URI's topic. Otherwise a comma-separated list whose entries are topic names
 or shell-style patterns (``*``, ``?``, ``[...]``: ``tidb_app_*`` for the topics a topic

@@ -15,6 +15,7 @@ from typing import Optional, Sequence
 
 from ..errors import CdcwireError
 from ..registry import core_info
+from .reading_flags import apply_skip_damaged
 from . import (
     demo_command,
     encode_command,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        apply_skip_damaged(args)
         return int(args._run(args) or 0)
     except CdcwireError as exc:
         print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)

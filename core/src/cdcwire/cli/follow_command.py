@@ -1,23 +1,25 @@
 """``cdcwire follow SOURCE_URI``: ``kcat -C`` for change events.
 
 Prints each event as a line of event JSON (what ``cdcwire encode`` reads) as its message is
-written, until Ctrl-C (SIGINT) or SIGTERM, ``--count`` or ``--until``, then a summary on
-stderr. The reading is :func:`cdcwire.following.follow`; this module is flags and output.
+written, until Ctrl-C (SIGINT) or SIGTERM, ``--count``, ``--until`` or (``-e``) the end of every
+partition, then a summary on stderr. The reading is :func:`cdcwire.following.follow`; this module is flags and output.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 
-from ..event_json import event_to_dict, to_json
+from ..event_json import to_json
 from ..following import follow
 from ..ordered_events import Placed
+from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
+from .raw_lines import raw_line
+from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 
 EPILOG = """\
-exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until); 2 on an error
+exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until, -e); 2 on an error
 (damaged or undecodable input names topic/partition/offset); 130 when a second Ctrl-C cut the
 clean stop short. The summary on stderr gives events, messages, the last offset of each
 partition and the resolved ts every partition reached.
@@ -33,23 +35,26 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("uri", metavar="SOURCE_URI", help="the sink URI the messages are written with")
+    p.add_argument("uri", metavar=SOURCE_URI, help="the sink URI the messages are written with")
     p.add_argument(
-        "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|@TIMESTAMP_MS",
+        "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|TIME",
         help="where each partition starts: its beginning (default), its end (only what is written from now), "
-        "an offset (-N: its last N messages), or the first message at or after a time (Kafka message "
-        "timestamps, milliseconds). Partitions and topics that appear later are read from their beginning",
+        "an offset (-N: its last N messages), or the first message at or after a TIME (kafka://, by the "
+        f"messages' timestamps): {TIME_FORMS_BESIDE_OFFSETS}. Partitions and topics "
+        "that appear later are read from their beginning",
     )
     p.add_argument(
-        "--until", type=int, metavar="TS",
-        help="end once every partition's resolved ts has reached TS; events with a commit ts above it are not printed",
+        "--until", metavar="TIME",
+        help=f"end once every partition's resolved ts has reached TIME ({TIME_FORMS}); events with a commit "
+        "ts after it are not printed",
+    )
+    p.add_argument(
+        "-e", "--exit-at-end", action="store_true",
+        help="end once every partition has been read to its end (kcat -e), instead of waiting for more",
     )
     p.add_argument("--count", type=int, metavar="N", help="end after N printed events (lines, resolved events included)")
-    p.add_argument(
-        "--topics", "--topic", dest="topics",
-        help="other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic); "
-        "topics a pattern matches later are picked up",
-    )
+    add_topics(p, "other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic); "
+               "topics a pattern matches later are picked up")
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
     p.add_argument("--tables", help="only these tables' row and DDL events: 'app.*,!app.tmp_*' (TiDB table filter)")
     p.add_argument(
@@ -71,7 +76,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--raw", action="store_true",
-        help="each line with topic, partition and offset; unordered, every copy of a broadcast event as delivered",
+        help="each line with topic, partition, offset, and the Kafka timestamp and headers (kafka://); unordered, "
+        "every copy of a broadcast event as delivered",
     )
     p.add_argument(
         "--skip-undecodable", action="store_true",
@@ -83,15 +89,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "(retention) or ends before it (the topic was deleted and written again: a --group's committed offsets); "
         "false: warn once and follow it on from its earliest offset",
     )
+    add_skip_damaged(p, "uri")
     return p
 
 
 def line_of(placed: Placed, raw: bool) -> str:
     if not raw:
         return to_json(placed.event)
-    d = {"topic": placed.topic, "partition": placed.partition, "offset": placed.offset}
-    d.update(event_to_dict(placed.event))
-    return json.dumps(d, ensure_ascii=False)
+    return raw_line(placed.event, placed.topic, placed.partition, placed.offset, placed.timestamp, placed.headers)
 
 
 def starting_points(starts: dict[tuple[str, int], int], shown: int = 10) -> str:
@@ -108,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
             until=args.until, count=args.count, group=args.group, ordered=args.ordered,
             poll_interval=args.poll_interval, skip_undecodable=args.skip_undecodable,
             broadcast_copies=args.raw and not args.ordered, fail_on_data_loss=args.fail_on_data_loss == "true",
+            exit_at_end=args.exit_at_end,
         )
     except KeyboardInterrupt:  # Ctrl-C while it was still connecting: nothing was read
         print("cdcwire follow: interrupted before it started", file=sys.stderr)
@@ -129,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
                 out.write(line_of(placed, args.raw))
                 out.write("\n")
                 out.flush()  # a line is out before the next is read, and before its offset is committed
-        ended = {"count": "--count reached", "until": "--until reached"}.get(
+        ended = {"count": "--count reached", "until": "--until reached", "end": "the end of every partition reached"}.get(
             follower.stopped_by or "", f"stopped by {follower.stopped_by}"
         )
     except KeyboardInterrupt:

@@ -10,15 +10,17 @@ import argparse
 
 from ..errors import CdcwireError
 from .run_command import _one_line, _spark_reason
+from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
-    p.add_argument("source_uri", help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true")
+    p.add_argument("source_uri", metavar=SOURCE_URI, help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true")
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
     p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
-    p.add_argument("--topics", help="topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
+    add_topics(p)
+    add_skip_damaged(p, "source_uri")
     p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
     p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
     p.add_argument(

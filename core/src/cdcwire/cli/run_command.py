@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CdcwireError
+from .reading_flags import add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
 
 
@@ -23,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="directory for malformed input records, undecodable source messages and events the encoder"
         " refuses, such as a row over max-message-bytes (default: fail on the first)",
     )
-    p.add_argument("--topics", help="with a source URI: topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
+    add_topics(p, "with a source URI: topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
+    add_skip_damaged(p, "input")
     p.add_argument(
         "--stream", action="store_true",
         help="with a source URI: keep transcoding as the source is written (a streaming query), until Ctrl-C",

@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ..errors import SinkURIError, TransportError
 from ..extras import extra_required
+from ..params import parse_boolean
 from ..redact import MASK
 
 SCHEMES = ("file", "s3")
@@ -87,6 +88,11 @@ class Storage:
                 f"parameter {parameter!r}: unknown S3 storage parameter {unknown[0]!r}"
                 f" (known: {', '.join(sorted(_S3_PARAMETERS))})", parameter,
             )
+        if "force-path-style" in query:
+            try:
+                parse_boolean(query["force-path-style"])
+            except ValueError as exc:
+                raise SinkURIError(f"parameter {parameter!r}: S3 option 'force-path-style' {exc}", parameter) from None
         root = (parts.netloc + "/" + parts.path.strip("/")).rstrip("/")
         return cls("s3", root, query)
 
@@ -158,7 +164,7 @@ def _s3_arguments(options: dict[str, str]) -> dict[str, Any]:
         client["endpoint_url"] = options["endpoint"]
     if options.get("region"):
         client["region_name"] = options["region"]
-    if options.get("force-path-style", "").lower() in ("true", "1"):
+    if parse_boolean(options.get("force-path-style", "false")):
         config["s3"] = {"addressing_style": "path"}
     arguments: dict[str, Any] = {"client_kwargs": client, "config_kwargs": config}
     if options.get("access-key"):

@@ -155,7 +155,11 @@ class KafkaReader(MessageReader):
                         break
                     kind, ts = m.timestamp()
                     stamp = None if kind == TIMESTAMP_NOT_AVAILABLE else ts
-                    yield Message(topic, partition, m.key(), m.value(), offset, stamp)
+                    headers = m.headers()
+                    yield Message(
+                        topic, partition, m.key(), m.value(), offset, stamp,
+                        None if headers is None else tuple((str(k), v) for k, v in headers),
+                    )
                     next_offset = offset + 1
         finally:
             if self._consumer is not None:
