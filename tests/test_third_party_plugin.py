@@ -155,3 +155,124 @@ def test_cdcwire_demo_runs_the_plugin_with_the_parameters_its_codec_asks_for(ins
     row = next(line for line in done.stdout.splitlines() if line.startswith("reverse-json"))
     assert "equal (" in row and "MISMATCH" not in done.stdout
     assert "the demo services of reverse-json are closed" in done.stdout
+
+
+# -- a plugin that cannot load is left out, not allowed to stop every command ----------------
+
+STALE_PYPROJECT = """
+[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "cdcwire-{name}"
+version = "0.1"
+
+[project.entry-points.cdcwire]
+{name} = "cdcwire_{module}.plugin"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+"""
+
+#: Written before the plugin API declaration: no ``cdcwire_plugin_api``.
+STALE_MODULE = '''
+from cdcwire.plugin_api import hookimpl
+
+
+@hookimpl
+def register_codecs(register):
+    pass
+'''
+
+#: Imports what its environment does not have.
+BROKEN_MODULE = '''
+import cdcwire_no_such_dependency
+'''
+
+
+def build_plugin(root, name: str, module_text: str) -> None:
+    module = name.replace("-", "_")
+    src = root / name / "src" / f"cdcwire_{module}"
+    src.mkdir(parents=True)
+    (root / name / "pyproject.toml").write_text(STALE_PYPROJECT.format(name=name, module=module))
+    (src / "__init__.py").write_text("")
+    (src / "plugin.py").write_text(textwrap.dedent(module_text))
+
+
+@pytest.fixture(scope="module")
+def unloadable_plugins(tmp_path_factory):
+    """``cdcwire-stale-json`` (no plugin API declaration) and ``cdcwire-broken-json`` (an import
+    error), installed into a directory of their own that the commands below put on PYTHONPATH:
+    the shared environment never sees them."""
+    root = tmp_path_factory.mktemp("unloadable-plugins")
+    target = root / "site"
+    build_plugin(root, "stale-json", STALE_MODULE)
+    build_plugin(root, "broken-json", BROKEN_MODULE)
+    done = pip("install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
+               str(root / "stale-json"), str(root / "broken-json"))
+    assert done.returncode == 0, done.stderr
+    return {"PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
+
+
+def cdcwire_cli(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "cdcwire", *args], capture_output=True, text=True, env={**os.environ, **env}
+    )
+
+
+def test_a_plugin_without_a_plugin_api_declaration_leaves_the_other_protocols_working(unloadable_plugins):
+    done = cdcwire_cli("protocols", **unloadable_plugins)
+    assert done.returncode == 0, done.stderr
+    assert "canal-json" in done.stdout and "stale-json" not in done.stdout
+
+
+def test_each_plugin_left_out_is_warned_about_once_naming_its_distribution_and_why(unloadable_plugins):
+    code = """
+        import cdcwire
+        from cdcwire.registry import get_registry, reset_registry
+        get_registry(); reset_registry(); print(cdcwire.protocols())
+        """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+        env={**os.environ, **unloadable_plugins},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "canal-json" in done.stdout
+    warnings = done.stderr.splitlines()
+    assert len(warnings) == 2, warnings
+    assert "cdcwire left a plugin out: plugin 'broken-json' from cdcwire-broken-json 0.1 failed to load:" in warnings[0]
+    assert "cdcwire left a plugin out: plugin 'stale-json' from cdcwire-stale-json 0.1 does not say" in warnings[1]
+
+
+def test_cdcwire_plugins_lists_a_plugin_left_out_as_refused_with_why(unloadable_plugins):
+    done = cdcwire_cli("plugins", **unloadable_plugins)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split(" ")[0]: line for line in done.stdout.splitlines()}
+    assert rows["cdcwire-stale-json"].startswith(
+        "cdcwire-stale-json 0.1 (stale-json): refused: plugin 'stale-json' from cdcwire-stale-json 0.1"
+        " does not say which cdcwire plugin API it was written for"
+    )
+    assert rows["cdcwire-broken-json"].startswith("cdcwire-broken-json 0.1 (broken-json): refused: plugin")
+    assert "No module named 'cdcwire_no_such_dependency'" in rows["cdcwire-broken-json"]
+    assert rows["cdcwire-canal-json"].endswith(": canal-json")
+
+
+def test_asking_for_the_protocol_of_a_plugin_left_out_raises_its_refusal(unloadable_plugins):
+    done = cdcwire_cli("inspect", "file:///nowhere/t?protocol=stale-json", **unloadable_plugins)
+    assert done.returncode != 0
+    assert "does not say which cdcwire plugin API it was written for" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_protocol_names_the_plugins_left_out(unloadable_plugins):
+    done = cdcwire_cli("inspect", "file:///nowhere/t?protocol=nonesuch", **unloadable_plugins)
+    assert done.returncode != 0
+    assert "unknown protocol 'nonesuch'" in done.stderr
+    assert "plugins left out (see `cdcwire plugins`): cdcwire-broken-json 0.1, cdcwire-stale-json 0.1" in done.stderr
+
+
+def test_the_allow_list_still_chooses_among_the_loadable_plugins(unloadable_plugins):
+    done = cdcwire_cli("plugins", CDCWIRE_PLUGINS="canal-json", **unloadable_plugins)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "stale-json" not in done.stdout and "cdcwire-canal-json" in done.stdout

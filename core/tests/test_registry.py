@@ -106,3 +106,39 @@ def test_entry_point_plugins_can_be_restricted_by_environment(monkeypatch):
     reg = build_registry()
     assert reg.protocol_names() == []
     assert [t.scheme for t, _ in reg.transports()] == ["file", "kafka"]  # built-ins always load
+
+
+def test_a_plugin_whose_hook_fails_registers_nothing():
+    class HalfDone:
+        cdcwire_plugin_api = "1.0"
+
+        @cdcwire.hookimpl
+        def register_codecs(self, register):
+            register(OtherEcho())
+            raise RuntimeError("the second codec needs a library that is missing")
+
+    registry = Registry()
+    with pytest.raises(RuntimeError, match="missing"):
+        registry.add_plugin(HalfDone(), PluginInfo("half", "cdcwire-half", "0"))
+    assert registry.protocol_names() == [] and registry.plugins == []
+    registry.add_plugin(plugin_written_for("1.0"), PluginInfo("other", "cdcwire-other", "2.0"))
+    assert registry.protocol_names() == ["other"]  # the failed plugin's hooks are not called again
+
+
+def test_the_protocol_of_a_plugin_left_out_raises_its_refusal(echo_registry):
+    echo_registry.refuse(PluginInfo("old-json", "cdcwire-old-json", "0.1"), "plugin 'old-json' is too old", ("old-json",))
+    with pytest.raises(PluginError, match="^plugin 'old-json' is too old$"):
+        echo_registry.codec("Old-JSON")
+    assert echo_registry.codec("echo").name == "echo-json"
+
+
+def test_a_transport_of_a_plugin_left_out_raises_its_refusal(echo_registry):
+    echo_registry.refuse(PluginInfo("s3", "cdcwire-s3", "0.1"), "plugin 's3' failed to load", ("s3",))
+    with pytest.raises(PluginError, match="plugin 's3' failed to load"):
+        echo_registry.transport("s3")
+
+
+def test_an_unknown_protocol_also_names_the_plugins_left_out(echo_registry):
+    echo_registry.refuse(PluginInfo("old", "cdcwire-old-json", "0.1"), "too old", ("old",))
+    with pytest.raises(SinkURIError, match=r"installed protocols: echo-json; plugins left out \(see `cdcwire plugins`\): cdcwire-old-json 0.1$"):
+        echo_registry.codec("avro")

@@ -17,6 +17,7 @@ from .errors import DecodeError, InvalidEventError
 from .event_batch import EventBatch
 from .events import Event
 from .message import Message, Payload
+from .protocol_guess import protocol_hint, protocol_reading
 from .validation import check_event, check_events, checked
 
 from .sink import SinkLike, open_sink
@@ -43,24 +44,39 @@ class CheckedEncoder:
 
 class CheckedDecoder:
     """A codec's decoder whose events have all passed the validation: a message that decodes to
-    an invalid event is a DecodeError naming the event, the field and the rule."""
+    an invalid event is a DecodeError naming the event, the field and the rule.
 
-    __slots__ = ("decoder",)
+    The first message it cannot decode is offered to the other installed protocols; when one
+    reads it, the error says so (:mod:`cdcwire.protocol_guess`): the usual cause is a sink
+    read with another protocol than it was written in.
+    """
 
-    def __init__(self, decoder: Decoder) -> None:
+    __slots__ = ("decoder", "protocol", "guessed")
+
+    def __init__(self, decoder: Decoder, protocol: Optional[str] = None) -> None:
         self.decoder = decoder
+        self.protocol = protocol
+        self.guessed = protocol is None
 
     def decode(self, message: Message) -> list[Event]:
         try:
             events = self.decoder.decode(message)
         except DecodeError as exc:
-            raise printable(exc) from None
+            raise self._hinted(printable(exc), message) from None
         try:
             for event in events:
                 check_event(event)
         except InvalidEventError as exc:
             raise DecodeError(f"the message decodes to an invalid event: {exc}") from None
         return events
+
+    def _hinted(self, exc: DecodeError, message: Message) -> DecodeError:
+        if self.guessed:
+            return exc
+        self.guessed = True
+        assert self.protocol is not None
+        other = protocol_reading(message, self.protocol)
+        return exc if other is None else exc.with_hint(protocol_hint(other))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.decoder, name)
@@ -105,7 +121,7 @@ def decoder_for(target: SinkLike) -> Decoder:
     """The codec's decoder for this sink's (a sink, config, URI or protocol name) messages,
     giving only valid events."""
     sink = open_sink(target)
-    return CheckedDecoder(sink.codec.decoder(sink.config))
+    return CheckedDecoder(sink.codec.decoder(sink.config), sink.codec.name)
 
 
 def encode_batches(encoder: Encoder, batches: Iterable[EventBatch]) -> Iterator[Payload]:

@@ -38,23 +38,34 @@ class DecodeError(CdcwireError, ValueError):
     """A message cannot be decoded. ``offset`` is the byte offset in the key or value
     where decoding failed; ``where`` names the message (topic/partition/offset) when known."""
 
-    def __init__(self, message: str, offset: Optional[int] = None, part: Optional[str] = None):
+    def __init__(
+        self, message: str, offset: Optional[int] = None, part: Optional[str] = None, hint: Optional[str] = None
+    ):
         loc = []
         if part is not None:
             loc.append(part)
         if offset is not None:
             loc.append(f"byte {offset}")
-        super().__init__(f"{message} (at {' '.join(loc)})" if loc else message)
+        text = f"{message} (at {' '.join(loc)})" if loc else message
+        super().__init__(f"{text}; {hint}" if hint else text)
         self.reason = message
         self.offset = offset
         self.part = part
+        self.hint = hint
         self.where: Optional[str] = None
 
     def at_message(self, where: str) -> "DecodeError":
         """Return this error with the message's location (topic/partition/offset) added."""
-        err = DecodeError(self.reason, self.offset, self.part)
+        err = DecodeError(self.reason, self.offset, self.part, self.hint)
         err.where = where
-        err.args = (f"{where}: {self.args[0]}",)
+        err.args = (f"{where}: {err.args[0]}",)
+        return err
+
+    def with_hint(self, hint: str) -> "DecodeError":
+        """Return this error with what to do added (``this looks like canal-json ...``)."""
+        err = DecodeError(self.reason, self.offset, self.part, hint)
+        if self.where is not None:
+            err = err.at_message(self.where)
         return err
 
 

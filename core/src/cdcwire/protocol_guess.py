@@ -1,24 +1,59 @@
-"""Which installed protocols a message could be in: each one's decoder tries it.
+"""Which installed protocols read a message: each one's decoder tries it.
 
-For a listing of a source whose protocol is not known (``cdcwire inspect --list``). A guess,
-not a proof: a protocol whose decoder reads the message without an error is a candidate
-(several may be), one that needs parameters the URI does not give (a schema registry) is
-tried with the URI's parameters where they fit it, else with its defaults.
+Why: a sink written in one protocol and read with another fails with an error about
+bytes (``key is 0 bytes, shorter than the 8-byte protocol version``) that does not say
+the protocol is the mistake, and a listing of a source whose protocol is not known
+(``cdcwire inspect --list``) wants to say what each partition holds. Both ask the
+registry's protocols, with their default parameters, whether they decode the message
+into valid events. A guess, not a proof: several may read it. A protocol that needs
+parameters to decode at all (a schema registry) is not asked. Only the failure path of
+a decoder pays for it, once per decoder (see :class:`cdcwire.codec_calls.CheckedDecoder`).
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Optional
+from typing import Iterable, Optional
 
 from .errors import CdcwireError
 from .message import Message
-from .poll_decoding import PollDecoder
 from .registry import get_registry
-from .sink import Sink, open_sink
+from .sink import Sink, open_sink, protocol_sink
 from .sink_uri import split_sink_uri
+from .validation import check_event
 
-log = logging.getLogger(__name__)
+
+def protocols_reading(message: Message, skip: Iterable[str] = ()) -> list[str]:
+    """The installed protocols (but ``skip``) that decode ``message`` into valid events, in name order."""
+    registry = get_registry()
+    skipped = set(skip)
+    found = []
+    for codec, _ in sorted(registry.codecs(), key=lambda registered: registered[0].name):
+        if codec.name in skipped:
+            continue
+        try:
+            sink = protocol_sink(codec.name, registry)
+        except CdcwireError:  # it cannot run without parameters of its own
+            continue
+        try:
+            events = codec.decoder(sink.config).decode(message)
+            for event in events:
+                check_event(event)
+        except Exception:  # noqa: BLE001 - any failure of a foreign decoder on these bytes means "not this one"
+            continue
+        if events:
+            found.append(codec.name)
+    return found
+
+
+def protocol_reading(message: Message, protocol: str) -> Optional[str]:
+    """The first other installed protocol that decodes ``message`` into valid events, or None."""
+    others = protocols_reading(message, skip=(protocol,))
+    return others[0] if others else None
+
+
+def protocol_hint(protocol: str) -> str:
+    """What a decode error says when ``protocol`` reads the message."""
+    return f"this looks like {protocol} (read it with protocol={protocol})"
 
 
 def with_protocol(uri: str, protocol: str) -> str:
@@ -40,29 +75,3 @@ def source_sink(uri: str) -> Sink:
         except CdcwireError as exc:
             first = first or exc
     raise first or CdcwireError(f"no protocol is installed to read {uri.split('?')[0]}")
-
-
-def decoders(uri: str) -> dict[str, PollDecoder]:
-    """A decoder of every installed protocol, with the URI's parameters where they fit it."""
-    out: dict[str, PollDecoder] = {}
-    for name in get_registry().protocol_names():
-        for target in (with_protocol(uri, name), name):
-            try:
-                out[name] = PollDecoder(target)
-                break
-            except CdcwireError:
-                continue
-    return out
-
-
-def guess_protocols(message: Message, decoders: dict[str, PollDecoder]) -> list[str]:
-    """The protocols whose decoder reads ``message`` without an error, in name order."""
-    fits = []
-    for name, decode in sorted(decoders.items()):
-        try:
-            decode(message)
-        except Exception as exc:  # noqa: BLE001 - any failure of a codec on foreign bytes means "not this one"
-            log.debug("%s does not read %s: %s", name, message.location(), exc)
-            continue
-        fits.append(name)
-    return fits

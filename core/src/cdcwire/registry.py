@@ -3,10 +3,16 @@
 Plugins are found in the ``cdcwire`` entry-point group. ``CDCWIRE_PLUGINS``
 (a comma-separated list of entry-point names) restricts which load; the
 built-in transports always load.
+
+An installed plugin that cannot load (no or another plugin API declaration, an import
+error, a hook that fails) is left out with one warning, not allowed to stop every
+command: the other protocols keep working, and its refusal is raised when what it
+would provide (its entry-point name, usually its protocol) is asked for.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from importlib import metadata
@@ -26,6 +32,10 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "cdcwire"
 ALLOW_ENV = "CDCWIRE_PLUGINS"
 
+log = logging.getLogger(__name__)
+#: Refusals already warned about: once per process, however often a registry is built.
+_WARNED: set[str] = set()
+
 
 @dataclass(frozen=True, slots=True)
 class PluginInfo:
@@ -34,6 +44,16 @@ class PluginInfo:
     name: str
     distribution: str
     version: str
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedPlugin:
+    """An installed plugin left out: ``reason`` is the refusal, ``names`` the protocol names
+    and URI schemes (lower case) it would have provided, as far as they are known."""
+
+    plugin: PluginInfo
+    reason: str
+    names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,22 +72,38 @@ class Registry:
         self._aliases: dict[str, str] = {}
         self._transports: dict[str, Registered] = {}
         self.plugins: list[PluginInfo] = []
+        self.refused: list[RefusedPlugin] = []
 
     # -- loading -------------------------------------------------------------------------
 
     def add_plugin(self, plugin: object, info: PluginInfo) -> None:
-        """Register one plugin object and collect what its hooks register."""
+        """Register one plugin object and collect what its hooks register: all of it, or,
+        when it is refused (PluginError) or a hook fails, none of it."""
         check_plugin_api(plugin, info)
-        self.pm.register(plugin, name=f"{info.distribution}:{info.name}")
-        self.pm.check_pending()
+        saved = (dict(self._codecs), dict(self._aliases), dict(self._transports))
+        try:
+            self.pm.register(plugin, name=f"{info.distribution}:{info.name}")
+            self.pm.check_pending()
+            others = [p for p in self.pm.get_plugins() if p is not plugin]
+            self.pm.subset_hook_caller("register_codecs", others)(
+                register=lambda codec: self._add_codec(codec, info)
+            )
+            self.pm.subset_hook_caller("register_transports", others)(
+                register=lambda transport: self._add_transport(transport, info)
+            )
+        except BaseException:
+            self._codecs, self._aliases, self._transports = saved
+            if self.pm.is_registered(plugin):
+                self.pm.unregister(plugin)
+            raise
         self.plugins.append(info)
-        others = [p for p in self.pm.get_plugins() if p is not plugin]
-        self.pm.subset_hook_caller("register_codecs", others)(
-            register=lambda codec: self._add_codec(codec, info)
-        )
-        self.pm.subset_hook_caller("register_transports", others)(
-            register=lambda transport: self._add_transport(transport, info)
-        )
+
+    def refuse(self, info: PluginInfo, reason: str, names: tuple[str, ...] = ()) -> None:
+        """Leave a plugin out: remember why and what it would have provided, warn once."""
+        self.refused.append(RefusedPlugin(info, reason, tuple(n.lower() for n in names)))
+        if reason not in _WARNED:
+            _WARNED.add(reason)
+            log.warning("cdcwire left a plugin out: %s (see `cdcwire plugins`)", reason)
 
     def load_entry_points(self) -> None:
         allow = os.environ.get(ALLOW_ENV)
@@ -77,11 +113,18 @@ class Registry:
                 continue
             dist = ep.dist.name if ep.dist is not None else "?"
             version = ep.dist.version if ep.dist is not None else "?"
+            info = PluginInfo(ep.name, dist, version)
             try:
                 plugin = ep.load()
             except Exception as exc:  # a broken plugin must say which one it is
-                raise PluginError(f"plugin {ep.name!r} from {dist} failed to load: {exc}") from exc
-            self.add_plugin(plugin, PluginInfo(ep.name, dist, version))
+                self.refuse(info, f"plugin {ep.name!r} from {dist} {version} failed to load: {_one_line(exc)}", (ep.name,))
+                continue
+            try:
+                self.add_plugin(plugin, info)
+            except PluginError as exc:
+                self.refuse(info, str(exc), (ep.name,))
+            except Exception as exc:  # a hook of the plugin failed
+                self.refuse(info, f"plugin {ep.name!r} from {dist} {version} failed to register: {_one_line(exc)}", (ep.name,))
 
     def _add_codec(self, codec: Codec, info: PluginInfo) -> None:
         if not isinstance(codec, Codec):
@@ -118,11 +161,25 @@ class Registry:
     def codec(self, name: str) -> Codec:
         key = self._aliases.get(name.strip().lower())
         if key is None:
+            self._raise_refusal(name)
             installed = ", ".join(self.protocol_names()) or "none"
             raise SinkURIError(
-                f"unknown protocol {name!r}; installed protocols: {installed}", "protocol"
+                f"unknown protocol {name!r}; installed protocols: {installed}{self._refused_note()}", "protocol"
             )
         return self._codecs[key].item
+
+    def _raise_refusal(self, name: str) -> None:
+        """Raise the refusal of the left-out plugin that would have provided ``name``, if one would."""
+        key = name.strip().lower()
+        for refused in self.refused:
+            if key in refused.names:
+                raise PluginError(refused.reason)
+
+    def _refused_note(self) -> str:
+        if not self.refused:
+            return ""
+        left_out = ", ".join(f"{r.plugin.distribution} {r.plugin.version}" for r in self.refused)
+        return f"; plugins left out (see `cdcwire plugins`): {left_out}"
 
     def codec_info(self, name: str) -> PluginInfo:
         return self._codecs[self.codec(name).name].plugin
@@ -133,8 +190,11 @@ class Registry:
     def transport(self, scheme: str) -> Transport:
         reg = self._transports.get(scheme.lower())
         if reg is None:
+            self._raise_refusal(scheme)
             known = ", ".join(sorted(self._transports)) or "none"
-            raise SinkURIError(f"unknown URI scheme {scheme!r}; installed transports: {known}", "scheme")
+            raise SinkURIError(
+                f"unknown URI scheme {scheme!r}; installed transports: {known}{self._refused_note()}", "scheme"
+            )
         return reg.item
 
     def transports(self) -> list[tuple[Transport, PluginInfo]]:
@@ -145,6 +205,11 @@ class Registry:
         from .sink import open_sink
 
         return open_sink(target, self)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _version(text: str) -> Optional[tuple[int, int]]:

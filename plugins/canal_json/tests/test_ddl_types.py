@@ -126,6 +126,99 @@ def test_query_reads_back_as_its_ddl_type(query: str, expected: DDLType) -> None
     assert ddl_type_from("ALTER" if expected == D.MODIFY_COLUMN else "QUERY", query) == expected
 
 
+#: Every statement of the reference's ``TestGetDDLActionType`` (ticdc ``ddl_test.go``; the type
+#: is the one TiDB gave the job it ran), its commented-out ones included, with the type TiDB runs it as.
+REFERENCE_CASES = {
+    "create database abc": D.CREATE_SCHEMA,
+    "create schema aaa": D.CREATE_SCHEMA,
+    "drop database abc": D.DROP_SCHEMA,
+    "drop schema aaa": D.DROP_SCHEMA,
+    "create table t (a int primary key)": D.CREATE_TABLE,
+    "alter table t add column b int": D.ADD_COLUMN,
+    "alter table t modify column b bigint": D.MODIFY_COLUMN,
+    "alter table t change column b c int": D.MODIFY_COLUMN,
+    "alter table t drop primary key": D.DROP_PRIMARY_KEY,
+    "alter table t add primary key(a)": D.ADD_PRIMARY_KEY,
+    "alter table t add index idx(c)": D.ADD_INDEX,
+    "alter table t rename index idx to idx2": D.RENAME_INDEX,
+    "alter table t drop index idx2": D.DROP_INDEX,
+    "alter table t add key idx(b)": D.ADD_INDEX,
+    "alter table t add unique index idx(b)": D.ADD_INDEX,
+    "alter table t add unique key idx(b)": D.ADD_INDEX,
+    "alter table t add fulltext index idx(b)": D.ADD_INDEX,
+    "alter table t add fulltext key idx(b)": D.ADD_INDEX,
+    "create table t2 (a int primary key)": D.CREATE_TABLE,
+    "alter table t2 add FOREIGN KEY fk (a) references t2(a)": D.ADD_FOREIGN_KEY,
+    "alter table t2 drop FOREIGN KEY fk": D.DROP_FOREIGN_KEY,
+    "alter table t alter column c set default 5": D.SET_DEFAULT_VALUE,
+    "alter table t drop column c": D.DROP_COLUMN,
+    "truncate table t": D.TRUNCATE_TABLE,
+    "truncate t": D.TRUNCATE_TABLE,
+    "rename table t to t2": D.RENAME_TABLE,
+    "drop table t2": D.DROP_TABLE,
+    "create table t (a int primary key)\n    \tpartition by range(a) (\n    \tpartition p0 values less than (10),"
+    "\n    \tpartition p1 values less than (20))": D.CREATE_TABLE,
+    "alter table t add partition (partition p2 values less than (30))": D.ADD_TABLE_PARTITION,
+    "alter table t reorganize partition p0, p1 into (partition p0 values less than (20))": D.REORGANIZE_PARTITION,
+    "alter table t truncate partition p2": D.TRUNCATE_TABLE_PARTITION,
+    "create table t1 (a int primary key)": D.CREATE_TABLE,
+    "alter table t exchange partition p0 with table t1": D.EXCHANGE_TABLE_PARTITION,
+    "alter table t drop partition p0": D.DROP_TABLE_PARTITION,
+    "alter table t1 partition by hash(a) partitions 4": D.ALTER_TABLE_PARTITIONING,
+    "alter table t1 remove partitioning": D.REMOVE_PARTITIONING,
+    "alter table t1 character set utf8mb4": D.MODIFY_TABLE_CHARSET_AND_COLLATE,
+    "alter database test character set utf8mb4": D.MODIFY_SCHEMA_CHARSET_AND_COLLATE,
+}
+
+
+@pytest.mark.parametrize(("query", "expected"), REFERENCE_CASES.items(), ids=list(REFERENCE_CASES))
+def test_every_statement_of_the_reference_test_reads_back_as_its_tidb_type(query: str, expected: DDLType) -> None:
+    assert ddl_type_from("ALTER", query) == expected
+
+
+#: Every partition DDL, with lists of partition names (which are not further changes).
+PARTITION_CASES = {
+    "alter table t add partition (partition p3 values less than (40), partition p4 values less than (50))":
+        D.ADD_TABLE_PARTITION,
+    "alter table t add partition partitions 4": D.ADD_TABLE_PARTITION,
+    "alter table t last partition less than (100)": D.ADD_TABLE_PARTITION,
+    "alter table t drop partition p0": D.DROP_TABLE_PARTITION,
+    "alter table t drop partition p0, p1, `p 2`": D.DROP_TABLE_PARTITION,
+    "alter table t drop partition if exists p0": D.DROP_TABLE_PARTITION,
+    "alter table t first partition less than (10)": D.DROP_TABLE_PARTITION,
+    "alter table t truncate partition p0": D.TRUNCATE_TABLE_PARTITION,
+    "alter table t truncate partition p0, p1": D.TRUNCATE_TABLE_PARTITION,
+    "alter table t truncate partition all": D.TRUNCATE_TABLE_PARTITION,
+    "alter table t exchange partition p0 with table t1": D.EXCHANGE_TABLE_PARTITION,
+    "alter table s.t exchange partition p0 with table s.t1 without validation": D.EXCHANGE_TABLE_PARTITION,
+    "alter table t reorganize partition p0 into (partition p0 values less than (5), partition p1 values less "
+    "than (10))": D.REORGANIZE_PARTITION,
+    "alter table t reorganize partition p0, p1 into (partition p0 values less than (20))": D.REORGANIZE_PARTITION,
+    "ALTER TABLE t REORGANIZE PARTITION `p0`,`p1`,`p2` INTO (PARTITION pall VALUES LESS THAN MAXVALUE)":
+        D.REORGANIZE_PARTITION,
+    "alter table t coalesce partition 2": D.REORGANIZE_PARTITION,
+    "alter table t remove partitioning": D.REMOVE_PARTITIONING,
+    "alter table t partition by hash(a) partitions 4": D.ALTER_TABLE_PARTITIONING,
+    "alter table t partition by key(a) partitions 4": D.ALTER_TABLE_PARTITIONING,
+    "alter table t partition by range (a) (partition p0 values less than (10), partition p1 values less than "
+    "maxvalue)": D.ALTER_TABLE_PARTITIONING,
+    "alter table t partition by list (a) (partition p0 values in (1, 2), partition p1 values in (3))":
+        D.ALTER_TABLE_PARTITIONING,
+    "alter table t partition p0 placement policy = p1": D.ALTER_TABLE_PARTITION_PLACEMENT,
+    "alter table t partition p0 attributes = 'merge_option=deny'": D.ALTER_TABLE_PARTITION_ATTRIBUTES,
+    "truncate table t partition (p0, p1)": D.TRUNCATE_TABLE_PARTITION,
+}
+
+
+@pytest.mark.parametrize(("query", "expected"), PARTITION_CASES.items(), ids=list(PARTITION_CASES))
+def test_every_partition_ddl_reads_back_as_its_own_type(query: str, expected: DDLType) -> None:
+    assert ddl_type_from("ALTER", query) == expected
+
+
+def test_a_list_of_partition_names_then_another_change_is_a_multi_schema_change() -> None:
+    assert statement_ddl_type("alter table t drop partition p0, p1, add column c int") == D.MULTI_SCHEMA_CHANGE
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -107,10 +107,9 @@ def _range(reader, topic: str, partition: int, start: StartAt, end: int | None) 
 
 def _list(args: argparse.Namespace) -> int:
     """``--list``: one line per topic, one per partition under it."""
-    from ..protocol_guess import decoders, guess_protocols, source_sink
+    from ..protocol_guess import protocols_reading, source_sink
 
     sink = source_sink(args.uri)
-    tries = decoders(args.uri)
     reader = sink.needs_transport().reader(sink.config)
     try:
         topics = select_topics(args.topics or "*", sink.topic, reader.topics)
@@ -124,7 +123,7 @@ def _list(args: argparse.Namespace) -> int:
                     guess = "- (empty)"
                 else:
                     first = next(iter(reader.read(topic, partition, low, low + 1)))
-                    guess = ", ".join(guess_protocols(first, tries)) or "none of the installed"
+                    guess = ", ".join(protocols_reading(first)) or "none of the installed"
                 print(f"    partition {partition}: low {low}, high {high}, messages {high - low}, protocol {guess}")
     finally:
         reader.close()

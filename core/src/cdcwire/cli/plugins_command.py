@@ -1,4 +1,5 @@
-"""``cdcwire plugins``: what loaded, from which distribution, and what it registered."""
+"""``cdcwire plugins``: what loaded, from which distribution, and what it registered; and
+which installed plugins were left out, and why."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from ..registry import ALLOW_ENV, get_registry
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    return sub.add_parser("plugins", help=f"list loaded plugins (restrict with {ALLOW_ENV}=a,b)")
+    return sub.add_parser(
+        "plugins", help=f"list loaded plugins and the ones left out, with why (restrict with {ALLOW_ENV}=a,b)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,4 +25,7 @@ def run(args: argparse.Namespace) -> int:
     for info in reg.plugins:
         provided = codecs.get(info.distribution, []) + transports.get(info.distribution, [])
         print(f"{info.distribution} {info.version} ({info.name}): {', '.join(provided) or 'nothing registered'}")
+    for refused in reg.refused:
+        info = refused.plugin
+        print(f"{info.distribution} {info.version} ({info.name}): refused: {refused.reason}")
     return 0

@@ -304,8 +304,10 @@ def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
         return None
     specs: list[list[Token]] = []
     for spec in _specs(_skip_table_name(rest)):
-        if specs and _is_bare_name(spec):
-            specs[-1].extend(spec)  # DROP PARTITION p0, p1: a list of names, not another change
+        if specs and (_is_bare_name(spec) or _names_partition(specs[-1]) and _is_bare_name(spec[:1])):
+            # DROP PARTITION p0, p1 and REORGANIZE PARTITION p0, p1 INTO (...): a list of
+            # partition names, not another change
+            specs[-1].extend(spec)
         elif not spec[0].is_word("algorithm", "lock"):
             specs.append(spec)
     if not specs:
@@ -320,6 +322,11 @@ def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
     if any(k is None for k in kinds):
         return None
     return D.MULTI_SCHEMA_CHANGE
+
+
+def _names_partition(spec: Sequence[Token]) -> bool:
+    """Whether a change is ``<verb> PARTITION name``, which a list of more names may follow."""
+    return len(spec) > 2 and spec[1].is_word("partition") and spec[0].kind == "word" and spec[0].text in _SPEC_VERBS
 
 
 def _is_bare_name(spec: Sequence[Token]) -> bool:
