@@ -79,7 +79,7 @@ class FileWriter(MessageWriter):
         """First message for ``key``: refuse a partition outside its topic's count, take its lock
         and check its file, before staging anything."""
         path = partition_path(self.directory, *key)
-        with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}"):
+        with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}", "nothing was published"):
             count = self._counts.get(key[0])
             if count is None or key[1] >= count:
                 known = topic_count(self.directory, key[0], self.partition_num)
@@ -116,22 +116,29 @@ class FileWriter(MessageWriter):
             if self._staged is not None:
                 self._staged.close()
                 sources = {k: [self._staged.path(k)] for k in self._staged.keys()}
-                with os_errors(f"cannot publish to {self.directory}"):
+                with os_errors(f"cannot publish to {self.directory}", "nothing was published"):
                     plan = Plan(sources, checked=self._checked, partition_num=self.partition_num)
                     publish(self.directory, plan, self._locks)
         finally:
             self.abort()
 
     def abort(self) -> None:
-        if self._staged is not None:
-            self._staged.abort()
-            self._staged = None
-        if self._owner is not None:
-            self._owner.remove()
-            self._owner = None
-        self._locks.release_all()
+        """Give back everything this writer took, whatever fails on the way: its staged files
+        and staging area go, its locks are released (a full disk must not leave a partition
+        locked for the rest of the process)."""
+        staged, self._staged = self._staged, None
+        owner, self._owner = self._owner, None
         self._checked.clear()
         self._counts.clear()
+        try:
+            if staged is not None:
+                staged.abort()
+        finally:
+            try:
+                if owner is not None:
+                    owner.remove()
+            finally:
+                self._locks.release_all()
 
 
 class FileReader(MessageReader):

@@ -98,11 +98,13 @@ def fsync_dir(path: Path) -> None:
 
 
 @contextmanager
-def os_errors(doing: str) -> Iterator[None]:
+def os_errors(doing: str, outcome: str = "") -> Iterator[None]:
     """Turn an OSError (permissions, a full disk, a path that is a file) into a TransportError
-    that says what cdcwire was doing and on which path, instead of a traceback."""
+    that says what cdcwire was doing and on which path, instead of a traceback; ``outcome``
+    (say, "nothing was published") is added after it."""
     try:
         yield
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
-        raise TransportError(f"{doing}: {exc.strerror or exc}{where}") from exc
+        tail = f"; {outcome}" if outcome else ""
+        raise TransportError(f"{doing}: {exc.strerror or exc}{where}{tail}") from exc

@@ -60,16 +60,22 @@ class StagingOwner:
             os.close(fd)
         self._fd: Optional[int] = fd
         self.area = root / name
-        self.area.mkdir(exist_ok=True)
+        try:
+            self.area.mkdir(exist_ok=True)
+        except BaseException:  # a full disk, say: give back the lock, leave nothing behind
+            self.remove()
+            raise
 
     def remove(self) -> None:
         """Delete the area and its lock file, then drop the lock."""
         if self._fd is None:
             return
-        shutil.rmtree(self.area, ignore_errors=True)
-        (self.area.parent / f"{self.area.name}.lock").unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
+        fd, self._fd = self._fd, None
+        try:
+            shutil.rmtree(self.area, ignore_errors=True)
+            (self.area.parent / f"{self.area.name}.lock").unlink(missing_ok=True)
+        finally:
+            os.close(fd)
 
 
 def remove_area(directory: str | Path, name: str) -> None:
@@ -145,10 +151,21 @@ class StagedFiles:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 f = open(path, "wb")
             except OSError as exc:
-                raise TransportError(f"cannot stage {topic}/{partition} in {path}: {exc}") from exc
-            f.write(MAGIC)
+                raise TransportError(
+                    f"cannot stage {topic}/{partition} in {path}: {exc.strerror or exc}; nothing was published"
+                ) from None
             self._files[key] = f
-        f.write(record)
+            self._write(key, f, MAGIC)
+        self._write(key, f, record)
+
+    def _write(self, key: Key, f: BinaryIO, data: bytes) -> None:
+        try:
+            f.write(data)
+        except OSError as exc:
+            raise TransportError(
+                f"cannot stage {key[0]}/{key[1]} in {self.path(key)}: {exc.strerror or exc};"
+                " nothing was published"
+            ) from None
 
     def keys(self) -> list[Key]:
         """Every partition staged into, open or closed."""
@@ -160,7 +177,10 @@ class StagedFiles:
                 f.flush()
                 os.fsync(f.fileno())
             except OSError as exc:
-                raise TransportError(f"cannot write {topic}/{partition}: {exc}") from exc
+                raise TransportError(
+                    f"cannot stage {topic}/{partition} in {self.path((topic, partition))}:"
+                    f" {exc.strerror or exc}; nothing was published"
+                ) from None
             self.sizes[(topic, partition)] = f.tell()
 
     def close(self) -> None:
@@ -170,6 +190,11 @@ class StagedFiles:
             self.abort()
 
     def abort(self) -> None:
-        for f in self._files.values():
-            f.close()
-        self._files.clear()
+        """Close every staged file, whatever happens: what they hold is being given up (a
+        close that cannot flush, on a full disk, loses only what was never to be published)."""
+        files, self._files = list(self._files.values()), {}
+        for f in files:
+            try:
+                f.close()
+            except OSError:
+                pass
