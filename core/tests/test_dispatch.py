@@ -349,3 +349,26 @@ def test_a_rules_file_that_is_a_device_is_refused_without_reading_it():
     with pytest.raises(SinkURIError, match="'/dev/zero' is not a regular file") as info:
         dispatcher("dispatch-rules=/dev/zero")
     assert info.value.parameter == "dispatch-rules"
+
+
+def test_a_refused_topic_rule_names_its_parameter_in_the_message():
+    with pytest.raises(SinkURIError, match=r"^parameter 'topic-rule': topic expression 'a\{bad' is invalid"):
+        dispatcher("topic-rule=a{bad")
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, "dispatch rules file '.*' does not exist"),
+        ('[[dispatchers]]\nmatcher = ["(("]\ntopic = "t"\n', r"dispatchers\[0\]: matcher '\(\(' must be"),
+        ('[[dispatchers]]\nmatcher = ["a.*"]\ntopic = "{x}"\n', r"dispatchers\[0\]: topic expression '\{x\}'"),
+    ],
+    ids=["missing-file", "bad-matcher", "bad-topic"],
+)
+def test_a_refused_dispatch_rules_value_names_its_parameter_in_the_message(tmp_path, content, words):
+    rules = tmp_path / "rules.toml"
+    if content is not None:
+        rules.write_text(content)
+    with pytest.raises(SinkURIError, match=rf"^parameter 'dispatch-rules': .*{words}") as info:
+        dispatcher(f"dispatch-rules={rules}")
+    assert info.value.parameter == "dispatch-rules"
