@@ -47,7 +47,7 @@ from .file_locks import Key, PartitionLocks
 from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
-from .file_topics import files_count, recorded_count, settle_count, topic_count, topic_file
+from .file_topics import MAX_PARTITIONS, files_count, recorded_count, settle_count, topic_count, topic_file
 
 __all__ = ["FileReader", "FileTransport", "FileWriteJob", "FileWriter", "SUFFIX", "partition_path"]
 
@@ -149,6 +149,7 @@ class FileReader(MessageReader):
         self.skip_damaged = skip_damaged
         #: Every damaged stretch skipped so far (with ``skip_damaged``), with file, record and byte.
         self.damaged: list[Damage] = []
+        self._counts: dict[str, int] = {}  # recorded partition counts read so far
 
     def topics(self) -> list[str]:
         if not self.directory.is_dir():
@@ -219,8 +220,15 @@ class FileReader(MessageReader):
             return (0, high)
 
     def _recorded(self, topic: str) -> Optional[int]:
-        with os_errors(f"cannot read the partition count of {topic!r} under {self.directory}"):
-            return recorded_count(self.directory, topic)
+        """The topic's recorded count, read once (a recorded count never changes): reading the
+        empty partitions of a many-partition topic must not read the record once for each."""
+        count = self._counts.get(topic)
+        if count is None:
+            with os_errors(f"cannot read the partition count of {topic!r} under {self.directory}"):
+                count = recorded_count(self.directory, topic)
+            if count is not None:
+                self._counts[topic] = count
+        return count
 
     def _open(self, topic: str, partition: int) -> Optional[tuple[BinaryIO, int]]:
         """The partition's file, open, and its committed size now; None for a partition of the
@@ -330,6 +338,14 @@ class FileTransport(Transport):
     def validate(self, config: SinkConfig) -> None:
         if config.password or config.username:
             raise SinkURIError("file:// URIs take no user or password", "userinfo")
+        given = _given_partition_num(config)
+        if given is not None and given > MAX_PARTITIONS:
+            raise SinkURIError(
+                f"parameter 'partition-num': {given} is more partitions than a file:// topic holds"
+                f" (at most {MAX_PARTITIONS}: each partition is a file, and a resolved event is written"
+                " to every one); use a smaller partition-num",
+                "partition-num",
+            )
 
     def partition_count(self, config: SinkConfig, topic: str) -> Optional[int]:
         """The recorded count; for a topic an older cdcwire wrote, its partition files' count."""

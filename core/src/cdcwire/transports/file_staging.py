@@ -126,15 +126,22 @@ def sweep(directory: str | Path) -> None:
             os.close(fd)
 
 
+#: How many staged files a writer keeps open at once; the least recently written is closed
+#: (and reopened to append) past that, so a write to thousands of partitions (a resolved
+#: event goes to every one) does not take a descriptor per partition.
+OPEN_FILES = 64
+
+
 class StagedFiles:
     """Writes staged partition files under ``area``; ``close()`` makes them durable."""
 
-    __slots__ = ("directory", "area", "_files", "sizes")
+    __slots__ = ("directory", "area", "_files", "_parked", "sizes")
 
     def __init__(self, directory: str | Path, area: Path) -> None:
         self.directory = directory
         self.area = area
-        self._files: dict[Key, BinaryIO] = {}
+        self._files: dict[Key, BinaryIO] = {}  # open, least recently written first
+        self._parked: set[Key] = set()  # staged into, closed to bound the open files, not yet fsynced
         self.sizes: dict[Key, int] = {}
 
     def path(self, key: Key) -> Path:
@@ -142,46 +149,74 @@ class StagedFiles:
 
     def write(self, topic: str, partition: int, record: bytes) -> None:
         key = (topic, partition)
-        f = self._files.get(key)
+        f = self._files.pop(key, None)
         if f is None:
-            check_topic(self.directory, topic)
-            check_partition(topic, partition)
-            path = self.path(key)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                f = open(path, "wb")
-            except OSError as exc:
-                raise TransportError(
-                    f"cannot stage {topic}/{partition} in {path}: {exc.strerror or exc}; nothing was published"
-                ) from None
-            self._files[key] = f
-            self._write(key, f, MAGIC)
+            f = self._open(key)
+        self._files[key] = f  # now the most recently written
         self._write(key, f, record)
+
+    def _open(self, key: Key) -> BinaryIO:
+        """The staged file of ``key``, new (with the magic) or, parked, reopened to append."""
+        reopen = key in self._parked
+        if not reopen:
+            check_topic(self.directory, key[0])
+            check_partition(key[0], key[1])
+        while len(self._files) >= OPEN_FILES:
+            self._park(next(iter(self._files)))
+        path = self.path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            f = open(path, "ab" if reopen else "wb")
+        except OSError as exc:
+            raise self._failed(key, exc) from None
+        self._parked.discard(key)
+        if not reopen:
+            try:
+                self._write(key, f, MAGIC)
+            except BaseException:
+                f.close()
+                raise
+        return f
+
+    def _park(self, key: Key) -> None:
+        f = self._files.pop(key)
+        self._parked.add(key)
+        try:
+            f.close()
+        except OSError as exc:
+            raise self._failed(key, exc) from None
 
     def _write(self, key: Key, f: BinaryIO, data: bytes) -> None:
         try:
             f.write(data)
         except OSError as exc:
-            raise TransportError(
-                f"cannot stage {key[0]}/{key[1]} in {self.path(key)}: {exc.strerror or exc};"
-                " nothing was published"
-            ) from None
+            raise self._failed(key, exc) from None
+
+    def _failed(self, key: Key, exc: OSError) -> TransportError:
+        """The one-line error of a staged file that cannot be written (a full disk, say)."""
+        return TransportError(
+            f"cannot stage {key[0]}/{key[1]} in {self.path(key)}: {exc.strerror or exc}; nothing was published"
+        )
 
     def keys(self) -> list[Key]:
         """Every partition staged into, open or closed."""
-        return sorted(self.sizes.keys() | self._files.keys())
+        return sorted(self.sizes.keys() | self._files.keys() | self._parked)
 
     def flush(self) -> None:
-        for (topic, partition), f in self._files.items():
+        for key, f in self._files.items():
             try:
                 f.flush()
                 os.fsync(f.fileno())
             except OSError as exc:
-                raise TransportError(
-                    f"cannot stage {topic}/{partition} in {self.path((topic, partition))}:"
-                    f" {exc.strerror or exc}; nothing was published"
-                ) from None
-            self.sizes[(topic, partition)] = f.tell()
+                raise self._failed(key, exc) from None
+            self.sizes[key] = f.tell()
+        for key in sorted(self._parked):
+            try:
+                with open(self.path(key), "rb") as parked:
+                    os.fsync(parked.fileno())
+                    self.sizes[key] = os.fstat(parked.fileno()).st_size
+            except OSError as exc:
+                raise self._failed(key, exc) from None
 
     def close(self) -> None:
         try:
