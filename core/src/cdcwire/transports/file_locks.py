@@ -29,7 +29,7 @@ Key = tuple[str, int]
 
 #: ``struct flock`` (type, whence, start, length, pid); the pid is 0 for an OFD lock.
 _FLOCK = struct.Struct("hhqqi4x")
-_SETLK = getattr(fcntl, "F_OFD_SETLK", 37)  # 37 on Linux, where Python may not name it
+_SETLK = getattr(fcntl, "F_OFD_SETLK", None)  # Linux only (macOS has no OFD locks)
 
 
 def ranges_path(directory: str | Path, topic: str) -> Path:
@@ -39,6 +39,11 @@ def ranges_path(directory: str | Path, topic: str) -> Path:
 
 def _lock(fd: int, kind: int, partition: int) -> bool:
     """Set (``F_WRLCK``) or clear (``F_UNLCK``) the lock of byte ``partition``; False: held elsewhere."""
+    if _SETLK is None:
+        raise TransportError(
+            "file:// writes lock partitions with open file description locks (Linux's F_OFD_SETLK),"
+            " which this platform does not have"
+        )
     try:
         fcntl.fcntl(fd, _SETLK, _FLOCK.pack(kind, os.SEEK_SET, partition, 1, 0))
     except OSError as exc:
