@@ -16,7 +16,7 @@ from cdcwire import CdcwireError
 from cdcwire import spark as cs
 from cdcwire.column_kinds import COLUMN_KINDS
 from cdcwire.events import Column, RowChangedEvent
-from cdcwire.spark.table_types import TableColumn, element_names, spark_type_of, widen
+from cdcwire.spark.table_types import TableColumn, column_type, element_names, spark_type_of, widen
 from cdcwire.type_codes import ColumnFlag, ColumnType
 
 T = ColumnType
@@ -290,3 +290,8 @@ def test_the_type_table_reads_precision_elements_bit_length_and_widens() -> None
     assert widen(IntegerType(), DecimalType(20, 0)) == DecimalType(20, 0)
     assert widen(DecimalType(10, 4), DecimalType(20, 0)) == DecimalType(24, 4)
     assert widen(DecimalType(30, 0), DecimalType(20, 10)) == StringType()
+
+
+def test_a_column_type_in_other_than_ascii_digits_is_not_a_type_name():
+    with pytest.raises(ValueError, match=r"'²' is not a column type name"):
+        column_type("²")

@@ -23,7 +23,7 @@ from cdcwire import Message
 from cdcwire import spark as cs
 from cdcwire.spark.message_ranges import MessageRange
 from cdcwire.spark.schema import READ_EVENT_SCHEMA, SOURCE_READ_EVENT_SCHEMA
-from cdcwire.spark.stream_source import MessageEventsStreamReader, spread
+from cdcwire.spark.stream_source import MessageEventsStreamReader, spread, starting_offsets
 from cdcwire.transports.file import partition_path
 from cdcwire.transports.file_framing import frame
 from cdcwire.workload import Workload
@@ -323,6 +323,11 @@ def test_write_stream_is_refused_pointing_to_write_stream(spark, tmp_path):
                 raise query.exception()
         finally:
             query.stop()
+
+
+def test_starting_offsets_refuse_a_partition_in_other_than_ascii_digits():
+    with pytest.raises(cdcwire.CdcwireError, match=r"orders/²: 0 is not an offset"):
+        starting_offsets('{"orders": {"²": 0}}')
 
 
 # -- data loss ----------------------------------------------------------------------------------

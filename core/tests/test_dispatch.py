@@ -69,7 +69,8 @@ def test_columns_rule_with_a_missing_column_is_an_error():
 
 
 def test_hash_text_of_values_follows_the_reference():
-    d = dispatcher("partition=columns&partition-columns=f,b,n,d&partition-num=1000003")
+    query = "partition=columns&partition-columns=f,b,n,d&partition-num=1000003"  # more than a file:// topic holds
+    d = Dispatcher(cdcwire.open_sink(f"kafka://127.0.0.1:9/t?protocol=echo-json&{query}"))
     cols = (
         Column("f", ColumnType.FLOAT, ColumnFlag(0), 153.12300109863281),  # float32 153.123
         Column("b", ColumnType.BLOB, ColumnFlag.BINARY, b"\x00\xff"),
@@ -348,4 +349,27 @@ def test_a_rules_file_entry_with_both_partition_and_dispatcher_is_refused(tmp_pa
 def test_a_rules_file_that_is_a_device_is_refused_without_reading_it():
     with pytest.raises(SinkURIError, match="'/dev/zero' is not a regular file") as info:
         dispatcher("dispatch-rules=/dev/zero")
+    assert info.value.parameter == "dispatch-rules"
+
+
+def test_a_refused_topic_rule_names_its_parameter_in_the_message():
+    with pytest.raises(SinkURIError, match=r"^parameter 'topic-rule': topic expression 'a\{bad' is invalid"):
+        dispatcher("topic-rule=a{bad")
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, "dispatch rules file '.*' does not exist"),
+        ('[[dispatchers]]\nmatcher = ["(("]\ntopic = "t"\n', r"dispatchers\[0\]: matcher '\(\(' must be"),
+        ('[[dispatchers]]\nmatcher = ["a.*"]\ntopic = "{x}"\n', r"dispatchers\[0\]: topic expression '\{x\}'"),
+    ],
+    ids=["missing-file", "bad-matcher", "bad-topic"],
+)
+def test_a_refused_dispatch_rules_value_names_its_parameter_in_the_message(tmp_path, content, words):
+    rules = tmp_path / "rules.toml"
+    if content is not None:
+        rules.write_text(content)
+    with pytest.raises(SinkURIError, match=rf"^parameter 'dispatch-rules': .*{words}") as info:
+        dispatcher(f"dispatch-rules={rules}")
     assert info.value.parameter == "dispatch-rules"

@@ -155,3 +155,26 @@ def test_watermarks_end_before_a_torn_tail(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-5])
     assert FileReader(str(tmp_path), skip_damaged=True).watermarks("orders", 0) == (0, 999)
     assert FileReader(str(tmp_path)).watermarks("orders", 0) == (0, 999)
+
+
+@pytest.mark.parametrize("where", [0, 500, 999], ids=["before-record-0", "before-record-500", "before-record-999"])
+def test_skip_damaged_keeps_offsets_across_a_byte_inserted_between_records(tmp_path, where):
+    path = thousand_records(tmp_path)
+    data = path.read_bytes()
+    at = 8 + where * RECORD
+    path.write_bytes(data[:at] + b"\x00" + data[at:])
+    reader = FileReader(str(tmp_path), skip_damaged=True)
+    back = list(reader.read("orders", 0))
+    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(1000)]
+    assert [(d.record, d.byte, d.length) for d in reader.damaged] == [(where, at, 1)]
+    assert reader.watermarks("orders", 0) == (0, 1000)
+
+
+def test_skip_damaged_keeps_offsets_across_a_byte_inserted_inside_a_record(tmp_path):
+    path = thousand_records(tmp_path)
+    data = path.read_bytes()
+    at = 8 + 500 * RECORD + 14  # inside record 500's key
+    path.write_bytes(data[:at] + b"\x00" + data[at:])
+    back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0))
+    assert [m.offset for m in back] == [i for i in range(1000) if i != 500]
+    assert back[500].value == b"v0501"

@@ -74,3 +74,35 @@ def test_a_sink_directory_that_is_a_file_is_a_clear_error(tmp_path):
     (tmp_path / "sink").write_text("not a directory")
     with pytest.raises(TransportError, match=r"cannot write orders/0 under .*sink: .*\(.*sink\)"):
         cdcwire.write(f"file://{tmp_path}/sink/orders?protocol=echo-json", [Message("orders", 0, None, b"v")])
+
+
+STRAYS = ["².cdcwire", "١.cdcwire", "01.cdcwire", "1x.cdcwire", "notes.txt"]
+
+
+@pytest.mark.parametrize("stray", STRAYS)
+def test_a_stray_file_in_a_topic_directory_is_not_a_partition(tmp_path, stray):
+    inner, uri = sink(tmp_path)
+    cdcwire.write(uri, [Message("orders", 0, None, b"kept")])
+    (inner / "orders" / stray).write_bytes(b"not cdcwire's")
+    assert FileReader(str(inner)).partitions("orders") == [0]
+    assert [m.value for m in cdcwire.read(uri)] == [b"kept"]
+
+
+def test_inspect_reads_past_a_stray_superscript_digit_file(tmp_path, capsys):
+    from cdcwire.cli import main
+
+    inner, uri = sink(tmp_path)
+    cdcwire.write(uri, cdcwire.encode(uri, [cdcwire.ResolvedEvent(7)]))
+    (inner / "orders" / "².cdcwire").write_bytes(b"")
+    assert main(["inspect", uri]) == 0
+    assert capsys.readouterr().out == '{"type":"resolved","ts":7}\n'
+
+
+def test_a_stray_file_is_warned_about_once(tmp_path, caplog):
+    inner, uri = sink(tmp_path)
+    cdcwire.write(uri, [Message("orders", 0, None, b"kept")])
+    (inner / "orders" / "١.cdcwire").write_bytes(b"")
+    for _ in range(3):
+        list(cdcwire.read(uri))
+    warned = [r.getMessage() for r in caplog.records if "١.cdcwire" in r.getMessage()]
+    assert len(warned) == 1 and "not a partition file" in warned[0]

@@ -4,6 +4,8 @@ created, never grown by a stray write, never shrunk to the partitions written so
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,3 +158,25 @@ def test_an_unreadable_partition_count_is_an_error_naming_its_file(tmp_path: Pat
         cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"v")])
     with pytest.raises(TransportError, match=unreadable):
         FileReader(str(tmp_path)).partitions("orders")
+
+
+def test_a_partition_num_beyond_what_a_file_topic_holds_is_refused_naming_the_limit(tmp_path):
+    many = f"file://{tmp_path}/orders?protocol=echo-json&partition-num=1048576"
+    with pytest.raises(SinkURIError, match=r"^parameter 'partition-num': 1048576 is more .* \(at most 1024") as info:
+        cdcwire.write(many, [Message("orders", 0, None, b"x")])
+    assert info.value.parameter == "partition-num"
+    assert not (tmp_path / "orders").exists()
+
+
+def test_a_write_to_every_partition_does_not_take_a_descriptor_per_partition(tmp_path):
+    """Locks and staged files of 300 partitions under a limit of 100 open files."""
+    script = (
+        "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (100, 100))\n"
+        "import cdcwire; from cdcwire import Message\n"
+        f"uri = 'file://{tmp_path}/orders?protocol=canal-json&partition-num=300'\n"
+        "print(cdcwire.write(uri, [Message('orders', p, None, b'tick') for p in range(300)] * 2))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "600\n", "")
+    back = list(cdcwire.read(f"file://{tmp_path}/orders?protocol=echo-json"))
+    assert sorted((m.partition, m.offset) for m in back) == [(p, o) for p in range(300) for o in range(2)]

@@ -166,3 +166,35 @@ def test_an_unowned_job_staging_that_is_still_fresh_is_kept(tmp_path):
     lose_a_driver(tmp_path)  # or a job whose copies (in Spark workers) are still at work
     cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"y")])
     assert len(list(staging_dir(tmp_path).iterdir())) == 2
+
+
+def kill_a_driver_while_it_publishes(tmp_path):
+    """A driver killed after its publish appended to partition 0 and before it reached partition 1."""
+    script = (
+        "import os; from cdcwire.sink_uri import parse_sink_uri; from cdcwire.sink import open_sink\n"
+        "from cdcwire import Message; from cdcwire.transports import file_publish\n"
+        f"c = parse_sink_uri({'file://' + str(tmp_path) + '/orders?protocol=craft&partition-num=2'!r})\n"
+        "job = open_sink(c).transport.begin_write(c, c.uri)\n"
+        "w = job.task_writer()\n"
+        "w.write(Message('orders', 0, None, b'x')); w.write(Message('orders', 1, None, b'x')); w.close()\n"
+        "apply, applied = file_publish._apply, []\n"
+        "def apply_then_die(*args):\n"
+        "    if applied: os._exit(0)  # killed mid-publish: no commit, no discard\n"
+        "    applied.append(apply(*args))\n"
+        "file_publish._apply = apply_then_die\n"
+        "job.publish([w.receipt])\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    assert list((tmp_path / ".cdcwire" / "journal").glob("*.journal"))  # the publish never committed
+
+
+def test_staging_of_a_job_killed_while_publishing_is_swept_by_a_later_write_once_idle(tmp_path):
+    cdcwire.write(uri(tmp_path), [Message("orders", 0, None, b"before")])
+    kill_a_driver_while_it_publishes(tmp_path)
+    day_ago = time.time() - JOB_GRACE_S - 60
+    for path in staging_dir(tmp_path).rglob("*"):
+        os.utime(path, (day_ago, day_ago))
+    cdcwire.write(uri(tmp_path), [Message("orders", 1, None, b"after")])
+    assert list(staging_dir(tmp_path).iterdir()) == []
+    assert list((tmp_path / ".cdcwire" / "journal").iterdir()) == []
+    assert values(tmp_path) == [(0, 0, b"before"), (1, 0, b"after")]

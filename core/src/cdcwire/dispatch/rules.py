@@ -194,7 +194,10 @@ def rules_from_params(params: Any) -> DispatchRules:
     rules: list[DispatchRule] = []
     selectors: tuple[ColumnSelector, ...] = ()
     if params.get("dispatch-rules"):
-        from_file = load_rules_file(params["dispatch-rules"])
+        try:
+            from_file = load_rules_file(params["dispatch-rules"])
+        except (DispatchError, SinkURIError) as exc:  # a refused value names its parameter
+            raise SinkURIError(f"parameter 'dispatch-rules': {exc}", "dispatch-rules") from None
         rules.extend(from_file)
         selectors = from_file.column_selectors
     columns: Sequence[str] = ()
@@ -210,5 +213,5 @@ def rules_from_params(params: Any) -> DispatchRules:
         expression = TopicExpression(topic) if topic else None
         rules.append(DispatchRule(("*.*",), partition, tuple(columns), expression))
     except DispatchError as exc:
-        raise SinkURIError(str(exc), "topic-rule") from None
+        raise SinkURIError(f"parameter 'topic-rule': {exc}", "topic-rule") from None
     return DispatchRules(rules, selectors)

@@ -124,11 +124,18 @@ class Storage:
             if self.scheme == "file":
                 os.makedirs(self.root, exist_ok=True)
                 aside = posixpath.join(self.root, f".{name}.{os.urandom(8).hex()}.tmp")
-                with open(aside, "wb") as out:
-                    out.write(data)
-                    out.flush()
-                    os.fsync(out.fileno())
-                os.replace(aside, path)
+                try:
+                    with open(aside, "wb") as out:
+                        out.write(data)
+                        out.flush()
+                        os.fsync(out.fileno())
+                    os.replace(aside, path)
+                except BaseException:  # a full disk, say: no half-written object stays behind
+                    try:
+                        os.unlink(aside)
+                    except OSError:
+                        pass
+                    raise
             else:
                 fs.pipe_file(path, data)
         except Exception as exc:  # noqa: BLE001 - any failure of the storage is one error here

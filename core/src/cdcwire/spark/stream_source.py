@@ -121,7 +121,8 @@ def starting_offsets(text: str) -> object:
         if not isinstance(partitions, dict):
             raise CdcwireError(f"option startingOffsets: {topic!r} must map partitions to offsets; {shape}")
         for partition, offset in partitions.items():
-            if not str(partition).isdigit() or type(offset) is not int or offset < EARLIEST:
+            digits = str(partition).isascii() and str(partition).isdigit()  # not "²", which int() refuses
+            if not digits or type(offset) is not int or offset < EARLIEST:
                 raise CdcwireError(
                     f"option startingOffsets: {topic}/{partition}: {offset!r} is not an offset"
                     " (a number >= 0, -2 earliest, -1 latest)"

@@ -162,7 +162,7 @@ def column_type(type: Union[ColumnType, int, str]) -> ColumnType:
         try:
             return ColumnType[type.strip().upper()]
         except KeyError:
-            if type.strip().isdigit():
+            if type.strip().isascii() and type.strip().isdigit():
                 return ColumnType(int(type))
             raise ValueError(f"{type!r} is not a column type name (ColumnType)") from None
     return ColumnType(type)

@@ -47,7 +47,7 @@ from .file_locks import Key, PartitionLocks
 from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
 from .file_publish import ABSENT, Plan, journal_dir, publish, recover
 from .file_staging import StagedFiles, StagingOwner, sweep
-from .file_topics import files_count, recorded_count, settle_count, topic_count, topic_file
+from .file_topics import MAX_PARTITIONS, files_count, recorded_count, settle_count, topic_count, topic_file
 
 __all__ = ["FileReader", "FileTransport", "FileWriteJob", "FileWriter", "SUFFIX", "partition_path"]
 
@@ -79,7 +79,7 @@ class FileWriter(MessageWriter):
         """First message for ``key``: refuse a partition outside its topic's count, take its lock
         and check its file, before staging anything."""
         path = partition_path(self.directory, *key)
-        with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}"):
+        with os_errors(f"cannot write {key[0]}/{key[1]} under {self.directory}", "nothing was published"):
             count = self._counts.get(key[0])
             if count is None or key[1] >= count:
                 known = topic_count(self.directory, key[0], self.partition_num)
@@ -116,22 +116,29 @@ class FileWriter(MessageWriter):
             if self._staged is not None:
                 self._staged.close()
                 sources = {k: [self._staged.path(k)] for k in self._staged.keys()}
-                with os_errors(f"cannot publish to {self.directory}"):
+                with os_errors(f"cannot publish to {self.directory}", "nothing was published"):
                     plan = Plan(sources, checked=self._checked, partition_num=self.partition_num)
                     publish(self.directory, plan, self._locks)
         finally:
             self.abort()
 
     def abort(self) -> None:
-        if self._staged is not None:
-            self._staged.abort()
-            self._staged = None
-        if self._owner is not None:
-            self._owner.remove()
-            self._owner = None
-        self._locks.release_all()
+        """Give back everything this writer took, whatever fails on the way: its staged files
+        and staging area go, its locks are released (a full disk must not leave a partition
+        locked for the rest of the process)."""
+        staged, self._staged = self._staged, None
+        owner, self._owner = self._owner, None
         self._checked.clear()
         self._counts.clear()
+        try:
+            if staged is not None:
+                staged.abort()
+        finally:
+            try:
+                if owner is not None:
+                    owner.remove()
+            finally:
+                self._locks.release_all()
 
 
 class FileReader(MessageReader):
@@ -142,6 +149,7 @@ class FileReader(MessageReader):
         self.skip_damaged = skip_damaged
         #: Every damaged stretch skipped so far (with ``skip_damaged``), with file, record and byte.
         self.damaged: list[Damage] = []
+        self._counts: dict[str, int] = {}  # recorded partition counts read so far
 
     def topics(self) -> list[str]:
         if not self.directory.is_dir():
@@ -212,8 +220,15 @@ class FileReader(MessageReader):
             return (0, high)
 
     def _recorded(self, topic: str) -> Optional[int]:
-        with os_errors(f"cannot read the partition count of {topic!r} under {self.directory}"):
-            return recorded_count(self.directory, topic)
+        """The topic's recorded count, read once (a recorded count never changes): reading the
+        empty partitions of a many-partition topic must not read the record once for each."""
+        count = self._counts.get(topic)
+        if count is None:
+            with os_errors(f"cannot read the partition count of {topic!r} under {self.directory}"):
+                count = recorded_count(self.directory, topic)
+            if count is not None:
+                self._counts[topic] = count
+        return count
 
     def _open(self, topic: str, partition: int) -> Optional[tuple[BinaryIO, int]]:
         """The partition's file, open, and its committed size now; None for a partition of the
@@ -323,6 +338,14 @@ class FileTransport(Transport):
     def validate(self, config: SinkConfig) -> None:
         if config.password or config.username:
             raise SinkURIError("file:// URIs take no user or password", "userinfo")
+        given = _given_partition_num(config)
+        if given is not None and given > MAX_PARTITIONS:
+            raise SinkURIError(
+                f"parameter 'partition-num': {given} is more partitions than a file:// topic holds"
+                f" (at most {MAX_PARTITIONS}: each partition is a file, and a resolved event is written"
+                " to every one); use a smaller partition-num",
+                "partition-num",
+            )
 
     def partition_count(self, config: SinkConfig, topic: str) -> Optional[int]:
         """The recorded count; for a topic an older cdcwire wrote, its partition files' count."""

@@ -1,8 +1,9 @@
-"""How much of a partition file an append keeps, checked once and remembered in its lock file.
+"""How much of a partition file an append keeps, checked once and remembered in its note file.
 
 Checking reads the whole file (every CRC, :func:`.file_framing.appendable_length`), which
 makes many small appends to a long log quadratic. So a writer that holds a partition's
-lock writes what it found (or, after a publish, what it left) into the lock file: the
+lock writes what it found (or, after a publish, what it left) into the partition's note
+file (``P.lock``, :mod:`.file_locks`): the
 file's inode, size, modification and change times, the length to keep, and when the
 note was taken. The next holder of the lock trusts that note only while all four still
 match: any write to the file, a rename over it, or a ``touch`` changes the change time,
@@ -71,7 +72,7 @@ def remember(locks: PartitionLocks, key: Key, path: Path) -> None:
 def check_target(path: Path, locks: PartitionLocks, key: Key, known: Optional[Checked] = None) -> Checked:
     """How much of ``path`` an append keeps; TransportError (file untouched) on damage.
 
-    ``known``: an earlier answer of this writer; it and the lock file's note are used
+    ``known``: an earlier answer of this writer; it and the note file's note are used
     only while they match the file.
     """
     with open(path, "rb") as f:

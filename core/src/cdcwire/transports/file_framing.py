@@ -22,10 +22,15 @@ or, asked to skip damage, resynchronise on the next record whose header and CRC 
 out. A damaged length in the last record is indistinguishable from a torn tail and is
 taken as one, by writers and readers alike.
 
-Offsets across damage: a damaged stretch counts as *one* record. A flipped bit or a
-damaged length spoils one record and resynchronisation lands on the next, so every
-later record keeps the offset it had before the damage, and re-reading the same bytes
-gives the same offsets: what a consumer that stored offsets needs.
+Offsets across damage: a record does not carry its offset, so a damaged stretch counts
+as *one* record. A flipped bit or a damaged length spoils one record and
+resynchronisation lands on the next; bytes inserted inside a record make it one longer
+damaged record; so every later record keeps the offset it had before the damage, and
+re-reading the same bytes gives the same offsets: what a consumer that stored offsets
+needs. A stretch shorter than a record header (12 bytes) cannot have held a record:
+it is bytes inserted between records, reported as damage but taking no offset. (Twelve
+or more bytes inserted between records cannot be told from a damaged record: they
+take one offset.)
 """
 
 from __future__ import annotations
@@ -223,7 +228,8 @@ def read_frames(
     """Yield (offset, key, value) of the records in the first ``size`` bytes (default: all).
 
     Damage raises TransportError with its place, unless ``on_damage`` is given: then the
-    damaged stretch is handed to it, counted as one offset, and reading resumes at the
+    damaged stretch is handed to it, counted as one offset (none when too short to have been
+    a record: :func:`holds_record`), and reading resumes at the
     next intact record (see the module docstring). An incomplete last record (and a torn
     magic) is no damage: the records end before it.
     """
@@ -248,5 +254,12 @@ def read_frames(
             raise damage_error(name, offset, pos, parsed.problem)
         end = size if resume is None else resume
         on_damage(Damage(name, offset, pos, end - pos, parsed.problem))
-        offset, pos = offset + 1, end
+        offset, pos = offset + holds_record(end - pos), end
         f.seek(pos)
+
+
+def holds_record(stretch: int) -> int:
+    """The offsets a damaged stretch of ``stretch`` bytes takes: one, unless it is shorter than a
+    record header (the smallest record), so that no record can have been there: bytes inserted
+    between records (see the module docstring)."""
+    return 1 if stretch >= _HEAD.size else 0

@@ -15,6 +15,7 @@ the count of a topic that has none.
 from __future__ import annotations
 
 import json
+import shutil
 import uuid
 from pathlib import Path
 from typing import Optional, Sequence
@@ -86,11 +87,17 @@ class FileTaskWriter(MessageWriter):
         if self._staged is not None:
             self._staged.close()
             files = [[t, p, self._staged.sizes[(t, p)]] for t, p in self._staged.keys()]
+            self._staged = None  # closed: its files now belong to the receipt (an abort leaves them)
         self.receipt = json.dumps({"job": self.job, "attempt": self.attempt, "files": files})
 
     def abort(self) -> None:
+        """Close and remove this attempt's staged files: no receipt will ever name them."""
         if self._staged is not None:
-            self._staged.abort()
+            staged, self._staged = self._staged, None
+            try:
+                staged.abort()
+            finally:
+                shutil.rmtree(staged.area, ignore_errors=True)
 
 
 class FileWriteJob(WriteJob):

@@ -3,7 +3,7 @@
 ``DIR/T/P.cdcwire`` holds topic ``T``, partition ``P``, and ``DIR/T/.cdcwire-topic.json``
 the topic's partition count (:mod:`.file_topics`): it belongs to the topic, so it goes
 where the topic's files go, and removing the topic's directory removes it. cdcwire's
-other bookkeeping lives in the hidden ``DIR/.cdcwire/`` (per-partition lock files,
+other bookkeeping lives in the hidden ``DIR/.cdcwire/`` (partition locks and notes,
 publish journals, staged writes), on the same file system as the data, so its renames
 are atomic.
 
@@ -15,6 +15,7 @@ expression, a message): a topic that would escape is refused before any file is 
 
 from __future__ import annotations
 
+import logging
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,8 @@ SUFFIX = ".cdcwire"
 INTERNAL = ".cdcwire"
 #: The file in a topic's directory that records its partition count (hidden: never a partition).
 TOPIC_FILE = ".cdcwire-topic.json"
+
+log = logging.getLogger("cdcwire.file")
 
 
 def topic_problem(topic: object) -> str:
@@ -72,11 +75,25 @@ def topic_file(directory: str | Path, topic: str) -> Path:
     return topic_dir(directory, topic) / TOPIC_FILE
 
 
+#: Stray entries of topic directories already warned about (each one once per process).
+_warned: set[str] = set()
+
+
 def partition_number(path: Path) -> int | None:
-    """The partition a file in a topic directory holds, or None for any other file."""
-    if path.suffix == SUFFIX and path.stem.isdigit() and path.is_file():
-        return int(path.stem)
+    """The partition a file in a topic directory holds, or None for any other entry.
+
+    A partition file is named as cdcwire names it: ASCII digits without a leading zero, then
+    ``.cdcwire`` (``str.isdigit`` would take ``²`` or ``١``, which ``int`` refuses or reads as
+    another partition). Any other visible entry is a stray: ignored, with one warning.
+    """
+    stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else ""
+    if stem.isascii() and stem.isdigit() and str(int(stem)) == stem and path.is_file():
+        return int(stem)
+    if not path.name.startswith(".") and str(path) not in _warned:  # hidden: cdcwire's own
+        _warned.add(str(path))
+        log.warning("ignoring %s: not a partition file (those are named N%s, N in ASCII digits)", path, SUFFIX)
     return None
+
 
 
 def internal_dir(directory: str | Path, part: str) -> Path:
@@ -98,11 +115,13 @@ def fsync_dir(path: Path) -> None:
 
 
 @contextmanager
-def os_errors(doing: str) -> Iterator[None]:
+def os_errors(doing: str, outcome: str = "") -> Iterator[None]:
     """Turn an OSError (permissions, a full disk, a path that is a file) into a TransportError
-    that says what cdcwire was doing and on which path, instead of a traceback."""
+    that says what cdcwire was doing and on which path, instead of a traceback; ``outcome``
+    (say, "nothing was published") is added after it."""
     try:
         yield
     except OSError as exc:
         where = f" ({exc.filename})" if exc.filename else ""
-        raise TransportError(f"{doing}: {exc.strerror or exc}{where}") from exc
+        tail = f"; {outcome}" if outcome else ""
+        raise TransportError(f"{doing}: {exc.strerror or exc}{where}{tail}") from exc

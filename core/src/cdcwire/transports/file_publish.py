@@ -182,11 +182,15 @@ def publish(directory: str | Path, plan: Plan, locks: PartitionLocks) -> None:
     jdir.mkdir(parents=True, exist_ok=True)
     jpath = jdir / f"{jid}.journal"
     tmp = jdir / f"{jid}.tmp"
-    with open(tmp, "w") as f:
-        json.dump({"entries": [asdict(e) for e in entries]}, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, jpath)
+    try:
+        with open(tmp, "w") as f:
+            json.dump({"entries": [asdict(e) for e in entries]}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, jpath)
+    except BaseException:  # no journal, nothing applied: leave no half-written journal either
+        tmp.unlink(missing_ok=True)
+        raise
     fsync_dir(jdir)
     try:
         for e in entries:

@@ -60,16 +60,22 @@ class StagingOwner:
             os.close(fd)
         self._fd: Optional[int] = fd
         self.area = root / name
-        self.area.mkdir(exist_ok=True)
+        try:
+            self.area.mkdir(exist_ok=True)
+        except BaseException:  # a full disk, say: give back the lock, leave nothing behind
+            self.remove()
+            raise
 
     def remove(self) -> None:
         """Delete the area and its lock file, then drop the lock."""
         if self._fd is None:
             return
-        shutil.rmtree(self.area, ignore_errors=True)
-        (self.area.parent / f"{self.area.name}.lock").unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
+        fd, self._fd = self._fd, None
+        try:
+            shutil.rmtree(self.area, ignore_errors=True)
+            (self.area.parent / f"{self.area.name}.lock").unlink(missing_ok=True)
+        finally:
+            os.close(fd)
 
 
 def remove_area(directory: str | Path, name: str) -> None:
@@ -120,15 +126,22 @@ def sweep(directory: str | Path) -> None:
             os.close(fd)
 
 
+#: How many staged files a writer keeps open at once; the least recently written is closed
+#: (and reopened to append) past that, so a write to thousands of partitions (a resolved
+#: event goes to every one) does not take a descriptor per partition.
+OPEN_FILES = 64
+
+
 class StagedFiles:
     """Writes staged partition files under ``area``; ``close()`` makes them durable."""
 
-    __slots__ = ("directory", "area", "_files", "sizes")
+    __slots__ = ("directory", "area", "_files", "_parked", "sizes")
 
     def __init__(self, directory: str | Path, area: Path) -> None:
         self.directory = directory
         self.area = area
-        self._files: dict[Key, BinaryIO] = {}
+        self._files: dict[Key, BinaryIO] = {}  # open, least recently written first
+        self._parked: set[Key] = set()  # staged into, closed to bound the open files, not yet fsynced
         self.sizes: dict[Key, int] = {}
 
     def path(self, key: Key) -> Path:
@@ -136,32 +149,74 @@ class StagedFiles:
 
     def write(self, topic: str, partition: int, record: bytes) -> None:
         key = (topic, partition)
-        f = self._files.get(key)
+        f = self._files.pop(key, None)
         if f is None:
-            check_topic(self.directory, topic)
-            check_partition(topic, partition)
-            path = self.path(key)
+            f = self._open(key)
+        self._files[key] = f  # now the most recently written
+        self._write(key, f, record)
+
+    def _open(self, key: Key) -> BinaryIO:
+        """The staged file of ``key``, new (with the magic) or, parked, reopened to append."""
+        reopen = key in self._parked
+        if not reopen:
+            check_topic(self.directory, key[0])
+            check_partition(key[0], key[1])
+        while len(self._files) >= OPEN_FILES:
+            self._park(next(iter(self._files)))
+        path = self.path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            f = open(path, "ab" if reopen else "wb")
+        except OSError as exc:
+            raise self._failed(key, exc) from None
+        self._parked.discard(key)
+        if not reopen:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                f = open(path, "wb")
-            except OSError as exc:
-                raise TransportError(f"cannot stage {topic}/{partition} in {path}: {exc}") from exc
-            f.write(MAGIC)
-            self._files[key] = f
-        f.write(record)
+                self._write(key, f, MAGIC)
+            except BaseException:
+                f.close()
+                raise
+        return f
+
+    def _park(self, key: Key) -> None:
+        f = self._files.pop(key)
+        self._parked.add(key)
+        try:
+            f.close()
+        except OSError as exc:
+            raise self._failed(key, exc) from None
+
+    def _write(self, key: Key, f: BinaryIO, data: bytes) -> None:
+        try:
+            f.write(data)
+        except OSError as exc:
+            raise self._failed(key, exc) from None
+
+    def _failed(self, key: Key, exc: OSError) -> TransportError:
+        """The one-line error of a staged file that cannot be written (a full disk, say)."""
+        return TransportError(
+            f"cannot stage {key[0]}/{key[1]} in {self.path(key)}: {exc.strerror or exc}; nothing was published"
+        )
 
     def keys(self) -> list[Key]:
         """Every partition staged into, open or closed."""
-        return sorted(self.sizes.keys() | self._files.keys())
+        return sorted(self.sizes.keys() | self._files.keys() | self._parked)
 
     def flush(self) -> None:
-        for (topic, partition), f in self._files.items():
+        for key, f in self._files.items():
             try:
                 f.flush()
                 os.fsync(f.fileno())
             except OSError as exc:
-                raise TransportError(f"cannot write {topic}/{partition}: {exc}") from exc
-            self.sizes[(topic, partition)] = f.tell()
+                raise self._failed(key, exc) from None
+            self.sizes[key] = f.tell()
+        for key in sorted(self._parked):
+            try:
+                with open(self.path(key), "rb") as parked:
+                    os.fsync(parked.fileno())
+                    self.sizes[key] = os.fstat(parked.fileno()).st_size
+            except OSError as exc:
+                raise self._failed(key, exc) from None
 
     def close(self) -> None:
         try:
@@ -170,6 +225,11 @@ class StagedFiles:
             self.abort()
 
     def abort(self) -> None:
-        for f in self._files.values():
-            f.close()
-        self._files.clear()
+        """Close every staged file, whatever happens: what they hold is being given up (a
+        close that cannot flush, on a full disk, loses only what was never to be published)."""
+        files, self._files = list(self._files.values()), {}
+        for f in files:
+            try:
+                f.close()
+            except OSError:
+                pass

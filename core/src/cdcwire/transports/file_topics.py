@@ -37,6 +37,10 @@ from .file_paths import fsync_dir, partition_number, topic_dir, topic_file
 #: The count a new topic gets when the URI gives no ``partition-num``.
 DEFAULT_PARTITIONS = int(PARTITION_NUM.default)
 
+#: The most partitions a file:// topic has: each one is a file, and a resolved event is
+#: written to every one (a larger ``partition-num`` is refused, naming this limit).
+MAX_PARTITIONS = 1024
+
 
 @dataclass(frozen=True, slots=True)
 class TopicCount:
