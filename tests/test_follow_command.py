@@ -311,7 +311,7 @@ def test_ordered_output_is_in_commit_ts_order_with_replays_and_broadcast_copies_
             rows = cdcwire.encode(uri, batch_rows(b))
             send(rows)
             if b == 2:
-                send(rows)  # redelivered before its resolved ts
+                send(rows)  # sent again before its resolved ts: new messages, so (at least once) they come out
             send([ResolvedEvent(resolved_of(b))])
             if b == 2:
                 send(rows)  # and after it
@@ -321,7 +321,7 @@ def test_ordered_output_is_in_commit_ts_order_with_replays_and_broadcast_copies_
     f.wait_started()
     writer = writer_thread(produce)
     writer.join(TIMEOUT)
-    changes = expected_lines(uri, [e for b in range(4) for e in batch_rows(b)])
+    changes = expected_lines(uri, [e for b in range(4) for e in batch_rows(b)] + batch_rows(2))
     deadline = time.monotonic() + TIMEOUT
     while not (f.lines and from_json(f.lines[-1]) == ResolvedEvent(resolved_of(3))):
         assert time.monotonic() < deadline, f.stderr
@@ -493,3 +493,18 @@ def test_every_protocol_with_resolved_events_is_followed_in_commit_ts_order(tmp_
         got = list(follower)
     changes = [from_json(line) for line in expected_lines(uri, batch_rows(0) + batch_rows(1))]
     assert got == sorted(changes, key=lambda e: e.commit_ts) + [ResolvedEvent(resolved_of(1))]
+
+
+def keyless_row(ts: int) -> RowChangedEvent:
+    return RowChangedEvent(commit_ts=ts, schema="app", table="log", columns=(Column("v", T.VARCHAR, F.NULLABLE, "same"),))
+
+
+@pytest.mark.parametrize("protocol", [p for p in cdcwire.protocols() if p != "avro"])
+def test_identical_rows_of_a_keyless_table_all_come_out_ordered(tmp_path, request, protocol):
+    uri, topics = protocol_uri(tmp_path, protocol, request)
+    twice, four_times = [keyless_row(1000)] * 2, [keyless_row(1001)] * 4
+    write(uri, twice + [ResolvedEvent(1000)])
+    write(uri, four_times + [ResolvedEvent(1001)])
+    with cdcwire.follow(uri, topics=topics, ordered=True, until=1001, poll_interval=0.05) as follower:
+        got = [e for e in follower if isinstance(e, RowChangedEvent)]
+    assert [e.commit_ts for e in got] == [1000] * 2 + [1001] * 4

@@ -446,9 +446,9 @@ class Follower:
 
     def _route(self, events: list[Event], message: Message) -> None:
         key = (message.topic, message.partition)
-        for event in events:
+        for index, event in enumerate(events):
             if self._merger is not None:
-                self._merger.add(event, message.topic, message.partition, message.offset)
+                self._merger.add(event, message.topic, message.partition, message.offset, index)
                 continue
             first = self._copies is None or self._copies.first(event)
             if isinstance(event, ResolvedEvent) and self._watermarks.advance(key, event.ts) and self._copies is not None:
