@@ -508,3 +508,24 @@ def test_identical_rows_of_a_keyless_table_all_come_out_ordered(tmp_path, reques
     with cdcwire.follow(uri, topics=topics, ordered=True, until=1001, poll_interval=0.05) as follower:
         got = [e for e in follower if isinstance(e, RowChangedEvent)]
     assert [e.commit_ts for e in got] == [1000] * 2 + [1001] * 4
+
+
+def test_a_topic_that_does_not_exist_yet_reads_as_empty_until_it_appears(tmp_path):
+    uri = file_uri(tmp_path, "later", partition_num="2")
+    with cdcwire.follow(uri, count=len(expected_lines(uri, batch(0))), poll_interval=0.05) as follower:
+        writer = writer_thread(lambda: (time.sleep(0.2), write(uri, batch(0))))
+        got = [to_json(e) for e in follower]
+    writer.join(TIMEOUT)
+    assert Counter(got) == Counter(expected_lines(uri, batch(0)))
+
+
+def test_follow_on_a_topic_not_created_yet_waits_for_it(tmp_path, following):
+    uri = file_uri(tmp_path, "later", partition_num="1")
+    f = following(uri)
+    f.wait_started()
+    write(uri, batch(0))
+    expected = expected_lines(uri, batch(0))
+    f.wait_for_lines(len(expected))
+    code = f.interrupt()
+    assert_clean_end(f, code)
+    assert Counter(f.lines) == Counter(expected) and "does not exist" not in f.stderr
