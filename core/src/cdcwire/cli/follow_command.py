@@ -15,6 +15,7 @@ import sys
 from ..event_json import event_to_dict, to_json
 from ..following import follow
 from ..ordered_events import Placed
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 EPILOG = """\
 exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until); 2 on an error
@@ -33,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("uri", metavar="SOURCE_URI", help="the sink URI the messages are written with")
+    p.add_argument("uri", metavar="SOURCE_URI", type=uri_argument,
+                   help="the sink URI the messages are written with" + FROM_ENV_OR_FILE)
     p.add_argument(
         "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|@TIMESTAMP_MS",
         help="where each partition starts: its beginning (default), its end (only what is written from now), "

@@ -16,11 +16,12 @@ from ..event_json import event_to_dict, to_json
 from ..events import RowChangedEvent
 from ..sink import open_sink
 from ..topic_selection import select_topics
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="decode a sink's messages and print them as event JSON, one per line")
-    p.add_argument("uri", help="the sink URI the messages were written with")
+    p.add_argument("uri", type=uri_argument, help="the sink URI the messages were written with" + FROM_ENV_OR_FILE)
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
     p.add_argument(
         "--topic",
