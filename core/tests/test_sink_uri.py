@@ -291,12 +291,13 @@ def test_a_misspelt_secret_parameter_is_masked_in_the_uri_repr_and_the_right_nam
         assert "did you mean 'sasl-password'?" in str(info.value)
 
 
-def test_a_declared_parameter_named_like_a_key_is_shown_an_unknown_one_masked():
+def test_a_declared_parameter_named_like_a_secret_is_shown_an_unknown_one_masked():
     from cdcwire.redact import redact_url
 
-    uri = "file:///tmp/d/t?protocol=echo-json&handle-key-columns=true"
-    assert "handle-key-columns=true" in redact_url(uri, known_names=["protocol", "handle-key-columns"])
-    assert "handle-key-columns=***" in redact_url(uri)
+    uri = "file:///tmp/d/t?protocol=echo-json&passwd-file=/etc/x&handle-key-columns=true"
+    known = redact_url(uri, known_names=["protocol", "passwd-file", "handle-key-columns"])
+    assert "passwd-file=/etc/x" in known and "handle-key-columns=true" in known
+    assert "passwd-file=***" in redact_url(uri) and "handle-key-columns=true" in redact_url(uri)
 
 
 def test_a_url_without_its_scheme_has_its_password_masked():

@@ -17,8 +17,9 @@ MASK = "***"
 #: Query parameters whose values are always masked.
 SECRET_PARAMETER_WORDS = ("password", "secret", "token", "key-password", "sasl-password", "api-key", "access-key")
 #: Words of a parameter name that make it look like a secret, misspelt too (``sasl-pasword``):
-#: a name none of the declared parameters has is masked when one of its words is close to these.
-_SECRET_LOOKING_WORDS = ("password", "passwd", "secret", "token", "key", "credential", "credentials")
+#: a name none of the declared parameters has is masked when one of its words is close to these,
+#: or when it ends in ``key`` (``acess-key``; ``handle-key-columns`` is not a key).
+_SECRET_LOOKING_WORDS = ("password", "passwd", "secret", "token", "credential", "credentials")
 #: How many times a value is percent-decoded looking for a URL inside (a URL encoded twice).
 _MAX_DECODINGS = 3
 
@@ -31,7 +32,7 @@ def is_secret_name(name: str) -> bool:
 def looks_secret(name: str) -> bool:
     """A declared secret's name, or one with a word close to a secret's (``pasword``,
     ``acess-key``, ``sesion-tokn``): the value of an unknown parameter so named is masked."""
-    if is_secret_name(name):
+    if is_secret_name(name) or name.lower().rstrip("s").endswith("key"):
         return True
     for word in re.split(r"[-_.\s]+", name.lower()):
         if word and difflib.get_close_matches(word, _SECRET_LOOKING_WORDS, n=1, cutoff=0.75):
@@ -76,7 +77,7 @@ def redact_url(url: str, secret_names: Iterable[str] = (), known_names: Optional
     percent-encoded once too often, have their own password and secrets masked; a value
     ``user:password@host`` (a URL without its scheme) has its password masked; a parameter
     whose name looks like a secret's (misspelt: ``sasl-pasword``) is masked too, unless it
-    is one of ``known_names`` (the declared parameters, when known) and not a secret.
+    is one of ``known_names`` (the declared parameters, when known).
     """
     declared = set(secret_names)
     known = set(known_names) if known_names is not None else set()
@@ -89,7 +90,7 @@ def redact_url(url: str, secret_names: Iterable[str] = (), known_names: Optional
         inner = inner_url(value)
         if inner is not None:  # a URL (schema-registry=https://u:p@h): its own password masked, host kept
             value = redact_url(inner)
-        elif name in declared or (name not in known and looks_secret(name)):
+        elif name in declared or is_secret_name(name) or (name not in known and looks_secret(name)):
             value = MASK
         else:
             value = _with_userinfo_masked(value)
