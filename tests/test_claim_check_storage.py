@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 from urllib.parse import quote
 
 import pytest
@@ -103,3 +104,27 @@ def test_the_storage_keys_are_masked_wherever_a_sink_is_shown(s3_bucket: S3Bucke
     shown = [repr(config), repr(config.params), config.redacted_uri, repr(open_sink(config)),
              repr(LargeMessageOptions.from_config(config))]
     assert not [text for text in shown if SECRET_KEY in text or ACCESS_KEY in text]
+
+
+TOKEN = "cdcwire-test-session-token-never-shown"
+
+
+def test_botocore_debug_logging_shows_no_key_and_no_session_token(s3_bucket: S3Bucket, caplog) -> None:
+    storage = Storage.parse(s3_bucket.storage_uri() + f"&session-token={TOKEN}")
+    with caplog.at_level(logging.DEBUG):
+        storage.put("one.json", b"payload")
+        assert storage.get("one.json") == b"payload"
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "'X-Amz-Security-Token': b'***'" in logged  # the signed request headers were logged, masked
+    assert ACCESS_KEY not in logged and SECRET_KEY not in logged and TOKEN not in logged
+
+
+def test_a_storage_uri_encoded_twice_is_refused_and_shown_nowhere_with_its_keys(s3_bucket: S3Bucket) -> None:
+    twice = quote(quote(s3_bucket.storage_uri() + f"&session-token={TOKEN}", safe=""), safe="")
+    uri = sink("open-protocol", "x").replace(f"claim-check-storage-uri={quote('x')}", f"claim-check-storage-uri={twice}")
+    with pytest.raises(cdcwire.SinkURIError, match="percent-encoded more than once") as info:
+        cdcwire.parse_sink_uri(uri)
+    from cdcwire.sink_uri import split_sink_uri
+
+    shown = [str(info.value), repr(split_sink_uri(uri))]
+    assert not [text for text in shown if ACCESS_KEY in text or SECRET_KEY in text or TOKEN in text]

@@ -312,7 +312,7 @@ def test_ordered_output_is_in_commit_ts_order_with_replays_and_broadcast_copies_
             rows = cdcwire.encode(uri, batch_rows(b))
             send(rows)
             if b == 2:
-                send(rows)  # redelivered before its resolved ts
+                send(rows)  # sent again before its resolved ts: new messages, so (at least once) they come out
             send([ResolvedEvent(resolved_of(b))])
             if b == 2:
                 send(rows)  # and after it
@@ -322,7 +322,7 @@ def test_ordered_output_is_in_commit_ts_order_with_replays_and_broadcast_copies_
     f.wait_started()
     writer = writer_thread(produce)
     writer.join(TIMEOUT)
-    changes = expected_lines(uri, [e for b in range(4) for e in batch_rows(b)])
+    changes = expected_lines(uri, [e for b in range(4) for e in batch_rows(b)] + batch_rows(2))
     deadline = time.monotonic() + TIMEOUT
     while not (f.lines and from_json(f.lines[-1]) == ResolvedEvent(resolved_of(3))):
         assert time.monotonic() < deadline, f.stderr
@@ -671,3 +671,39 @@ def test_the_command_takes_fail_on_data_loss_false(tmp_path, following):
     f.wait_for_lines(len(expected_lines(uri, batch(0))))
     code = f.interrupt()
     assert_clean_end(f, code)
+
+
+def keyless_row(ts: int) -> RowChangedEvent:
+    return RowChangedEvent(commit_ts=ts, schema="app", table="log", columns=(Column("v", T.VARCHAR, F.NULLABLE, "same"),))
+
+
+@pytest.mark.parametrize("protocol", [p for p in cdcwire.protocols() if p != "avro"])
+def test_identical_rows_of_a_keyless_table_all_come_out_ordered(tmp_path, request, protocol):
+    uri, topics = protocol_uri(tmp_path, protocol, request)
+    twice, four_times = [keyless_row(1000)] * 2, [keyless_row(1001)] * 4
+    write(uri, twice + [ResolvedEvent(1000)])
+    write(uri, four_times + [ResolvedEvent(1001)])
+    with cdcwire.follow(uri, topics=topics, ordered=True, until=1001, poll_interval=0.05) as follower:
+        got = [e for e in follower if isinstance(e, RowChangedEvent)]
+    assert [e.commit_ts for e in got] == [1000] * 2 + [1001] * 4
+
+
+def test_a_topic_that_does_not_exist_yet_reads_as_empty_until_it_appears(tmp_path):
+    uri = file_uri(tmp_path, "later", partition_num="2")
+    with cdcwire.follow(uri, count=len(expected_lines(uri, batch(0))), poll_interval=0.05) as follower:
+        writer = writer_thread(lambda: (time.sleep(0.2), write(uri, batch(0))))
+        got = [to_json(e) for e in follower]
+    writer.join(TIMEOUT)
+    assert Counter(got) == Counter(expected_lines(uri, batch(0)))
+
+
+def test_follow_on_a_topic_not_created_yet_waits_for_it(tmp_path, following):
+    uri = file_uri(tmp_path, "later", partition_num="1")
+    f = following(uri)
+    f.wait_started()
+    write(uri, batch(0))
+    expected = expected_lines(uri, batch(0))
+    f.wait_for_lines(len(expected))
+    code = f.interrupt()
+    assert_clean_end(f, code)
+    assert Counter(f.lines) == Counter(expected) and "does not exist" not in f.stderr

@@ -408,3 +408,43 @@ def test_the_skip_damaged_flag_on_run_needs_a_source_uri_as_input(tmp_path, even
     assert capsys.readouterr().err.startswith(
         f"cdcwire run: error: --skip-damaged reads file:// sources (only their records can be damaged); '{path}'"
     )
+
+
+def test_a_uri_argument_is_read_from_an_environment_variable(tmp_path, events_file, capsys, monkeypatch):
+    path, events = events_file
+    monkeypatch.setenv("CDCWIRE_SINK", f"file://{tmp_path}/out/orders?protocol=echo-json")
+    assert main(["encode", "--sink-uri", "env:CDCWIRE_SINK", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", "env:CDCWIRE_SINK"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(events)
+
+
+def test_a_uri_argument_is_read_from_a_file(tmp_path, events_file, capsys):
+    path, events = events_file
+    uri_file = tmp_path / "sink.uri"
+    uri_file.write_text(f"file://{tmp_path}/out/orders?protocol=echo-json\n")
+    assert main(["encode", "--sink-uri", f"@{uri_file}", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", f"@{uri_file}"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(events)
+
+
+@pytest.mark.parametrize("given, says", [
+    ("env:CDCWIRE_NOT_SET", "environment variable 'CDCWIRE_NOT_SET' is not set"),
+    ("@/nonexistent/sink.uri", "cannot read the URI from file '/nonexistent/sink.uri': No such file or directory"),
+])
+def test_a_uri_that_cannot_be_read_is_a_one_line_error_naming_where(given, says, capsys, monkeypatch):
+    monkeypatch.delenv("CDCWIRE_NOT_SET", raising=False)
+    with pytest.raises(SystemExit) as info:
+        main(["inspect", given])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument SOURCE_URI: {says}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["encode", "x.jsonl", "--sink-uri"], ["inspect"], ["follow"], ["run", "--input", "x", "--sink-uri"], ["materialize", "--out", "d"]])
+def test_every_uri_argument_takes_env_and_file_forms(command, capsys, monkeypatch):
+    monkeypatch.delenv("CDCWIRE_NOT_SET", raising=False)
+    with pytest.raises(SystemExit):
+        main([*command, "env:CDCWIRE_NOT_SET"])
+    assert "environment variable 'CDCWIRE_NOT_SET' is not set" in capsys.readouterr().err

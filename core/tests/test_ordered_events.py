@@ -28,8 +28,14 @@ def merger(partitions: int = 2, **kwargs) -> OrderedEvents:
 
 
 def feed(m: OrderedEvents, partition: int, *events, offset: int = 0) -> None:
+    """Each event in a message of its own, at consecutive offsets."""
     for i, event in enumerate(events):
-        m.add(event, TOPIC, partition, offset + i)
+        m.add(event, TOPIC, partition, offset + i, 0)
+
+
+def keyless_row(ts: int, value: str = "v") -> RowChangedEvent:
+    return RowChangedEvent(commit_ts=ts, schema="app", table="log",
+                           columns=(Column("v", T.VARCHAR, F.NULLABLE, value),))
 
 
 def released(m: OrderedEvents, limit=None) -> list:
@@ -83,11 +89,28 @@ def test_broadcast_copies_of_a_ddl_and_a_resolved_event_come_out_once():
     assert m.copies == 2
 
 
-def test_a_replayed_row_still_held_is_dropped():
+def test_a_message_read_again_while_its_rows_are_held_is_dropped():
     m = merger(1)
-    feed(m, 0, row(10, 1), row(11, 2), row(10, 1), row(11, 2), ResolvedEvent(20))
+    feed(m, 0, row(10, 1), row(11, 2))
+    feed(m, 0, row(10, 1), row(11, 2))  # the same offsets again
+    feed(m, 0, ResolvedEvent(20), offset=2)
     assert released(m) == [row(10, 1), row(11, 2), ResolvedEvent(20)]
     assert m.copies == 2
+
+
+def test_identical_rows_of_a_keyless_table_at_two_places_are_both_kept():
+    m = merger(1)
+    feed(m, 0, keyless_row(10), keyless_row(10), ResolvedEvent(20))
+    assert released(m) == [keyless_row(10), keyless_row(10), ResolvedEvent(20)]
+    assert m.copies == 0
+
+
+def test_identical_rows_in_one_message_are_both_kept():
+    m = merger(1)
+    m.add(keyless_row(10), TOPIC, 0, 0, 0)
+    m.add(keyless_row(10), TOPIC, 0, 0, 1)
+    feed(m, 0, ResolvedEvent(20), offset=1)
+    assert released(m) == [keyless_row(10), keyless_row(10), ResolvedEvent(20)]
 
 
 def test_a_row_replayed_after_its_partitions_resolved_ts_is_dropped():
@@ -171,8 +194,9 @@ def test_the_least_resolved_ts_waits_for_every_tracked_partition():
     assert w.minimum is None
 
 
-def test_identity_is_commit_ts_table_kind_and_key_image():
-    assert identity(row(1, 1, value="a")) == identity(row(1, 1, value="b"))
-    assert identity(row(1, 1)) != identity(row(2, 1))
-    assert identity(row(1, 1)) != identity(row(1, 1, delete=True))
-    assert identity(row(1, 1)) != identity(row(1, 1, table="u"))
+def test_a_rows_identity_is_its_place_and_a_ddls_its_content():
+    assert identity(row(1, 1), TOPIC, 0, 5, 0) == identity(row(1, 1), TOPIC, 0, 5, 0)
+    assert identity(row(1, 1), TOPIC, 0, 5, 0) != identity(row(1, 1), TOPIC, 0, 6, 0)
+    assert identity(row(1, 1), TOPIC, 0, 5, 0) != identity(row(1, 1), TOPIC, 0, 5, 1)
+    assert identity(row(1, 1), TOPIC, 0) is None  # no place: never a copy
+    assert identity(ddl(5), TOPIC, 0, 1, 0) == identity(ddl(5), TOPIC, 2, 9, 0)

@@ -301,3 +301,44 @@ def test_the_s3_storage_option_force_path_style_has_the_same_boolean_rule():
     assert Storage.parse("s3://b/p?force-path-style=TRUE").options["force-path-style"] == "TRUE"
     with pytest.raises(SinkURIError, match="'force-path-style' must be true or false \\(any case\\), or 1 or 0"):
         Storage.parse("s3://b/p?force-path-style=yes")
+
+
+@pytest.mark.parametrize("name", ["sasl-pasword", "sasl_password", "sasl-passwd", "sesion-tokn", "acess-key", "my-credentials"])
+def test_a_misspelt_secret_parameter_is_masked_in_the_uri_repr_and_the_right_name_suggested(name):
+    from cdcwire.sink_uri import split_sink_uri
+
+    uri = f"kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&{name}=hunter2"
+    assert "hunter2" not in repr(split_sink_uri(uri))
+    with pytest.raises(SinkURIError) as info:
+        parse_sink_uri(uri)
+    assert f"unknown parameter {name!r}" in str(info.value) and "hunter2" not in str(info.value)
+    if "pas" in name:
+        assert "did you mean 'sasl-password'?" in str(info.value)
+
+
+def test_a_declared_parameter_named_like_a_secret_is_shown_an_unknown_one_masked():
+    from cdcwire.redact import redact_url
+
+    uri = "file:///tmp/d/t?protocol=echo-json&passwd-file=/etc/x&handle-key-columns=true"
+    known = redact_url(uri, known_names=["protocol", "passwd-file", "handle-key-columns"])
+    assert "passwd-file=/etc/x" in known and "handle-key-columns=true" in known
+    assert "passwd-file=***" in redact_url(uri) and "handle-key-columns=true" in redact_url(uri)
+
+
+def test_a_url_without_its_scheme_has_its_password_masked():
+    from cdcwire.sink_uri import split_sink_uri
+
+    uri = "file:///tmp/d/t?protocol=echo-json&schema-registry=bob:hunter2@registry:8081"
+    assert "schema-registry=bob:***@registry:8081" in repr(split_sink_uri(uri))
+
+
+def test_a_url_encoded_twice_in_a_parameter_has_its_secrets_masked():
+    from urllib.parse import quote
+
+    from cdcwire.sink_uri import split_sink_uri
+
+    inner = "s3://b/p?access-key=AKIAX1&secret-access-key=SEKRITX&session-token=TOKENX"
+    shown = repr(split_sink_uri("file:///tmp/d/t?protocol=echo-json&claim-check-storage-uri="
+                                + quote(quote(inner, safe=""), safe="")))
+    assert "AKIAX1" not in shown and "SEKRITX" not in shown and "TOKENX" not in shown
+    assert "s3://b/p" in shown

@@ -304,8 +304,10 @@ class Follower:
         )
 
     def _discover(self, strict: bool) -> list[PartitionKey]:
-        """Partitions of the chosen topics not followed yet. At the start a missing topic or a
-        pattern matching nothing is an error; later they are simply not there yet."""
+        """Partitions of the chosen topics not followed yet. A topic the source does not hold
+        (yet: a writer may be creating it) has none, and is followed once it appears. At the
+        start a pattern matching nothing, or a topic that is there but cannot be listed, is an
+        error; later they are simply not there yet."""
         try:
             topics = select_topics(self._topics_spec, self.sink.topic, self._reader.topics)
         except CdcwireError:
@@ -317,8 +319,10 @@ class Follower:
             try:
                 found = self._partitions_spec or self._reader.partitions(topic)
             except TransportError:
-                if strict:
+                if strict and topic in self._reader.topics():
                     raise
+                if strict:
+                    log.info("topic %r does not exist yet: it is followed once it appears", topic)
                 continue
             new.extend((topic, p) for p in found if (topic, p) not in self._next)
         return new
@@ -458,9 +462,9 @@ class Follower:
 
     def _route(self, events: list[Event], message: Message) -> None:
         key = (message.topic, message.partition)
-        for event in events:
+        for index, event in enumerate(events):
             if self._merger is not None:
-                self._merger.add(event, message.topic, message.partition, message.offset)
+                self._merger.add(event, message.topic, message.partition, message.offset, index)
                 continue
             first = self._copies is None or self._copies.first(event)
             if isinstance(event, ResolvedEvent) and self._watermarks.advance(key, event.ts) and self._copies is not None:
@@ -658,7 +662,8 @@ def follow(
     False: one warning, and it is followed on from its earliest offset.
 
     Errors that the arguments make certain (a protocol without resolved events and
-    ``ordered``, a group on ``file://``, a missing topic) are raised here, before any read.
+    ``ordered``, a group on ``file://``, a pattern matching no topic) are raised here, before
+    any read. A topic that does not exist yet is followed once it appears (it reads as empty).
     """
     return Follower(
         source_uri, topics=topics, partitions=partitions, tables=tables, start=start, until=until, count=count,

@@ -9,9 +9,12 @@ rest are held. A partition with no resolved ts yet holds everything back.
 Delivery is at least once, and DDL and resolved events are broadcast, so what arrives
 holds copies. A row or DDL event at or below its own partition's resolved ts, or at or
 below what was already released, is a replay (its first copy came before that resolved
-ts) and is dropped; an event with the same identity as one still held (commit ts, table,
-kind and key image for a row; commit ts, table and query for a DDL) is a replayed or
-broadcast copy and is dropped too. Resolved events are not released one per partition:
+ts) and is dropped. Above it, a row is known by its place only (topic, partition, offset
+and index in the message): a message read again is dropped, but two equal rows at two
+places are both kept, because a table without a key can change two identical rows in one
+transaction and content cannot tell that from a replay. A DDL is known by its commit ts,
+table and query: its broadcast copies (one per partition, each at its own place) are one
+event. Resolved events are not released one per partition:
 the merged stream carries one resolved event each time the ts it released up to advances.
 """
 
@@ -44,6 +47,8 @@ class Placed:
     #: The message's Kafka timestamp (ms) and headers, where the transport has them.
     timestamp: Optional[int] = None
     headers: Optional[tuple[tuple[str, Optional[bytes]], ...]] = None
+    #: The event's index among the events of its message.
+    index: Optional[int] = None
 
 
 class ResolvedWatermarks:
@@ -81,14 +86,16 @@ class ResolvedWatermarks:
         return key in self._ts
 
 
-def identity(event: Event) -> Hashable:
-    """What makes two deliveries the same event: for a row its commit ts, table, kind and key
-    image (the handle-key columns, or the whole image of a table without one); for a DDL its
-    commit ts, table and query; for a resolved event its ts."""
+def identity(event: Event, topic: str, partition: int, offset: Optional[int] = None,
+             index: Optional[int] = None) -> Optional[Hashable]:
+    """What makes two deliveries the same event: for a row its place (topic, partition, offset,
+    index in the message; None without a full place: never a copy, since equal content is not
+    the same row); for a DDL its commit ts, table and query (its broadcast copies are at other
+    places); for a resolved event its ts."""
     if isinstance(event, RowChangedEvent):
-        key = event.handle_key_columns() or event.image
-        image = tuple((c.name, c.value) for c in key)
-        return ("row", event.commit_ts, event.schema, event.table, event.table_id, event.kind, image)
+        if offset is None or index is None:
+            return None
+        return ("row", topic, partition, offset, index)
     if isinstance(event, DDLEvent):
         return ("ddl", event.commit_ts, event.schema, event.table, event.query)
     return ("resolved", event.ts)
@@ -110,7 +117,7 @@ class OrderedEvents:
         #: Dropped: replays (at or below a resolved ts or what was released) and copies of held events.
         self.replays = 0
         self.copies = 0
-        self._heap: list[tuple[int, int, int, Placed, Hashable]] = []
+        self._heap: list[tuple[int, int, int, Placed, Optional[Hashable]]] = []
         self._order = itertools.count()
         self._held: set[Hashable] = set()
         self._held_offsets: dict[PartitionKey, dict[int, int]] = {}
@@ -123,9 +130,10 @@ class OrderedEvents:
         """A partition to merge; it holds everything back until it delivers a resolved event."""
         self.watermarks.track((topic, partition))
 
-    def add(self, event: Event, topic: str, partition: int, offset: Optional[int] = None) -> bool:
-        """Take one delivered event; False when it was dropped (a replay, a copy, a resolved event
-        that does not advance its partition)."""
+    def add(self, event: Event, topic: str, partition: int, offset: Optional[int] = None,
+            index: Optional[int] = None) -> bool:
+        """Take one delivered event, ``index`` its place among its message's events; False when it
+        was dropped (a replay, a copy, a resolved event that does not advance its partition)."""
         key = (topic, partition)
         if isinstance(event, ResolvedEvent):
             self.watermarks.track(key)
@@ -135,14 +143,16 @@ class OrderedEvents:
         if (passed is not None and ts <= passed) or (self.released_up_to is not None and ts <= self.released_up_to):
             self.replays += 1
             return False
-        ident = identity(event)
-        if ident in self._held:
-            self.copies += 1
-            return False
+        ident = identity(event, topic, partition, offset, index)
+        if ident is not None:
+            if ident in self._held:
+                self.copies += 1
+                return False
+            self._held.add(ident)
         self.watermarks.track(key)
-        self._held.add(ident)
         rank = 0 if isinstance(event, DDLEvent) else 1
-        heapq.heappush(self._heap, (ts, rank, next(self._order), Placed(event, topic, partition, offset), ident))
+        placed = Placed(event, topic, partition, offset, index)
+        heapq.heappush(self._heap, (ts, rank, next(self._order), placed, ident))
         if offset is not None:
             counts = self._held_offsets.setdefault(key, {})
             counts[offset] = counts.get(offset, 0) + 1
@@ -160,7 +170,8 @@ class OrderedEvents:
         heap = self._heap
         while heap and heap[0][0] <= upto:
             _, _, _, placed, ident = heapq.heappop(heap)
-            self._held.discard(ident)
+            if ident is not None:
+                self._held.discard(ident)
             if placed.offset is not None:
                 self._forget_offset((placed.topic, placed.partition), placed.offset)  # type: ignore[arg-type]
             out.append(placed)

@@ -194,6 +194,12 @@ LARGE_MESSAGE_HANDLE_COMPRESSION = Parameter(
     " every value with the same setting",
     choices=("none", "snappy", "lz4"),
 )
+MAX_DECOMPRESSED_BYTES = Parameter(
+    "max-decompressed-bytes", "int", 64 * 1024 * 1024,
+    "readers: the most one compressed value may decompress to; a value that says it holds more is"
+    " refused before it is decompressed (a decompression bomb)",
+    minimum=1,
+)
 CLAIM_CHECK_STORAGE_URI = Parameter(
     "claim-check-storage-uri", "str", None,
     "where large-message-handle-option=claim-check stores whole messages (file:///dir or"
@@ -207,6 +213,7 @@ CLAIM_CHECK_RAW_VALUE = Parameter(
 #: ``LARGE_MESSAGE_HANDLE_OPTION.supporting(...)``.
 LARGE_MESSAGE_PARAMETERS: tuple[Parameter, ...] = (
     LARGE_MESSAGE_HANDLE_COMPRESSION,
+    MAX_DECOMPRESSED_BYTES,
     CLAIM_CHECK_STORAGE_URI,
     CLAIM_CHECK_RAW_VALUE,
 )

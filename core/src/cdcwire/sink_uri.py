@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit
 from .dispatch.topics import topic_name_problem
 from .errors import SinkURIError
 from .params import SHARED_PARAMETERS, Parameter, shown_value
-from .redact import MASK, redact_url
+from .redact import MASK, inner_url, redact_url
 
 def _shown(name: str, value: Any, secret: frozenset[str]) -> Any:
     """A parameter value as a repr may show it: secret ones masked, URLs with their
@@ -27,9 +27,8 @@ def _shown(name: str, value: Any, secret: frozenset[str]) -> Any:
         return None
     if name in secret:
         return MASK
-    if isinstance(value, str) and "://" in value:
-        return redact_url(value)
-    return value
+    inner = inner_url(value) if isinstance(value, str) else None
+    return value if inner is None else redact_url(inner)
 
 
 class ParameterValues(Mapping[str, Any]):
@@ -151,7 +150,7 @@ class SinkConfig:
     def redacted_uri(self) -> str:
         if not self.uri:
             return f"protocol={self.protocol}"
-        return redact_url(self.uri, getattr(self.params, "secret_names", ()))
+        return redact_url(self.uri, getattr(self.params, "secret_names", ()), self.params)
 
     def __repr__(self) -> str:
         return f"SinkConfig({self.redacted_uri})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import socket
 from urllib.parse import quote
 
@@ -101,3 +102,23 @@ def test_client_repr_shows_no_credentials() -> None:
     client = SchemaRegistryClient("https://bob:hunter2@registry.example:8081/base/")
     assert repr(client) == "SchemaRegistryClient('https://registry.example:8081/base')"
     assert "hunter2" not in repr(client.address)
+
+
+def test_a_500_that_echoes_the_request_shows_no_credentials() -> None:
+    with LocalSchemaRegistry(username="alice", password="hunter2-s3cret") as secured:
+        secured.fail_next(1, 500, echo_request=True)
+        client = SchemaRegistryClient(secured.url_with_credentials(), retry_seconds=0)
+        with pytest.raises(SchemaRegistryError) as info:
+            client.register("s-value", SCHEMA)
+    text = str(info.value)
+    token = base64.b64encode(b"alice:hunter2-s3cret").decode()
+    assert "answered 500" in text and "Authorization" in text  # the echo is there, its value masked
+    assert token not in text and "hunter2-s3cret" not in text and "Basic ***" in text
+
+
+def test_a_registry_url_without_its_scheme_is_refused_without_its_password() -> None:
+    with pytest.raises(cdcwire.SinkURIError, match="http:// or https://") as info:
+        cdcwire.parse_sink_uri(uri("bob:hunter2@127.0.0.1:8081"))
+    from cdcwire.sink_uri import split_sink_uri
+
+    assert "hunter2" not in str(info.value) and "hunter2" not in repr(split_sink_uri(uri("bob:hunter2@127.0.0.1:8081")))

@@ -148,3 +148,61 @@ def test_columnar_decoding_of_compressed_values_gives_the_event_paths_events(com
     messages = [cdcwire.Message("t", 0, None, v, i) for i, v in enumerate(values)]
     columnar, by_event = columnar_and_event_decoding(config, messages)
     assert columnar == by_event and len(by_event) == 5
+
+
+# --- decompression bombs: a few MB that decompress to hundreds -------------------------------
+
+BOMB_SCRIPT = r"""
+import json, resource, sys
+import cramjam
+import cdcwire
+from cdcwire import DecodeError, Message
+
+codec, params = sys.argv[1], sys.argv[2]
+if codec == "lz4":  # 512 MiB of zeros, compressed a MiB at a time: about 2 MB
+    compressor = cramjam.lz4.Compressor()
+    for _ in range(512):
+        compressor.compress(bytes(1 << 20))
+    bomb = bytes(compressor.finish())
+else:  # snappy block: 200 MiB said in its header, one literal zero, then copies of 64 bytes (3 bytes each)
+    size, header = 200 << 20, bytearray()
+    n = size
+    while n >= 0x80:
+        header.append(n & 0x7F | 0x80)
+        n >>= 7
+    header.append(n)
+    bomb = bytes(header) + b"\x00\x00" + b"\xfe\x01\x00" * ((size - 1) // 64) + b"\x00\x00" * ((size - 1) % 64)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+uri = "file:///nowhere/t?protocol=canal-json&large-message-handle-compression=" + codec + params
+try:
+    cdcwire.decode(uri, [Message("t", 0, None, bomb)])
+    error = None
+except DecodeError as exc:
+    error = str(exc)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"bomb": len(bomb), "error": error, "grown_kib": grown}))
+"""
+
+
+def _decode_bomb(codec: str, params: str = "") -> dict:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", BOMB_SCRIPT, codec, params], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("codec", ["lz4", "snappy"])
+def test_a_decompression_bomb_is_refused_without_decompressing_it(codec):
+    result = _decode_bomb(codec)
+    assert result["bomb"] < 12 << 20  # a few MB that say they hold 200 or 512 MiB
+    assert "larger than max-decompressed-bytes=67108864 decompressed" in result["error"]
+    assert result["grown_kib"] < 100 << 10  # not the hundreds of MiB it would decompress to
+
+
+@pytest.mark.parametrize("codec", ["lz4", "snappy"])
+def test_max_decompressed_bytes_sets_the_bound(codec):
+    result = _decode_bomb(codec, "&max-decompressed-bytes=1048576")
+    assert "larger than max-decompressed-bytes=1048576 decompressed" in result["error"]
+    assert result["grown_kib"] < 20 << 10

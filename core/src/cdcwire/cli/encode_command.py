@@ -12,12 +12,14 @@ from ..errors import EventJSONError
 from ..event_json import read_jsonl
 from ..message import Message
 from ..sink import open_sink
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("encode", help="encode event JSON Lines to a sink (no Spark)")
     p.add_argument("input", help="event JSON Lines file ('-' for stdin)")
-    p.add_argument("--sink-uri", required=True, help="e.g. file:///tmp/out/orders?protocol=open-protocol")
+    p.add_argument("--sink-uri", required=True, type=uri_argument,
+                   help="e.g. file:///tmp/out/orders?protocol=open-protocol" + FROM_ENV_OR_FILE)
     return p
 
 

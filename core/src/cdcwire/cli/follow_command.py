@@ -17,6 +17,7 @@ from ..ordered_events import Placed
 from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 EPILOG = """\
 exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until, -e); 2 on an error
@@ -35,7 +36,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("uri", metavar=SOURCE_URI, help="the sink URI the messages are written with")
+    p.add_argument("uri", metavar=SOURCE_URI, type=uri_argument,
+                   help="the sink URI the messages are written with" + FROM_ENV_OR_FILE)
     p.add_argument(
         "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|TIME",
         help="where each partition starts: its beginning (default), its end (only what is written from now), "

@@ -12,11 +12,13 @@ from ..errors import CdcwireError
 from .run_command import _one_line, _spark_reason
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
-    p.add_argument("source_uri", metavar=SOURCE_URI, help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true")
+    p.add_argument("source_uri", metavar=SOURCE_URI, type=uri_argument,
+                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true" + FROM_ENV_OR_FILE)
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
     p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
     add_topics(p)

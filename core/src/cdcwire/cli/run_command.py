@@ -12,12 +12,15 @@ import argparse
 from ..errors import CdcwireError
 from .reading_flags import add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
+from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run the Spark pipeline: events (or a source to transcode) to a sink")
-    p.add_argument("--input", required=True, help="event JSON Lines / Parquet path, or a source URI to transcode")
-    p.add_argument("--sink-uri", required=True, help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json")
+    p.add_argument("--input", required=True, type=uri_argument,
+                   help="event JSON Lines / Parquet path, or a source URI to transcode" + FROM_ENV_OR_FILE)
+    p.add_argument("--sink-uri", required=True, type=uri_argument,
+                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json" + FROM_ENV_OR_FILE)
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     p.add_argument(
         "--dead-letter",

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from ..errors import SinkURIError
 from .claim_check import ClaimCheckStore, claim_check_store
-from .compression import Compression
+from .compression import DEFAULT_DECOMPRESSED_LIMIT, Compression
 from .storage import Storage
 
 
@@ -26,7 +26,10 @@ class LargeMessageOptions:
         """The options of a sink config; parameters a codec does not declare read as their defaults."""
         return cls(
             mode=config.get("large-message-handle-option") or "none",
-            compression=Compression(config.get("large-message-handle-compression") or "none"),
+            compression=Compression(
+                config.get("large-message-handle-compression") or "none",
+                config.get("max-decompressed-bytes") or DEFAULT_DECOMPRESSED_LIMIT,
+            ),
             storage_uri=config.get("claim-check-storage-uri"),
             raw_value=bool(config.get("claim-check-raw-value")),
         )

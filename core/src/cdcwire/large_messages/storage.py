@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlsplit
 from ..errors import SinkURIError, TransportError
 from ..extras import extra_required
 from ..params import parse_boolean
-from ..redact import MASK
+from ..redact import MASK, inner_url, keep_secrets_out_of_logs
 
 SCHEMES = ("file", "s3")
 #: TiCDC's S3 URI parameters, and the s3fs argument each becomes.
@@ -32,6 +32,8 @@ _S3_PARAMETERS = {
     "storage-class", "sse", "sse-kms-key-id", "acl", "role-arn", "external-id",
 }
 _S3_SECRETS = ("access-key", "secret-access-key", "session-token")
+#: The libraries an S3 storage goes through, whose loggers get the secrets filter.
+_S3_LOGGERS = ("botocore", "aiobotocore", "s3fs", "fsspec", "urllib3", "aiohttp")
 #: Connection and read time limits, and attempts, for S3 calls: an unreachable storage fails a
 #: write in seconds, naming the storage, rather than hanging the task.
 _S3_TIMEOUTS = {"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 3, "mode": "standard"}}
@@ -66,6 +68,11 @@ class Storage:
         scheme = parts.scheme.lower()
         if scheme not in SCHEMES:
             shown = scheme or "no scheme"
+            if not scheme and inner_url(uri) is not None:  # not shown: its query may hold keys
+                raise SinkURIError(
+                    f"parameter {parameter!r}: the storage URI is percent-encoded more than once; inside a"
+                    " sink URI, percent-encode it once (its ':', '/', '?', '&' and '=')", parameter,
+                )
             raise SinkURIError(
                 f"parameter {parameter!r}: storage scheme {shown!r} is not supported; use file:///path or"
                 " s3://bucket/prefix?endpoint=...", parameter,
@@ -161,6 +168,8 @@ class Storage:
             if self.scheme == "file":
                 return fsspec.filesystem("file")
             import s3fs  # noqa: F401 - registers the s3 protocol with fsspec
+        # botocore logs the access key and the session token at DEBUG, should an application turn it on
+        keep_secrets_out_of_logs((self.options.get(k) for k in _S3_SECRETS), _S3_LOGGERS)
         return fsspec.filesystem("s3", **_s3_arguments(self.options))
 
 

@@ -12,8 +12,10 @@ it with the reason rather than hang.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -35,6 +37,8 @@ _LAST_ATTEMPT_TIMEOUT = 1.0
 _TRANSIENT_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 
 log = logging.getLogger(__name__)
+#: An HTTP credential as a registry or a proxy may echo it back in an error body.
+_ECHOED_CREDENTIAL = re.compile(r"\b(Basic|Bearer|Digest)(\s+)[^\s'\",}]+", re.IGNORECASE)
 
 
 class SchemaRegistryError(CdcwireError):
@@ -85,6 +89,16 @@ class RegistryAddress:
     def __repr__(self) -> str:
         who = f", user={self.username!r}" if self.username else ""
         return f"RegistryAddress({self.base_url!r}{who})"
+
+    def without_credentials(self, text: str) -> str:
+        """``text`` (what the registry answered) with the password, the basic-auth header value
+        and any echoed HTTP credential masked: a registry or proxy may echo the request back."""
+        text = _ECHOED_CREDENTIAL.sub(r"\1\2***", text)
+        if self.password:
+            token = base64.b64encode(f"{self.username or ''}:{self.password}".encode()).decode()
+            for secret in (token, self.password):
+                text = text.replace(secret, "***")
+        return text
 
 
 class SchemaRegistryClient:
@@ -184,7 +198,7 @@ class SchemaRegistryClient:
                     raise self._refusal(method, path, subject, response)
                 problem = (
                     f"schema registry {self.address.base_url} answered {status}"
-                    f" to {method} {path}: {_registry_message(response)}"
+                    f" to {method} {path}: {self._registry_message(response)}"
                 )
                 asked_wait = _retry_after(response)
             left = deadline - time.monotonic()
@@ -204,6 +218,9 @@ class SchemaRegistryClient:
                         left)
             time.sleep(pause)
 
+    def _registry_message(self, response: requests.Response) -> str:
+        return _registry_message(response, self.address)
+
     def _refusal(self, method: str, path: str, subject: Optional[str], response: requests.Response) -> Exception:
         status = response.status_code
         where = f"schema registry {self.address.base_url}"
@@ -213,15 +230,15 @@ class SchemaRegistryClient:
         if status == 403:
             return SchemaRegistryError(f"{where} denied {method} {path}: 403 Forbidden", 403, subject)
         if status == 404:
-            return SchemaNotFoundError(f"{where}: {method} {path} not found: {_registry_message(response)}",
+            return SchemaNotFoundError(f"{where}: {method} {path} not found: {self._registry_message(response)}",
                                        404, subject)
         if status == 409:
             return SchemaRegistryError(
                 f"{where} rejected the schema for subject {subject!r} as incompatible (409):"
-                f" {_registry_message(response)}", 409, subject,
+                f" {self._registry_message(response)}", 409, subject,
             )
         return SchemaRegistryError(
-            f"{where} answered {status} to {method} {path}: {_registry_message(response)}", status, subject
+            f"{where} answered {status} to {method} {path}: {self._registry_message(response)}", status, subject
         )
 
 
@@ -244,12 +261,15 @@ def _retry_after(response: requests.Response) -> Optional[float]:
     return seconds if 0 <= seconds < 3600 else None
 
 
-def _registry_message(response: requests.Response) -> str:
+def _registry_message(response: requests.Response, address: RegistryAddress) -> str:
+    """What the registry said, short, with any credential it echoed masked (before it is cut
+    short: a cut could leave part of a password)."""
     try:
         body = response.json()
     except ValueError:
-        return response.text[:200]
+        return address.without_credentials(response.text)[:200]
     if isinstance(body, dict) and "message" in body:
         code = body.get("error_code")
-        return f"{body['message']}" + (f" (error code {code})" if code is not None else "")
-    return str(body)[:200]
+        message = address.without_credentials(str(body["message"]))
+        return message + (f" (error code {code})" if code is not None else "")
+    return address.without_credentials(str(body))[:200]

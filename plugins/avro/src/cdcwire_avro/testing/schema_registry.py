@@ -17,7 +17,9 @@ speaks the subset of the REST API that producers, consumers and
 - ``GET|PUT /config[/{s}]``, ``POST /compatibility/subjects/{s}/versions/{n|latest}``.
 
 Optional HTTP basic auth (``username``/``password``: 401 otherwise) and a
-fault switch, :meth:`fail_next`, that answers the next N requests with a 5xx.
+fault switch, :meth:`fail_next`, that answers the next N requests with a 5xx (its
+message echoing the request's headers with ``echo_request``, as some servers and proxies
+do: a client must not repeat them).
 State lives in memory and dies with the server.
 """
 
@@ -81,7 +83,7 @@ class LocalSchemaRegistry:
         self._password = password
         self._state = _State(compatibility=compatibility)
         self._lock = threading.Lock()
-        self._faults: list[int] = []
+        self._faults: list[tuple[int, bool]] = []
         self._failing: tuple[float, int] = (0.0, 503)  # (until, monotonic clock; status)
         self._server: Optional[ThreadingHTTPServer] = None
         self._thread: Optional[threading.Thread] = None
@@ -138,10 +140,11 @@ class LocalSchemaRegistry:
 
     # -- test switches and views -----------------------------------------------------------
 
-    def fail_next(self, count: int, status: int = 503) -> None:
-        """Answer the next ``count`` requests with ``status`` (a 5xx), then serve normally."""
+    def fail_next(self, count: int, status: int = 503, echo_request: bool = False) -> None:
+        """Answer the next ``count`` requests with ``status`` (a 5xx), then serve normally;
+        ``echo_request``: the answer's message holds the request line and headers."""
         with self._lock:
-            self._faults.extend([status] * count)
+            self._faults.extend([(status, echo_request)] * count)
 
     def fail_for(self, seconds: float, status: int = 503) -> None:
         """Answer every request with ``status`` (a 5xx or 429) for the next ``seconds``: an outage."""
@@ -169,13 +172,14 @@ class LocalSchemaRegistry:
         expected = base64.b64encode(f"{self.username}:{self._password or ''}".encode()).decode()
         return header == f"Basic {expected}"
 
-    def take_fault(self) -> Optional[int]:
+    def take_fault(self) -> Optional[tuple[int, bool]]:
+        """The fault to answer this request with: (status, echo the request), or None."""
         with self._lock:
             self.requests_served += 1
             if self._faults:
                 return self._faults.pop(0)
             until, status = self._failing
-            return status if time.monotonic() < until else None
+            return (status, False) if time.monotonic() < until else None
 
     def handle(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Any:
         parts = [unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
@@ -379,7 +383,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             fault = self.registry.take_fault()
             if fault is not None:
-                raise RegistryAnswer(fault, fault * 100 + 1, "Injected fault: the registry is unavailable")
+                status, echo = fault
+                message = "Injected fault: the registry is unavailable"
+                if echo:
+                    message += f" while serving {self.requestline}: {dict(self.headers.items())}"
+                raise RegistryAnswer(status, status * 100 + 1, message)
             if not self.registry.authorized(self.headers.get("Authorization")):
                 raise RegistryAnswer(401, 401, "Unauthorized")
             try:
