@@ -221,8 +221,8 @@ def columnar_rows(events: list, canal_msgs: list, open_msgs: list, values: list,
     routing stage's record checks)."""
     from cdcwire.codec_calls import columnar_decoder_for, encode_batches, encoder_for
     from cdcwire.event_batch import EventBatch
-    from cdcwire.spark.arrow_batches import event_batch_arrow
-    from cdcwire.spark.arrow_events import batch_problems
+    from cdcwire.spark.rows.arrow_batches import event_batch_arrow
+    from cdcwire.spark.rows.arrow_events import batch_problems
 
     n = len(events)
     loads, dumps = orjson.loads, orjson.dumps

@@ -11,7 +11,7 @@ from typing import Iterable, Optional
 import pyarrow as pa
 
 import cdcwire
-from cdcwire.spark.arrow_events import events_to_permissive_batch
+from cdcwire.spark.rows.arrow_events import events_to_permissive_batch
 from cdcwire.workload import Workload, write_workload
 
 #: Every installed protocol, with the parameters the pipeline tests use.
@@ -110,7 +110,7 @@ def run_routing_task(plan, batches: Iterable[pa.RecordBatch], attempt: TaskAttem
     """Every batch one attempt of a routing task yields (its shuffle output)."""
     from pyspark import TaskContext
 
-    from cdcwire.spark.routing import dispatch_stage
+    from cdcwire.spark.writer.routing import dispatch_stage
 
     monkeypatch.setattr(TaskContext, "get", classmethod(lambda cls: attempt))
     return list(dispatch_stage(plan)(iter(batches)))

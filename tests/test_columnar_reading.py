@@ -11,8 +11,8 @@ from cdcwire import DecodeError
 from cdcwire.codec_calls import decoder_for
 from cdcwire.message import Message
 from cdcwire.spark import range_decoding
-from cdcwire.spark.message_ranges import MessageRange
-from cdcwire.spark.sink_cache import cached_sink
+from cdcwire.spark.reader.message_ranges import MessageRange
+from cdcwire.spark.runtime.sink_cache import cached_sink
 from cdcwire.workload import Workload
 
 PART = MessageRange("t", 0, None, None)

@@ -45,7 +45,7 @@ def test_the_readme_plugin_example_loads_as_a_plugin():
 
 def test_the_readme_names_the_current_format_versions():
     from cdcwire.event_json import EVENT_JSON_VERSION
-    from cdcwire.spark.schema import EVENT_SCHEMA_VERSION
+    from cdcwire.spark.rows.schema import EVENT_SCHEMA_VERSION
 
     text = README.read_text()
     assert f"| event JSON | {EVENT_JSON_VERSION} |" in text

@@ -16,7 +16,7 @@ from cdcwire import CdcwireError
 from cdcwire import spark as cs
 from cdcwire.column_kinds import COLUMN_KINDS
 from cdcwire.events import Column, RowChangedEvent
-from cdcwire.spark.table_types import TableColumn, column_type, element_names, spark_type_of, widen
+from cdcwire.spark.tables.table_types import TableColumn, column_type, element_names, spark_type_of, widen
 from cdcwire.type_codes import ColumnFlag, ColumnType
 
 T = ColumnType

@@ -59,7 +59,7 @@ class _Terminal(io.StringIO):
 
 
 def test_the_progress_bar_draws_on_a_terminal(spark):
-    from cdcwire.spark.progress import ProgressBar
+    from cdcwire.spark.runtime.progress import ProgressBar
 
     screen = _Terminal()
     with ProgressBar(spark, label="job", out=screen, every=0.01):
@@ -68,7 +68,7 @@ def test_the_progress_bar_draws_on_a_terminal(spark):
 
 
 def test_in_a_log_file_progress_is_plain_periodic_lines(spark):
-    from cdcwire.spark.progress import ProgressBar
+    from cdcwire.spark.runtime.progress import ProgressBar
 
     log = io.StringIO()
     with ProgressBar(spark, label="job", out=log, plain_every=0.05):
@@ -80,7 +80,7 @@ def test_in_a_log_file_progress_is_plain_periodic_lines(spark):
 
 def test_progress_shows_the_running_stage_and_its_tasks(spark):
 
-    from cdcwire.spark.progress import ProgressBar
+    from cdcwire.spark.runtime.progress import ProgressBar
 
     def slow(batches):
         for batch in batches:
@@ -95,7 +95,7 @@ def test_progress_shows_the_running_stage_and_its_tasks(spark):
 
 def test_around_a_write_progress_counts_the_events_tasks_wrote(spark, tmp_path):
     from cdcwire import spark as cs
-    from cdcwire.spark.progress import ProgressBar
+    from cdcwire.spark.runtime.progress import ProgressBar
 
     df = cs.read_events(spark, str(workload_file(tmp_path, events=300, seed=2)))
     log = io.StringIO()
@@ -105,7 +105,7 @@ def test_around_a_write_progress_counts_the_events_tasks_wrote(spark, tmp_path):
 
 
 def test_quiet_progress_writes_nothing(spark):
-    from cdcwire.spark.progress import ProgressBar
+    from cdcwire.spark.runtime.progress import ProgressBar
 
     screen = _Terminal()
     with ProgressBar(spark, label="job", out=screen, every=0.01, enabled=False):
@@ -132,7 +132,7 @@ def test_a_failed_run_in_a_fresh_process_prints_its_error_and_no_spark_logs(tmp_
 
 
 def test_a_running_stage_gets_an_estimate_of_its_time_left_from_its_finished_tasks():
-    from cdcwire.spark.progress import JobProgress
+    from cdcwire.spark.runtime.progress import JobProgress
 
     line = JobProgress(stages_done=1, stages=2, tasks_done=2, tasks=8, stage_seconds=10.0).line("run", 30.0, False, 4000)
     assert line == "run: stage 2/2 2/8 tasks, stage ~30s left, 4,000 events written (133/s) as tasks end   30.0s"

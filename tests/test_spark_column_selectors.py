@@ -15,8 +15,8 @@ from cdcwire.dispatch import ColumnSelectorError
 from cdcwire.event_json import read_jsonl
 from cdcwire.sink import open_sink
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.spark.encoding import EncodingTask, encode_routed
-from cdcwire.spark.routing import RoutePlan
+from cdcwire.spark.writer.encoding import EncodingTask, encode_routed
+from cdcwire.spark.writer.routing import RoutePlan
 from cdcwire.workload import Workload
 
 from spark_cases import TaskAttempt, routing_input, run_routing_task, shuffled, workload_file

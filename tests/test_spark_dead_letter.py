@@ -11,11 +11,11 @@ from cdcwire import CdcwireError
 from cdcwire import spark as cs
 from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.spark.arrow_events import events_to_batch
-from cdcwire.spark.dead_letter import DeadLetterWriter
-from cdcwire.spark.routing import RoutePlan
-from cdcwire.spark.schema import ARROW_EVENT_SCHEMA
-from cdcwire.spark.verify import compare
+from cdcwire.spark.rows.arrow_events import events_to_batch
+from cdcwire.spark.writer.dead_letter import DeadLetterWriter
+from cdcwire.spark.writer.routing import RoutePlan
+from cdcwire.spark.rows.schema import ARROW_EVENT_SCHEMA
+from cdcwire.spark.writer.verify import compare
 from cdcwire.workload import Workload
 from cdcwire.sink import open_sink
 

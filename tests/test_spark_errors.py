@@ -21,8 +21,8 @@ from cdcwire.errors import CdcwireError, DecodeError, InvalidEventError, Message
 from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.spark.job_errors import MARKER, carry, cdcwire_error_in
-from cdcwire.spark.routing import UnplannedTopicError
+from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in
+from cdcwire.spark.writer.routing import UnplannedTopicError
 from cdcwire.sink import open_sink
 
 from spark_cases import workload_file

@@ -15,7 +15,7 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.spark.table_state import STATE_FILE, TablesState
+from cdcwire.spark.tables.table_state import STATE_FILE, TablesState
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 T = ColumnType

@@ -11,10 +11,10 @@ import pytest
 
 from cdcwire import spark as cs
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.spark.encoding import EncodingTask, encode_routed
+from cdcwire.spark.writer.encoding import EncodingTask, encode_routed
 from cdcwire.spark.pipeline import WriteSummary
-from cdcwire.spark.routing import RoutePlan, UnplannedTopicError
-from cdcwire.spark.verify import compare
+from cdcwire.spark.writer.routing import RoutePlan, UnplannedTopicError
+from cdcwire.spark.writer.verify import compare
 from cdcwire.workload import Workload
 from cdcwire.sink import open_sink
 

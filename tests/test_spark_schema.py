@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import CdcwireError
-from cdcwire.spark.arrow_events import batch_problems, batch_to_events, checked_events, events_to_batch, events_to_permissive_batch
-from cdcwire.spark.schema import ARROW_EVENT_SCHEMA, EVENT_SCHEMA
+from cdcwire.spark.rows.arrow_events import batch_problems, batch_to_events, checked_events, events_to_batch, events_to_permissive_batch
+from cdcwire.spark.rows.schema import ARROW_EVENT_SCHEMA, EVENT_SCHEMA
 from cdcwire.testing.strategies import all_types_table, event_batches, row_events
 from cdcwire.workload import Workload
 
@@ -157,7 +157,7 @@ def test_a_batch_of_only_malformed_records_has_every_event_column_null():
 def test_stages_collect_garbage_less_often_and_put_the_collector_back():
     import gc
 
-    from cdcwire.spark.collector import STAGE_THRESHOLD, fewer_collections
+    from cdcwire.spark.runtime.collector import STAGE_THRESHOLD, fewer_collections
 
     before = gc.get_threshold()
     with fewer_collections():

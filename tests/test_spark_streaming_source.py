@@ -21,9 +21,9 @@ from pyspark.sql import functions as F
 import cdcwire
 from cdcwire import Message
 from cdcwire import spark as cs
-from cdcwire.spark.message_ranges import MessageRange
-from cdcwire.spark.schema import READ_EVENT_SCHEMA, SOURCE_READ_EVENT_SCHEMA
-from cdcwire.spark.stream_source import MessageEventsStreamReader, spread, starting_offsets
+from cdcwire.spark.reader.message_ranges import MessageRange
+from cdcwire.spark.rows.schema import READ_EVENT_SCHEMA, SOURCE_READ_EVENT_SCHEMA
+from cdcwire.spark.reader.stream_source import MessageEventsStreamReader, spread, starting_offsets
 from cdcwire.transports.file import partition_path
 from cdcwire.transports.file_framing import frame
 from cdcwire.workload import Workload

@@ -18,9 +18,9 @@ from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.spark.pipeline import WriteSummary
-from cdcwire.spark.refused_events import encode_refusing
-from cdcwire.spark.routing_counts import COUNTERS
-from cdcwire.spark.verify import compare
+from cdcwire.spark.writer.refused_events import encode_refusing
+from cdcwire.spark.writer.routing_counts import COUNTERS
+from cdcwire.spark.writer.verify import compare
 from cdcwire.sink import open_sink
 
 from spark_cases import workload_file

@@ -12,7 +12,7 @@ import pytest
 
 import cdcwire
 from cdcwire import spark as cs
-from cdcwire.spark.job_errors import cdcwire_error_in
+from cdcwire.spark.runtime.job_errors import cdcwire_error_in
 from cdcwire.workload import Workload
 
 BUILT_IN = ["canal-json", "open-protocol", "craft"]

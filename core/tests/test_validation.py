@@ -235,7 +235,7 @@ def test_a_decode_error_quoting_a_lone_surrogate_is_escaped_so_it_prints():
 
 def arrow_carries(event) -> bool:
     """Arrow strings are UTF-8 and its integers 64-bit: some broken events cannot be in a batch."""
-    from cdcwire.spark.arrow_events import events_to_batch
+    from cdcwire.spark.rows.arrow_events import events_to_batch
 
     try:
         events_to_batch([event])
@@ -250,7 +250,7 @@ def arrow_carries(event) -> bool:
 @given(broken_row_events())
 def test_a_batch_row_breaking_a_rule_is_malformed_with_the_validations_reason(broken):
     pytest.importorskip("pyarrow")
-    from cdcwire.spark.arrow_events import checked_events, events_to_batch
+    from cdcwire.spark.rows.arrow_events import checked_events, events_to_batch
 
     if not arrow_carries(broken.event):
         return
@@ -265,7 +265,7 @@ def test_a_batch_row_breaking_a_rule_is_malformed_with_the_validations_reason(br
 @given(strategies.event_batches())
 def test_batch_rows_of_valid_events_are_never_malformed(events):
     pytest.importorskip("pyarrow")
-    from cdcwire.spark.arrow_events import checked_events, events_to_batch
+    from cdcwire.spark.rows.arrow_events import checked_events, events_to_batch
 
     for keys_only in (False, True):
         _, problems = checked_events(events_to_batch(events), keys_only=keys_only)

@@ -110,7 +110,7 @@ def encoder_for(target: SinkLike, topic: str, partition: int, *, events_checked:
 def columnar_decoder_for(target: SinkLike) -> Optional[Decoder]:
     """The codec's own decoder when it has the columnar capability (:class:`cdcwire.codec.BatchDecoder`),
     else None. Unchecked: for a caller that checks every batch it fills (the Spark read checks
-    them in columns, see ``cdcwire.spark.range_decoding``) and takes the checked
+    them in columns, see ``cdcwire.spark.reader.range_decoding``) and takes the checked
     :func:`decoder_for` for anything the columns refuse."""
     sink = open_sink(target)
     decoder = sink.codec.decoder(sink.config)

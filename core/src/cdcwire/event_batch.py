@@ -16,7 +16,7 @@ row ``i`` stands for, and an encoder without the capability
 the same bytes both ways.
 
 Pure Python on purpose: plugins need no Arrow to implement the capability; the
-Spark side builds batches from Arrow (:mod:`cdcwire.spark.arrow_batches`).
+Spark side builds batches from Arrow (:mod:`cdcwire.spark.rows.arrow_batches`).
 """
 
 from __future__ import annotations

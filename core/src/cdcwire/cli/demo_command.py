@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _demo(args: argparse.Namespace, out: Path, names: list[str]) -> int:
     from .. import spark as cs
-    from ..spark.verify import compare
+    from ..spark.writer.verify import compare
     from ..workload import Workload, write_workload
 
     workload = out / "workload.jsonl"

@@ -30,6 +30,6 @@ def session_for(args: argparse.Namespace) -> Any:
 
 def progress(spark: Any, args: argparse.Namespace, label: str) -> Any:
     """cdcwire's progress display around one Spark action, unless ``--quiet``."""
-    from ..spark.progress import ProgressBar
+    from ..spark.runtime.progress import ProgressBar
 
     return ProgressBar(spark, label=label, enabled=not args.quiet)

@@ -289,7 +289,7 @@ class ColumnSelector:
         """The row with only the kept columns in both images (the row itself when it loses none).
 
         ``select=False`` only checks that the key stays (what routing on key columns alone can
-        check; the columns themselves are then dropped in Arrow, see cdcwire.spark.column_selection).
+        check; the columns themselves are then dropped in Arrow, see cdcwire.spark.writer.column_selection).
         """
         columns = self._image(row, row.columns, select)
         pre_columns = self._image(row, row.pre_columns, select)

@@ -55,7 +55,7 @@ class Dispatcher:
     (see :mod:`cdcwire.dispatch.column_selectors`), selected before its partition is
     computed, as the reference does. ``select_columns=False`` only checks what a selector
     must not drop and routes the rows whole: the Spark routing stage drops the columns in
-    Arrow instead (:mod:`cdcwire.spark.column_selection`).
+    Arrow instead (:mod:`cdcwire.spark.writer.column_selection`).
     """
 
     def __init__(

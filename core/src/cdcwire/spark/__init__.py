@@ -16,17 +16,17 @@ from __future__ import annotations
 from typing import Optional
 
 from ..sink import SinkLike
-from .changelog import changelog, table_columns, typed_columns, zero_date_counts
+from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
 from .data_source import CdcwireDataSource, register_data_sources
-from .dead_letter import read_dead_letters
-from .jsonl_source import EventLinesDataSource
-from .materialize import MaterializeSummary, TableCounts, materialize, materialize_stream
+from .writer.dead_letter import read_dead_letters
+from .reader.jsonl_source import EventLinesDataSource
+from .tables.materialize import MaterializeSummary, TableCounts, materialize, materialize_stream
 from .pipeline import PartitionCount, WriteSummary, prepare, write
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
-from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .session import spark_session
 from .stream_sink import write_stream
-from .table_types import TableColumn
+from .tables.table_types import TableColumn
 
 
 def transcode(

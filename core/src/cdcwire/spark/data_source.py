@@ -3,17 +3,17 @@
     spark.read.format("cdcwire").option("source-uri", uri).load()
         # options: topics ("a,b" or "*" for every topic the source holds; default the URI's
         # topic), startingOffsets / endingOffsets / failOnDataLoss (as Spark's Kafka source:
-        # see cdcwire.spark.source_options), start-offset (default: earliest), offsets
+        # see cdcwire.spark.reader.source_options), start-offset (default: earliest), offsets
         # ({"topic/partition": offset} JSON),
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
         # becomes a row with _malformed set), tables (a table filter: "app.*,!app.tmp_*"),
         # ranges (pinned ranges, as cdcwire.spark.read sets)
     spark.readStream.format("cdcwire").option("source-uri", uri).load()
-        # a stream: see cdcwire.spark.stream_source for its options
+        # a stream: see cdcwire.spark.reader.stream_source for its options
     df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()   # or mode("overwrite")
 
 Reads are bounded: each partition from its start offset to its high watermark
-(see :mod:`cdcwire.spark.message_ranges` for when that is taken). Messages are
+(see :mod:`cdcwire.spark.reader.message_ranges` for when that is taken). Messages are
 decoded on the executors. Rows are :data:`~.schema.SOURCE_READ_EVENT_SCHEMA`: events,
 topic, partition, offset and the message's ``timestamp`` (a Python data source has one
 schema for batch and streaming reads, and the stream has the timestamp, as Spark's own
@@ -60,20 +60,20 @@ from ..errors import CdcwireError, SinkURIError
 from ..message import Message, Payload
 from ..sink import Sink
 from ..transport import WriteJob
-from .arrow_events import checked_events
-from .encoding import EncodingTask, encode_routed
-from .job_errors import carried_to_driver
-from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
+from .rows.arrow_events import checked_events
+from .writer.encoding import EncodingTask, encode_routed
+from .runtime.job_errors import carried_to_driver
+from .reader.message_ranges import MessageRange, plan_message_ranges, ranges_from_json
 from ..table_filter import TableFilter
-from .range_decoding import decode_range
-from .schema import (
+from .reader.range_decoding import decode_range
+from .rows.schema import (
     PERMISSIVE_READ_EVENT_SCHEMA,
     PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
     READ_EVENT_SCHEMA,
     SOURCE_READ_EVENT_SCHEMA,
 )
-from .sink_cache import cached_sink
-from .source_options import BATCH_OPTIONS, batch_starts, data_loss_fails, ending_offsets, lower_cased, refuse_unknown
+from .runtime.sink_cache import cached_sink
+from .reader.source_options import BATCH_OPTIONS, batch_starts, data_loss_fails, ending_offsets, lower_cased, refuse_unknown
 
 BATCH_EVENTS = 4096
 
@@ -114,7 +114,7 @@ class MessageEventsReader(DataSourceReader):
         if partition.partition >= 0:
             with carried_to_driver("reading messages from a source"):  # see job_errors
                 if self.stamped:
-                    from .stream_source import decode_stamped_range
+                    from .reader.stream_source import decode_stamped_range
 
                     yield from decode_stamped_range(self.uri, partition, self.permissive, self.tables)
                 else:
@@ -311,15 +311,15 @@ class CdcwireDataSource(DataSource):
         return MessageEventsReader(dict(self.options), stamped="timestamp" in schema.fieldNames())
 
     def streamReader(self, schema):
-        """``spark.readStream.format("cdcwire")``: see :mod:`cdcwire.spark.stream_source`."""
-        from .stream_source import MessageEventsStreamReader
+        """``spark.readStream.format("cdcwire")``: see :mod:`cdcwire.spark.reader.stream_source`."""
+        from .reader.stream_source import MessageEventsStreamReader
 
         if not self.options.get("source-uri"):
             raise SinkURIError('the cdcwire stream source needs .option("source-uri", URI)', "source-uri")
         if "timestamp" not in schema.fieldNames():
             raise CdcwireError(
                 "a stream of format('cdcwire') has a timestamp column; its schema is"
-                " cdcwire.spark.schema.SOURCE_READ_EVENT_SCHEMA (no ranges option, no other schema)"
+                " cdcwire.spark.rows.schema.SOURCE_READ_EVENT_SCHEMA (no ranges option, no other schema)"
             )
         cached_sink(self.options["source-uri"])  # a bad URI fails here, before the query starts
         return MessageEventsStreamReader(self.options)
@@ -364,7 +364,7 @@ def register_data_sources(spark: SparkSession) -> None:
     """Register ``cdcwire`` and ``cdcwire-events`` with this session (once)."""
     if id(spark) in _REGISTERED:
         return
-    from .jsonl_source import EventLinesDataSource
+    from .reader.jsonl_source import EventLinesDataSource
 
     spark.dataSource.register(CdcwireDataSource)
     spark.dataSource.register(EventLinesDataSource)

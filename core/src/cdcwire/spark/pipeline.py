@@ -37,12 +37,12 @@ from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
 from ..transport import WriteJob
 from .data_source import register_data_sources
-from .encoding import RESULT_SCHEMA, EncodingTask, encode_stage
-from .job_errors import cdcwire_error_in, cdcwire_errors_raised
-from .progress import progress_counter
-from .routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
-from .routing_counts import COUNTERS, COUNTS_COLUMN
-from .schema import EVENT_COLUMNS, MALFORMED_TYPE, OPTIONAL_COLUMNS
+from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
+from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
+from .runtime.progress import progress_counter
+from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
+from .writer.routing_counts import COUNTERS, COUNTS_COLUMN
+from .rows.schema import EVENT_COLUMNS, MALFORMED_TYPE, OPTIONAL_COLUMNS
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,10 @@ from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
 from ..table_filter import TableFilter
 from .data_source import register_data_sources
-from .job_errors import cdcwire_errors_raised
-from .message_ranges import plan_message_ranges, ranges_to_json
-from .message_decoding import decode_stage
-from .schema import EVENT_COLUMNS, EVENT_SCHEMA, OPTIONAL_COLUMNS, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .runtime.job_errors import cdcwire_errors_raised
+from .reader.message_ranges import plan_message_ranges, ranges_to_json
+from .reader.message_decoding import decode_stage
+from .rows.schema import EVENT_COLUMNS, EVENT_SCHEMA, OPTIONAL_COLUMNS, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 
 
 def is_source_uri(text: str) -> bool:
@@ -66,7 +66,7 @@ def read(
     Bounded: each partition from ``start_offset`` (default the earliest; ``offsets`` per
     ``"topic/partition"``) to its high watermark now. The ranges are pinned here, once: every
     action over the DataFrame reads the same messages, however many producers add meanwhile
-    (see :mod:`cdcwire.spark.message_ranges`).
+    (see :mod:`cdcwire.spark.reader.message_ranges`).
     ``topics``: the URI's topic by default; names and patterns, as a list or ``"a,b"``
     (``"tidb_app_*"``; ``"*"`` for every topic the source holds), see :mod:`cdcwire.topic_selection`.
     ``permissive``: an undecodable message becomes a ``_malformed`` row (source

@@ -19,12 +19,12 @@ import itertools
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from ..codec_calls import encoder_for
-from ..errors import EncodeError
-from ..event_json import to_json
-from ..events import Event, ResolvedEvent
-from ..message import Payload
-from ..sink import Sink
+from ...codec_calls import encoder_for
+from ...errors import EncodeError
+from ...event_json import to_json
+from ...events import Event, ResolvedEvent
+from ...message import Payload
+from ...sink import Sink
 from .dead_letter import DeadLetterWriter
 from .rejected import input_row
 

@@ -15,14 +15,14 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
-from ..sink import Sink, SinkLike, open_sink
-from ..event_json import to_json
-from ..dispatch import Dispatcher
-from .arrow_events import batch_to_events
-from .collector import fewer_collections
-from .job_errors import cdcwire_errors_raised
+from ...sink import Sink, SinkLike, open_sink
+from ...event_json import to_json
+from ...dispatch import Dispatcher
+from ..rows.arrow_events import batch_to_events
+from ..runtime.collector import fewer_collections
+from ..runtime.job_errors import cdcwire_errors_raised
 from .routing import plan_routes
-from .sink_cache import cached_sink
+from ..runtime.sink_cache import cached_sink
 
 PLACED_SCHEMA = StructType(
     [

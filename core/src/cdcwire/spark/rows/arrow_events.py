@@ -1,11 +1,11 @@
-"""Events <-> Arrow record batches in the layout of :mod:`cdcwire.spark.schema`.
+"""Events <-> Arrow record batches in the layout of :mod:`cdcwire.spark.rows.schema`.
 
 This is the executors' hot path: whole columns are turned into Python lists in
 one call each (``to_pylist`` on a flat child array) and events are built from
 them in one loop; enum lookups go through dicts, not the Enum constructors, and
 columns are made with :func:`cdcwire.events.build_column`. Rows that are not
 events come out as None with their reason (:func:`checked_events`), found by the
-cheap checks of :mod:`cdcwire.spark.record_checks`.
+cheap checks of :mod:`cdcwire.spark.rows.record_checks`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..type_codes import ColumnFlag, DDLType
-from ..errors import CdcwireError
-from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
+from ...type_codes import ColumnFlag, DDLType
+from ...errors import CdcwireError
+from ...events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .record_checks import ROW_IMAGES, EntryChecks, bad_names, commit_ts_values, ddl_type, image_problem
 from .schema import (
     ARROW_COLUMN,
@@ -339,7 +339,7 @@ def checked_events(
     batch: pa.RecordBatch, keys_only: bool = False
 ) -> tuple[list[Optional[Event]], dict[int, str]]:
     """The events of a batch, None in place of each malformed row, and why each is malformed
-    (by row number in the batch); see :mod:`cdcwire.spark.record_checks` for what is checked.
+    (by row number in the batch); see :mod:`cdcwire.spark.rows.record_checks` for what is checked.
 
     ``keys_only`` keeps only handle-key columns: all that dispatch needs to place a row.
     """

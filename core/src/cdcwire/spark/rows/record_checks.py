@@ -30,8 +30,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
-from ..validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, name_problem, value_check
+from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, name_problem, value_check
 
 U64 = pa.uint64()
 I64_MAX = (1 << 63) - 1

@@ -3,7 +3,7 @@
 The event DataFrame keeps every value in a tagged struct, lossless and untyped; a table's
 consumer wants ``price decimal(10,2)``, ``created timestamp``. :func:`changelog` gives one row
 per row image, one column per table column typed from its MySQL type (the table in
-:mod:`cdcwire.spark.table_types`), and a row kind as Flink names them:
+:mod:`cdcwire.spark.tables.table_types`), and a row kind as Flink names them:
 
 =======  =============================================================================
 ``+I``   an insert's new image; the new image of an update that changed the handle key
@@ -67,8 +67,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ..errors import CdcwireError
-from ..type_codes import ColumnFlag, ColumnType
+from ...errors import CdcwireError
+from ...type_codes import ColumnFlag, ColumnType
 from .table_types import TableColumn, column_type, widen
 
 #: Flink's row kinds.
@@ -126,7 +126,7 @@ def table_columns(df: DataFrame, table: TableName) -> list[TableColumn]:
     """The columns of ``table`` as its row images in a batch frame show them (one Spark job):
     names in first-seen order (by commit ts, then place in the image), each with its latest
     MySQL type, and the Spark type that holds every type it was seen with
-    (:func:`cdcwire.spark.table_types.widen`: conflicting types widen, to string at worst).
+    (:func:`cdcwire.spark.tables.table_types.widen`: conflicting types widen, to string at worst).
     Empty when the frame has no row event of the table."""
     if df.isStreaming:
         raise CdcwireError(

@@ -5,7 +5,7 @@ a columnar decoder's EventBatch becomes a batch of the event layout
 (:func:`event_batch_arrow`).
 
 
-Routed batches: the columnar counterpart of :func:`cdcwire.spark.arrow_events.batch_to_events`, for
+Routed batches: the columnar counterpart of :func:`cdcwire.spark.rows.arrow_events.batch_to_events`, for
 rows the routing stage has checked already (only well-formed events reach the
 encoding stage). No ``Column`` object is built: each row image becomes an interned
 :class:`ImageShape` and a list of values. The shape of every row is found in bulk:
@@ -26,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..bounded_cache import BoundedCache
-from ..event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
-from ..type_codes import ColumnFlag, ColumnType, DDLType
+from ...bounded_cache import BoundedCache
+from ...event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
+from ...type_codes import ColumnFlag, ColumnType, DDLType
 from .arrow_events import entry_values, key_only_array, key_only_positions
 from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
 

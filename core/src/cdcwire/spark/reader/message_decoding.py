@@ -1,7 +1,7 @@
 """The mapInArrow stage of ``cdcwire.spark.decode``: rows of messages in, event batches out.
 
 Each input batch (key, value, topic, partition, offset) becomes Messages, decoded by
-:func:`cdcwire.spark.range_decoding.decode_messages` exactly as a sink's range is.
+:func:`cdcwire.spark.reader.range_decoding.decode_messages` exactly as a sink's range is.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from ..message import Message
-from ..sink import open_sink
-from ..sink_uri import SinkConfig
-from .job_errors import carried_to_driver
+from ...message import Message
+from ...sink import open_sink
+from ...sink_uri import SinkConfig
+from ..runtime.job_errors import carried_to_driver
 from .range_decoding import decode_messages
 
 

@@ -19,10 +19,10 @@ from typing import Optional
 
 from pyspark.sql.datasource import InputPartition
 
-from ..data_loss import checked_offset
-from ..errors import CdcwireError
-from ..topic_selection import select_topics
-from .sink_cache import cached_sink
+from ...data_loss import checked_offset
+from ...errors import CdcwireError
+from ...topic_selection import select_topics
+from ..runtime.sink_cache import cached_sink
 
 
 @dataclass(frozen=True)

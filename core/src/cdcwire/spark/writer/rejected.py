@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import pyarrow as pa
 
-from ..errors import CdcwireError
+from ...errors import CdcwireError
 from .dead_letter import DeadLetterWriter
 
 _ROW_BITS = 33  # monotonically_increasing_id: input partition index above bit 33, row number below

@@ -12,7 +12,7 @@ task flushes the writer; a delivery failure fails the task (and the job) instead
 of being dropped.
 
 An event the encoder refuses goes to the dead letters when the write has a
-dead-letter directory (see :mod:`cdcwire.spark.refused_events`), else fails the job.
+dead-letter directory (see :mod:`cdcwire.spark.writer.refused_events`), else fails the job.
 
 The routing tasks' count rows arrive mixed with the events; the task takes them
 out and sums them into a result row of its own (topic null), so that the driver
@@ -28,18 +28,18 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 import pyarrow as pa
 from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
-from ..codec_calls import encode_batches, encoder_for
-from ..errors import CdcwireError
-from ..events import Event
-from ..message import Message
-from ..redact import redact_url
-from ..transport import WriteJob
-from .collector import fewer_collections
-from .arrow_batches import routed_event_batch
-from .job_errors import carried_to_driver
+from ...codec_calls import encode_batches, encoder_for
+from ...errors import CdcwireError
+from ...events import Event
+from ...message import Message
+from ...redact import redact_url
+from ...transport import WriteJob
+from ..runtime.collector import fewer_collections
+from ..rows.arrow_batches import routed_event_batch
+from ..runtime.job_errors import carried_to_driver
 from .refused_events import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
-from .sink_cache import cached_sink
+from ..runtime.sink_cache import cached_sink
 
 _NO_COUNTS = (0,) * len(COUNTERS)
 

@@ -6,7 +6,7 @@ hash partitioner sends to its own shuffle partition, so that one Spark task
 encodes exactly one topic-partition.
 
 Each routing task ends with one count row of what it did (events in, dead-lettered,
-routed, ...): counts travel as data, see :mod:`cdcwire.spark.routing_counts`.
+routed, ...): counts travel as data, see :mod:`cdcwire.spark.writer.routing_counts`.
 """
 
 from __future__ import annotations
@@ -20,20 +20,20 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
 
-from ..dispatch import ColumnSelectorError, Dispatcher
-from ..errors import CdcwireError
-from ..event_json import to_json
-from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from ..redact import redact_url
-from ..sink import Sink
-from .collector import fewer_collections
-from .arrow_events import batch_to_events, checked_events
+from ...dispatch import ColumnSelectorError, Dispatcher
+from ...errors import CdcwireError
+from ...event_json import to_json
+from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ...redact import redact_url
+from ...sink import Sink
+from ..runtime.collector import fewer_collections
+from ..rows.arrow_events import batch_to_events, checked_events
 from .column_selection import select_batch_columns
-from .job_errors import carried_to_driver
+from ..runtime.job_errors import carried_to_driver
 from .rejected import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
-from .schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
-from .sink_cache import cached_sink
+from ..rows.schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
+from ..runtime.sink_cache import cached_sink
 
 #: Columns the routing stage adds (all dropped before encoding).
 ROUTING_FIELDS = [
@@ -154,7 +154,7 @@ class BatchRouter:
     records aside, and counts of what it did.
 
     Rows leave with only the columns their table's column selector keeps (dropped in Arrow,
-    see :mod:`cdcwire.spark.column_selection`); the dispatcher checks each row against its
+    see :mod:`cdcwire.spark.writer.column_selection`); the dispatcher checks each row against its
     selector first. A selector that drops what a row needs fails the job (a configuration
     error, as ``cdcwire.encode`` raises it), never a dead letter."""
 

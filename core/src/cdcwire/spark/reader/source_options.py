@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Mapping, Optional
 
-from ..data_loss import fail_on_data_loss
-from ..errors import CdcwireError
+from ...data_loss import fail_on_data_loss
+from ...errors import CdcwireError
 
 #: Options of ``spark.read.format("cdcwire")``, as documented (``ranges``: set by cdcwire.spark.read).
 BATCH_OPTIONS = (

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import CdcwireError
+from ...errors import CdcwireError
 
 STATE_FILE = "_cdcwire_state.json"
 STATE_VERSION = 1

@@ -1,6 +1,6 @@
 """Which Spark type a table column gets, from what the events say of its MySQL type.
 
-Pure Python (pyspark's type classes, no session, no job): :mod:`cdcwire.spark.changelog` turns
+Pure Python (pyspark's type classes, no session, no job): :mod:`cdcwire.spark.tables.changelog` turns
 values into these types with Spark expressions, and a caller who types a streaming frame by
 hand builds its :class:`TableColumn` list here.
 
@@ -65,7 +65,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ..type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from ...type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 
 T = ColumnType
 

@@ -38,7 +38,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, Optional
 
-from ..errors import CdcwireError
+from ...errors import CdcwireError
 
 #: Starts the note that carries an error; the rest of the line is the record in base64.
 MARKER = "cdcwire error, carried to the Spark driver: "

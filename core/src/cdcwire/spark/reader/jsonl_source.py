@@ -17,11 +17,11 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from ..errors import EventJSONError
-from ..event_json import from_json
-from .arrow_events import events_to_batch, events_to_permissive_batch
-from .job_errors import carried_to_driver
-from .schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA
+from ...errors import EventJSONError
+from ...event_json import from_json
+from ..rows.arrow_events import events_to_batch, events_to_permissive_batch
+from ..runtime.job_errors import carried_to_driver
+from ..rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA
 
 CHUNK_BYTES = 32 << 20
 BATCH_ROWS = 4096

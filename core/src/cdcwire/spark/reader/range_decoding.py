@@ -21,20 +21,20 @@ from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
 
-from ..codec import Decoder
-from ..codec_calls import columnar_decoder_for, decoder_for
-from ..errors import DecodeError
-from ..event_batch import EventBatch
-from ..events import Event
-from ..message import Message
-from ..sink import Sink
-from ..table_filter import TableFilter
-from .arrow_batches import event_batch_arrow
-from .arrow_events import batch_problems, events_to_batch, events_to_permissive_batch
-from .collector import fewer_collections
+from ...codec import Decoder
+from ...codec_calls import columnar_decoder_for, decoder_for
+from ...errors import DecodeError
+from ...event_batch import EventBatch
+from ...events import Event
+from ...message import Message
+from ...sink import Sink
+from ...table_filter import TableFilter
+from ..rows.arrow_batches import event_batch_arrow
+from ..rows.arrow_events import batch_problems, events_to_batch, events_to_permissive_batch
+from ..runtime.collector import fewer_collections
 from .message_ranges import MessageRange
-from .schema import ARROW_MALFORMED, ARROW_PERMISSIVE_READ_EVENT_SCHEMA, ARROW_READ_EVENT_SCHEMA
-from .sink_cache import cached_sink
+from ..rows.schema import ARROW_MALFORMED, ARROW_PERMISSIVE_READ_EVENT_SCHEMA, ARROW_READ_EVENT_SCHEMA
+from ..runtime.sink_cache import cached_sink
 
 BATCH_EVENTS = 4096
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dispatch.column_selectors import ColumnSelector
+from ...dispatch.column_selectors import ColumnSelector
 
 
 def select_batch_columns(

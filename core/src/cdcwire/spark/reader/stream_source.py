@@ -44,17 +44,17 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from ..data_loss import checked_offset
-from ..errors import CdcwireError
-from ..message import Message
-from ..table_filter import TableFilter
-from ..topic_selection import select_topics
-from ..transport import MessageReader
-from .job_errors import carried_to_driver
+from ...data_loss import checked_offset
+from ...errors import CdcwireError
+from ...message import Message
+from ...table_filter import TableFilter
+from ...topic_selection import select_topics
+from ...transport import MessageReader
+from ..runtime.job_errors import carried_to_driver
 from .message_ranges import MessageRange
 from .range_decoding import decode_messages
-from .schema import ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA, ARROW_SOURCE_READ_EVENT_SCHEMA, ARROW_TIMESTAMP
-from .sink_cache import cached_sink
+from ..rows.schema import ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA, ARROW_SOURCE_READ_EVENT_SCHEMA, ARROW_TIMESTAMP
+from ..runtime.sink_cache import cached_sink
 
 log = logging.getLogger("cdcwire.spark")
 
@@ -78,7 +78,7 @@ class StreamOptions:
     """The options of a streaming read, checked on the driver before the query starts."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        from .data_source import is_permissive
+        from ..data_source import is_permissive
 
         # Spark hands Python data sources their option names lower-cased.
         opts = {str(k).lower(): v for k, v in options.items()}

@@ -1,12 +1,12 @@
-"""``cdcwire.spark.materialize``: change streams applied into tables, Parquet or Delta.
+"""``cdcwire.spark.tables.materialize``: change streams applied into tables, Parquet or Delta.
 
     summary = cs.materialize(spark, "kafka://.../orders?protocol=canal-json&enable-tidb-extension=true",
                              "/data/tables", format="delta")
 
 Each run reads the source from where the last run stopped, keeps the events above the
-release point for later (see :mod:`cdcwire.spark.table_changes`), applies the rest to one
-table per upstream table (typed columns, see :mod:`cdcwire.spark.changelog`) and commits
-its progress with the tables (:mod:`cdcwire.spark.table_state`). A re-run continues
+release point for later (see :mod:`cdcwire.spark.tables.table_changes`), applies the rest to one
+table per upstream table (typed columns, see :mod:`cdcwire.spark.tables.changelog`) and commits
+its progress with the tables (:mod:`cdcwire.spark.tables.table_state`). A re-run continues
 exactly from there; a failed run leaves the last commit, and running again applies the
 same events to the same result. ``materialize_stream`` does the same for every
 micro-batch of a streaming frame.
@@ -30,15 +30,15 @@ from typing import Optional, Sequence, Union
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..codec import Broadcast
-from ..errors import CdcwireError
-from ..redact import redact_url
-from ..sink import SinkLike, open_sink
-from ..type_codes import ColumnFlag
+from ...codec import Broadcast
+from ...errors import CdcwireError
+from ...redact import redact_url
+from ...sink import SinkLike, open_sink
+from ...type_codes import ColumnFlag
 from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
-from .reading import read
+from ..reading import read
 from .table_changes import ROW_KINDS, duplicate_count, last_change_per_key, release_point, row_changes
 from .table_state import TablesState
 

@@ -15,7 +15,7 @@ from typing import Optional
 
 from pyspark.sql import DataFrame
 
-from ..extras import extra_required
+from ...extras import extra_required
 
 MERGE_CHUNK_ROWS = 200_000
 APPLIED_TS = "cdcwire.applied_ts"
