@@ -21,9 +21,9 @@ from confluent_kafka import Producer
 import cdcwire
 from cdcwire import Message, SinkURIError, parse_sink_uri
 from cdcwire.sink_uri import SinkConfig, split_sink_uri
-from cdcwire.transports.kafka import KAFKA_PARAMETERS
-from cdcwire.transports.kafka_sasl import gssapi_unsupported
-from cdcwire.transports.kafka_settings import KafkaSettings
+from cdcwire.transports.kafka.transport import KAFKA_PARAMETERS
+from cdcwire.transports.kafka.sasl import gssapi_unsupported
+from cdcwire.transports.kafka.settings import KafkaSettings
 
 from fixtures.kafka_broker import free_port
 

@@ -14,8 +14,8 @@ import pytest
 from confluent_kafka import KafkaError
 
 from cdcwire import Message, SinkURIError, TransportError, parse_sink_uri
-from cdcwire.transports.kafka_topics import ensure_topic, topic_partition_count
-from cdcwire.transports.kafka_writer import KafkaWriter
+from cdcwire.transports.kafka.topics import ensure_topic, topic_partition_count
+from cdcwire.transports.kafka.writer import KafkaWriter
 from cdcwire.sink import open_sink
 
 from fixtures.kafka_broker import free_port
@@ -289,7 +289,7 @@ def test_a_failed_login_names_the_cause_but_never_the_secret(kafka_broker, kafka
             open_sink(config).transport.writer(config)
         with pytest.raises(TransportError) as reader_error:
             open_sink(config).transport.reader(config)
-    from cdcwire.transports.kafka_settings import KafkaSettings
+    from cdcwire.transports.kafka.settings import KafkaSettings
 
     settings = KafkaSettings.of(config)
     assert settings.security["sasl.password"] == secret  # handed to librdkafka ...

@@ -24,8 +24,8 @@ from cdcwire import spark as cs
 from cdcwire.spark.reader.message_ranges import MessageRange
 from cdcwire.spark.rows.schema import READ_EVENT_SCHEMA, SOURCE_READ_EVENT_SCHEMA
 from cdcwire.spark.reader.stream_source import MessageEventsStreamReader, spread, starting_offsets
-from cdcwire.transports.file import partition_path
-from cdcwire.transports.file_framing import frame
+from cdcwire.transports.file.transport import partition_path
+from cdcwire.transports.file.framing import frame
 from cdcwire.workload import Workload
 
 READ_COLUMNS = [f.name for f in READ_EVENT_SCHEMA.fields]

@@ -15,8 +15,8 @@ from cdcwire import Message, TransportError
 from cdcwire.sink import open_sink
 from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.transports import file_checks
-from cdcwire.transports.file import FileReader, partition_path
-from cdcwire.transports.file_paths import internal_dir
+from cdcwire.transports.file.transport import FileReader, partition_path
+from cdcwire.transports.file.paths import internal_dir
 
 
 def uri(tmp_path):

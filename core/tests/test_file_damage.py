@@ -9,7 +9,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.transports.file import FileReader, partition_path
+from cdcwire.transports.file.transport import FileReader, partition_path
 
 RECORD = 12 + 2 + 5  # header, key "kN"-sized, value "vNNNN"
 

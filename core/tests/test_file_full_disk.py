@@ -20,7 +20,7 @@ import cdcwire
 from cdcwire import Message, TransportError
 from cdcwire.large_messages.storage import Storage, StorageError
 from cdcwire.sink import open_sink
-from cdcwire.transports.file_paths import internal_dir
+from cdcwire.transports.file.paths import internal_dir
 
 SMALL = 2 * 1024 * 1024
 TOO_BIG = b"x" * (3 * 1000 * 1000)

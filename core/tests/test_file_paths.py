@@ -10,7 +10,7 @@ import pytest
 import cdcwire
 from cdcwire import Message, TransportError
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.transports.file import FileReader
+from cdcwire.transports.file.transport import FileReader
 from cdcwire.sink import open_sink
 
 ESCAPING = [".", "..", "a/b", "../x", "/abs", "a\x00b", "a\\b", "", ".cdcwire", ".hidden"]

@@ -8,7 +8,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.transports.file import FileReader, partition_path
+from cdcwire.transports.file.transport import FileReader, partition_path
 
 
 def uri(tmp_path, topic="orders"):

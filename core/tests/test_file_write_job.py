@@ -13,9 +13,9 @@ import pytest
 import cdcwire
 from cdcwire import Message, TransportError
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.transports.file import partition_path
-from cdcwire.transports.file_job import FileWriteJob
-from cdcwire.transports.file_staging import JOB_GRACE_S, staging_dir
+from cdcwire.transports.file.transport import partition_path
+from cdcwire.transports.file.job import FileWriteJob
+from cdcwire.transports.file.staging import JOB_GRACE_S, staging_dir
 from cdcwire.sink import open_sink
 
 
@@ -50,7 +50,7 @@ def test_nothing_is_visible_before_publish(tmp_path):
     job = begin(tmp_path)
     stage(job, [Message("orders", 0, None, b"a")])
     assert not partition_path(tmp_path, "orders", 0).exists()
-    assert cdcwire.transports.file.FileReader(str(tmp_path)).topics() == []
+    assert cdcwire.transports.file.transport.FileReader(str(tmp_path)).topics() == []
 
 
 def test_publish_appends_to_what_the_topic_held(tmp_path):

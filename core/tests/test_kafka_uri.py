@@ -22,7 +22,7 @@ BASE = "kafka://127.0.0.1:9092/orders?protocol=echo-json"
 
 def settings_of(uri: str):
     pytest.importorskip("confluent_kafka", reason="the cdcwire[kafka] extra is not installed")
-    from cdcwire.transports.kafka_settings import KafkaSettings
+    from cdcwire.transports.kafka.settings import KafkaSettings
 
     return KafkaSettings.of(parse_sink_uri(uri))
 
@@ -87,7 +87,7 @@ def test_every_client_takes_the_extremes_of_the_uri_ranges(query):
     import confluent_kafka
     import confluent_kafka.admin
 
-    from cdcwire.transports.kafka_writer import producer_settings
+    from cdcwire.transports.kafka.writer import producer_settings
 
     config = parse_sink_uri(f"{BASE}&{query}")
     s = settings_of(f"{BASE}&{query}")
@@ -236,7 +236,7 @@ def test_client_config_never_lets_metadata_create_topics():
 )
 def test_the_producer_is_idempotent_with_acks_all_whatever_the_uri_says(query, compression):
     s = settings_of(f"{BASE}{query}")
-    from cdcwire.transports.kafka_writer import producer_settings
+    from cdcwire.transports.kafka.writer import producer_settings
 
     conf = s.client_config(s.client_errors(), **producer_settings(parse_sink_uri(f"{BASE}{query}"), s))
     assert conf["enable.idempotence"] is True
@@ -365,7 +365,7 @@ class FakeAdmin:
 
 
 def admin_failing_with(error):
-    from cdcwire.transports.kafka_topics import TopicAdmin
+    from cdcwire.transports.kafka.topics import TopicAdmin
 
     admin = TopicAdmin(settings_of(SECRET_URI))
     admin._admin = FakeAdmin(error)

@@ -130,7 +130,7 @@ class _KafkaOffsets:
     def __init__(self, config: Any, group: Optional[str]) -> None:
         from confluent_kafka import Consumer
 
-        from .transports.kafka_settings import KafkaSettings
+        from .transports.kafka.settings import KafkaSettings
 
         self.group = group
         self._settings = KafkaSettings.of(config)

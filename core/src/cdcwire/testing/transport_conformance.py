@@ -557,8 +557,8 @@ class TornTail:
 
     @classmethod
     def of(cls, new_sink_uri: SinkFactory) -> "TornTail":
-        from ..transports.file import partition_path
-        from ..transports.file_framing import frame
+        from ..transports.file.transport import partition_path
+        from ..transports.file.framing import frame
 
         base, sink = fresh_sink(new_sink_uri, partition_num=1)
         if sink.config.scheme != "file":
@@ -577,7 +577,7 @@ def check_file_an_incomplete_last_record_is_never_read_as_a_message(new_sink_uri
     written yet (a write in progress, or one that died), not damage, so nothing is listed
     as damaged, the torn bytes never come out as a message, and the watermarks count the
     intact records only; once the record is whole it reads at the next offset."""
-    from ..transports.file import FileReader
+    from ..transports.file.transport import FileReader
 
     torn = TornTail.of(new_sink_uri)
     topic, intact = torn.sink.topic, torn.intact

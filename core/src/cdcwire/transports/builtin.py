@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..hookspecs import hookimpl
 from ..plugin_api import PLUGIN_API_VERSION
-from .file import FileTransport
-from .kafka import KafkaTransport
+from .file.transport import FileTransport
+from .kafka.transport import KafkaTransport
 
 #: The core's own plugin is written for the plugin API it ships.
 cdcwire_plugin_api = PLUGIN_API_VERSION

@@ -21,7 +21,7 @@ Ranges are decoded on the executors by :func:`~.range_decoding.decode_messages`,
 batch reads are, and each row gets its message's ``timestamp`` (the Kafka record's;
 null for ``file://``, whose framing keeps none): :data:`~.schema.SOURCE_READ_EVENT_SCHEMA`.
 A ``file://`` partition being appended to is followed: an incomplete last record is
-not written yet (see :mod:`cdcwire.transports.file_framing`).
+not written yet (see :mod:`cdcwire.transports.file.framing`).
 
 ``writeStream.format("cdcwire")`` is refused: a Python data source cannot ask Spark for
 the shuffle that orders each topic-partition's events; ``cdcwire.spark.write_stream``

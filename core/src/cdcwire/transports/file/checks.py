@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
-from .file_framing import appendable_length
-from .file_locks import Key, PartitionLocks
+from .framing import appendable_length
+from .locks import Key, PartitionLocks
 
 #: How long after a file's last change a note about it must be taken to be trusted.
 RACY_NS = 2_000_000_000

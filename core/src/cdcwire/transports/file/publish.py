@@ -41,12 +41,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..errors import TransportError
-from .file_checks import Checked, check_target, remember
-from .file_framing import MAGIC
-from .file_locks import Key, PartitionLocks
-from .file_paths import fsync_dir, internal_dir, partition_path, topic_file
-from .file_topics import record_count, topic_count
+from ...errors import TransportError
+from .checks import Checked, check_target, remember
+from .framing import MAGIC
+from .locks import Key, PartitionLocks
+from .paths import fsync_dir, internal_dir, partition_path, topic_file
+from .topics import record_count, topic_count
 
 log = logging.getLogger("cdcwire.file")
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..errors import TransportError
-from ..params import PARTITION_NUM
-from .file_paths import fsync_dir, partition_number, topic_dir, topic_file
+from ...errors import TransportError
+from ...params import PARTITION_NUM
+from .paths import fsync_dir, partition_number, topic_dir, topic_file
 
 #: The count a new topic gets when the URI gives no ``partition-num``.
 DEFAULT_PARTITIONS = int(PARTITION_NUM.default)

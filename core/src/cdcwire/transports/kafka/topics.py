@@ -14,8 +14,8 @@ from typing import Optional
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from ..errors import SinkURIError, TransportError
-from .kafka_settings import KafkaSettings, kafka_error_of
+from ...errors import SinkURIError, TransportError
+from .settings import KafkaSettings, kafka_error_of
 
 log = logging.getLogger("cdcwire.kafka")
 

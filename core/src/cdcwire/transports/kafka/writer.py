@@ -19,11 +19,11 @@ from typing import Any, Callable, Optional, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from ..errors import TransportError
-from ..message import Message
-from ..transport import MessageWriter
-from .kafka_settings import KafkaSettings, kafka_error_of
-from .kafka_topics import TopicAdmin
+from ...errors import TransportError
+from ...message import Message
+from ...transport import MessageWriter
+from .settings import KafkaSettings, kafka_error_of
+from .topics import TopicAdmin
 
 T = TypeVar("T")
 

@@ -12,10 +12,10 @@ from typing import Iterator, Optional
 
 from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, KafkaException, TopicPartition
 
-from ..errors import TransportError
-from ..message import Message
-from ..transport import MessageReader
-from .kafka_settings import KafkaSettings, kafka_error_of
+from ...errors import TransportError
+from ...message import Message
+from ...transport import MessageReader
+from .settings import KafkaSettings, kafka_error_of
 
 log = logging.getLogger("cdcwire.kafka")
 

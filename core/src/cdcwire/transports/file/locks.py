@@ -22,8 +22,8 @@ import os
 import struct
 from pathlib import Path
 
-from ..errors import TransportError
-from .file_paths import lock_path, partition_path
+from ...errors import TransportError
+from .paths import lock_path, partition_path
 
 Key = tuple[str, int]
 

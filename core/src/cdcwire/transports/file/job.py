@@ -20,16 +20,16 @@ import uuid
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ..errors import TransportError
-from ..message import Message
-from ..redact import redact_url
-from ..transport import MessageWriter, WriteJob
-from .file_framing import frame
-from .file_locks import Key, PartitionLocks
-from .file_paths import os_errors, partition_number, partition_path, topic_dir
-from .file_publish import Plan, publish, recover
-from .file_staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
-from .file_topics import topic_count
+from ...errors import TransportError
+from ...message import Message
+from ...redact import redact_url
+from ...transport import MessageWriter, WriteJob
+from .framing import frame
+from .locks import Key, PartitionLocks
+from .paths import os_errors, partition_number, partition_path, topic_dir
+from .publish import Plan, publish, recover
+from .staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
+from .topics import topic_count
 
 
 class FileTaskWriter(MessageWriter):

@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 
 from confluent_kafka import KafkaError, KafkaException
 
-from ..durations import parse_duration
-from ..errors import CdcwireError, SinkURIError, TransportError
-from ..redact import MASK
-from .kafka_sasl import (
+from ...durations import parse_duration
+from ...errors import CdcwireError, SinkURIError, TransportError
+from ...redact import MASK
+from .sasl import (
     decoded_client_secret,
     gssapi_auth_type,
     gssapi_missing_text,

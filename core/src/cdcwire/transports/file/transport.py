@@ -35,19 +35,19 @@ import os
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
-from ..errors import SinkURIError, TransportError
-from ..message import Message
-from ..params import Parameter
-from ..sink_uri import SinkConfig
-from ..transport import MessageReader, MessageWriter, Transport
-from .file_checks import Checked, check_target
-from .file_framing import Damage, count_frames, damage_error, frame, read_frames
-from .file_job import FileWriteJob
-from .file_locks import Key, PartitionLocks
-from .file_paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
-from .file_publish import ABSENT, Plan, journal_dir, publish, recover
-from .file_staging import StagedFiles, StagingOwner, sweep
-from .file_topics import MAX_PARTITIONS, files_count, recorded_count, settle_count, topic_count, topic_file
+from ...errors import SinkURIError, TransportError
+from ...message import Message
+from ...params import Parameter
+from ...sink_uri import SinkConfig
+from ...transport import MessageReader, MessageWriter, Transport
+from .checks import Checked, check_target
+from .framing import Damage, count_frames, damage_error, frame, read_frames
+from .job import FileWriteJob
+from .locks import Key, PartitionLocks
+from .paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
+from .publish import ABSENT, Plan, journal_dir, publish, recover
+from .staging import StagedFiles, StagingOwner, sweep
+from .topics import MAX_PARTITIONS, files_count, recorded_count, settle_count, topic_count, topic_file
 
 __all__ = ["FileReader", "FileTransport", "FileWriteJob", "FileWriter", "SUFFIX", "partition_path"]
 

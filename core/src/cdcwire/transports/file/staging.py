@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Optional
 
-from ..errors import TransportError
-from .file_framing import MAGIC
-from .file_locks import Key
-from .file_paths import SUFFIX, check_partition, check_topic, internal_dir
+from ...errors import TransportError
+from .framing import MAGIC
+from .locks import Key
+from .paths import SUFFIX, check_partition, check_topic, internal_dir
 
 
 #: How long an unowned job area must have been idle before a later write removes it.

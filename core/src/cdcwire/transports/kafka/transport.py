@@ -13,13 +13,13 @@ import logging
 import re
 from typing import Optional
 
-from ..durations import parse_duration
-from ..extras import extra_required
-from ..errors import SinkURIError
-from ..params import Parameter, shown_value
-from ..sink_uri import SinkConfig
-from ..transport import MessageReader, MessageWriter, Transport
-from .kafka_sasl import (
+from ...durations import parse_duration
+from ...extras import extra_required
+from ...errors import SinkURIError
+from ...params import Parameter, shown_value
+from ...sink_uri import SinkConfig
+from ...transport import MessageReader, MessageWriter, Transport
+from .sasl import (
     MECHANISMS,
     PASSWORD_MECHANISMS,
     check_sasl,
@@ -218,7 +218,7 @@ class KafkaTransport(Transport):
     def partition_count(self, config: SinkConfig, topic: str) -> Optional[int]:
         """The real partition count of ``topic``, or None when it does not exist."""
         with _client_needed():
-            from .kafka_topics import topic_partition_count
+            from .topics import topic_partition_count
 
         return topic_partition_count(config, topic)
 
@@ -229,19 +229,19 @@ class KafkaTransport(Transport):
         without ``partition-num`` in the URI an existing topic's real count is used.
         """
         with _client_needed():
-            from .kafka_topics import ensure_topic
+            from .topics import ensure_topic
 
         return ensure_topic(config, topic)
 
     def writer(self, config: SinkConfig) -> MessageWriter:
         with _client_needed():
-            from .kafka_writer import KafkaWriter
+            from .writer import KafkaWriter
 
         return KafkaWriter(config)
 
     def reader(self, config: SinkConfig) -> MessageReader:
         with _client_needed():
-            from .kafka_reader import KafkaReader
+            from .reader import KafkaReader
 
         return KafkaReader(config)
 

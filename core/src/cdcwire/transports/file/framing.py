@@ -40,7 +40,7 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator, Optional
 
-from ..errors import TransportError
+from ...errors import TransportError
 
 MAGIC = b"CDCWIRE1"
 NONE_LEN = 0xFFFFFFFF

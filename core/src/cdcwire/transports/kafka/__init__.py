@@ -1,0 +1,1 @@
+"""The kafka:// transport (extra cdcwire[kafka]): confluent-kafka, idempotent, acks=all, explicit partitions."""
