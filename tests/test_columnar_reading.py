@@ -10,7 +10,7 @@ import cdcwire
 from cdcwire import DecodeError
 from cdcwire.codec_calls import decoder_for
 from cdcwire.message import Message
-from cdcwire.spark import range_decoding
+from cdcwire.spark.reader import range_decoding
 from cdcwire.spark.reader.message_ranges import MessageRange
 from cdcwire.spark.runtime.sink_cache import cached_sink
 from cdcwire.workload import Workload

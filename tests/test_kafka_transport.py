@@ -112,7 +112,7 @@ def test_the_writer_makes_an_idempotent_acks_all_producer_and_names_each_partiti
 ):
     from confluent_kafka import Producer
 
-    from cdcwire.transports import kafka_writer
+    from cdcwire.transports.kafka import writer as kafka_writer
 
     made, produced = [], []
 

@@ -14,7 +14,7 @@ import cdcwire
 from cdcwire import Message, TransportError
 from cdcwire.sink import open_sink
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.transports import file_checks
+from cdcwire.transports.file import checks as file_checks
 from cdcwire.transports.file.transport import FileReader, partition_path
 from cdcwire.transports.file.paths import internal_dir
 
@@ -55,7 +55,7 @@ CRASH = """
 import os, sys
 from cdcwire import Message
 from cdcwire.sink_uri import parse_sink_uri
-from cdcwire.transports import file_publish
+from cdcwire.transports.file import publish as file_publish
 from cdcwire.sink import open_sink
 directory, mode = sys.argv[1], sys.argv[2]
 overwrite = mode == "overwrite"

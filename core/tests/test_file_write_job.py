@@ -172,7 +172,7 @@ def kill_a_driver_while_it_publishes(tmp_path):
     """A driver killed after its publish appended to partition 0 and before it reached partition 1."""
     script = (
         "import os; from cdcwire.sink_uri import parse_sink_uri; from cdcwire.sink import open_sink\n"
-        "from cdcwire import Message; from cdcwire.transports import file_publish\n"
+        "from cdcwire import Message; from cdcwire.transports.file import publish as file_publish\n"
         f"c = parse_sink_uri({'file://' + str(tmp_path) + '/orders?protocol=craft&partition-num=2'!r})\n"
         "job = open_sink(c).transport.begin_write(c, c.uri)\n"
         "w = job.task_writer()\n"
