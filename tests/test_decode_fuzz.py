@@ -30,6 +30,7 @@ from cdcwire.spark.arrow_events import batch_problems
 from cdcwire.testing.mutations import json_token_mutated, mutated
 from cdcwire.testing.strategies import event_batches
 from cdcwire.validation import check_event
+from cdcwire_avro.testing import LocalSchemaRegistry
 
 #: Small in CI; a longer run: CDCWIRE_FUZZ_EXAMPLES=2000 (counts printed with -s).
 EXAMPLES = int(os.environ.get("CDCWIRE_FUZZ_EXAMPLES", "15"))
@@ -133,3 +134,13 @@ def test_mutated_messages_decode_to_valid_events_or_a_decode_error_on_both_paths
     print(protocol, counts)
     assert counts.inputs and counts.invalid_accepted == 0 and counts.paths_disagree == 0
 
+
+
+def test_mutated_avro_messages_decode_to_valid_events_or_a_decode_error():
+    # compatibility NONE: the generated tables share one topic's subject (see avro's conformance tests)
+    with LocalSchemaRegistry(compatibility="NONE") as registry:
+        uri = ("file:///tmp/cdcwire-fuzz/t?protocol=avro&topic-rule=tidb_{schema}_{table}"
+               f"&enable-tidb-extension=true&schema-registry={registry.url}")
+        counts = fuzz_decoding(uri, EXAMPLES, json_tokens=False)
+    print("avro", counts)
+    assert counts.inputs and counts.invalid_accepted == 0 and counts.paths_disagree == 0
