@@ -21,7 +21,11 @@ The rules:
   integers within their type's signed or unsigned range, finite floats (FLOAT
   within float32), bytes for binary strings and BLOBs, valid text for the rest,
   DECIMAL text a decimal number, dates and times in MySQL's form with valid
-  fields (zero dates such as ``0000-00-00`` are TiDB's and pass);
+  fields and a day their month has (zero dates such as ``0000-00-00`` and zero parts
+  such as ``2024-00-10`` are TiDB's and pass), JSON text a JSON document;
+- a mysql_type is a type text :mod:`cdcwire.type_text` reads (within MySQL's limits), of
+  the column's type code, and the value fits what it says (ENUM and SET elements, BIT
+  width, DECIMAL precision and scale);
 - a DDL event's ddl_type is a DDLType and its query valid text.
 
 Speed: this runs on every event of every encode and decode, so it has a fast path
