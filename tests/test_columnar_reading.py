@@ -57,3 +57,33 @@ def test_read_permissively_a_malformed_message_is_the_same_row_on_both_paths(tmp
     columnar = by_columns(uri, permissive=True)
     assert columnar.equals(by_event_path(uri, permissive=True))
     assert columnar.column("_malformed").drop_null().to_pylist()[0]["source"] == "t/0/4500"
+
+
+#: A canal-json insert whose BIGINT value is past 64 bits: no Arrow column holds it.
+PAST_64_BITS = (
+    b'{"id":0,"database":"s","table":"t","pkNames":["id"],"isDdl":false,"type":"INSERT","es":1,"ts":1,'
+    b'"sql":"","sqlType":{"id":-5},"mysqlType":{"id":"bigint"},"old":null,'
+    b'"data":[{"id":"99999999999999999999999"}],"_tidb":{"commitTs":5}}'
+)
+
+
+def sink_with_message(tmp_path, value: bytes, at: int) -> str:
+    uri = f"file://{tmp_path}/sink/t?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    messages = cdcwire.encode(uri, list(Workload(20, seed=5)))
+    messages.insert(at, Message("t", 0, None, value))
+    cdcwire.write(uri, messages)
+    return uri
+
+
+def test_read_permissively_an_integer_past_64_bits_is_a_malformed_row(tmp_path):
+    uri = sink_with_message(tmp_path, PAST_64_BITS, at=7)
+    columnar = by_columns(uri, permissive=True)
+    assert columnar.equals(by_event_path(uri, permissive=True))
+    [bad] = columnar.column("_malformed").drop_null().to_pylist()
+    assert bad["source"] == "t/0/7" and "outside" in bad["reason"]
+
+
+def test_an_integer_past_64_bits_fails_the_columnar_read_with_a_decode_error(tmp_path):
+    uri = sink_with_message(tmp_path, PAST_64_BITS, at=7)
+    with pytest.raises(DecodeError, match=r"t/0/7.*outside"):
+        by_columns(uri)

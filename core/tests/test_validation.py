@@ -278,3 +278,78 @@ def test_an_encoder_for_events_checked_already_takes_them_unchecked():
 
     assert isinstance(encoder_for(sink, "t", 0), CheckedEncoder)
     assert not isinstance(encoder_for(sink, "t", 0, events_checked=True), CheckedEncoder)
+
+
+def typed(type_: T, value, mysql_type: str, flags: F = F(0)) -> Column:
+    return Column("c", type_, flags, value, mysql_type)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [col(T.DATE, "2024-02-30"), col(T.DATE, "2023-02-29"), col(T.DATE, "1900-02-29"), col(T.DATE, "2024-06-31"),
+     col(T.DATETIME, "2023-02-29 10:00:00", B), col(T.TIMESTAMP, "2024-04-31 00:00:00", B)],
+    ids=["feb-30", "feb-29-not-leap", "feb-29-century", "jun-31", "datetime", "timestamp"],
+)
+def test_a_day_its_month_does_not_have_is_refused(column):
+    with pytest.raises(InvalidEventError, match="with valid fields"):
+        check_event(row(column))
+
+
+@pytest.mark.parametrize("text", ["2024-02-29", "2000-02-29", "0000-00-00", "2024-00-10", "2024-02-00", "0000-02-29"])
+def test_leap_days_and_tidbs_zero_dates_pass(text):
+    check_event(row(col(T.DATE, text)))
+
+
+@pytest.mark.parametrize(
+    "column, words",
+    [
+        (typed(T.ENUM, 3, "enum('a','b')"), "3 is past 2"),
+        (typed(T.SET, 4, "set('a','b')"), "4 is past 3"),
+        (typed(T.BIT, 1 << 12, "bit(12)", U), "4096 is past 4095"),
+        (typed(T.DECIMAL, "123456.5", "decimal(6,1)"), "does not fit decimal"),
+        (typed(T.DECIMAL, "1.25", "decimal(6,1)"), "does not fit decimal"),
+        (typed(T.DECIMAL, "1E+6", "decimal(6,1)"), "does not fit decimal"),
+        (col(T.JSON, "{"), "is not a JSON document"),
+        (col(T.JSON, "NaN"), "is not a JSON document"),
+    ],
+    ids=["enum", "set", "bit", "decimal-whole", "decimal-scale", "decimal-exponent", "json", "json-nan"],
+)
+def test_a_value_beyond_its_type_text_is_refused(column, words):
+    with pytest.raises(InvalidEventError, match=words):
+        check_event(row(column))
+
+
+@pytest.mark.parametrize(
+    "column",
+    [typed(T.ENUM, 2, "enum('a','b')"), typed(T.ENUM, 0, "enum('a','b')"), typed(T.SET, 3, "set('a','b')"),
+     typed(T.BIT, 4095, "bit(12)", U), typed(T.DECIMAL, "-12345.5", "decimal(6,1)"),
+     typed(T.DECIMAL, "0.5", "decimal(1,1)"), typed(T.ENUM, 9, "enum"), col(T.JSON, '{"a": [1, null]}')],
+)
+def test_a_value_within_its_type_text_passes(column):
+    check_event(row(column))
+
+
+@pytest.mark.parametrize(
+    "mysql_type, words",
+    [("decimal(100000000,2)", "more than DECIMAL's limit of 65"), ("decimal(10,31)", "more than"),
+     ("decimal(5,6)", "scale 6 is more than the precision 5"), ("bit(65)", "limit of 64"), ("bit(0)", "1..64"),
+     ("varchar(70000)", "limit of 65535"), ("datetime(7)", "limit of 6"), ("json(3)", "does not take"),
+     ("frobnicate", "does not start with a MySQL type name"), ("int(11) unsigned )", "not attribute words")],
+)
+def test_a_type_text_past_mysqls_limits_is_refused_quickly(mysql_type, words):
+    base = mysql_type.split("(")[0]
+    ctype = {"decimal": T.DECIMAL, "bit": T.BIT, "varchar": T.VARCHAR, "datetime": T.DATETIME, "json": T.JSON}
+    with pytest.raises(InvalidEventError, match=r"mysql_type \(column 'c'\).*" + words.replace("(", r"\(")):
+        check_event(row(typed(ctype.get(base, T.INT), None, mysql_type)))
+
+
+def test_a_set_of_65_elements_is_refused():
+    elements = ",".join(f"'e{i}'" for i in range(65))
+    with pytest.raises(InvalidEventError, match="65 elements, more than SET's 64"):
+        check_event(row(typed(T.SET, 1, f"set({elements})")))
+
+
+def test_a_type_code_and_a_type_text_that_disagree_are_refused():
+    with pytest.raises(InvalidEventError, match="type code TINYINT and type text 'varchar.10.' disagree"):
+        check_event(row(typed(T.TINYINT, 1, "varchar(10)")))
+

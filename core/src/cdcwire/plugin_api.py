@@ -69,6 +69,7 @@ from .params import (
 )
 from .sink_uri import SinkConfig
 from .transport import MessageReader, MessageWriter, Transport, WriteJob
+from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 from .value_text import float32_text, float64_text
 
@@ -81,6 +82,7 @@ from .value_text import float32_text, float64_text
 #: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
 #: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
 #: boolean outside a ``Parameter("...", "bool")`` (which already applies it).
+#:     and the one reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
 PLUGIN_API_VERSION = "1.3"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
@@ -97,7 +99,7 @@ __all__ = [
     "MESSAGE_OVERHEAD", "Message", "MessageReader", "MessageTooLargeError", "MessageWriter",
     "ONLY_OUTPUT_UPDATED_COLUMNS", "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload",
     "PluginError", "ResolvedEvent", "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError",
-    "TEXTUAL_TYPES", "Transport", "TransportError", "ValueKind", "WriteJob", "build_column",
+    "TEXTUAL_TYPES", "Transport", "TypeText", "parse_type_text", "type_text_problem", "TransportError", "ValueKind", "WriteJob", "build_column",
     "build_row_event", "canonical_value", "float32_text", "float64_text", "from_json", "holds_bytes",
     "hookimpl", "parse_boolean", "to_float32", "to_json", "value_kind",
 ]

@@ -21,7 +21,11 @@ The rules:
   integers within their type's signed or unsigned range, finite floats (FLOAT
   within float32), bytes for binary strings and BLOBs, valid text for the rest,
   DECIMAL text a decimal number, dates and times in MySQL's form with valid
-  fields (zero dates such as ``0000-00-00`` are TiDB's and pass);
+  fields and a day their month has (zero dates such as ``0000-00-00`` and zero parts
+  such as ``2024-00-10`` are TiDB's and pass), JSON text a JSON document;
+- a mysql_type is a type text :mod:`cdcwire.type_text` reads (within MySQL's limits), of
+  the column's type code, and the value fits what it says (ENUM and SET elements, BIT
+  width, DECIMAL precision and scale);
 - a DDL event's ddl_type is a DDLType and its query valid text.
 
 Speed: this runs on every event of every encode and decode, so it has a fast path
@@ -36,6 +40,7 @@ to the slow path (:func:`_check_image`), which finds and words the first broken 
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal, InvalidOperation
 from operator import attrgetter
@@ -45,6 +50,7 @@ from .bounded_cache import BoundedCache
 from .type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
 from .errors import InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .type_text import TypeText, parse_type_text
 
 U64_MAX = (1 << 64) - 1
 I64_MIN = -(1 << 63)
@@ -214,7 +220,13 @@ def decimal_problem(text: str) -> Optional[str]:
     return None if ok else f"{shown(text)} is not a decimal number"
 
 
-_DATE = "[0-9]{4}-(?:0[0-9]|1[0-2])-(?:[0-2][0-9]|3[01])"  # month and day may be 00 (TiDB's zero dates)
+_LEAP_YEAR = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
+#: A date whose day exists in its month (February 29 only in leap years); month and day may be
+#: 00 (TiDB's zero dates ``0000-00-00`` and zero-in-date parts like ``2024-00-10``).
+_DATE = (
+    "(?:[0-9]{4}-(?:(?:0[013578]|1[02])-(?:[0-2][0-9]|3[01])|(?:0[469]|11)-(?:[0-2][0-9]|30)"
+    f"|02-(?:[01][0-9]|2[0-8]))|{_LEAP_YEAR}-02-29)"
+)
 _CLOCK = ":[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,6})?"
 #: The MySQL text form of each date and time type, as a regular expression (Python's and
 #: RE2's syntax alike: the Spark record checks use the same ones): a compiled match of a
@@ -255,11 +267,30 @@ def _times(ctype: ColumnType) -> ValueCheck:
         if v.__class__ is not str:
             return f"a {ctype.name} value must be str, got {_kind(v)}"
         if matches(v) is None:
-            return f"{shown(v)} is not a {ctype.name} of the form {form} with valid fields"
+            return f"{shown(v)} is not a {ctype.name} of the form {form} with valid fields (a day its month has)"
         good.remember(v, True)
         return None
 
     return check
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _json(v: Any) -> Optional[str]:
+    if v is None:
+        return None
+    if v.__class__ is not str:
+        return f"a JSON value must be str, got {_kind(v)}"
+    problem = text_problem(v)
+    if problem is not None:
+        return problem
+    try:
+        json.loads(v, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as exc:
+        return f"{shown(v)} is not a JSON document ({str(exc).splitlines()[0][:80]})"
+    return None
 
 
 def _decimals(v: Any) -> Optional[str]:
@@ -278,6 +309,8 @@ def value_check(ctype: ColumnType, flags: int) -> ValueCheck:
         return _floats(ctype)
     if ctype == ColumnType.DECIMAL:
         return _decimals
+    if ctype == ColumnType.JSON:
+        return _json
     if ctype in _TIME_FORMS:
         return _times(ctype)
     if ctype == ColumnType.NULL:
@@ -286,7 +319,86 @@ def value_check(ctype: ColumnType, flags: int) -> ValueCheck:
         return _geometry
     if (ctype in BLOB_TYPES or ctype in STRING_TYPES) and flags & _BINARY:
         return _bytes(ctype)
-    return _texts(ctype)  # TEXT family, CHAR/VARCHAR, JSON
+    return _texts(ctype)  # TEXT family, CHAR/VARCHAR
+
+
+def type_text_bound(ctype: ColumnType, parsed: TypeText) -> Optional[int]:
+    """The largest value a column of an ENUM, SET or BIT type text takes, when the text says:
+    ENUM the number of its elements (an index; 0 is the invalid value ''), SET the mask of all
+    its elements, BIT all ones of its width. None when the text does not bound the value."""
+    if ctype == ColumnType.ENUM and parsed.elements is not None:
+        return len(parsed.elements)
+    if ctype == ColumnType.SET and parsed.elements is not None:
+        return (1 << len(parsed.elements)) - 1
+    if ctype == ColumnType.BIT and parsed.length is not None:
+        return (1 << parsed.length) - 1
+    return None
+
+
+def decimal_fit_problem(text: str, precision: int, scale: int) -> Optional[str]:
+    """Why a valid DECIMAL text does not fit ``decimal(precision,scale)``, or None: at most
+    ``precision - scale`` digits before the point and ``scale`` after it."""
+    body = text.lstrip("+-")
+    if "e" in body or "E" in body:
+        exponent = Decimal(text).as_tuple().exponent
+        value = Decimal(text)
+        whole = 0 if abs(value) < 1 else value.adjusted() + 1
+        fraction = max(0, -int(exponent))
+    else:
+        head, _, tail = body.partition(".")
+        whole, fraction = len(head.lstrip("0")), len(tail)
+    if whole > precision - scale or fraction > scale:
+        return (f"{shown(text)} does not fit decimal({precision},{scale}): at most {precision - scale}"
+                f" digits before the point and {scale} after it")
+    return None
+
+
+def _fitted(ctype: ColumnType, check: ValueCheck, parsed: TypeText, mysql_type: str) -> ValueCheck:
+    """``check`` and the bounds the column's type text sets on its values (item of the rule:
+    where the type text is known, the value must fit it)."""
+    bound = type_text_bound(ctype, parsed)
+    if bound is not None:
+        def bounded(v: Any) -> Optional[str]:
+            problem = check(v)
+            if problem is None and v is not None and v > bound:
+                return f"{shown(v)} is past {bound}, the largest value of {ctype.name} {shown(mysql_type)}"
+            return problem
+
+        return bounded
+    if ctype == ColumnType.DECIMAL and parsed.length is not None:
+        precision, scale = parsed.length, parsed.scale or 0
+
+        def fits(v: Any) -> Optional[str]:
+            problem = check(v)
+            if problem is None and v is not None:
+                return decimal_fit_problem(v, precision, scale)
+            return problem
+
+        return fits
+    return check
+
+
+def column_problem(ctype: ColumnType, flags: int, mysql_type: Optional[str], value: Any) -> Optional[str]:
+    """Why a column of this (valid) type and flags cannot have this type text and value, or None:
+    the record checks of :mod:`cdcwire.spark.rows.record_checks` judge their suspects with it."""
+    check = value_check(ctype, flags)
+    if mysql_type is not None:
+        problem = text_problem(mysql_type) or _type_text_problem(ctype, mysql_type)
+        if problem is not None:
+            return problem
+        check = _fitted(ctype, check, parse_type_text(mysql_type), mysql_type)  # type: ignore[arg-type]
+    return check(value)
+
+
+def _type_text_problem(ctype: ColumnType, mysql_type: str) -> Optional[str]:
+    """Why a valid text ``mysql_type`` is not a type text of type code ``ctype``, or None."""
+    parsed = parse_type_text(mysql_type)
+    if isinstance(parsed, str):
+        return parsed
+    if ctype not in parsed.codes:
+        return (f"type code {ctype.name} and type text {shown(mysql_type)} disagree (a {parsed.base.upper()}"
+                f" is carried as {' or '.join(sorted(c.name for c in parsed.codes))})")
+    return None
 
 
 _CACHE_LIMIT = 4096
@@ -318,15 +430,24 @@ def _column_check(column: Column) -> tuple[Optional[ValueCheck], str, str]:
     check = _CHECKS.get(key)
     if check is None:
         check = _CHECKS.remember(key, value_check(ctype, bits))
-    if mysql_type is not None and text_problem(mysql_type) is not None:
-        return check, "", ""  # the caller finds the mysql_type's problem; nothing is remembered
+    bound = None
+    if mysql_type is not None:
+        problem = text_problem(mysql_type)
+        if problem is not None:
+            return None, "mysql_type", f"mysql_type {problem}"
+        problem = _type_text_problem(ctype, mysql_type)
+        if problem is not None:
+            return None, "mysql_type", problem
+        parsed: TypeText = parse_type_text(mysql_type)  # type: ignore[assignment]
+        check = _fitted(ctype, check, parsed, mysql_type)
+        bound = type_text_bound(ctype, parsed)
     if flags.__class__ is ColumnFlag or flags.__class__ is int:
         lo = hi = None
         if ctype in INTEGER_RANGES:
             lo, hi = INTEGER_RANGES[ctype][1 if bits & _UNSIGNED else 0]
-        plain_text = ctype == ColumnType.JSON or (
-            (ctype in BLOB_TYPES or ctype in STRING_TYPES) and not bits & _BINARY
-        )
+            if bound is not None:
+                hi = min(hi, bound)
+        plain_text = (ctype in BLOB_TYPES or ctype in STRING_TYPES) and not bits & _BINARY
         entry_key = (ctype, flags, mysql_type, ColumnType, flags.__class__)
         _COLUMN_ENTRIES.remember(entry_key, (check, lo, hi, plain_text))
     return check, "", ""
@@ -414,11 +535,6 @@ def _check_image(event: RowChangedEvent, columns: Any, field: str) -> None:
         problem = check(c.value)
         if problem is not None:
             raise _fail(event, f"{field}[{i}].value", problem, repr(name))
-        mysql_type = c.mysql_type
-        if mysql_type is not None:
-            problem = text_problem(mysql_type)
-            if problem is not None:
-                raise _fail(event, f"{field}[{i}].mysql_type", f"mysql_type {problem}", repr(name))
 
 
 def _check_names(event: Any) -> None:

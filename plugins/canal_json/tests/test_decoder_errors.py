@@ -213,3 +213,38 @@ def test_any_field_replaced_by_any_json_value_decodes_or_raises_a_decode_error(f
         _decode_doc(doc)
     except DecodeError:
         pass
+
+
+def test_an_update_whose_data_lacks_a_column_its_old_has_is_refused():
+    doc = dict(_good(), type="UPDATE")
+    data = dict(doc["data"][0])
+    del data["c_int"]
+    doc["data"], doc["old"] = [data], [{"c_int": "1"}]
+    with pytest.raises(DecodeError, match="data.*lacks column 'c_int' that old has"):
+        _decode_doc(doc)
+
+
+def test_an_update_whose_old_omits_unchanged_columns_takes_them_from_data():
+    doc = dict(_good(), type="UPDATE", old=[{"c_int": "1"}])
+    (event,) = _decode_doc(doc)
+    assert [c.name for c in event.pre_columns] == [c.name for c in event.columns]
+    assert {c.name: c.value for c in event.pre_columns}["c_int"] == 1
+
+
+@pytest.mark.parametrize(
+    "mysql_type", ["decimal(100000000,2)", "decimal(10,11)", "bit(65)", "varchar(70000)", "datetime(7)"]
+)
+def test_a_mysql_type_past_mysqls_limits_is_refused_naming_the_column(mysql_type):
+    doc = _good()
+    doc["mysqlType"] = dict(doc["mysqlType"], c_int=mysql_type)
+    with pytest.raises(DecodeError, match=r"c_int.*(limit|more than)"):
+        _decode_doc(doc)
+
+
+def test_an_impossible_date_is_refused():
+    doc = _good()
+    doc["mysqlType"] = dict(doc["mysqlType"], c_int="date")
+    doc["sqlType"] = dict(doc["sqlType"], c_int=91)
+    doc["data"] = [dict(doc["data"][0], c_int="2024-02-30")]
+    with pytest.raises(DecodeError, match="'2024-02-30' is not a DATE"):
+        _decode_doc(doc)

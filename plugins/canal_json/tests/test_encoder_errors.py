@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
 from cdcwire_canal_json import CanalJSONEncoder, CanalOptions
 
@@ -79,3 +80,9 @@ def test_a_good_row_after_a_bad_one_of_the_same_table_is_written():
     with pytest.raises(EncodeError):
         encoder.encode_event(RowChangedEvent(1, "s", "t", _row(Column("c", T.INT, F(0), "x")), None))
     assert b'"c":"7"' in encoder.encode_event(RowChangedEvent(1, "s", "t", _row(Column("c", T.INT, F(0), 7)), None))
+
+
+def test_a_tinyint_whose_type_text_is_varchar_is_refused_not_sent_as_a_varchar():
+    event = RowChangedEvent(5, "s", "t", (Column("c", ColumnType.TINYINT, ColumnFlag(0), 1, "varchar(10)"),))
+    with pytest.raises(EncodeError, match="type code TINYINT and type text 'varchar.10.' disagree"):
+        cdcwire.encode("canal-json", [event])

@@ -6,39 +6,35 @@ The type code alone does not say these; ``Column.mysql_type`` (``decimal(10,4)``
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
-_DECIMAL = re.compile(r"^\s*(?:decimal|numeric|dec|fixed)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)", re.I)
-_BIT = re.compile(r"^\s*bit\s*\(\s*(\d+)\s*\)", re.I)
-_ELEMENTS = re.compile(r"^\s*(?:enum|set)\s*\((.*)\)", re.I | re.S)
-_QUOTED = re.compile(r"'((?:[^'\\]|''|\\.)*)'", re.S)
+from cdcwire.plugin_api import TypeText, parse_type_text
+
+
+def _parsed(mysql_type: Optional[str]) -> Optional[TypeText]:
+    """The core's one reading of the text (cached, MySQL's limits checked); None if invalid or absent."""
+    found = parse_type_text(mysql_type) if mysql_type else None
+    return found if isinstance(found, TypeText) else None
 
 
 def decimal_precision_scale(mysql_type: Optional[str]) -> Optional[tuple[int, int]]:
     """(precision, scale) of ``decimal(P,S)`` / ``decimal(P)``; None when the text does not say."""
-    m = _DECIMAL.match(mysql_type or "")
-    if m is None:
+    t = _parsed(mysql_type)
+    if t is None or t.base not in ("decimal", "numeric", "dec", "fixed") or t.length is None:
         return None
-    return int(m.group(1)), int(m.group(2) or 0)
+    return t.length, t.scale or 0
 
 
 def bit_length(mysql_type: Optional[str]) -> int:
     """The N of ``bit(N)``; MySQL's default of 1 when the text does not say."""
-    m = _BIT.match(mysql_type or "")
-    return int(m.group(1)) if m else 1
+    t = _parsed(mysql_type)
+    return t.length if t is not None and t.base == "bit" and t.length is not None else 1
 
 
 def enum_elements(mysql_type: Optional[str]) -> Optional[tuple[str, ...]]:
     """The element names of ``enum('a','b')`` / ``set('a','b')``, unquoted; None if absent."""
-    m = _ELEMENTS.match(mysql_type or "")
-    if m is None:
-        return None
-    return tuple(_unquote(e) for e in _QUOTED.findall(m.group(1)))
-
-
-def _unquote(text: str) -> str:
-    return re.sub(r"''|\\(.)", lambda m: m.group(1) if m.group(1) is not None else "'", text)
+    t = _parsed(mysql_type)
+    return None if t is None else t.elements
 
 
 def quote_element(name: str) -> str:

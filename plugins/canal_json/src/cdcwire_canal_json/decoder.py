@@ -43,6 +43,7 @@ from cdcwire.plugin_api import (
     StorageError,
     build_column,
     build_row_event,
+    type_text_problem,
 )
 
 from .column_types import Parser, shape_of
@@ -371,6 +372,12 @@ class CanalJSONDecoder:
             else:
                 old = self._columns(fields, "old", old_image, reading)
                 if old_names != list(data_image):  # else: the same columns in the same order
+                    lacking = [name for name in old_names if name not in data_image]
+                    if lacking:
+                        raise fields.fail(
+                            "data", f"lacks column {lacking[0]!r} that old has: an update's new image"
+                            " holds every column of its old one"
+                        )
                     old = _fill_unchanged(old, data)
             return build_row_event(commit_ts, schema, table, data, old, None, marked)
         old = doc["old"]
@@ -469,6 +476,9 @@ class CanalJSONDecoder:
                 shape = shape_of(text)
             except ValueError as exc:
                 raise fields.fail(f"mysqlType.{name}", str(exc)) from None
+            problem = type_text_problem(text)
+            if problem is not None:
+                raise fields.fail(f"mysqlType.{name}", problem)
             flags = shape.flags
             if name in pk_names:
                 flags |= _KEY
@@ -570,13 +580,12 @@ def _image(fields: _Fields, field: str) -> dict[str, Any]:
 
 
 def _fill_unchanged(old: tuple[Column, ...], new: tuple[Column, ...]) -> tuple[Column, ...]:
-    """The whole old image: columns the message left out (unchanged) are taken from the new one."""
+    """The whole old image, in the new one's order: columns the message left out (unchanged) are
+    taken from the new one (the caller refused an old image naming a column the new one lacks)."""
     if len(old) == len(new) and all(o.name == n.name for o, n in zip(old, new)):
         return old
     by_name = {c.name: c for c in old}
-    filled = [by_name.pop(c.name, c) for c in new]
-    filled.extend(by_name.values())
-    return tuple(filled)
+    return tuple([by_name.get(c.name, c) for c in new])
 
 
 def _is_bare_pointer(doc: dict[str, Any]) -> bool:

@@ -128,7 +128,9 @@ class _Chunk:
             return
         try:
             n = columnar.decode_into(message, self.batch)
-        except DecodeError:
+        except Exception:  # noqa: BLE001 - the columnar boundary: whatever a message's columnar
+            # decode cannot take (a DecodeError, an int past 64 bits, any value it does not hold)
+            # sends the chunk to the Event path, which refuses the message as a DecodeError
             self.clean = False
             return
         self.topics.extend([message.topic] * n)
@@ -141,8 +143,8 @@ class _Chunk:
         if self.clean:
             try:
                 events: Optional[pa.RecordBatch] = event_batch_arrow(self.batch)
-            except (TypeError, ValueError, KeyError, pa.ArrowException):
-                events = None
+            except Exception:  # noqa: BLE001 - anything Arrow cannot hold (an int past 64 bits:
+                events = None  # OverflowError) goes the Event path, which words it per message
             if events is not None and not batch_problems(events):
                 yield _placed(list(events.columns), self.topics, self.partitions, self.offsets, None, permissive)
                 return

@@ -31,7 +31,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
-from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, name_problem, value_check
+from ...type_text import TypeText, parse_type_text
+from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem
 
 U64 = pa.uint64()
 I64_MAX = (1 << 63) - 1
@@ -184,7 +185,7 @@ class EntryChecks:
             self._flag(pc.indices_nonzero(flags.is_null()), "has null flags")
         self.type_of = self._type_names(entries.field("type"))
         self._at_most_one_value()
-        self._value_rules(entries.field("type"), flags)
+        self._value_rules(entries.field("type"), flags, entries.field("mysql_type"))
         self._names_unique_and_plain(offsets)
 
     def _type_names(self, types: pa.Array) -> dict[Optional[str], ColumnType]:
@@ -215,7 +216,7 @@ class EntryChecks:
         if several is not None and pc.any(several).as_py():
             self._flag(pc.indices_nonzero(several), "has more than one value field set")
 
-    def _value_rules(self, types: pa.Array, flags: pa.Array) -> None:
+    def _value_rules(self, types: pa.Array, flags: pa.Array, mysql_types: pa.Array) -> None:
         """Flag the entries whose value :func:`cdcwire.validation.value_check` refuses.
 
         numpy finds the suspects in a few passes over all entries (per-entry bounds taken
@@ -260,6 +261,10 @@ class EntryChecks:
             texts = v["string"].take(pa.array(at))
             off_form = pc.fill_null(pc.invert(pc.match_substring_regex(texts, form)), False)
             suspect[at[off_form.to_numpy(zero_copy_only=False)]] = True
+        for code, ctype in enumerate(ctypes):
+            if ctype == ColumnType.JSON:  # no regular expression says JSON: each text is judged
+                suspect |= (codes == code) & _valid(v["string"])
+        texts = self._type_text_suspects(mysql_types, ctypes, codes, suspect)
         for j in np.flatnonzero(suspect).tolist():
             ctype = ctypes[codes[j]] if codes[j] < len(ctypes) else None
             if ctype is None or bits[j] < 0:
@@ -267,9 +272,32 @@ class EntryChecks:
             value = next((a[j].as_py() for a in v.values() if a[j].is_valid), None)
             if isinstance(value, Decimal):  # the uint field is decimal(20,0)
                 value = int(value)
-            reason = value_check(ctype, int(bits[j]))(value)
+            reason = column_problem(ctype, int(bits[j]), texts[j], value)
             if reason is not None:
                 self._flag(pa.array([j]), f"has a bad value: {reason}")
+
+    @staticmethod
+    def _type_text_suspects(
+        mysql_types: pa.Array, ctypes: list, codes: np.ndarray, suspect: np.ndarray
+    ) -> list:
+        """Mark the entries whose type text may break a rule (invalid, not one of the entry's type
+        code, or bounding its value: ENUM/SET elements, BIT width, DECIMAL precision), judged per
+        distinct text; returns each entry's text (None without one) for the judge."""
+        if mysql_types.null_count == len(mysql_types):
+            return [None] * len(mysql_types)
+        encoded = pc.dictionary_encode(mysql_types)
+        indices = _numbers(encoded.indices, -1)
+        for k, text in enumerate(encoded.dictionary.to_pylist()):
+            at = np.flatnonzero(indices == k)
+            parsed = parse_type_text(text) if isinstance(text, str) else None
+            if not isinstance(parsed, TypeText) or parsed.elements is not None or (
+                parsed.length is not None and parsed.base in ("bit", "decimal", "numeric", "dec", "fixed")
+            ):
+                suspect[at] = True
+                continue
+            fits = np.array([t in parsed.codes for t in ctypes] + [True])
+            suspect[at[~fits[codes[at]]]] = True
+        return mysql_types.to_pylist()
 
     def _names_unique_and_plain(self, offsets: list[int]) -> None:
         """Flag names holding a NUL, and rows whose image names a column twice."""
