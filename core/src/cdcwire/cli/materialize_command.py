@@ -1,8 +1,9 @@
 """``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta]``: a change stream applied
 into one table per upstream table, continuing from where the last run into ``DIR`` stopped.
 
-Progress on stderr; a summary per table (rows inserted, updated, deleted, duplicates
-dropped, key-only rows not applied, zero dates read as null) on stdout."""
+Progress on stderr; a summary per table (change events applied per kind, replays counted
+once; rows of the table inserted, updated, deleted; duplicates dropped, key-only rows not
+applied, zero dates read as null) on stdout."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
     p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
     p.add_argument("--topics", help="topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
-    p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
+    p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*'); later runs into"
+                   " --out give the same")
     p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
     p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     add_spark_flags(p)
