@@ -161,9 +161,9 @@ def _row(ts: int, key: int, name: str, kind: str = "insert", key_only: bool = Fa
     return RowChangedEvent(ts, "shop", "orders", image, handle_key_only=key_only)
 
 
-def _file_source(tmp_path: Path, events: list, extension: bool = True) -> str:
+def _file_source(tmp_path: Path, events: list, extension: bool = True, params: str = "") -> str:
     uri = (f"file://{tmp_path}/src/orders?protocol=canal-json&partition-num=1"
-           + ("&enable-tidb-extension=true" if extension else ""))
+           + ("&enable-tidb-extension=true" if extension else "") + params)
     cdcwire.write(uri, cdcwire.encode(uri, events))
     return uri
 
@@ -239,3 +239,140 @@ def test_a_source_topic_recreated_between_runs_fails_the_run_unless_the_loss_is_
     accepted = cs.materialize(spark, uri, out, fail_on_data_loss=False)
     assert accepted.events_read == 2
     assert sorted(r["id"] for r in _table_rows(Path(out), "parquet")) == [1, 2, 3, 4, 5, 9]
+
+
+# -- several changes of one key at one commit ts --------------------------------------------
+
+def _table_ids(out: Path, table: str) -> list[int]:
+    state = TablesState.load(str(out), "parquet")
+    return sorted(r["id"] for r in pq.read_table(out / state.snapshots[table]).to_pylist())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_generated_streams_with_a_replayed_range_equal_an_in_order_replay(spark, tmp_path, seed) -> None:
+    from cdcwire.workload import Workload
+
+    events = list(Workload(3000, seed=seed, tables=3))
+    uri = (f"file://{tmp_path}/src/w?protocol=canal-json&enable-tidb-extension=true&partition-num=2"
+           "&partition=index-value")
+    _write_with_a_replay(uri, [*events, ResolvedEvent(events[-1].commit_ts + 1)])
+    out = tmp_path / "tables"
+    summary = cs.materialize(spark, uri, str(out))
+    for name in ("shop.orders", "shop.customers", "app.files"):
+        schema, table = name.split(".")
+        expected = _replayed([e for e in events if isinstance(e, RowChangedEvent) and (e.schema, e.table) == (schema, table)])
+        assert _table_ids(out, name) == sorted(expected), name
+    orders = TablesState.load(str(out), "parquet").snapshots["shop.orders"]
+    texts = {r["id"]: r["c_varchar"] for r in pq.read_table(out / orders).to_pylist()}
+    replayed = _replayed([e for e in events if isinstance(e, RowChangedEvent) and e.table == "orders"])
+    assert texts == {k: row.get("c_varchar") for k, row in replayed.items()}
+    assert summary.tables["shop.orders"].duplicates > 0
+
+
+def _update(ts: int, key: int, name: str, old_key: int, old_name: str) -> RowChangedEvent:
+    return RowChangedEvent(ts, "shop", "orders", _image(key, name, "1.00"), _image(old_key, old_name, "1.00"))
+
+
+def test_an_update_then_a_delete_of_one_key_at_one_ts_apply_in_log_order(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    events = [_row(10 << 18, 1, "a"), _row(10 << 18, 2, "b"), ResolvedEvent(10 << 18),
+              _update(20 << 18, 1, "a2", 1, "a"), _row(20 << 18, 1, "a2", kind="delete"), ResolvedEvent(20 << 18)]
+    cs.materialize(spark, _file_source(tmp_path, events), out)
+    assert _table_ids(Path(out), "shop.orders") == [2]
+
+
+def test_two_rows_swapping_keys_at_one_ts_come_out_swapped(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    events = [_row(10 << 18, 1, "a"), _row(10 << 18, 2, "b"), ResolvedEvent(10 << 18),
+              _update(20 << 18, 2, "a", 1, "a"), _update(20 << 18, 1, "b", 2, "b"), ResolvedEvent(20 << 18)]
+    cs.materialize(spark, _file_source(tmp_path, events), out)
+    rows = pq.read_table(Path(out) / TablesState.load(out, "parquet").snapshots["shop.orders"]).to_pylist()
+    assert sorted((r["id"], r["name"]) for r in rows) == [(1, "b"), (2, "a")]
+
+
+def test_an_update_then_a_raw_key_change_of_one_key_at_one_ts_is_refused_naming_key_and_ts(spark, tmp_path) -> None:
+    events = [_row(10 << 18, 1, "a"), ResolvedEvent(10 << 18),
+              _update(20 << 18, 1, "a2", 1, "a"), _update(20 << 18, 2, "a3", 1, "a2"), ResolvedEvent(20 << 18)]
+    uri = _file_source(tmp_path, events, params="&output-raw-change-event=true")  # the key change stays one update
+    with pytest.raises(cdcwire.CdcwireError, match=rf"shop\.orders key id=1 changes more than once at commit ts {20 << 18}"):
+        cs.materialize(spark, uri, str(tmp_path / "tables"))
+    assert not (tmp_path / "tables" / STATE_FILE).exists()  # nothing committed
+
+
+def test_the_summary_counts_events_applied_per_kind_and_rows_changed(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    first = [_row(10 << 18, k, "a") for k in range(1, 5)] + [ResolvedEvent(10 << 18)]
+    cs.materialize(spark, _file_source(tmp_path, first), out)
+    later = [_update(20 << 18, 1, "b", 1, "a"), _update(21 << 18, 1, "c", 1, "b"), _update(22 << 18, 1, "d", 1, "c"),
+             _row(23 << 18, 2, "a", kind="delete"), _row(24 << 18, 9, "x"), _row(25 << 18, 9, "x", kind="delete"),
+             ResolvedEvent(30 << 18)]
+    uri = _file_source(tmp_path, later)
+    cdcwire.write(uri, cdcwire.encode(uri, later[:2]))  # a replay: counted once, as duplicates
+    c = cs.materialize(spark, uri, out).tables["shop.orders"]
+    assert (c.insert_events, c.update_events, c.delete_events) == (1, 3, 2)
+    assert (c.inserted, c.updated, c.deleted) == (0, 1, 1)
+    assert c.duplicates == 2
+
+
+# -- a state that cannot be continued -------------------------------------------------------
+
+def test_a_wider_table_filter_on_a_later_run_is_refused_naming_both(spark, tmp_path) -> None:
+    out = tmp_path / "tables"
+    other = RowChangedEvent(10 << 18, "shop", "items", _image(7, "x", "1.00"))
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), other, ResolvedEvent(11 << 18)])
+    cs.materialize(spark, uri, str(out), tables="shop.orders")
+    with pytest.raises(cdcwire.CdcwireError, match=rf"{STATE_FILE} holds tables materialized with table filter"
+                                                   r" 'shop\.orders'; this run gives 'shop\.\*'.*give 'shop\.orders' again"):
+        cs.materialize(spark, uri, str(out), tables="shop.*")
+
+
+def _edit_state(field: str, value):
+    def edit(out: Path) -> None:
+        import json
+
+        doc = json.loads((out / STATE_FILE).read_text())
+        if value is _REMOVED:
+            del doc[field]
+        else:
+            doc[field] = value(doc) if callable(value) else value
+        (out / STATE_FILE).write_text(json.dumps(doc))
+    return edit
+
+
+def _remove_directory(field: str):
+    def remove(out: Path) -> None:
+        import shutil
+
+        state = TablesState.load(str(out), "parquet")
+        shutil.rmtree(out / (state.pending if field == "pending" else state.snapshots["shop.orders"]))
+    return remove
+
+
+_REMOVED = object()
+DAMAGE = {
+    "snapshots removed": (_edit_state("snapshots", _REMOVED), r"field snapshots is missing"),
+    "snapshots emptied": (_edit_state("snapshots", {}), r"field snapshots has no entry for shop\.orders"),
+    "applied null": (_edit_state("applied", None), r"field applied is null, not an object"),
+    "offset a string": (_edit_state("offsets", lambda d: {k: str(v) for k, v in d["offsets"].items()}),
+                        r"field offsets is \{.*, not an object"),
+    "offset past the end": (_edit_state("offsets", lambda d: {k: v + 1000 for k, v in d["offsets"].items()}),
+                            r"field offsets: orders/0: the stored offset \d+ is past the partition's end \d+"),
+    "snapshot outside": (_edit_state("snapshots", {"shop.orders": "../../elsewhere"}),
+                         r"field snapshots\['shop\.orders'\] names '\.\./\.\./elsewhere', not a directory under"),
+    "snapshot directory removed": (_remove_directory("snapshots"), r"field snapshots\['shop\.orders'\] names .*, which is not in"),
+    "pending directory removed": (_remove_directory("pending"), r"field pending names .*, which is not in"),
+    "unknown field": (_edit_state("extra", 1), r"unknown field 'extra'"),
+    "not an object": (lambda out: (out / STATE_FILE).write_text("[]"), r"not a JSON object"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_state_is_one_error_naming_the_file_and_the_field(spark, tmp_path, damage) -> None:
+    out = tmp_path / "tables"
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), ResolvedEvent(10 << 18), _row(20 << 18, 2, "b")])
+    cs.materialize(spark, uri, str(out))
+    harm, message = DAMAGE[damage]
+    harm(out)
+    with pytest.raises(cdcwire.CdcwireError, match=rf"^{out / STATE_FILE}.*{message}") as raised:
+        cs.materialize(spark, uri, str(out))
+    assert "\n" not in str(raised.value) and "new output directory" in str(raised.value)

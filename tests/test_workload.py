@@ -79,3 +79,14 @@ def test_generated_events_are_valid_event_json(tmp_path):
         events = list(cdcwire.read_jsonl(f))
     assert events == list(generate(Workload(800, seed=9, tables=5)))
     assert {e.table for e in events if not isinstance(e, cdcwire.ResolvedEvent)} >= {"all_types", "all_types_2"}
+
+
+def test_a_transaction_changes_each_row_key_at_most_once():
+    """As TiDB's changes reach TiCDC: one event per key and commit ts (a key-changing update
+    touches its old and its new key), never an update then a delete of one row in one commit."""
+    events_per_key: Counter = Counter()
+    for e in generate(Workload(30000, seed=3)):
+        if isinstance(e, cdcwire.RowChangedEvent):
+            for key in {image[0].value for image in (e.pre_columns, e.columns) if image is not None}:
+                events_per_key[(e.commit_ts, e.schema, e.table, key)] += 1
+    assert events_per_key and max(events_per_key.values()) == 1

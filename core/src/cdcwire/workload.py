@@ -6,7 +6,9 @@ changes (inserts, updates, some of which change the handle key, deletes) at
 increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
 carry the new column), ``DROP COLUMN`` of the oldest added one once a table has
 ``max_added_columns`` (a long stream must not widen its tables forever); a
-resolved ts every ``resolved_every`` commits. Values come from
+resolved ts every ``resolved_every`` commits. A transaction changes each row key at most
+once, as TiDB's changes reach TiCDC (one event per key and commit ts; a key-changing update
+touches its old and its new key). Values come from
 ``random.Random(seed)``: the same seed gives the same stream, fast.
 """
 
@@ -228,10 +230,11 @@ def generate(w: Workload) -> Iterator[Event]:
             emitted += 1
             continue
         ts = next_ts()
+        touched: set[tuple[str, int]] = set()  # (table, key) this transaction changed
         for _ in range(rng.randint(1, 4)):
             if emitted >= w.events:
                 return
-            yield _row_change(rng, rng.choice(tables), ts, w.max_live_rows)
+            yield _row_change(rng, rng.choice(tables), ts, w.max_live_rows, touched)
             emitted += 1
         if w.resolved_every and commits % w.resolved_every == 0 and emitted < w.events:
             yield ResolvedEvent(ts)
@@ -257,17 +260,30 @@ def _schema_change(table: Table, ts: int, max_added: int) -> DDLEvent:
     return DDLEvent(ts, table.schema, table.name, query, DDLType.ADD_COLUMN)
 
 
-def _row_change(rng: random.Random, table: Table, ts: int, max_live: int) -> RowChangedEvent:
+def _row_change(
+    rng: random.Random, table: Table, ts: int, max_live: int, touched: set[tuple[str, int]]
+) -> RowChangedEvent:
+    """One row change of a transaction; ``touched``: the (table, key) pairs the transaction has
+    already changed, never changed again in it (an insert is made instead when every draw hits one)."""
     roll = rng.random()
     live = table.live
-    if not live or (roll < 0.5 and len(live) < max_live):
+    key = None
+    if live and not (roll < 0.5 and len(live) < max_live):
+        for _ in range(4):
+            key = table.keys.choice(rng)
+            if (table.name, key) not in touched:
+                break
+        else:
+            key = None
+    if key is None:
         key = table.next_id
         table.next_id += 1
         values = table.draw(rng)
         live[key] = values
         table.keys.add(key)
+        touched.add((table.name, key))
         return RowChangedEvent(ts, table.schema, table.name, table.image(key, values), None)
-    key = table.keys.choice(rng)
+    touched.add((table.name, key))
     old = live[key]
     if roll < 0.8 and len(live) < max_live * 1.5:
         new = dict(old)
@@ -277,6 +293,7 @@ def _row_change(rng: random.Random, table: Table, ts: int, max_live: int) -> Row
         if rng.random() < 0.1:  # the handle key changes: dispatch splits it into delete + insert
             new_key = table.next_id
             table.next_id += 1
+            touched.add((table.name, new_key))
             del live[key]
             table.keys.remove(key)
             table.keys.add(new_key)

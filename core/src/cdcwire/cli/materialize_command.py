@@ -1,8 +1,9 @@
 """``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta]``: a change stream applied
 into one table per upstream table, continuing from where the last run into ``DIR`` stopped.
 
-Progress on stderr; a summary per table (rows inserted, updated, deleted, duplicates
-dropped, key-only rows not applied, zero dates read as null) on stdout."""
+Progress on stderr; a summary per table (change events applied per kind, replays counted
+once; rows of the table inserted, updated, deleted; duplicates dropped, key-only rows not
+applied, zero dates read as null) on stdout."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
     add_topics(p)
     add_skip_damaged(p, "source_uri")
-    p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
+    p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*'); later runs into"
+                   " --out give the same")
     p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
     p.add_argument(
         "--fail-on-data-loss", choices=("true", "false"), default="true",

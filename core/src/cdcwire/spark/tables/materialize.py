@@ -22,6 +22,7 @@ Stages of one run::
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ...codec import Broadcast
+from ...data_loss import DataLossError
 from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
@@ -39,8 +41,11 @@ from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
 from ..reading import read
-from .table_changes import ROW_KINDS, duplicate_count, last_change_per_key, release_point, row_changes
-from .table_state import TablesState
+from .table_changes import (
+    ROW_KINDS, conflicting_changes, distinct_changes, duplicate_count, events_applied, last_change_per_key,
+    release_point, row_changes,
+)
+from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -50,9 +55,17 @@ _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_c
 
 @dataclass(frozen=True, slots=True)
 class TableCounts:
+    """One table's counts in a run. ``inserted``/``updated``/``deleted``: the net effect on the
+    table (rows new to it, rows already there and rewritten, rows removed), one per key however
+    many times the run changed it; ``insert_events``/``update_events``/``delete_events``: the
+    change events applied, replayed copies counted once (those are ``duplicates``)."""
+
     inserted: int = 0
     updated: int = 0
     deleted: int = 0
+    insert_events: int = 0
+    update_events: int = 0
+    delete_events: int = 0
     duplicates: int = 0
     key_only: int = 0
     zero_dates: int = 0
@@ -83,10 +96,13 @@ class MaterializeSummary:
         lines = [
             f"materialized {len(self.tables)} table(s) into {self.out} ({self.format}) up to {up_to}",
             f"events read {self.events_read}, pending above the resolved ts {self.pending}, {self.seconds:.1f}s",
-            f"{'table':<32} {'inserted':>9} {'updated':>9} {'deleted':>9} {'duplicates':>10} {'key-only':>9} {'zero dates':>10}",
+            f"{'':<32} {'events applied':^29} {'rows of the table':^29}",
+            f"{'table':<32} {'inserts':>9} {'updates':>9} {'deletes':>9} {'inserted':>9} {'updated':>9} {'deleted':>9}"
+            f" {'duplicates':>10} {'key-only':>9} {'zero dates':>10}",
         ]
         for name, c in sorted(self.tables.items()):
-            lines.append(f"{name:<32} {c.inserted:>9} {c.updated:>9} {c.deleted:>9} {c.duplicates:>10} {c.key_only:>9}"
+            lines.append(f"{name:<32} {c.insert_events:>9} {c.update_events:>9} {c.delete_events:>9}"
+                         f" {c.inserted:>9} {c.updated:>9} {c.deleted:>9} {c.duplicates:>10} {c.key_only:>9}"
                          f" {c.zero_dates:>10}")
         return "\n".join(lines)
 
@@ -113,8 +129,22 @@ def materialize(
     if state.source and state.source != source:
         raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
     state.source = source
-    events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables,
-                  fail_on_data_loss=fail_on_data_loss)
+    table_filter = tables if tables is None or isinstance(tables, str) else ",".join(tables)
+    if state.run and state.tables != table_filter:
+        raise CdcwireError(
+            f"{Path(out) / STATE_FILE} holds tables materialized with table filter {_filter_text(state.tables)}; this"
+            f" run gives {_filter_text(table_filter)}: a table it adds would miss the events earlier runs read past;"
+            f" give {_filter_text(state.tables)} again, or materialize into a new output directory"
+        )
+    state.tables = table_filter
+    try:
+        events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables,
+                      fail_on_data_loss=fail_on_data_loss)
+    except DataLossError as exc:  # a damaged state, or a topic written again: say which file holds the offset
+        raise DataLossError(
+            f"{Path(out) / STATE_FILE} field offsets: {exc}; if the state file is damaged, restore it or"
+            " materialize into a new output directory"
+        ) from None
     return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
 
 
@@ -190,6 +220,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     key_only = {f"{r['schema']}.{r['table']}": r["count"] for r in
                 ready.where(F.col("handle_key_only")).groupBy("schema", "table").count().collect()}
     changes = row_changes(ready.where(~F.coalesce(F.col("handle_key_only"), F.lit(False)))).persist()
+    distinct = distinct_changes(changes).persist()
     try:
         keyless = sorted({f"{r['schema']}.{r['table']}" for r in
                           changes.where(F.col("_key").isNull()).select("schema", "table").distinct().collect()})
@@ -200,7 +231,11 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 f" (--tables '*.*,!{keyless[0]}')"
             )
         duplicates = {f"{r['schema']}.{r['table']}": int(r["duplicates"]) for r in duplicate_count(changes).collect()}
-        last = last_change_per_key(changes).persist()
+        _refuse_conflicts(conflicting_changes(distinct))
+        applied_events: dict[str, dict[str, int]] = {}
+        for r in events_applied(distinct).collect():
+            applied_events.setdefault(f"{r['schema']}.{r['table']}", {})[r["kind"]] = int(r["count"])
+        last = last_change_per_key(distinct).persist()
         counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
         replaced: list[Optional[str]] = []
@@ -220,13 +255,16 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             else:
                 done = apply_to_delta(out, name, typed, keys, point.ts if point.ts is not None else _max_ts(of_table))
             applied[name] = point.ts if point.ts is not None else _max_ts(of_table)
-            counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], duplicates.get(name, 0),
+            kinds = applied_events.get(name, {})
+            counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], kinds.get("insert", 0),
+                                       kinds.get("update", 0), kinds.get("delete", 0), duplicates.get(name, 0),
                                        key_only.get(name, 0), zero_dates)
         for name, n in key_only.items():
             if name not in counts:
                 counts[name] = TableCounts(key_only=n)
         last.unpersist()
     finally:
+        distinct.unpersist()
         changes.unpersist()
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
@@ -250,6 +288,32 @@ def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
         schema, table = name.split(".", 1)
         limit = F.when((F.col("schema") == schema) & (F.col("table") == table), F.lit(ts).cast("decimal(20,0)")).otherwise(limit)
     return rows.where(limit.isNull() | (F.col("commit_ts") > limit))
+
+
+def _filter_text(tables: Optional[str]) -> str:
+    return "none (every table)" if tables is None else repr(tables)
+
+
+def _refuse_conflicts(conflicts: DataFrame) -> None:
+    """One key changed several times at one commit ts with a key-changing update among the
+    changes (not a swap of keys): TiDB never sends that, and no order of them is sure to be right."""
+    found = conflicts.orderBy("commit_ts", "schema", "table", "_key").limit(3).collect()
+    if found:
+        first = found[0]
+        raise CdcwireError(
+            f"{first['schema']}.{first['table']} key {_key_text(first['_key'])} changes more than once at commit ts"
+            f" {first['commit_ts']} with a key-changing update among the changes"
+            f"{' (and more keys)' if len(found) > 1 else ''}: TiDB sends one change per key and commit ts,"
+            " so the order to apply them in is unknown; check the producer of the stream"
+        )
+
+
+def _key_text(key: str) -> str:
+    """``id=1`` from a row key's JSON (see :func:`~cdcwire.spark.table_changes.key_json`)."""
+    def value(v):
+        return next((x for x in v.values() if x is not None), None) if isinstance(v, dict) else v
+
+    return ",".join(f"{pair['n']}={value(pair.get('v'))}" for pair in json.loads(key))
 
 
 def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:

@@ -8,11 +8,21 @@ ahead of what is complete. This module decides, in Spark columns:
   are applied; events above it wait for a later run (they are kept as pending). A stream
   without resolved events (avro; canal-json without the extension) has no release point:
   everything read is applied, and the summary says so;
-- per table and handle key, the last change, ordered by commit ts, then deletes before
-  upserts at one commit ts (two rows that swap keys in one transaction come out right),
-  then log position (partition, offset, place in the message). An update that changes
-  the key is a delete of the old key and an upsert of the new one, so the row moves.
-  Replayed copies of an event are the same change: they collapse, and are counted;
+- per table and handle key, the last change: replayed copies of an event are the same
+  change and collapse (counted), each change at its first place in the log; then the
+  changes are ordered by commit ts. An update that changes the key is a delete of the old
+  key and an upsert of the new one (TiCDC sends it so, as a delete event and an insert
+  event, unless ``output-raw-change-event``), so the row moves. TiDB changes a key at most
+  once per commit ts, but a stream may hold several changes of one key at one ts:
+
+  - a delete and an insert (or the halves of key-changing updates) are rows swapping keys
+    in one transaction: the delete applies first, whatever the log order;
+  - other changes without a key-changing update among them apply in log order (partition,
+    offset, place in the message), as a replay in order would: an update then a delete
+    of one key leaves no row;
+  - any other mix with a key-changing update is refused naming the table, key and ts
+    (:func:`conflicting_changes`), never guessed (a guess could keep a row the stream deleted);
+
 - what cannot be applied: rows that arrived with their handle key only (counted, never
   applied as rows), tables without a handle key (refused: a full-row apply could not tell
   a replay from a real duplicate row).
@@ -80,29 +90,75 @@ def key_json(image: F.Column) -> F.Column:
 def row_changes(events: DataFrame) -> DataFrame:
     """Each row event as the changes it makes, one row per (key, change): ``_op`` "D" (delete
     the key) or "U" (upsert the key with ``_image``), ``_rank`` 0 for deletes and 1 for
-    upserts (deletes first at one commit ts), with ``_key``, the event's place and ts."""
+    upserts (deletes first where a swap of keys asks for it), ``_moved`` true for the two
+    changes of a key-changing update, ``_half`` true for a change that may be half of a key
+    move (a delete, an insert, a key-changing update's), with ``_key``, the event's place and ts."""
     rows = events.where(F.col("kind").isin(*ROW_KINDS))
     old_key, new_key = key_json(F.col("pre_columns")), key_json(F.col("columns"))
     moved = (F.col("kind") == "update") & (old_key != new_key)
     deletes = rows.where((F.col("kind") == "delete") | moved).select(
         "*", F.lit("D").alias("_op"), F.lit(0).alias("_rank"), old_key.alias("_key"),
-        F.col("pre_columns").alias("_image"),
+        F.col("pre_columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
+        F.lit(True).alias("_half"),
     )
     upserts = rows.where(F.col("kind") != "delete").select(
         "*", F.lit("U").alias("_op"), F.lit(1).alias("_rank"), new_key.alias("_key"),
-        F.col("columns").alias("_image"),
+        F.col("columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
+        ((F.col("kind") == "insert") | F.coalesce(moved, F.lit(False))).alias("_half"),
     )
     return deletes.unionByName(upserts)
 
 
-def last_change_per_key(changes: DataFrame) -> DataFrame:
-    """Per (schema, table, key), the change that decides the row: the last by commit ts, then
-    upserts after deletes, then log position. ``_seq`` orders events within one message."""
+_KEY_AT_TS = ("schema", "table", "_key", "commit_ts")
+
+
+def distinct_changes(changes: DataFrame) -> DataFrame:
+    """The changes with replayed copies collapsed, each kept at its first place in the log (a
+    replayed range must not move an update after the delete that followed it), and ``_order``:
+    how changes of one key at one commit ts are ordered (see the module doc), ``_conflict``
+    true where they cannot be ordered."""
+    same = Window.partitionBy(*_KEY_AT_TS, "_op", "_image_json").orderBy(
+        F.col("partition").asc_nulls_first(), F.col("offset").asc_nulls_first(), F.col("_seq")
+    )
+    first = (
+        changes.withColumn("_image_json", F.to_json("_image"))
+        .withColumn("_n", F.row_number().over(same))
+        .where(F.col("_n") == 1)
+        .drop("_n", "_image_json")
+    )
+    at_ts = Window.partitionBy(*_KEY_AT_TS)
+    n = F.count(F.lit(1)).over(at_ts)
+    moved = F.sum(F.col("_moved").cast("int")).over(at_ts)
+    halves = F.sum(F.col("_half").cast("int")).over(at_ts)
+    deletes = F.sum((F.col("_op") == "D").cast("int")).over(at_ts)
+    swap = (n == 2) & (halves == 2) & (deletes == 1)
+    return first.withColumn("_order", F.when(swap, F.col("_rank")).otherwise(F.lit(0))).withColumn(
+        "_conflict", (n > 1) & (moved > 0) & ~swap
+    )
+
+
+def conflicting_changes(distinct: DataFrame) -> DataFrame:
+    """(schema, table, _key, commit_ts) where one key has several changes at one commit ts and a
+    key-changing update among them, other than two rows swapping keys: no order is sure to be right."""
+    return distinct.where("_conflict").select(*_KEY_AT_TS).distinct()
+
+
+def last_change_per_key(distinct: DataFrame) -> DataFrame:
+    """Per (schema, table, key), the change that decides the row (of :func:`distinct_changes`):
+    the last by commit ts, then ``_order`` (delete first in a swap of keys), then log position.
+    ``_seq`` orders events within one message."""
     order = Window.partitionBy("schema", "table", "_key").orderBy(
-        F.col("commit_ts").desc(), F.col("_rank").desc(), F.col("partition").desc_nulls_last(),
+        F.col("commit_ts").desc(), F.col("_order").desc(), F.col("partition").desc_nulls_last(),
         F.col("offset").desc_nulls_last(), F.col("_seq").desc(),
     )
-    return changes.withColumn("_n", F.row_number().over(order)).where(F.col("_n") == 1).drop("_n")
+    return distinct.withColumn("_n", F.row_number().over(order)).where(F.col("_n") == 1).drop("_n")
+
+
+def events_applied(distinct: DataFrame) -> DataFrame:
+    """Per table and kind (insert, update, delete), how many distinct events were applied
+    (replays collapsed): each event has one upsert, or one delete, among its changes."""
+    one_per_event = (F.col("kind") != "update") | (F.col("_op") == "U")
+    return distinct.where(one_per_event).groupBy("schema", "table", "kind").count()
 
 
 def duplicate_count(changes: DataFrame) -> DataFrame:

@@ -10,8 +10,15 @@ It holds: the next offset to read per ``topic/partition``; the latest resolved t
 partition (the release point is their minimum); per table, the commit ts it has been
 applied up to (events at or below it are replays and are skipped); each Parquet table's
 current snapshot directory; the file of pending events (read, but above the release
-point). Delta tables also carry their applied commit ts in their own commit metadata
-(``cdcwire.applied_ts``), written in the MERGE that applies it.
+point); the table filter the runs apply (a later run with another filter is refused: a
+table it added would have missed the events earlier runs read past). Delta tables also
+carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
+written in the MERGE that applies it.
+
+A run trusts the state only after checking it: every field of its type
+(:data:`STATE_FIELDS`), every table applied into a Parquet snapshot named, every directory
+it names present under OUT. A damaged state is one error naming the file and the field,
+never a run that writes wrong tables from it.
 """
 
 from __future__ import annotations
@@ -20,12 +27,55 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from ...errors import CdcwireError
 
 STATE_FILE = "_cdcwire_state.json"
 STATE_VERSION = 1
+
+
+def _count(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _place(k: str) -> bool:
+    topic, _, partition = k.rpartition("/")
+    return bool(topic) and partition.isdigit()
+
+
+def _table(k: str) -> bool:
+    return "." in k.strip(".")
+
+
+def _object(key: Callable[[str], bool], value: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, dict) and all(isinstance(k, str) and key(k) and value(x) for k, x in v.items())
+
+
+def _or_null(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or check(v)
+
+
+#: Each field of the state: (its check, what it must be). ``tables`` may be missing (states
+#: written before it was kept: every table).
+STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "format": (_text, "a table format"),
+    "source": (_text, "the source URI"),
+    "offsets": (_object(_place, _count), 'an object of "topic/partition": next offset (an integer >= 0)'),
+    "resolved": (_object(_place, _count), 'an object of "topic/partition": resolved ts (an integer >= 0)'),
+    "applied": (_object(_table, _count), 'an object of "schema.table": applied commit ts (an integer >= 0)'),
+    "snapshots": (_object(_table, _text), 'an object of "schema.table": snapshot directory under the output'),
+    "pending": (_or_null(_text), "null or the directory of pending events under the output"),
+    "release_ts": (_or_null(_count), "null or a commit ts (an integer >= 0)"),
+    "run": (_count, "the number of the last run (an integer >= 0)"),
+    "tables": (_or_null(_text), "null or the table filter of the runs"),
+}
+_OPTIONAL_FIELDS = ("tables",)
+_WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
 @dataclass(slots=True)
@@ -39,6 +89,7 @@ class TablesState:
     pending: Optional[str] = None  # a Parquet directory under OUT, or None
     release_ts: Optional[int] = None
     run: int = 0
+    tables: Optional[str] = None  # the table filter of the runs (None: every table)
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
@@ -49,6 +100,8 @@ class TablesState:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise CdcwireError(f"{path} is not a cdcwire materialize state: {exc}") from None
+        if not isinstance(doc, dict):
+            raise CdcwireError(f"{path} is not a cdcwire materialize state: not a JSON object; {_WHAT_TO_DO}")
         if doc.get("state_version") != STATE_VERSION:
             raise CdcwireError(f"{path} has state version {doc.get('state_version')!r}; this cdcwire reads {STATE_VERSION}")
         if doc.get("format") != format:
@@ -57,7 +110,32 @@ class TablesState:
                 f" (or into another directory)"
             )
         doc.pop("state_version")
-        return cls(**doc)
+        _check_fields(doc, path)
+        state = cls(**doc)
+        state._check_on_disk(Path(out), path)
+        return state
+
+    def _check_on_disk(self, out: Path, path: Path) -> None:
+        """What the state names is there: a snapshot for every table applied (Parquet), a
+        Delta log for every table applied (Delta), the directories it names under ``out``."""
+        if self.format == "parquet":
+            for name in sorted(set(self.applied) ^ set(self.snapshots)):
+                missing, has = ("snapshots", "applied") if name in self.applied else ("applied", "snapshots")
+                raise CdcwireError(f"{path} is damaged: field {missing} has no entry for {name}, which {has} names;"
+                                   f" {_WHAT_TO_DO}")
+        named = [(f"snapshots[{name!r}]", d) for name, d in sorted(self.snapshots.items())]
+        named += [("pending", self.pending)] if self.pending is not None else []
+        if self.format == "delta":
+            named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied)]
+        root = out.resolve()
+        for field_name, directory in named:
+            place = (out / directory).resolve()
+            if not place.is_relative_to(root) or place == root:
+                raise CdcwireError(f"{path} is damaged: field {field_name} names {directory!r}, not a directory under"
+                                   f" {out}; {_WHAT_TO_DO}")
+            if not place.is_dir():
+                raise CdcwireError(f"{path} is damaged: field {field_name} names {directory!r}, which is not in {out};"
+                                   f" {_WHAT_TO_DO}")
 
     def save(self, out: str) -> None:
         """Write the manifest aside, then rename it into place (the commit of a run)."""
@@ -69,3 +147,19 @@ class TablesState:
             f.flush()
             os.fsync(f.fileno())
         os.replace(aside, directory / STATE_FILE)
+
+
+def _check_fields(doc: dict, path: Path) -> None:
+    """Every field of :data:`STATE_FIELDS` present (but the optional ones), of its type, and no other."""
+    for name in doc:
+        if name not in STATE_FIELDS:
+            raise CdcwireError(f"{path} is damaged: unknown field {name!r}; {_WHAT_TO_DO}")
+    for name, (check, what) in STATE_FIELDS.items():
+        if name not in doc:
+            if name in _OPTIONAL_FIELDS:
+                continue
+            raise CdcwireError(f"{path} is damaged: field {name} is missing (it must be {what}); {_WHAT_TO_DO}")
+        if not check(doc[name]):
+            shown = json.dumps(doc[name])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            raise CdcwireError(f"{path} is damaged: field {name} is {shown}, not {what}; {_WHAT_TO_DO}")
