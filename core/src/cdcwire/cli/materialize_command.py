@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CdcwireError
-from .run_command import _one_line, _spark_reason
+from .run_command import _one_line, spark_failure
 from .spark_flags import add_spark_flags, progress, session_for
 
 
@@ -21,7 +21,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--topics", help="topics to read, names and patterns ('a,b', 'tidb_app_*', '*'; default the URI's topic)")
     p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*')")
     p.add_argument("--time-zone", default="UTC", help="the time zone TIMESTAMP values are read in (default UTC)")
-    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     add_spark_flags(p)
     return p
 
@@ -42,6 +41,6 @@ def run(args: argparse.Namespace) -> int:
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace
-        raise CdcwireError(_one_line(f"the Spark job failed: {_spark_reason(exc)}", exc)) from None
+        raise CdcwireError(_one_line(spark_failure(exc), exc)) from None
     print(summary.report())
     return 0

@@ -36,6 +36,7 @@ import json
 import re
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
 from ..errors import CdcwireError
@@ -147,6 +148,57 @@ def workers_without_cdcwire(exc: BaseException) -> Optional[CdcwireError]:
         " spark.pyspark.python); on one machine, leave PYSPARK_PYTHON unset and build the session"
         " with cdcwire.spark.spark_session(), which points the workers at this interpreter"
     )
+
+
+#: The exit code of a Spark JVM that an OutOfMemoryError ended (Spark's ``SparkExitCode.OOM``):
+#: a task thread's OutOfMemoryError makes Spark end its JVM, so the driver is left with a
+#: refused connection ("[Errno 111] Connection refused") and no word of why.
+JVM_OUT_OF_MEMORY_EXIT = 52
+
+_JAVA_OOM = re.compile(r"java\.lang\.OutOfMemoryError(?::[ \t]*([^\n]*))?|(GC overhead limit exceeded)")
+_PYTHON_OOM = re.compile(r"^MemoryError\b.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class OutOfMemory:
+    """What ran out of memory behind a Spark failure: ``jvm`` (the driver's JVM, which on a local
+    master runs the tasks too: ``spark.driver.memory`` sizes it) or ``python`` (a Python worker)."""
+
+    where: str
+    detail: str
+
+    def __str__(self) -> str:
+        what = "Spark's JVM" if self.where == "jvm" else "a Spark Python worker"
+        return f"{what} ran out of memory ({self.detail})"
+
+
+def out_of_memory_in(exc: BaseException) -> Optional[OutOfMemory]:
+    """Whether a Spark failure is a lack of memory, and whose: an OutOfMemoryError (Java heap
+    space, GC overhead) or a Python MemoryError anywhere in its text or causes, or a JVM that
+    ended with Spark's out-of-memory exit code under the failed call; else None."""
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    text = "\n".join(str(e) for e in chain)
+    java = _JAVA_OOM.search(text)
+    if java:
+        return OutOfMemory("jvm", (java.group(1) or java.group(2) or "java.lang.OutOfMemoryError").strip())
+    if any(isinstance(e, MemoryError) for e in chain) or _PYTHON_OOM.search(text):
+        return OutOfMemory("python", "MemoryError")
+    if _jvm_exit_code() == JVM_OUT_OF_MEMORY_EXIT:
+        return OutOfMemory("jvm", f"it ended with exit code {JVM_OUT_OF_MEMORY_EXIT}, java.lang.OutOfMemoryError")
+    return None
+
+
+def _jvm_exit_code() -> Optional[int]:
+    """The exit code of the JVM this process started for Spark, if it has ended (else None)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return None
+    proc = getattr(getattr(SparkContext, "_gateway", None), "proc", None)
+    return proc.poll() if proc is not None else None
 
 
 def _rebuilt(encoded: str) -> Optional[CdcwireError]:
