@@ -10,8 +10,9 @@ failed.
 
 How: every executor-side entry point (the routing and encoding stages, the data
 sources' readers and writer) runs inside :func:`carried_to_driver`, which adds a
-note to a cdcwire error on its way out: one line, :data:`MARKER` and the base64 of
-a JSON record of the error's class, ``args``, attributes and notes. Python prints
+note to a cdcwire error on its way out: one line that reads on its own (the error's
+class and message, for whoever sees only the Spark exception's text) and then, after
+:data:`MARKER`, the base64 of a JSON record of its class, ``args``, attributes and notes. Python prints
 notes in the traceback, so the line reaches the driver in the Spark exception's
 text, where :func:`cdcwire_error_in` (used under :func:`cdcwire_errors_raised`)
 rebuilds the error: the same class, ``args`` (so the same ``str()``), attributes
@@ -37,14 +38,17 @@ import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, NoReturn, Optional
 
 from ..errors import CdcwireError
 
-#: Starts the note that carries an error; the rest of the line is the record in base64.
-MARKER = "cdcwire error, carried to the Spark driver: "
+#: Ends the note that carries an error: ``Class: message [carried by cdcwire: BASE64]``, the
+#: part a person reads first, the record for :func:`cdcwire_error_in` after it.
+MARKER = "[carried by cdcwire to the Spark driver: "
 
-_CARRIED = re.compile(rf"^{re.escape(MARKER)}([A-Za-z0-9+/=]+)\s*$", re.MULTILINE)
+_CARRIED = re.compile(rf"{re.escape(MARKER)}([A-Za-z0-9+/=]+)\]\s*$", re.MULTILINE)
+#: How much of the message the carrying line repeats (the record holds all of it).
+_SHOWN = 300
 #: The last line of a traceback: ``module.Class: message`` (a fallback for errors not carried).
 _TRACEBACK_LINE = re.compile(r"^((?:[A-Za-z_]\w*\.)+)([A-Za-z_]\w*): (.*)$", re.MULTILINE)
 
@@ -63,11 +67,19 @@ def carried_to_driver(stage: str) -> Iterator[None]:
 def carry(exc: CdcwireError, stage: str = "") -> None:
     """Add the notes that carry ``exc`` to the driver (once: an error already carried is left alone)."""
     notes = [note for note in getattr(exc, "__notes__", ()) if isinstance(note, str)]
-    if any(note.startswith(MARKER) for note in notes):
+    if any(is_carrying(note) for note in notes):
         return
     if stage:
         exc.add_note(f"raised in a Spark task of {stage}")
-    exc.add_note(MARKER + _record(exc))
+    message = " ".join(str(exc).split())
+    if len(message) > _SHOWN:
+        message = message[: _SHOWN - 3] + "..."
+    exc.add_note(f"{type(exc).__name__}: {message} {MARKER}{_record(exc)}]")
+
+
+def is_carrying(note: str) -> bool:
+    """Whether ``note`` is the line that carries an error (see :func:`carry`)."""
+    return _CARRIED.search(note) is not None
 
 
 def _record(exc: CdcwireError) -> str:
@@ -77,7 +89,7 @@ def _record(exc: CdcwireError) -> str:
     if not _plain(args):
         args = [str(exc)]  # one argument keeps str() as it was
     attrs = {k: v for k, v in vars(exc).items() if k != "__notes__" and _plain(v)}
-    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str) and not n.startswith(MARKER)]
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str) and not is_carrying(n)]
     record = {"module": cls.__module__, "class": cls.__qualname__, "args": args, "attrs": attrs,
               "notes": notes}
     return base64.b64encode(json.dumps(record, ensure_ascii=True).encode("ascii")).decode("ascii")
@@ -127,6 +139,26 @@ def cdcwire_errors_raised() -> Iterator[None]:
         if err is None:
             raise
         raise err from None
+
+
+def raise_carried(exc: BaseException) -> NoReturn:
+    """Raise the cdcwire error a Spark exception carries, typed, attributes and all; or ``exc``
+    itself when it carries none (a lost executor, a bug). For a Spark action of your own over a
+    cdcwire frame, which raises Spark's exception with the error only in its text::
+
+        try:
+            cs.decode(df, "canal-json").collect()
+        except Exception as exc:
+            cs.raise_carried(exc)      # raises e.g. cdcwire.errors.DecodeError
+
+    The Spark exception stays reachable as the raised error's ``__context__``."""
+    if isinstance(exc, CdcwireError):
+        raise exc
+    err = cdcwire_error_in(exc) or workers_without_cdcwire(exc)
+    if err is None:
+        raise exc
+    err.__context__ = exc  # also when called outside the except block that caught it
+    raise err from None
 
 
 _NO_CDCWIRE = re.compile(r"(?:ModuleNotFoundError|No module named)[^\n]*'(cdcwire[\w.]*)'")
