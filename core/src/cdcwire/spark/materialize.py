@@ -22,6 +22,7 @@ Stages of one run::
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from ..type_codes import ColumnFlag
 from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
+from .message_ranges import plan_message_ranges
 from .reading import read
 from .table_changes import ROW_KINDS, duplicate_count, last_change_per_key, release_point, row_changes
 from .table_state import TablesState
@@ -72,8 +74,11 @@ class MaterializeSummary:
     tables: dict[str, TableCounts] = field(default_factory=dict)
     waiting: tuple[str, ...] = ()
     seconds: float = 0.0
+    nothing_new: bool = False  # the source held no message past the last run's offsets: no job ran
 
     def report(self) -> str:
+        if self.nothing_new:
+            return f"nothing to do: the source holds nothing new since the last run into {self.out}; tables unchanged"
         if self.release_ts is None:
             up_to = "everything read (this protocol sends no resolved events: rows are as of the last event read)"
         elif self.waiting:
@@ -109,6 +114,14 @@ def materialize(
     if state.source and state.source != source:
         raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
     state.source = source
+    started = time.monotonic()
+    topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
+    ranges = plan_message_ranges(sink.config.uri, topic_list, None, json.dumps(state.offsets) if state.offsets else "")
+    if all(r.end is not None and r.start is not None and r.start >= r.end for r in ranges):
+        # nothing new since the last run: said without a Spark job (a read would still plan one);
+        # the pending events wait on a resolved ts that has not come either
+        return MaterializeSummary(out, format, state.release_ts, False, 0, 0, nothing_new=True,
+                                  seconds=time.monotonic() - started)
     events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables)
     return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
 
