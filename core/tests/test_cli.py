@@ -288,3 +288,17 @@ def test_protocols_names_the_plugin_filter_that_let_none_load(monkeypatch, capsy
     monkeypatch.setenv("CDCWIRE_PLUGINS", "nope")
     assert main(["protocols"]) == 1
     assert "CDCWIRE_PLUGINS='nope'" in capsys.readouterr().out
+
+
+def test_the_spark_flags_in_every_spark_commands_help_are_the_readmes():
+    from pathlib import Path
+
+    from cdcwire.cli import build_parser
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for command in ("run", "materialize", "demo"):
+        text = sub.choices[command].format_help()
+        for flag in ("--master", "--driver-memory SIZE", "--conf KEY=VALUE", "--verbose", "--quiet"):
+            assert flag in text and f"`{flag}" in readme, (command, flag)
+    assert "--driver-memory" in readme[readme.index("A job out of memory"):][:300]
