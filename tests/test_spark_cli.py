@@ -136,3 +136,49 @@ def test_a_running_stage_gets_an_estimate_of_its_time_left_from_its_finished_tas
 
     line = JobProgress(stages_done=1, stages=2, tasks_done=2, tasks=8, stage_seconds=10.0).line("run", 30.0, False, 4000)
     assert line == "run: stage 2/2 2/8 tasks, stage ~30s left, 4,000 events written (133/s) as tasks end   30.0s"
+
+
+def test_a_failed_run_leaves_no_sink_directory_it_created(spark, tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type":"resolved","ts":1}\n{"type":"nope"}\n', encoding="utf-8")
+    code = main(["run", "--quiet", "--input", str(path), "--sink-uri", f"file://{tmp_path}/o/t?protocol=open-protocol"])
+    assert code == 2 and "bad.jsonl:2" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_failed_run_into_an_existing_sink_removes_only_the_topic_it_created(spark, tmp_path, capsys):
+    good = workload_file(tmp_path, events=50, seed=4)
+    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/kept?protocol=open-protocol", good]) == 0
+    before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "o" / "kept").rglob("*"))
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"type":"resolved","ts":1}\n{"type":"nope"}\n', encoding="utf-8")
+    code = main(["run", "--quiet", "--input", str(path), "--sink-uri", f"file://{tmp_path}/o/new?protocol=open-protocol"])
+    assert code == 2
+    assert not (tmp_path / "o" / "new").exists()
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "o" / "kept").rglob("*")) == before
+
+
+def _files(directory) -> dict:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_a_materialize_run_with_nothing_new_says_so_and_leaves_the_tables_unchanged(spark, tmp_path, capsys):
+    source = f"file://{tmp_path}/src/t?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    assert main(["encode", "--sink-uri", source, workload_file(tmp_path, events=200, seed=5)]) == 0
+    out = tmp_path / "tables"
+    assert main(["materialize", source, "--out", str(out), "--quiet"]) == 0
+    tables = _files(out)
+    capsys.readouterr()
+    assert main(["materialize", source, "--out", str(out), "--quiet"]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("nothing to do: the source holds nothing new since the last run")
+    assert _files(out) == tables
+
+
+def test_a_local_session_shuffles_into_as_many_partitions_as_it_has_cores():
+    import os
+
+    from cdcwire.spark.session import local_parallelism
+
+    assert [local_parallelism(m) for m in ("local", "local[3]", "local[2, 4]", "spark://h:7077")] == [1, 3, 2, None]
+    assert local_parallelism("local[*]") == os.cpu_count()

@@ -23,6 +23,10 @@ from cdcwire.message import Message
 from cdcwire.sink_uri import parse_sink_uri
 from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in
 from cdcwire.spark.writer.routing import UnplannedTopicError
+
+
+from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in, out_of_memory_in
+from cdcwire.spark.writer.routing import UnplannedTopicError
 from cdcwire.sink import open_sink
 
 from spark_cases import workload_file
@@ -80,7 +84,7 @@ def test_a_carried_error_notes_its_stage_and_place_but_not_the_carrying_line(spa
     assert "raised in a Spark task of the encoding stage" in notes
     assert any(n.startswith("while writing t/0 to file://") for n in notes), notes
     assert any("nothing was published" in n for n in notes), notes
-    assert not any(n.startswith(MARKER) for n in notes), notes
+    assert not any(MARKER in n for n in notes), notes
 
 
 def test_an_undecodable_source_message_raises_decode_error_with_its_offset_and_part(spark, tmp_path):
@@ -168,11 +172,92 @@ def test_an_error_whose_constructor_wants_more_than_a_message_is_rebuilt_with_it
 def test_an_error_of_a_class_the_driver_has_not_loaded_comes_back_as_a_cdcwire_error_saying_which():
     err = SinkURIError("a plugin's own refusal", "plugin-option")
     carry(err)
-    record = json.loads(base64.b64decode(err.__notes__[-1][len(MARKER):]))
+    shown, _, encoded = err.__notes__[-1].partition(MARKER)
+    record = json.loads(base64.b64decode(encoded.rstrip("]")))
     record["module"] = "cdcwire_not_loaded_here"
-    err.__notes__[-1] = MARKER + base64.b64encode(json.dumps(record).encode()).decode()
+    err.__notes__[-1] = shown + MARKER + base64.b64encode(json.dumps(record).encode()).decode() + "]"
     rebuilt = cdcwire_error_in(_as_spark_reports(err))
     assert type(rebuilt) is CdcwireError and str(rebuilt) == str(err)
     assert rebuilt.parameter == "plugin-option"
     said = "raised as cdcwire_not_loaded_here.SinkURIError, which the Spark driver has not loaded"
     assert said in rebuilt.__notes__
+
+
+# --- a Spark action of the user's own over a cdcwire frame ---
+
+
+def _failed_decode(spark, tmp_path: Path) -> tuple[Exception, DecodeError]:
+    """What ``cs.decode(df, ...).collect()`` raises for a message that is not open-protocol (Spark's
+    own exception: the action is the user's), and what cdcwire.decode raises for it."""
+    source, local = _undecodable_source(tmp_path)
+    messages = spark.createDataFrame([(b"not a key", b"not a value", "t", 0, 0)], "key binary, value binary,"
+                                     " topic string, partition int, offset long")
+    with pytest.raises(Exception) as remote:
+        cs.decode(messages, source).collect()
+    return remote.value, local
+
+
+def test_a_users_failed_action_shows_the_carried_error_class_and_message_before_its_record(spark, tmp_path):
+    remote, local = _failed_decode(spark, tmp_path)
+    assert not isinstance(remote, CdcwireError)
+    carrying = [line for line in str(remote).splitlines() if MARKER in line]
+    assert carrying and carrying[-1].startswith(f"DecodeError: {' '.join(str(local).split())[:200]}")
+
+
+def test_raise_carried_gives_back_the_typed_error_of_a_users_failed_action(spark, tmp_path):
+    remote, local = _failed_decode(spark, tmp_path)
+    with pytest.raises(DecodeError) as typed:
+        cs.raise_carried(remote)
+    assert str(typed.value) == str(local) and typed.value.offset == local.offset
+    assert typed.value.__context__ is remote
+
+
+def test_raise_carried_raises_a_failure_that_carries_no_cdcwire_error_as_it_is(spark):
+    def fail(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            raise RuntimeError("the caller's code broke")
+            yield batch
+
+    frame = spark.range(3)
+    with pytest.raises(Exception, match="the caller's code broke") as failure:
+        frame.mapInArrow(fail, frame.schema).collect()
+    with pytest.raises(type(failure.value)) as again:
+        cs.raise_carried(failure.value)
+    assert again.value is failure.value
+
+
+# --- out of memory, from real failed jobs ---
+
+
+def test_a_java_heap_overflow_is_told_as_the_jvm_out_of_memory_with_driver_memory_to_raise(spark):
+    """A 2 GB string built on the driver (constant folding) fails at once with Java heap space; the
+    JVM lives on. A task thread's OutOfMemoryError ends the JVM instead (exit code 52): the same line."""
+    from cdcwire.cli.run_command import spark_failure
+
+    with pytest.raises(Exception) as failure:
+        spark.sql("select length(repeat('x', 2000000000)) as n").collect()
+    memory = out_of_memory_in(failure.value)
+    assert memory is not None and memory.where == "jvm" and memory.detail == "Java heap space"
+    line = spark_failure(failure.value)
+    assert line.startswith("the Spark job failed: Spark's JVM ran out of memory (Java heap space): give it more"
+                           " with --driver-memory") and "\n" not in line
+
+
+def test_a_python_worker_out_of_memory_is_told_so(spark):
+    from cdcwire.cli.run_command import spark_failure
+
+    def hoard(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            bytearray(1 << 50)  # a petabyte: refused at once
+            yield batch
+
+    frame = spark.range(3)
+    with pytest.raises(Exception) as failure:
+        frame.mapInArrow(hoard, frame.schema).collect()
+    assert out_of_memory_in(failure.value).where == "python"
+    assert spark_failure(failure.value).startswith("the Spark job failed: a Spark Python worker ran out of memory")
+
+
+def test_a_failure_with_enough_memory_is_no_out_of_memory(spark, tmp_path):
+    remote, _ = _failed_decode(spark, tmp_path)
+    assert out_of_memory_in(remote) is None

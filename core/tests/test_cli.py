@@ -161,9 +161,46 @@ def test_encode_into_an_existing_file_topic_keeps_its_partition_count(tmp_path, 
     assert {int(r[1]) for r in rows} <= set(range(5)) and max(int(r[1]) for r in rows) >= 3
 
 
-def test_encode_of_a_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):
-    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(tmp_path / "none.jsonl")]) == 2
-    assert "No such file" in capsys.readouterr().err
+def test_encode_of_a_missing_file_is_one_line_naming_it_and_what_to_do(tmp_path, capsys):
+    missing = tmp_path / "none.jsonl"
+    assert main(["encode", "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"cdcwire encode: error: {missing}: no such file or directory: check the path\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_generate_into_a_missing_directory_is_one_line_naming_it(tmp_path, capsys):
+    out = tmp_path / "no-such-dir" / "w.jsonl"
+    assert main(["generate", "--events", "3", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"cdcwire generate: error: {out}: no such file or directory: check the path\n"
+
+
+def test_run_with_a_missing_input_fails_before_spark_and_creates_nothing(tmp_path, capsys):
+    missing = tmp_path / "typo.jsonl"
+    code = main(["run", "--input", str(missing), "--sink-uri", f"file://{tmp_path}/o/t?protocol=echo-json"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"--input {missing}: no such file or directory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["run", "materialize", "demo"])
+def test_every_spark_command_takes_master_driver_memory_and_repeated_conf(command):
+    from cdcwire.cli import build_parser
+
+    given = {"run": ["--input", "in.jsonl", "--sink-uri", "file:///tmp/o/t?protocol=echo-json"],
+             "materialize": ["file:///tmp/s/t?protocol=echo-json", "--out", "/tmp/m"], "demo": []}[command]
+    args = build_parser().parse_args([command, *given, "--master", "local[1]", "--driver-memory", "2g",
+                                      "--conf", "spark.sql.shuffle.partitions=8", "--conf", "a.b=x=y"])
+    assert (args.master, args.driver_memory) == ("local[1]", "2g")
+    assert args.conf == [("spark.sql.shuffle.partitions", "8"), ("a.b", "x=y")]
+
+
+def test_a_conf_without_a_value_is_a_one_line_usage_error(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["demo", "--conf", "spark.driver.memory"])
+    assert done.value.code == 2
+    assert "argument --conf: 'spark.driver.memory' is not KEY=VALUE" in capsys.readouterr().err
 
 
 def test_encode_names_the_line_that_is_not_utf8(tmp_path, capsys):
@@ -448,3 +485,17 @@ def test_every_uri_argument_takes_env_and_file_forms(command, capsys, monkeypatc
     with pytest.raises(SystemExit):
         main([*command, "env:CDCWIRE_NOT_SET"])
     assert "environment variable 'CDCWIRE_NOT_SET' is not set" in capsys.readouterr().err
+
+
+def test_the_spark_flags_in_every_spark_commands_help_are_the_readmes():
+    from pathlib import Path
+
+    from cdcwire.cli import build_parser
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for command in ("run", "materialize", "demo"):
+        text = sub.choices[command].format_help()
+        for flag in ("--master", "--driver-memory SIZE", "--conf KEY=VALUE", "--verbose", "--quiet"):
+            assert flag in text and f"`{flag}" in readme, (command, flag)
+    assert "--driver-memory" in readme[readme.index("A job out of memory"):][:300]

@@ -66,8 +66,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # a missing input, a full disk: the file and the reason, not a traceback
-        print(f"cdcwire {args.command}: error: {exc}", file=sys.stderr)
+        print(f"cdcwire {args.command}: error: {os_error_line(exc)}", file=sys.stderr)
         return 2
+
+
+#: What to do about the commonest reasons a file cannot be used (by errno name).
+_WHAT_TO_DO = {
+    "ENOENT": "check the path",
+    "EACCES": "check its permissions",
+    "EPERM": "check its permissions",
+    "EISDIR": "give a file, not a directory",
+    "ENOTDIR": "a part of the path is a file, not a directory",
+    "ENOSPC": "free some space",
+    "EROFS": "give a path on a writable file system",
+}
+
+
+def os_error_line(exc: OSError) -> str:
+    """An OSError as one line: the file, the reason and what to do, without ``[Errno N]``."""
+    import errno
+
+    reason = (exc.strerror or str(exc)).rstrip(".")
+    if exc.filename is None:
+        return reason[:1].lower() + reason[1:]
+    what = _WHAT_TO_DO.get(errno.errorcode.get(exc.errno or 0, ""), "")
+    line = f"{exc.filename}: {reason[:1].lower() + reason[1:]}"
+    return f"{line}: {what}" if what else line
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--events", type=int, default=20000, help="events to generate (default 20000)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="working directory, kept (default: a temporary one, removed at the end)")
-    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     add_spark_flags(p)
     return p
 
@@ -54,12 +53,25 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        return _demo(args, out, names)
+        return _one_line_failures(args, out, names)
     out = Path(tempfile.mkdtemp(prefix="cdcwire-demo-"))
     try:  # a run of its own leaves nothing behind (20,000 events make ~100 MB of sinks)
-        return _demo(args, out, names)
+        return _one_line_failures(args, out, names)
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def _one_line_failures(args: argparse.Namespace, out: Path, names: list[str]) -> int:
+    """The demo, its Spark failures (out of memory...) one line as ``run`` says them, not a JVM trace."""
+    from ..errors import CdcwireError
+    from .run_command import _one_line, spark_failure
+
+    try:
+        return _demo(args, out, names)
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    except Exception as exc:
+        raise CdcwireError(_one_line(spark_failure(exc), exc)) from None
 
 
 def _demo(args: argparse.Namespace, out: Path, names: list[str]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import CdcwireError
-from .run_command import _one_line, _spark_reason
+from .run_command import _one_line, spark_failure
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
 from .uri_argument import FROM_ENV_OR_FILE, uri_argument
@@ -32,7 +32,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="true (default): fail when a partition no longer holds the offset the last run stopped at (retention) "
         "or ends before it (the topic was deleted and written again); false: warn and read it from its earliest offset",
     )
-    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     add_spark_flags(p)
     return p
 
@@ -54,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace
-        raise CdcwireError(_one_line(f"the Spark job failed: {_spark_reason(exc)}", exc)) from None
+        raise CdcwireError(_one_line(spark_failure(exc), exc)) from None
     print(summary.report())
     return 0

@@ -11,6 +11,7 @@ import argparse
 
 from ..errors import CdcwireError
 from .reading_flags import add_skip_damaged, add_topics
+from .created_dirs import CreatedDirs
 from .spark_flags import add_spark_flags, progress, session_for
 from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
@@ -21,7 +22,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="event JSON Lines / Parquet path, or a source URI to transcode" + FROM_ENV_OR_FILE)
     p.add_argument("--sink-uri", required=True, type=uri_argument,
                    help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json" + FROM_ENV_OR_FILE)
-    p.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     p.add_argument(
         "--dead-letter",
         help="directory for malformed input records, undecodable source messages and events the encoder"
@@ -54,30 +54,68 @@ def run(args: argparse.Namespace) -> int:
     sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
     if args.stream:
         return _run_stream(args, cs, sink, is_source_uri(args.input))
-    spark = session_for(args)
-    if is_source_uri(args.input):
-        df = cs.without_broadcast_copies(
-            cs.read(spark, args.input, topics=args.topics, permissive=bool(args.dead_letter))
-        )
-    else:
-        df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
+    if not is_source_uri(args.input):
+        _check_input_path(args.input)  # and a missing input too
+    created = CreatedDirs(sink.config.location) if sink.config.scheme == "file" else None
     try:
+        spark = session_for(args)
+        if is_source_uri(args.input):
+            df = cs.without_broadcast_copies(
+                cs.read(spark, args.input, topics=args.topics, permissive=bool(args.dead_letter))
+            )
+        else:
+            df = cs.read_events(spark, args.input, permissive=bool(args.dead_letter))
         with progress(spark, args, "cdcwire run"):
             summary = cs.write(df, sink.config, dead_letter=args.dead_letter)
     except CdcwireError as exc:
+        _remove(created)
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure (a lost executor, ...): its reason, not a JVM trace
-        raise CdcwireError(_one_line(f"the Spark job failed: {_spark_reason(exc)}", exc)) from None
+        _remove(created)
+        raise CdcwireError(_one_line(spark_failure(exc), exc)) from None
     print(summary.report())
     if args.dead_letter and summary.events_dead_lettered:
         print(f"dead-lettered records: {args.dead_letter}")
     return 0 if summary.reconciles else 1
 
 
+def _check_input_path(path: str) -> None:
+    """A path ``--input`` that names nothing fails before Spark starts, saying so in one line."""
+    import glob
+    import os
+
+    if not (os.path.exists(path) or glob.glob(path)):
+        raise CdcwireError(
+            f"--input {path}: no such file or directory: give an event JSON Lines or Parquet file,"
+            " a directory or glob of them, or a source URI (kafka://... or file://...?protocol=...)"
+        )
+
+
+def _remove(created: "CreatedDirs | None") -> None:
+    """A failed run leaves nothing it created at a file:// sink (a failed write publishes nothing)."""
+    if created is not None:
+        created.remove()
+
+
 def _one_line(message: str, exc: BaseException) -> str:
     """The error and its notes (what the write left at the sink) as one line."""
     parts = [message, *getattr(exc, "__notes__", ())]
     return "; ".join(" ".join(part.split()) for part in parts if part)
+
+
+def spark_failure(exc: BaseException, what: str = "the Spark job") -> str:
+    """One line for a failure of Spark's own (no cdcwire error): out of memory said so, with what
+    to do; else the JVM's reason. The same for every command that runs Spark."""
+    from ..spark.runtime.job_errors import out_of_memory_in
+
+    memory = out_of_memory_in(exc)
+    if memory is None:
+        return f"{what} failed: {_spark_reason(exc)}"
+    if memory.where == "jvm":
+        return (f"{what} failed: {memory}: give it more with --driver-memory (e.g. --driver-memory 4g; on a"
+                " local master the driver runs the tasks too, so its memory is all Spark has)")
+    return (f"{what} failed: {memory}: free memory on this machine, or spread the rows over more tasks"
+            " with --conf spark.sql.shuffle.partitions=N")
 
 
 def _spark_reason(exc: BaseException) -> str:
@@ -133,7 +171,7 @@ def _run_stream(args: argparse.Namespace, cs, sink, from_source: bool) -> int:
             query.stop()
     failure = query.exception()
     if failure is not None:
-        raise CdcwireError(_one_line(f"the streaming query failed: {_spark_reason(failure)}", failure))
+        raise CdcwireError(_one_line(spark_failure(failure, "the streaming query"), failure))
     how = "stopped by Ctrl-C" if stop.is_set() else "caught up"
     print(f"{how}: {totals['batches']} micro-batches, {totals['events']} events, {totals['messages']} messages,"
           f" {totals['dead-lettered']} dead-lettered; delivery is at least once (a batch written before the"

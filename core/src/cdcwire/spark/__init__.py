@@ -19,6 +19,7 @@ from ..sink import SinkLike
 from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
 from .data_source import CdcwireDataSource, register_data_sources
 from .writer.dead_letter import read_dead_letters
+from .runtime.job_errors import raise_carried
 from .reader.jsonl_source import EventLinesDataSource
 from .tables.materialize import MaterializeSummary, TableCounts, materialize, materialize_stream
 from .pipeline import PartitionCount, WriteSummary, prepare, write
@@ -52,7 +53,7 @@ _register_with_the_active_session()
 __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
-    "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
+    "raise_carried", "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
     "write_stream", "materialize", "materialize_stream", "MaterializeSummary", "TableCounts",
     "TableColumn", "changelog", "table_columns", "typed_columns", "zero_date_counts",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from typing import Optional
@@ -52,6 +53,20 @@ def log4j_file(level: str) -> str:
     return path
 
 
+def local_parallelism(master: str) -> Optional[int]:
+    """The cores a local master runs tasks on (``local``: 1, ``local[N]``, ``local[*]``: this
+    machine's), the shuffle partitions a session on it gets unless told otherwise: Spark's 200
+    make a 300-event streaming micro-batch two stages of 200 tasks each. None for a cluster,
+    whose cores are unknown before its executors register: Spark's default and AQE stay."""
+    match = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?", master.strip())
+    if match is None:
+        return None
+    cores = match.group(1)
+    if cores is None:
+        return 1
+    return max(1, os.cpu_count() or 1) if cores == "*" else max(1, int(cores))
+
+
 def spark_session(
     master: str = "local[*]",
     app_name: str = "cdcwire",
@@ -61,6 +76,10 @@ def spark_session(
 ) -> SparkSession:
     """Get or create a session: executors run this interpreter, the UI is off, the driver binds
     to 127.0.0.1 for local masters, and the cdcwire data sources are registered.
+
+    ``shuffle_partitions``: ``spark.sql.shuffle.partitions``; by default (and unless ``conf``
+    sets it) the cores of a local master (:func:`local_parallelism`), so small inputs run as
+    few tasks; adaptive query execution is on, coalescing small shuffle partitions.
 
     ``log_level``: Spark's own logging on the console, from the JVM's start (its start-up
     lines too) when this call starts the JVM, else from now on: ERROR by default, OFF for
@@ -73,8 +92,14 @@ def spark_session(
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "hostname resolves to a loopback" warning
         builder = builder.config("spark.driver.bindAddress", "127.0.0.1").config("spark.driver.host", "127.0.0.1")
+    if shuffle_partitions is None and "spark.sql.shuffle.partitions" not in conf:
+        shuffle_partitions = local_parallelism(master)
     if shuffle_partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+    # small inputs run small: adaptive execution coalesces a shuffle's small partitions into few
+    # tasks (streaming micro-batches run without it, hence the count above on a local master)
+    builder = builder.config("spark.sql.adaptive.enabled", "true").config(
+        "spark.sql.adaptive.coalescePartitions.enabled", "true")
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "4096")
     if "spark.driver.extraJavaOptions" not in conf:
         builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j_file(log_level)}")

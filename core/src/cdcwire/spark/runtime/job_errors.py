@@ -10,8 +10,9 @@ failed.
 
 How: every executor-side entry point (the routing and encoding stages, the data
 sources' readers and writer) runs inside :func:`carried_to_driver`, which adds a
-note to a cdcwire error on its way out: one line, :data:`MARKER` and the base64 of
-a JSON record of the error's class, ``args``, attributes and notes. Python prints
+note to a cdcwire error on its way out: one line that reads on its own (the error's
+class and message, for whoever sees only the Spark exception's text) and then, after
+:data:`MARKER`, the base64 of a JSON record of its class, ``args``, attributes and notes. Python prints
 notes in the traceback, so the line reaches the driver in the Spark exception's
 text, where :func:`cdcwire_error_in` (used under :func:`cdcwire_errors_raised`)
 rebuilds the error: the same class, ``args`` (so the same ``str()``), attributes
@@ -36,14 +37,18 @@ import json
 import re
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional
+from dataclasses import dataclass
+from typing import Any, Iterator, NoReturn, Optional
 
 from ...errors import CdcwireError
 
-#: Starts the note that carries an error; the rest of the line is the record in base64.
-MARKER = "cdcwire error, carried to the Spark driver: "
+#: Ends the note that carries an error: ``Class: message [carried by cdcwire: BASE64]``, the
+#: part a person reads first, the record for :func:`cdcwire_error_in` after it.
+MARKER = "[carried by cdcwire to the Spark driver: "
 
-_CARRIED = re.compile(rf"^{re.escape(MARKER)}([A-Za-z0-9+/=]+)\s*$", re.MULTILINE)
+_CARRIED = re.compile(rf"{re.escape(MARKER)}([A-Za-z0-9+/=]+)\]\s*$", re.MULTILINE)
+#: How much of the message the carrying line repeats (the record holds all of it).
+_SHOWN = 300
 #: The last line of a traceback: ``module.Class: message`` (a fallback for errors not carried).
 _TRACEBACK_LINE = re.compile(r"^((?:[A-Za-z_]\w*\.)+)([A-Za-z_]\w*): (.*)$", re.MULTILINE)
 
@@ -62,11 +67,19 @@ def carried_to_driver(stage: str) -> Iterator[None]:
 def carry(exc: CdcwireError, stage: str = "") -> None:
     """Add the notes that carry ``exc`` to the driver (once: an error already carried is left alone)."""
     notes = [note for note in getattr(exc, "__notes__", ()) if isinstance(note, str)]
-    if any(note.startswith(MARKER) for note in notes):
+    if any(is_carrying(note) for note in notes):
         return
     if stage:
         exc.add_note(f"raised in a Spark task of {stage}")
-    exc.add_note(MARKER + _record(exc))
+    message = " ".join(str(exc).split())
+    if len(message) > _SHOWN:
+        message = message[: _SHOWN - 3] + "..."
+    exc.add_note(f"{type(exc).__name__}: {message} {MARKER}{_record(exc)}]")
+
+
+def is_carrying(note: str) -> bool:
+    """Whether ``note`` is the line that carries an error (see :func:`carry`)."""
+    return _CARRIED.search(note) is not None
 
 
 def _record(exc: CdcwireError) -> str:
@@ -76,7 +89,7 @@ def _record(exc: CdcwireError) -> str:
     if not _plain(args):
         args = [str(exc)]  # one argument keeps str() as it was
     attrs = {k: v for k, v in vars(exc).items() if k != "__notes__" and _plain(v)}
-    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str) and not n.startswith(MARKER)]
+    notes = [n for n in getattr(exc, "__notes__", ()) if isinstance(n, str) and not is_carrying(n)]
     record = {"module": cls.__module__, "class": cls.__qualname__, "args": args, "attrs": attrs,
               "notes": notes}
     return base64.b64encode(json.dumps(record, ensure_ascii=True).encode("ascii")).decode("ascii")
@@ -128,6 +141,26 @@ def cdcwire_errors_raised() -> Iterator[None]:
         raise err from None
 
 
+def raise_carried(exc: BaseException) -> NoReturn:
+    """Raise the cdcwire error a Spark exception carries, typed, attributes and all; or ``exc``
+    itself when it carries none (a lost executor, a bug). For a Spark action of your own over a
+    cdcwire frame, which raises Spark's exception with the error only in its text::
+
+        try:
+            cs.decode(df, "canal-json").collect()
+        except Exception as exc:
+            cs.raise_carried(exc)      # raises e.g. cdcwire.errors.DecodeError
+
+    The Spark exception stays reachable as the raised error's ``__context__``."""
+    if isinstance(exc, CdcwireError):
+        raise exc
+    err = cdcwire_error_in(exc) or workers_without_cdcwire(exc)
+    if err is None:
+        raise exc
+    err.__context__ = exc  # also when called outside the except block that caught it
+    raise err from None
+
+
 _NO_CDCWIRE = re.compile(r"(?:ModuleNotFoundError|No module named)[^\n]*'(cdcwire[\w.]*)'")
 
 
@@ -147,6 +180,57 @@ def workers_without_cdcwire(exc: BaseException) -> Optional[CdcwireError]:
         " spark.pyspark.python); on one machine, leave PYSPARK_PYTHON unset and build the session"
         " with cdcwire.spark.spark_session(), which points the workers at this interpreter"
     )
+
+
+#: The exit code of a Spark JVM that an OutOfMemoryError ended (Spark's ``SparkExitCode.OOM``):
+#: a task thread's OutOfMemoryError makes Spark end its JVM, so the driver is left with a
+#: refused connection ("[Errno 111] Connection refused") and no word of why.
+JVM_OUT_OF_MEMORY_EXIT = 52
+
+_JAVA_OOM = re.compile(r"java\.lang\.OutOfMemoryError(?::[ \t]*([^\n]*))?|(GC overhead limit exceeded)")
+_PYTHON_OOM = re.compile(r"^MemoryError\b.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class OutOfMemory:
+    """What ran out of memory behind a Spark failure: ``jvm`` (the driver's JVM, which on a local
+    master runs the tasks too: ``spark.driver.memory`` sizes it) or ``python`` (a Python worker)."""
+
+    where: str
+    detail: str
+
+    def __str__(self) -> str:
+        what = "Spark's JVM" if self.where == "jvm" else "a Spark Python worker"
+        return f"{what} ran out of memory ({self.detail})"
+
+
+def out_of_memory_in(exc: BaseException) -> Optional[OutOfMemory]:
+    """Whether a Spark failure is a lack of memory, and whose: an OutOfMemoryError (Java heap
+    space, GC overhead) or a Python MemoryError anywhere in its text or causes, or a JVM that
+    ended with Spark's out-of-memory exit code under the failed call; else None."""
+    chain: list[BaseException] = []
+    while exc is not None and exc not in chain:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    text = "\n".join(str(e) for e in chain)
+    java = _JAVA_OOM.search(text)
+    if java:
+        return OutOfMemory("jvm", (java.group(1) or java.group(2) or "java.lang.OutOfMemoryError").strip())
+    if any(isinstance(e, MemoryError) for e in chain) or _PYTHON_OOM.search(text):
+        return OutOfMemory("python", "MemoryError")
+    if _jvm_exit_code() == JVM_OUT_OF_MEMORY_EXIT:
+        return OutOfMemory("jvm", f"it ended with exit code {JVM_OUT_OF_MEMORY_EXIT}, java.lang.OutOfMemoryError")
+    return None
+
+
+def _jvm_exit_code() -> Optional[int]:
+    """The exit code of the JVM this process started for Spark, if it has ended (else None)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return None
+    proc = getattr(getattr(SparkContext, "_gateway", None), "proc", None)
+    return proc.poll() if proc is not None else None
 
 
 def _rebuilt(encoded: str) -> Optional[CdcwireError]:

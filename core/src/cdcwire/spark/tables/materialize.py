@@ -40,6 +40,7 @@ from ...type_codes import ColumnFlag
 from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
+from ..reader.message_ranges import plan_message_ranges
 from ..reading import read
 from .table_changes import (
     ROW_KINDS, conflicting_changes, distinct_changes, duplicate_count, events_applied, last_change_per_key,
@@ -85,8 +86,11 @@ class MaterializeSummary:
     tables: dict[str, TableCounts] = field(default_factory=dict)
     waiting: tuple[str, ...] = ()
     seconds: float = 0.0
+    nothing_new: bool = False  # the source held no message past the last run's offsets: no job ran
 
     def report(self) -> str:
+        if self.nothing_new:
+            return f"nothing to do: the source holds nothing new since the last run into {self.out}; tables unchanged"
         if self.release_ts is None:
             up_to = "everything read (this protocol sends no resolved events: rows are as of the last event read)"
         elif self.waiting:
@@ -137,7 +141,16 @@ def materialize(
             f" give {_filter_text(state.tables)} again, or materialize into a new output directory"
         )
     state.tables = table_filter
+    started = time.monotonic()
+    topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
+        ranges = plan_message_ranges(sink.config.uri, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
+                                     fail_on_data_loss=fail_on_data_loss)
+        if all(r.end is not None and r.start is not None and r.start >= r.end for r in ranges):
+            # nothing new since the last run: said without a Spark job (a read would still plan one);
+            # the pending events wait on a resolved ts that has not come either
+            return MaterializeSummary(out, format, state.release_ts, False, 0, 0, nothing_new=True,
+                                      seconds=time.monotonic() - started)
         events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables,
                       fail_on_data_loss=fail_on_data_loss)
     except DataLossError as exc:  # a damaged state, or a topic written again: say which file holds the offset
@@ -309,7 +322,7 @@ def _refuse_conflicts(conflicts: DataFrame) -> None:
 
 
 def _key_text(key: str) -> str:
-    """``id=1`` from a row key's JSON (see :func:`~cdcwire.spark.table_changes.key_json`)."""
+    """``id=1`` from a row key's JSON (see :func:`~cdcwire.spark.tables.table_changes.key_json`)."""
     def value(v):
         return next((x for x in v.values() if x is not None), None) if isinstance(v, dict) else v
 
