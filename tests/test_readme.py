@@ -1,5 +1,7 @@
-"""The README documents what the code declares: its parameter table is the one
-``cdcwire parameters --markdown`` prints for the core and the four protocols."""
+"""The README and the pages under docs/ document what the code declares: the parameter table is
+the one ``cdcwire parameters --markdown`` prints for the core and the four protocols, and every
+example runs. An example is a block between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
+(each NAME once across README.md and docs/*.md); ``#> `` lines show what it prints."""
 
 from __future__ import annotations
 
@@ -8,14 +10,21 @@ from pathlib import Path
 
 from cdcwire.parameter_table import markdown_table, parameter_rows
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 OUR_DISTRIBUTIONS = {"cdcwire", "cdcwire-open", "cdcwire-craft", "cdcwire-canal-json", "cdcwire-avro"}
 
 
 def readme_block(name: str) -> str:
-    match = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", README.read_text(), re.S)
-    assert match, f"README.md has no <!-- {name}:start --> ... <!-- {name}:end --> block"
-    return match.group(1)
+    """The example block NAME, wherever it is (README.md or a page of docs/)."""
+    found = [
+        match.group(1)
+        for page in PAGES
+        for match in re.finditer(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", page.read_text(), re.S)
+    ]
+    assert len(found) == 1, f"<!-- {name}:start --> ... <!-- {name}:end --> is in {len(found)} places, not 1"
+    return found[0]
 
 
 def test_the_readme_parameter_table_is_the_one_the_code_declares():
@@ -47,7 +56,7 @@ def test_the_readme_names_the_current_format_versions():
     from cdcwire.event_json import EVENT_JSON_VERSION
     from cdcwire.spark.rows.schema import EVENT_SCHEMA_VERSION
 
-    text = README.read_text()
+    text = (ROOT / "docs" / "event-json.md").read_text()
     assert f"| event JSON | {EVENT_JSON_VERSION} |" in text
     assert f"| event DataFrame | {EVENT_SCHEMA_VERSION} |" in text
 
@@ -59,17 +68,15 @@ def test_the_readme_use_example_runs_and_prints_what_it_shows(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == shown
 
 
-def test_the_readme_spark_example_runs(spark, tmp_path):
-    import cdcwire
-    from cdcwire.workload import Workload
-
-    events = tmp_path / "events.jsonl"
-    with open(events, "w", encoding="utf-8") as out:
-        cdcwire.write_jsonl(Workload(300, seed=3), out)
+def test_the_readme_spark_example_runs_and_prints_what_it_shows(spark, tmp_path, capsys):
     code = re.search(r"```python\n(.*?)```", readme_block("spark-example"), re.S).group(1)
-    code = code.replace("/tmp/cdcwire-readme", str(tmp_path)).replace('"events.jsonl"', repr(str(events)))
-    names: dict = {}
-    exec(compile(code, "README.md Spark example", "exec"), names)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    _readme_python("spark-example", tmp_path)
+    assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_spark_data_source_example_runs(spark, tmp_path):
+    names = _readme_python("spark-data-source-example", tmp_path)
     assert names["summary"].reconciles and names["summary"].events_in == 300
     rows = "kind IN ('insert', 'update', 'delete')"  # key-changing updates come back split in two
     assert names["back"].where(rows).count() >= names["df"].where(rows).count() > 0

@@ -492,7 +492,7 @@ def test_the_spark_flags_in_every_spark_commands_help_are_the_readmes():
 
     from cdcwire.cli import build_parser
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     for command in ("run", "materialize", "demo"):
         text = sub.choices[command].format_help()
