@@ -135,3 +135,106 @@ def test_the_readme_materialize_example_runs_and_prints_what_it_shows(spark, tmp
     names = _readme_python("materialize-example", tmp_path)
     assert capsys.readouterr().out.splitlines() == shown
     assert names["summary"].complete and (tmp_path / "tables" / "_cdcwire_state.json").exists()
+
+
+def test_the_carried_error_example_raises_the_typed_decode_error(spark, tmp_path):
+    import pytest
+
+    import cdcwire
+
+    with pytest.raises(cdcwire.DecodeError) as raised:
+        _readme_python("carried-error-example", tmp_path)
+    assert str(raised.value).startswith("orders/0/41")
+
+
+def test_the_conformance_example_is_a_test_class_of_the_kit():
+    from cdcwire.testing.conformance import CodecConformance
+
+    code = re.search(r"```python\n(.*?)```", readme_block("conformance-example"), re.S).group(1)
+    names: dict = {}
+    exec(compile(code, "docs/plugins.md conformance example", "exec"), names)
+    kit = names["TestMyProto"]
+    assert issubclass(kit, CodecConformance) and kit.sink_uri.endswith("protocol=myproto")
+    assert [name for name in dir(kit) if name.startswith("test_")]
+
+
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+NAMED = re.compile(r"<!-- ([\w-]+):start -->\n(.*?)\n<!-- \1:end -->", re.S)
+
+
+def _blocks(language: str) -> list[tuple[str, str]]:
+    """(page, code) of every fenced block of a language in README.md and docs/*.md."""
+    return [
+        (page.relative_to(ROOT).as_posix(), match.group(2))
+        for page in PAGES
+        for match in FENCE.finditer(page.read_text())
+        if match.group(1) == language
+    ]
+
+
+def test_every_python_block_is_a_named_example_a_test_runs():
+    """A Python example outside a named block, or a name no test reads, would never run."""
+    tests = Path(__file__).read_text() + (ROOT / "tests" / "test_install.py").read_text()
+    for page in PAGES:
+        text = page.read_text()
+        named = list(NAMED.finditer(text))
+        for block in FENCE.finditer(text):
+            if block.group(1) == "python":
+                assert any(n.start() < block.start() < n.end() for n in named), (
+                    f"{page.relative_to(ROOT)}: a python block outside <!-- NAME:start/end --> markers: "
+                    f"{block.group(2)[:60]!r}"
+                )
+        for n in named:
+            assert f'"{n.group(1)}"' in tests or f"{n.group(1)}:start" in tests, f"{page.relative_to(ROOT)}: example {n.group(1)!r} is run by no test"
+
+
+def test_every_toml_block_is_toml_and_every_rules_file_opens_a_sink(tmp_path):
+    import tomllib
+
+    import cdcwire
+
+    blocks = _blocks("toml")
+    assert blocks
+    for page, text in blocks:
+        parsed = tomllib.loads(text)
+        if "dispatchers" in parsed or "column-selectors" in parsed:
+            rules = tmp_path / "rules.toml"
+            rules.write_text(text)
+            sink = cdcwire.open_sink(f"file://{tmp_path}/t?protocol=open-protocol&dispatch-rules={rules}")
+            assert sink.config.topic == "t", page
+
+
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _prose(text: str) -> str:
+    """The text outside fenced blocks and inline code, where a link is a link."""
+    return re.sub(r"`[^`\n]*`", "", FENCE.sub("", text))
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    headings = re.findall(r"^#{1,6} (.+)$", FENCE.sub("", page.read_text()), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_every_relative_link_and_anchor_between_the_pages_resolves():
+    links = 0
+    for page in PAGES:
+        for target in LINK.findall(_prose(page.read_text())):
+            if re.match(r"[a-z]+:", target):
+                continue
+            links += 1
+            path, _, anchor = target.partition("#")
+            where = (page.parent / path).resolve() if path else page
+            assert where.exists(), f"{page.relative_to(ROOT)}: link {target!r}: no file {path!r}"
+            if anchor:
+                assert anchor in _anchors(where), f"{page.relative_to(ROOT)}: link {target!r}: no heading #{anchor}"
+    assert links > 20
+
+
+def test_every_docs_page_is_in_the_index():
+    index = (ROOT / "docs" / "README.md").read_text()
+    for page in PAGES[1:]:
+        if page.name != "README.md":
+            assert f"({page.name})" in index, f"docs/README.md does not link {page.name}"
