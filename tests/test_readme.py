@@ -238,3 +238,24 @@ def test_every_docs_page_is_in_the_index():
     for page in PAGES[1:]:
         if page.name != "README.md":
             assert f"({page.name})" in index, f"docs/README.md does not link {page.name}"
+
+
+def _core_extras() -> dict[str, list[str]]:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "core" / "pyproject.toml").read_text())["project"]
+    return {name: deps for name, deps in project["optional-dependencies"].items() if name != "testing"}
+
+
+def test_the_readme_everything_install_line_names_every_extra_of_the_core():
+    everything = next(line for line in readme_block("install-example").splitlines() if "everything" in line)
+    named = set(re.search(r"\./core\[([^\]]*)\]", everything).group(1).split(","))
+    assert named == set(_core_extras()), f"the everything line installs {sorted(named)}, the core has {sorted(_core_extras())}"
+
+
+def test_the_readme_install_table_gives_the_pyspark_version_the_core_requires():
+    pyspark = next(dep for dep in _core_extras()["spark"] if dep.startswith("pyspark"))
+    version = pyspark.removeprefix("pyspark>=")
+    assert f"pyspark ≥ {version}," in README.read_text()
+    for extra in _core_extras():
+        assert f"`{extra}` (" in README.read_text(), f"the install table does not name the extra {extra!r}"
