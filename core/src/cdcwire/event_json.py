@@ -1,7 +1,7 @@
 """Canonical event JSON: one event per line, lossless for every column type.
 
 The plain input of the CLI and the pipeline and the plain output of decoders.
-The format is documented in the README ("Event JSON"). In short::
+The format is documented in docs/event-json.md. In short::
 
     {"type":"row","commit_ts":N,"schema":S,"table":T,"columns":[COL...]|null,"pre_columns":[COL...]|null}
     {"type":"ddl","commit_ts":N,"schema":S,"table":T,"ddl_type":"CREATE_TABLE","query":Q}
@@ -14,7 +14,7 @@ are written with the fewest digits that read back to the same float32.
 
 This module owns the format. It is a public contract (files people keep, other tools'
 input), so a change to it raises :data:`EVENT_JSON_VERSION` and gets a line in the
-README's "Format versions" table.
+"Format versions" table of docs/event-json.md.
 """
 
 from __future__ import annotations

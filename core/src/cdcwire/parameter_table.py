@@ -1,6 +1,6 @@
 """Every sink-URI parameter the installed core, transports and codecs declare, as one table.
 
-The README's parameter table is this table printed by ``cdcwire parameters --markdown``;
+The parameter table of docs/sink-uris.md is this table printed by ``cdcwire parameters --markdown``;
 a test keeps the two equal, so the documentation cannot drift from the parsers.
 """
 
@@ -73,7 +73,7 @@ def parameter_rows(registry: Optional[Registry] = None, distributions: Optional[
 
 
 def markdown_table(rows: list[ParameterRow]) -> str:
-    """The rows as a Markdown table (the README's)."""
+    """The rows as a Markdown table (docs/sink-uris.md's)."""
     lines = ["| parameter | applies to | values | default | meaning |", "| --- | --- | --- | --- | --- |"]
     for row in rows:
         p = row.parameter

@@ -9,7 +9,7 @@ from ..parameter_table import markdown_table, parameter_rows, plain_table
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("parameters", help="list every sink-URI parameter, where it applies and its default")
-    p.add_argument("--markdown", action="store_true", help="print the table as Markdown (the README's)")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown (docs/sink-uris.md's)")
     return p
 
 

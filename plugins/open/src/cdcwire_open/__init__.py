@@ -1,7 +1,7 @@
 """TiCDC Open Protocol for cdcwire: ``protocol=open-protocol`` (alias ``default``).
 
 Key = u64 BE version 1, then per event [u64 BE length, key JSON]; value = per
-event [u64 BE length, value JSON]. See the README for parameters and choices.
+event [u64 BE length, value JSON]. See docs/sink-uris.md for parameters and choices.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ Python data source has one schema for batch and streaming reads, so both have it
 
 This module owns the event DataFrame's schema: it is a public contract (tables people
 keep, SQL they write against it), so a change raises :data:`EVENT_SCHEMA_VERSION` and
-gets a line in the README's "Format versions" table.
+gets a line in the "Format versions" table of docs/event-json.md.
 """
 
 from __future__ import annotations
