@@ -18,7 +18,7 @@ from ...extras import extra_required
 from ...errors import SinkURIError
 from ...params import Parameter, shown_value
 from ...sink_uri import SinkConfig
-from ...transport import MessageReader, MessageWriter, Transport
+from ...transport import MessageReader, MessageWriter, OffsetsCapability, Transport
 from .sasl import (
     MECHANISMS,
     PASSWORD_MECHANISMS,
@@ -244,6 +244,13 @@ class KafkaTransport(Transport):
             from .reader import KafkaReader
 
         return KafkaReader(config)
+
+    def offsets(self, config: SinkConfig, group: Optional[str] = None) -> Optional[OffsetsCapability]:
+        """Consumer groups and time look-ups (:class:`.offsets.KafkaOffsets`)."""
+        with _client_needed():
+            from .offsets import KafkaOffsets
+
+        return KafkaOffsets(config, group)
 
 
 def _client_needed() -> contextlib.AbstractContextManager[None]:
