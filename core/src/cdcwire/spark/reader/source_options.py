@@ -25,8 +25,12 @@ BATCH_OPTIONS = (
 #: Options of ``spark.readStream.format("cdcwire")``.
 STREAM_OPTIONS = (
     "source-uri", "topics", "startingOffsets", "maxOffsetsPerTrigger", "failOnDataLoss", "mode", "tables",
-    "startingTimestamp", "startingOffsetsByTimestamp",
+    "startingTimestamp", "startingOffsetsByTimestamp", "kafka.*",
 )
+#: The prefix of options passed to the transport's client (Spark's Kafka source's ``kafka.*``).
+CLIENT_PREFIX = "kafka."
+#: The URI parameter of a transport that takes them (``kafka://``'s, see transports.kafka.consumer_settings).
+CLIENT_SETTINGS_PARAMETER = "consumer-settings"
 
 
 def lower_cased(options: Mapping[str, object]) -> dict[str, object]:
@@ -36,7 +40,8 @@ def lower_cased(options: Mapping[str, object]) -> dict[str, object]:
 def refuse_unknown(options: Mapping[str, object], accepted: tuple[str, ...], what: str) -> None:
     """Raise naming the first option ``accepted`` lacks, and the accepted ones."""
     known = {name.lower() for name in accepted}
-    unknown = sorted(k for k in lower_cased(options) if k not in known)
+    prefixes = tuple(name[:-1] for name in known if name.endswith(".*"))
+    unknown = sorted(k for k in lower_cased(options) if k not in known and not (prefixes and k.startswith(prefixes)))
     if unknown:
         raise CdcwireError(
             f"{what} has no option {unknown[0]!r}; it takes {', '.join(accepted)}"
@@ -142,3 +147,32 @@ def starting_times(options: Mapping[str, object]) -> Union[None, int, dict[str, 
                 )
             times[f"{topic}/{int(partition)}"] = ms
     return times
+
+
+def with_client_settings(uri: str, options: Mapping[str, object]) -> str:
+    """``uri`` with the ``kafka.*`` options as its transport's ``consumer-settings`` parameter (the
+    URI is what the driver and the executors open the source from, so they travel with it);
+    ``uri`` itself when there are none. A transport that takes no client settings is refused,
+    naming the option."""
+    settings = {k[len(CLIENT_PREFIX):]: str(v) for k, v in lower_cased(options).items() if k.startswith(CLIENT_PREFIX)}
+    if not settings:
+        return uri
+    from ...sink import open_sink
+
+    sink = open_sink(uri)
+    first = f"{CLIENT_PREFIX}{sorted(settings)[0]}"
+    if CLIENT_SETTINGS_PARAMETER not in {p.name for p in sink.needs_transport().parameters}:
+        raise CdcwireError(
+            f"option {first}: {sink.config.scheme}:// has no Kafka client to pass kafka.* options to; leave them out"
+        )
+    if CLIENT_SETTINGS_PARAMETER in sink.config.given:
+        raise CdcwireError(f"option {first}: give kafka.* options or the URI's {CLIENT_SETTINGS_PARAMETER}, not both")
+    from urllib.parse import quote
+
+    joined = f"{CLIENT_SETTINGS_PARAMETER}={quote(json.dumps(settings, sort_keys=True), safe='')}"
+    uri_with = f"{uri}{'&' if '?' in uri else '?'}{joined}"
+    try:
+        open_sink(uri_with)
+    except CdcwireError as exc:  # a setting cdcwire keeps for itself
+        raise CdcwireError(f"kafka.* options: {exc}") from None
+    return uri_with

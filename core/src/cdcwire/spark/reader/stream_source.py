@@ -6,7 +6,7 @@
         # -1 latest; or startingTimestamp / startingOffsetsByTimestamp, ms since the epoch, as
         # Spark's Kafka source, on a transport with message times), maxOffsetsPerTrigger
         # (messages per micro-batch, spread over the partitions by their backlog; default no cap),
-        # mode (FAILFAST, PERMISSIVE) and
+        # kafka.* (librdkafka consumer settings, kafka:// only), mode (FAILFAST, PERMISSIVE) and
         # tables (a table filter), as for spark.read.format("cdcwire"), failOnDataLoss (true,
         # the default: a checkpointed offset outside its partition's range now fails the query)
 
@@ -93,9 +93,10 @@ class StreamOptions:
                 f"option {batch_only[0]!r} is for batch reads; a stream starts where startingOffsets says"
                 ' (earliest, latest or {"topic": {"0": 23, "1": -2}})'
             )
-        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown, starting_times
+        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown, starting_times, with_client_settings
 
         refuse_unknown(opts, STREAM_OPTIONS, "spark.readStream.format('cdcwire')")
+        self.uri = with_client_settings(self.uri, opts)  # kafka.*: to the consumer, on the driver and the tasks
         self.fail_on_data_loss = data_loss_fails(opts)
         self.topics = opts.get("topics", "") or ""
         self.permissive = is_permissive(opts)

@@ -33,6 +33,7 @@ class KafkaOffsets(OffsetsCapability):
                 "group.id": group or f"{self._settings.client_id}-follow",
                 "enable.auto.commit": False,
                 "enable.auto.offset.store": False,
+                **self._settings.consumer,
             },
         )
 
