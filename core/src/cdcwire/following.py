@@ -18,8 +18,9 @@ order, released up to the resolved ts every partition has passed, replays and co
 dropped (:mod:`cdcwire.ordered_events`): protocols that send no resolved events cannot be
 ordered this way and are refused up front.
 
-``group``: a Kafka consumer group. Reading starts from the group's committed offsets and
-commits after each batch the caller has taken: delivery is at least once (an event handed
+``group``: a consumer group, on a transport that keeps them (``kafka://``; see
+:class:`~cdcwire.transport.OffsetsCapability`, which a start at a time needs too). Reading
+starts from the group's committed offsets and commits after each batch the caller has taken: delivery is at least once (an event handed
 out but not yet committed when the follower stops without closing comes again). Ordered,
 the commit also records the ts released so far, and a resumed follower drops what was
 released before it.
@@ -44,6 +45,7 @@ from .poll_decoding import PollDecoder
 from .sink import SinkLike, open_sink
 from .time_points import TIME_FORMS_BESIDE_OFFSETS, TimeError, parse_time
 from .topic_selection import select_topics
+from .transport import OffsetsCapability, lacks_offsets
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,8 @@ class FollowError(CdcwireError, ValueError):
 @dataclass(frozen=True, slots=True)
 class StartAt:
     """Where reading starts in each partition: ``beginning``, ``end``, ``offset`` (``value`` >= 0,
-    or < 0 for that many messages before the end) or ``timestamp`` (``value`` in ms, Kafka only)."""
+    or < 0 for that many messages before the end) or ``timestamp`` (``value`` in ms; a transport
+    that offers :class:`~cdcwire.transport.OffsetsCapability` only)."""
 
     kind: str
     value: int = 0
@@ -85,6 +88,76 @@ class StartAt:
                 f"start position {word!r} is not 'beginning', 'end', an offset (-N: the last N messages)"
                 f" or a time: {TIME_FORMS_BESIDE_OFFSETS}"
             ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class FollowOptions:
+    """How to follow a source, read once and checked in one place (:func:`follow` and
+    :class:`Follower` both take it, so a parameter is named, defaulted and validated once).
+
+    ``topics``: names and patterns (:func:`cdcwire.topic_selection.select_topics`; new matches
+    are picked up). ``partitions``: only these. ``tables``: a TiDB table filter. ``start``:
+    ``"beginning"``, ``"end"``, an offset (``-N``: the last N of each partition) or a time
+    (``"@MS"``, ISO-8601 or ``"tso:N"``, :mod:`cdcwire.time_points`; on a transport with
+    :class:`~cdcwire.transport.OffsetsCapability`, such as ``kafka://``). ``until``: end once
+    every partition's resolved ts has reached this time (a TSO, or a text in any of the time
+    forms; events above it are not given). ``exit_at_end``: end once a round of reads finds
+    nothing new in any partition (``kcat -e``). ``count``: end after this many events.
+    ``group``: a consumer group (committed offsets, at least once; a transport with
+    :class:`~cdcwire.transport.OffsetsCapability`). ``ordered``: one stream in commit-ts order
+    (:mod:`cdcwire.ordered_events`). ``poll_interval``: seconds between rounds that found
+    nothing. ``skip_undecodable``: count and skip a message that does not decode.
+    ``broadcast_copies``: unordered, every copy of a broadcast DDL or resolved event, as
+    delivered. ``fail_on_data_loss`` (default True): a partition that no longer holds the offset
+    it is followed from (retention), or ends before it (the topic was deleted and written
+    again), is a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, and it is
+    followed on from its earliest offset.
+
+    ``start`` becomes a :class:`StartAt`, ``until`` a TSO and ``partitions`` a tuple; a value
+    out of range is a :class:`FollowError` here, before any connection.
+    """
+
+    topics: Optional[Union[str, Sequence[str]]] = None
+    partitions: Optional[Sequence[int]] = None
+    tables: Optional[Union[str, Sequence[str]]] = None
+    start: Union[str, int, StartAt] = "beginning"
+    until: Optional[Union[int, str]] = None
+    count: Optional[int] = None
+    group: Optional[str] = None
+    ordered: bool = False
+    poll_interval: float = 0.5
+    skip_undecodable: bool = False
+    broadcast_copies: bool = False
+    fail_on_data_loss: bool = True
+    exit_at_end: bool = False
+
+    def __post_init__(self) -> None:
+        until = self.until
+        if isinstance(until, str):
+            until = parse_time(until, "until").tso
+        if self.count is not None and self.count < 1:
+            raise FollowError(f"count must be at least 1, got {self.count}")
+        if until is not None and not 0 <= until < 2**64:
+            raise FollowError(f"until must be a ts (0..2^64-1), got {until}")
+        if not self.poll_interval > 0:
+            raise FollowError(f"poll_interval must be a positive number of seconds, got {self.poll_interval}")
+        if self.ordered and self.broadcast_copies:
+            raise FollowError("an ordered stream gives each broadcast event once: broadcast_copies needs ordered=False")
+        if self.group is not None and not self.group.strip():
+            raise FollowError("group must be a consumer group id, not empty")
+        object.__setattr__(self, "until", until)
+        object.__setattr__(self, "start", StartAt.parse(self.start))
+        object.__setattr__(self, "poll_interval", float(self.poll_interval))
+        object.__setattr__(self, "partitions", tuple(self.partitions) if self.partitions else None)
+
+    def offsets_needed_for(self) -> Optional[str]:
+        """What of these options needs the transport's :class:`~cdcwire.transport.OffsetsCapability`
+        (to say so when it lacks it), or None."""
+        if self.group is not None:
+            return "a consumer group (group=, --group)"
+        if isinstance(self.start, StartAt) and self.start.kind == "timestamp":
+            return "a start at a time (start=, --from @MS, ISO-8601 or tso:N)"
+        return None
 
 
 class _FirstCopies:
@@ -122,79 +195,6 @@ class _FirstCopies:
                 del self._seen[key]
 
 
-class _KafkaOffsets:
-    """A Kafka consumer used for offsets only (it never fetches): a group's committed offsets
-    and its commits, and the offsets of a time. The messages themselves come through the
-    transport's reader."""
-
-    def __init__(self, config: Any, group: Optional[str]) -> None:
-        from confluent_kafka import Consumer
-
-        from .transports.kafka.settings import KafkaSettings
-
-        self.group = group
-        self._settings = KafkaSettings.of(config)
-        self._errors = self._settings.client_errors()
-        self._consumer: Any = self._settings.open_client(
-            Consumer,
-            self._errors,
-            **{
-                "group.id": group or f"{self._settings.client_id}-follow",
-                "enable.auto.commit": False,
-                "enable.auto.offset.store": False,
-            },
-        )
-
-    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        from confluent_kafka import KafkaException
-
-        try:
-            return fn(*args, **kwargs)
-        except KafkaException as exc:
-            raise TransportError(
-                f"{what} at {self._settings.bootstrap}: {self._settings.describe(exc)}{self._errors.last_words()}"
-            ) from None
-
-    def committed(self, keys: Sequence[PartitionKey]) -> dict[PartitionKey, tuple[int, Optional[str]]]:
-        """The group's committed offset (and its metadata) of each partition that has one."""
-        from confluent_kafka import TopicPartition
-
-        if not keys:
-            return {}
-        got = self._call(
-            f"reading the committed offsets of group {self.group!r}", self._consumer.committed,
-            [TopicPartition(t, p) for t, p in keys], timeout=self._settings.dial_timeout,
-        )
-        return {(tp.topic, tp.partition): (tp.offset, tp.metadata or None) for tp in got if tp.offset >= 0}
-
-    def commit(self, positions: dict[PartitionKey, int], metadata: Optional[str]) -> None:
-        from confluent_kafka import TopicPartition
-
-        extra = {} if metadata is None else {"metadata": metadata}
-        offsets = [TopicPartition(t, p, offset, **extra) for (t, p), offset in sorted(positions.items())]
-        self._call(
-            f"committing the offsets of group {self.group!r}", self._consumer.commit,
-            offsets=offsets, asynchronous=False,
-        )
-
-    def at_time(self, keys: Sequence[PartitionKey], ms: int) -> dict[PartitionKey, Optional[int]]:
-        """The first offset of each partition whose message timestamp is ``ms`` or later (None: none yet)."""
-        from confluent_kafka import TopicPartition
-
-        if not keys:
-            return {}
-        got = self._call(
-            f"looking up offsets for the time {ms}", self._consumer.offsets_for_times,
-            [TopicPartition(t, p, ms) for t, p in keys], timeout=self._settings.dial_timeout,
-        )
-        return {(tp.topic, tp.partition): (tp.offset if tp.offset >= 0 else None) for tp in got}
-
-    def close(self) -> None:
-        consumer, self._consumer = self._consumer, None
-        if consumer is not None:
-            consumer.close()
-
-
 class Follower:
     """Follows a source (see :func:`follow`); iterate it for events, :meth:`placed` for events
     with their message's place. Use it as a context manager (or call :meth:`close`): leaving
@@ -205,59 +205,28 @@ class Follower:
     :attr:`resolved_ts` (the least resolved ts over the partitions followed), ``stopped_by``.
     """
 
-    def __init__(
-        self,
-        source_uri: SinkLike,
-        *,
-        topics: Optional[Union[str, Sequence[str]]] = None,
-        partitions: Optional[Sequence[int]] = None,
-        tables: Optional[Union[str, Sequence[str]]] = None,
-        start: Union[str, int, StartAt] = "beginning",
-        until: Optional[Union[int, str]] = None,
-        count: Optional[int] = None,
-        group: Optional[str] = None,
-        ordered: bool = False,
-        poll_interval: float = 0.5,
-        skip_undecodable: bool = False,
-        broadcast_copies: bool = False,
-        fail_on_data_loss: bool = True,
-        exit_at_end: bool = False,
-    ) -> None:
-        if isinstance(until, str):
-            until = parse_time(until, "until").tso
-        if count is not None and count < 1:
-            raise FollowError(f"count must be at least 1, got {count}")
-        if until is not None and not 0 <= until < 2**64:
-            raise FollowError(f"until must be a ts (0..2^64-1), got {until}")
-        if not poll_interval > 0:
-            raise FollowError(f"poll_interval must be a positive number of seconds, got {poll_interval}")
-        if ordered and broadcast_copies:
-            raise FollowError("an ordered stream gives each broadcast event once: broadcast_copies needs ordered=False")
-        if group is not None and not group.strip():
-            raise FollowError("group must be a consumer group id, not empty")
+    def __init__(self, source_uri: SinkLike, options: Optional[FollowOptions] = None, **keywords: Any) -> None:
+        if options is None:
+            options = FollowOptions(**keywords)
+        elif keywords:
+            raise TypeError(f"Follower takes FollowOptions or keywords, not both (got {', '.join(sorted(keywords))})")
+        self.options = options
         self.sink = open_sink(source_uri)
-        self.start = StartAt.parse(start)
-        self.fail_on_data_loss = fail_on_data_loss
-        self.until = until
-        self.count = count
-        self.exit_at_end = exit_at_end
-        self.poll_interval = float(poll_interval)
-        kafka = self.sink.config.scheme == "kafka"
-        scheme = self.sink.config.scheme or "a bare protocol name"
-        if ordered or until is not None:
+        self.start: StartAt = options.start  # type: ignore[assignment]
+        self.fail_on_data_loss = options.fail_on_data_loss
+        self.until: Optional[int] = options.until  # type: ignore[assignment]
+        self.count = options.count
+        self.exit_at_end = options.exit_at_end
+        self.poll_interval = options.poll_interval
+        ordered, group = options.ordered, options.group
+        if ordered or self.until is not None:
             self._needs_resolved_events(ordered)
-        if group is not None and not kafka:
-            raise FollowError(f"a consumer group (--group) needs kafka://: {scheme}:// keeps no committed offsets")
-        if self.start.kind == "timestamp" and not kafka:
-            raise FollowError(
-                f"a start at a time (--from @MS, ISO-8601 or tso:N) needs kafka://: {scheme}:// records carry no timestamps"
-            )
-        self._topics_spec = topics
-        self._partitions_spec = list(partitions) if partitions else None
-        self._decode = PollDecoder(self.sink, skip_undecodable=skip_undecodable, tables=tables)
+        self._topics_spec = options.topics
+        self._partitions_spec = list(options.partitions) if options.partitions else None
+        self._decode = PollDecoder(self.sink, skip_undecodable=options.skip_undecodable, tables=options.tables)
         self._merger: Optional[OrderedEvents] = OrderedEvents() if ordered else None
         self._watermarks = self._merger.watermarks if self._merger is not None else ResolvedWatermarks()
-        self._copies = None if (ordered or broadcast_copies) else _FirstCopies(self._watermarks)
+        self._copies = None if (ordered or options.broadcast_copies) else _FirstCopies(self._watermarks)
         self._next: dict[PartitionKey, int] = {}
         self._committed: dict[PartitionKey, int] = {}
         self._committed_metadata: Optional[str] = None
@@ -275,11 +244,16 @@ class Follower:
         #: Offsets asked for that the partition no longer held (retention), per partition.
         self.gone: dict[PartitionKey, int] = {}
         self.stopped_by: Optional[str] = None
-        self._reader = self.sink.needs_transport().reader(self.sink.config)
-        self._offsets: Optional[_KafkaOffsets] = None
+        transport = self.sink.needs_transport()
+        self._reader: Any = None
+        self._offsets: Optional[OffsetsCapability] = None
         try:
-            if group is not None or self.start.kind == "timestamp":
-                self._offsets = _KafkaOffsets(self.sink.config, group)
+            needs = options.offsets_needed_for()
+            if needs is not None:
+                self._offsets = transport.offsets(self.sink.config, group)
+                if self._offsets is None:
+                    raise FollowError(lacks_offsets(self.sink.config.scheme, needs))
+            self._reader = transport.reader(self.sink.config)
             self._begin(self._discover(strict=True), initial=True)
             #: Where each partition followed from the start began (its next offset then).
             self.starts: dict[PartitionKey, int] = dict(self._next)
@@ -627,47 +601,18 @@ def _released_of(metadata: Optional[str]) -> Optional[int]:
     return None
 
 
-def follow(
-    source_uri: SinkLike,
-    *,
-    topics: Optional[Union[str, Sequence[str]]] = None,
-    partitions: Optional[Sequence[int]] = None,
-    tables: Optional[Union[str, Sequence[str]]] = None,
-    start: Union[str, int, StartAt] = "beginning",
-    until: Optional[Union[int, str]] = None,
-    count: Optional[int] = None,
-    group: Optional[str] = None,
-    ordered: bool = False,
-    poll_interval: float = 0.5,
-    skip_undecodable: bool = False,
-    broadcast_copies: bool = False,
-    fail_on_data_loss: bool = True,
-    exit_at_end: bool = False,
-) -> Follower:
+def follow(source_uri: SinkLike, options: Optional[FollowOptions] = None, **keywords: Any) -> Follower:
     """Follow a source's events as they are written (see the module docstring); returns a
     :class:`Follower`, iterable once, best used in a ``with`` block.
 
-    ``topics``: names and patterns (:func:`cdcwire.topic_selection.select_topics`; new matches
-    are picked up). ``partitions``: only these. ``tables``: a TiDB table filter. ``start``:
-    ``"beginning"``, ``"end"``, an offset (``-N``: the last N of each partition) or
-    a time (Kafka; ``"@MS"``, ISO-8601 or ``"tso:N"``, :mod:`cdcwire.time_points`). ``until``: end
-    once every partition's resolved ts has reached this time (a TSO, or a text in any of the
-    time forms; events above it are not given). ``exit_at_end``: end once a round of reads
-    finds nothing new in any partition (``kcat -e``). ``count``: end after this many events. ``group``:
-    a Kafka consumer group (committed offsets, at least once). ``ordered``: one stream in
-    commit-ts order (:mod:`cdcwire.ordered_events`). ``broadcast_copies``: unordered, every copy
-    of a broadcast DDL or resolved event, as delivered. ``fail_on_data_loss`` (default True): a
-    partition that no longer holds the offset it is followed from (retention), or ends before
-    it (the topic was deleted and written again), is a :class:`~cdcwire.data_loss.DataLossError`;
-    False: one warning, and it is followed on from its earliest offset.
+    The parameters are :class:`FollowOptions`' (``topics``, ``partitions``, ``tables``,
+    ``start``, ``until``, ``count``, ``group``, ``ordered``, ``poll_interval``,
+    ``skip_undecodable``, ``broadcast_copies``, ``fail_on_data_loss``, ``exit_at_end``), given
+    as keywords or as one ``FollowOptions``.
 
     Errors that the arguments make certain (a protocol without resolved events and
-    ``ordered``, a group on ``file://``, a pattern matching no topic) are raised here, before
-    any read. A topic that does not exist yet is followed once it appears (it reads as empty).
+    ``ordered``, a group or a start at a time on a transport without consumer groups such as
+    ``file://``, a pattern matching no topic) are raised here, before any read. A topic that
+    does not exist yet is followed once it appears (it reads as empty).
     """
-    return Follower(
-        source_uri, topics=topics, partitions=partitions, tables=tables, start=start, until=until, count=count,
-        group=group, ordered=ordered, poll_interval=poll_interval, skip_undecodable=skip_undecodable,
-        broadcast_copies=broadcast_copies, fail_on_data_loss=fail_on_data_loss,
-        exit_at_end=exit_at_end,
-    )
+    return Follower(source_uri, options, **keywords)

@@ -68,7 +68,7 @@ from .params import (
     parse_boolean,
 )
 from .sink_uri import SinkConfig
-from .transport import MessageReader, MessageWriter, Transport, WriteJob
+from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
 from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 from .value_text import float32_text, float64_text
@@ -83,7 +83,8 @@ from .value_text import float32_text, float64_text
 #: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
 #: boolean outside a ``Parameter("...", "bool")`` (which already applies it).
 #:     and the one reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
-PLUGIN_API_VERSION = "1.3"
+#: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
+PLUGIN_API_VERSION = "1.4"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -102,4 +103,5 @@ __all__ = [
     "TEXTUAL_TYPES", "Transport", "TypeText", "parse_type_text", "type_text_problem", "TransportError", "ValueKind", "WriteJob", "build_column",
     "build_row_event", "canonical_value", "float32_text", "float64_text", "from_json", "holds_bytes",
     "hookimpl", "parse_boolean", "to_float32", "to_json", "value_kind",
+    "OffsetsCapability",
 ]

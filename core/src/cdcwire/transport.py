@@ -154,6 +154,59 @@ class MessageReader(abc.ABC):
         pass
 
 
+class OffsetsCapability(abc.ABC):
+    """What a transport that keeps consumer groups and message times offers beyond reading:
+    a group's committed offsets (read and commit) and the first offset at or after a time.
+
+    Why a separate, optional object: reading messages is every transport's job
+    (:class:`MessageReader`), but only some sources keep a group's position (Kafka's
+    ``__consumer_offsets``) or index their messages by time. Following with a group
+    (:func:`cdcwire.follow` ``group=``, ``--group``) and starting at a time (``@MS``,
+    ISO-8601, ``tso:N``; Spark's ``startingTimestamp``) ask :meth:`Transport.offsets`
+    for one; a transport that returns None is named to the user in one line
+    (:func:`lacks_offsets`) before anything is read. A third-party transport offers both
+    by returning its own subclass: the core never names a scheme for them.
+
+    Partitions are ``(topic, partition)`` pairs. Use it as a context manager, or call :meth:`close`.
+    """
+
+    #: The consumer group this object reads and commits for; None: it looks up times only.
+    group: Optional[str] = None
+
+    @abc.abstractmethod
+    def committed(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], tuple[int, Optional[str]]]:
+        """The group's committed offset and its metadata (None: none) of each partition of
+        ``keys`` that has one; partitions without a committed offset are left out."""
+
+    @abc.abstractmethod
+    def commit(self, positions: dict[tuple[str, int], int], metadata: Optional[str] = None) -> None:
+        """Record ``positions`` (the next offset to read, per partition) as the group's, with
+        ``metadata`` on each (an ordered follower keeps the ts it released there). Synchronous:
+        when it returns the offsets are durable, else a TransportError."""
+
+    @abc.abstractmethod
+    def at_time(self, keys: Sequence[tuple[str, int]], ms: int) -> dict[tuple[str, int], Optional[int]]:
+        """The first offset of each partition whose message time is ``ms`` (ms since the epoch)
+        or later; None where no message is that late yet (a reader starts at the end)."""
+
+    def close(self) -> None:
+        """Release the client."""
+
+    def __enter__(self) -> "OffsetsCapability":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close()
+
+
+def lacks_offsets(scheme: str, what: str) -> str:
+    """The one line that says a transport without :class:`OffsetsCapability` cannot do ``what``."""
+    return (
+        f"{scheme or 'a bare protocol name'}:// has no consumer groups or message times, so {what} cannot be used"
+        " (a transport offers them through Transport.offsets; kafka:// does)"
+    )
+
+
 class Transport(abc.ABC):
     """A sink-URI scheme. ``parameters`` are the URI parameters it honours."""
 
@@ -200,3 +253,8 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     def reader(self, config: SinkConfig) -> MessageReader: ...
+
+    def offsets(self, config: SinkConfig, group: Optional[str] = None) -> Optional[OffsetsCapability]:
+        """An :class:`OffsetsCapability` for ``config`` (``group``: the consumer group to read and
+        commit; None: time look-ups only), or None when this transport keeps neither: the default."""
+        return None

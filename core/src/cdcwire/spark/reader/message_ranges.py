@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from pyspark.sql.datasource import InputPartition
 
 from ...data_loss import checked_offset
 from ...errors import CdcwireError
 from ...topic_selection import select_topics
+from ...transport import lacks_offsets
 from ..runtime.sink_cache import cached_sink
 
 
@@ -95,3 +96,43 @@ def ranges_to_json(ranges: list[MessageRange]) -> str:
 
 def ranges_from_json(text: str) -> list[MessageRange]:
     return [MessageRange(topic, partition, start, end) for topic, partition, start, end in json.loads(text)]
+
+
+def offsets_at_times(uri: str, topics: str, times: Union[int, dict[str, int]]) -> dict[str, int]:
+    """``{"topic/partition": offset}`` of every partition a read takes: its first message whose
+    time is at or after ``times`` (one ms for all, or per ``"topic/partition"``, every one named),
+    or its end when none is that late yet.
+
+    Through the transport's :class:`~cdcwire.transport.OffsetsCapability` (Kafka's time index);
+    a transport without it (``file://``, whose records keep no time) is an error naming it.
+    """
+    what = "option startingTimestamp" if isinstance(times, int) else "option startingOffsetsByTimestamp"
+    sink = cached_sink(uri)
+    transport = sink.needs_transport()
+    lookup = transport.offsets(sink.config)
+    if lookup is None:
+        raise CdcwireError(lacks_offsets(sink.config.scheme, what))
+    reader = transport.reader(sink.config)
+    try:
+        with lookup:
+            keys = [(t, p) for t in select_topics(topics, sink.topic, reader.topics) for p in reader.partitions(t)]
+            names = [f"{t}/{p}" for t, p in keys]
+            if isinstance(times, int):
+                wanted = dict.fromkeys(names, times)
+            else:
+                unknown = sorted(set(times) - set(names))
+                missing = sorted(set(names) - set(times))
+                if unknown or missing:
+                    problem = f"names {', '.join(unknown[:5])}, which the read does not take" if unknown else (
+                        f"gives no time for {', '.join(missing[:5])}: give every partition one"
+                    )
+                    raise CdcwireError(f"{what} {problem} (its partitions: {', '.join(names[:10]) or 'none'})")
+                wanted = dict(times)
+            found: dict[str, int] = {}
+            for ms in sorted(set(wanted.values())):
+                at = [key for key, name in zip(keys, names) if wanted[name] == ms]
+                for (topic, partition), offset in lookup.at_time(at, ms).items():
+                    found[f"{topic}/{partition}"] = reader.watermarks(topic, partition)[1] if offset is None else offset
+            return found
+    finally:
+        reader.close()

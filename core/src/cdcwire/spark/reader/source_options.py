@@ -2,15 +2,16 @@
 error for any other.
 
 Names and value formats follow Spark's Kafka source where the meaning is the same
-(``startingOffsets``, ``endingOffsets``, ``failOnDataLoss``, ``maxOffsetsPerTrigger``), so a
-reader of Spark's guide needs nothing new. Spark hands a Python data source its option
+(``startingOffsets``, ``endingOffsets``, ``failOnDataLoss``, ``maxOffsetsPerTrigger``,
+``startingTimestamp``, ``startingOffsetsByTimestamp``), so a reader of Spark's guide needs
+nothing new. Spark hands a Python data source its option
 names lower-cased; errors show them as documented.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Union
 
 from ...data_loss import fail_on_data_loss
 from ...errors import CdcwireError
@@ -19,9 +20,17 @@ from ...errors import CdcwireError
 BATCH_OPTIONS = (
     "source-uri", "topics", "startingOffsets", "endingOffsets", "failOnDataLoss", "mode", "tables",
     "start-offset", "offsets", "ranges",
+    "startingTimestamp", "startingOffsetsByTimestamp",
 )
 #: Options of ``spark.readStream.format("cdcwire")``.
-STREAM_OPTIONS = ("source-uri", "topics", "startingOffsets", "maxOffsetsPerTrigger", "failOnDataLoss", "mode", "tables")
+STREAM_OPTIONS = (
+    "source-uri", "topics", "startingOffsets", "maxOffsetsPerTrigger", "failOnDataLoss", "mode", "tables",
+    "startingTimestamp", "startingOffsetsByTimestamp", "kafka.*",
+)
+#: The prefix of options passed to the transport's client (Spark's Kafka source's ``kafka.*``).
+CLIENT_PREFIX = "kafka."
+#: The URI parameter of a transport that takes them (``kafka://``'s, see transports.kafka.consumer_settings).
+CLIENT_SETTINGS_PARAMETER = "consumer-settings"
 
 
 def lower_cased(options: Mapping[str, object]) -> dict[str, object]:
@@ -31,7 +40,8 @@ def lower_cased(options: Mapping[str, object]) -> dict[str, object]:
 def refuse_unknown(options: Mapping[str, object], accepted: tuple[str, ...], what: str) -> None:
     """Raise naming the first option ``accepted`` lacks, and the accepted ones."""
     known = {name.lower() for name in accepted}
-    unknown = sorted(k for k in lower_cased(options) if k not in known)
+    prefixes = tuple(name[:-1] for name in known if name.endswith(".*"))
+    unknown = sorted(k for k in lower_cased(options) if k not in known and not (prefixes and k.startswith(prefixes)))
     if unknown:
         raise CdcwireError(
             f"{what} has no option {unknown[0]!r}; it takes {', '.join(accepted)}"
@@ -72,6 +82,13 @@ def batch_starts(options: Mapping[str, object]) -> tuple[Optional[int], str]:
     from .stream_source import starting_offsets
 
     opts = lower_cased(options)
+    times = starting_times(opts)
+    if times is not None:
+        if "start-offset" in opts or "offsets" in opts:
+            raise CdcwireError("give startingTimestamp/startingOffsetsByTimestamp or start-offset/offsets, not both")
+        from .message_ranges import offsets_at_times
+
+        return None, json.dumps(offsets_at_times(str(opts.get("source-uri") or ""), str(opts.get("topics") or ""), times))
     if "startingoffsets" in opts:
         if "start-offset" in opts or "offsets" in opts:
             raise CdcwireError("give startingOffsets or start-offset/offsets, not both")
@@ -88,3 +105,74 @@ def batch_starts(options: Mapping[str, object]) -> tuple[Optional[int], str]:
 def data_loss_fails(options: Mapping[str, object]) -> bool:
     """``failOnDataLoss`` (default true)."""
     return fail_on_data_loss(lower_cased(options).get("failondataloss"))
+
+
+def starting_times(options: Mapping[str, object]) -> Union[None, int, dict[str, int]]:
+    """Where a read starts by time, as Spark's Kafka source takes it: ``startingTimestamp`` (ms since
+    the epoch, every partition: an int) or ``startingOffsetsByTimestamp`` (``{"topic": {"0": ms}}``,
+    every partition named: ``{"topic/0": ms}``); None when neither is given. Each partition starts
+    at its first message of that time or later (:func:`~.message_ranges.offsets_at_times`).
+
+    One start per read: giving two of these and ``startingOffsets`` is refused rather than one
+    silently winning (Spark's Kafka source ranks them)."""
+    opts = lower_cased(options)
+    given = [name for name in ("startingTimestamp", "startingOffsetsByTimestamp", "startingOffsets") if name.lower() in opts]
+    if not set(given) & {"startingTimestamp", "startingOffsetsByTimestamp"}:
+        return None
+    if len(given) > 1:
+        raise CdcwireError(f"give one of {', '.join(given)}: each says where the read starts")
+    if given[0] == "startingTimestamp":
+        text = str(opts["startingtimestamp"]).strip()
+        if not (text.isascii() and text.isdigit()):
+            raise CdcwireError(f"option startingTimestamp must be milliseconds since the epoch (1700000000000); got {text!r}")
+        return int(text)
+    value = str(opts["startingoffsetsbytimestamp"]).strip()
+    shape = 'JSON such as {"topic": {"0": 1700000000000, "1": 1700000000000}} (ms since the epoch)'
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not parsed:
+        raise CdcwireError(f"option startingOffsetsByTimestamp must be {shape}; got {value!r}")
+    times: dict[str, int] = {}
+    for topic, partitions in parsed.items():
+        if not isinstance(partitions, dict):
+            raise CdcwireError(f"option startingOffsetsByTimestamp: {topic!r} must map partitions to times; {shape}")
+        for partition, ms in partitions.items():
+            digits = str(partition).isascii() and str(partition).isdigit()
+            if not digits or type(ms) is not int or ms < 0:
+                raise CdcwireError(
+                    f"option startingOffsetsByTimestamp: {topic}/{partition}: {ms!r} is not a time"
+                    " (ms since the epoch, a number >= 0)"
+                )
+            times[f"{topic}/{int(partition)}"] = ms
+    return times
+
+
+def with_client_settings(uri: str, options: Mapping[str, object]) -> str:
+    """``uri`` with the ``kafka.*`` options as its transport's ``consumer-settings`` parameter (the
+    URI is what the driver and the executors open the source from, so they travel with it);
+    ``uri`` itself when there are none. A transport that takes no client settings is refused,
+    naming the option."""
+    settings = {k[len(CLIENT_PREFIX):]: str(v) for k, v in lower_cased(options).items() if k.startswith(CLIENT_PREFIX)}
+    if not settings:
+        return uri
+    from ...sink import open_sink
+
+    sink = open_sink(uri)
+    first = f"{CLIENT_PREFIX}{sorted(settings)[0]}"
+    if CLIENT_SETTINGS_PARAMETER not in {p.name for p in sink.needs_transport().parameters}:
+        raise CdcwireError(
+            f"option {first}: {sink.config.scheme}:// has no Kafka client to pass kafka.* options to; leave them out"
+        )
+    if CLIENT_SETTINGS_PARAMETER in sink.config.given:
+        raise CdcwireError(f"option {first}: give kafka.* options or the URI's {CLIENT_SETTINGS_PARAMETER}, not both")
+    from urllib.parse import quote
+
+    joined = f"{CLIENT_SETTINGS_PARAMETER}={quote(json.dumps(settings, sort_keys=True), safe='')}"
+    uri_with = f"{uri}{'&' if '?' in uri else '?'}{joined}"
+    try:
+        open_sink(uri_with)
+    except CdcwireError as exc:  # a setting cdcwire keeps for itself
+        raise CdcwireError(f"kafka.* options: {exc}") from None
+    return uri_with

@@ -3,8 +3,10 @@
     spark.readStream.format("cdcwire").option("source-uri", uri).load()
         # options: topics ("a,b", "tidb_*", "*"; default the URI's topic), startingOffsets
         # (earliest, the default; latest; or {"topic": {"0": 23, "1": -2}}, -2 earliest,
-        # -1 latest), maxOffsetsPerTrigger (messages per micro-batch, spread over the
-        # partitions by their backlog; default no cap), mode (FAILFAST, PERMISSIVE) and
+        # -1 latest; or startingTimestamp / startingOffsetsByTimestamp, ms since the epoch, as
+        # Spark's Kafka source, on a transport with message times), maxOffsetsPerTrigger
+        # (messages per micro-batch, spread over the partitions by their backlog; default no cap),
+        # kafka.* (librdkafka consumer settings, kafka:// only), mode (FAILFAST, PERMISSIVE) and
         # tables (a table filter), as for spark.read.format("cdcwire"), failOnDataLoss (true,
         # the default: a checkpointed offset outside its partition's range now fails the query)
 
@@ -51,7 +53,7 @@ from ...table_filter import TableFilter
 from ...topic_selection import select_topics
 from ...transport import MessageReader
 from ..runtime.job_errors import carried_to_driver
-from .message_ranges import MessageRange
+from .message_ranges import MessageRange, offsets_at_times
 from .range_decoding import decode_messages
 from ..rows.schema import ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA, ARROW_SOURCE_READ_EVENT_SCHEMA, ARROW_TIMESTAMP
 from ..runtime.sink_cache import cached_sink
@@ -91,9 +93,10 @@ class StreamOptions:
                 f"option {batch_only[0]!r} is for batch reads; a stream starts where startingOffsets says"
                 ' (earliest, latest or {"topic": {"0": 23, "1": -2}})'
             )
-        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown
+        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown, starting_times, with_client_settings
 
         refuse_unknown(opts, STREAM_OPTIONS, "spark.readStream.format('cdcwire')")
+        self.uri = with_client_settings(self.uri, opts)  # kafka.*: to the consumer, on the driver and the tasks
         self.fail_on_data_loss = data_loss_fails(opts)
         self.topics = opts.get("topics", "") or ""
         self.permissive = is_permissive(opts)
@@ -101,6 +104,8 @@ class StreamOptions:
         if self.tables:
             TableFilter.of(self.tables)  # a bad pattern fails on the driver
         self.starting = starting_offsets(opts.get("startingoffsets", "earliest"))
+        #: startingTimestamp / startingOffsetsByTimestamp, resolved to offsets by initialOffset.
+        self.times = starting_times(opts)
         self.max_offsets = max_offsets(opts.get("maxoffsetspertrigger"))
 
 
@@ -196,6 +201,8 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
     def initialOffset(self) -> dict:
         marks = self._watermarks()
         starting = self.options.starting
+        if self.options.times is not None:
+            starting = offsets_at_times(self.options.uri, self.options.topics, self.options.times)
         if starting == "earliest":
             return _sorted({k: low for k, (low, _) in marks.items()})
         if starting == "latest":

@@ -40,6 +40,7 @@ class KafkaReader(MessageReader):
                 "enable.partition.eof": True,
                 "auto.offset.reset": "error",
                 "fetch.wait.max.ms": 100,
+                **self.settings.consumer,
             },
         )
         #: Per (topic, partition): offsets reads asked for that were already removed, so skipped.

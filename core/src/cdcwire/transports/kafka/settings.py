@@ -21,6 +21,7 @@ from confluent_kafka import KafkaError, KafkaException
 from ...durations import parse_duration
 from ...errors import CdcwireError, SinkURIError, TransportError
 from ...redact import MASK
+from .consumer_settings import consumer_settings
 from .sasl import (
     decoded_client_secret,
     gssapi_auth_type,
@@ -58,6 +59,8 @@ class KafkaSettings:
     secrets: tuple[str, ...] = field(repr=False)
     #: sasl-gssapi-kerberos-config-path: librdkafka's Kerberos reads krb5.conf from KRB5_CONFIG.
     kerberos_config: Optional[str] = None
+    #: consumer-settings: what a reader's consumer adds to its own settings (:mod:`.consumer_settings`).
+    consumer: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, config) -> "KafkaSettings":
@@ -97,6 +100,7 @@ class KafkaSettings:
             # Longest first: a secret holding another is masked whole.
             secrets=tuple(sorted({s for s in secrets if s}, key=len, reverse=True)),
             kerberos_config=kerberos_config,
+            consumer=consumer_settings(params.get("consumer-settings")),
         )
 
     def client_config(self, errors: "ClientErrors", **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from ...extras import extra_required
 from ...errors import SinkURIError
 from ...params import Parameter, shown_value
 from ...sink_uri import SinkConfig
-from ...transport import MessageReader, MessageWriter, Transport
+from ...transport import MessageReader, MessageWriter, OffsetsCapability, Transport
+from .consumer_settings import consumer_settings_problem
 from .sasl import (
     MECHANISMS,
     PASSWORD_MECHANISMS,
@@ -133,6 +134,12 @@ KAFKA_PARAMETERS: tuple[Parameter, ...] = (
         "how long to wait for the brokers to answer before giving up (500ms, 10s, 1m; at most 24h)",
         check=_dial_timeout_problem,
     ),
+    Parameter(
+        "consumer-settings", "str", None,
+        'librdkafka settings a reader\'s consumer adds, as JSON {"fetch.max.bytes": "1048576"}'
+        " (the Spark source's kafka.* options come here)",
+        check=consumer_settings_problem,
+    ),
     # TiCDC's own sink-URI parameters that cdcwire reads and has nothing to do with: a URI
     # copied from TiCDC's documentation works as it is, with a note that says so.
     Parameter(
@@ -244,6 +251,13 @@ class KafkaTransport(Transport):
             from .reader import KafkaReader
 
         return KafkaReader(config)
+
+    def offsets(self, config: SinkConfig, group: Optional[str] = None) -> Optional[OffsetsCapability]:
+        """Consumer groups and time look-ups (:class:`.offsets.KafkaOffsets`)."""
+        with _client_needed():
+            from .offsets import KafkaOffsets
+
+        return KafkaOffsets(config, group)
 
 
 def _client_needed() -> contextlib.AbstractContextManager[None]:
