@@ -8,6 +8,10 @@ codec), and lets an executor resolve a config with its own registry. Resolving i
 where a rules file is read and where the codec and transport check the parameters'
 combinations; taking the URI apart (:func:`~cdcwire.sink_uri.split_sink_uri`) reads
 nothing.
+
+This module is the one place a URI (or a protocol name) becomes a :class:`Sink`: the
+layers below it (sink_uri, codec, transport, registry, transports) take a resolved
+:class:`SinkConfig` and never open a URI themselves.
 """
 
 from __future__ import annotations
@@ -60,7 +64,7 @@ SinkLike = Union[str, SinkURI, SinkConfig, Sink]
 def _registry(registry: Optional["Registry"]) -> "Registry":
     if registry is not None:
         return registry
-    from .registry import get_registry
+    from .installed import get_registry
 
     return get_registry()
 
@@ -116,3 +120,15 @@ def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
     if isinstance(target, str):
         return protocol_sink(target, reg)
     raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
+
+
+def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfig:
+    """The typed, validated config of a sink URI: :func:`open_sink`'s config.
+    ``registry``: the plugin registry to resolve it with (the process-wide one by default)."""
+    return open_sink(uri, registry).config
+
+
+def protocol_config(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> SinkConfig:
+    """The config of a bare protocol name (``decode("open-protocol", ...)``): no scheme,
+    location or topic; defaults for every parameter but ``params``."""
+    return protocol_sink(protocol, registry, **params).config
