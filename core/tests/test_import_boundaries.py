@@ -88,6 +88,49 @@ def test_a_plugin_imports_nothing_of_the_core_but_the_plugin_api(path):
     assert not wrong, f"{path.relative_to(REPO)} imports core modules outside cdcwire.plugin_api: {wrong}"
 
 
+def declared_plugin_api(package: Path) -> str:
+    """The ``cdcwire_plugin_api = "X.Y"`` of a plugin's entry-point module, read from its source."""
+    tree = ast.parse((package / "plugin.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "cdcwire_plugin_api" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{package.relative_to(REPO)}/plugin.py declares no cdcwire_plugin_api")
+
+
+def plugin_packages() -> list[Path]:
+    return sorted(pkg for src in PLUGIN_SOURCES for pkg in src.iterdir() if (pkg / "plugin.py").is_file())
+
+
+def api_version(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+@pytest.mark.parametrize("package", plugin_packages(), ids=lambda p: p.name)
+def test_a_plugin_declares_a_plugin_api_that_has_every_name_it_imports(package):
+    """A plugin declaring 1.1 but importing a 1.2 name would load on a 1.1 core and fail there
+    with an ImportError instead of the registry's clear refusal."""
+    from cdcwire.plugin_api import INTRODUCED_IN
+
+    declared = declared_plugin_api(package)
+    newer = sorted(
+        f"{path.relative_to(REPO)}:{line} {name[len('cdcwire.plugin_api.'):]} (plugin API {INTRODUCED_IN[name[len('cdcwire.plugin_api.'):]]})"
+        for path in sorted(package.rglob("*.py"))
+        for line, name, _ in imported_modules(path, package.parent)
+        if name.startswith("cdcwire.plugin_api.")
+        and api_version(INTRODUCED_IN[name[len("cdcwire.plugin_api."):]]) > api_version(declared)
+    )
+    assert not newer, f"{package.name} declares cdcwire_plugin_api = {declared!r} but imports newer names: {newer}"
+
+
+def test_every_name_of_the_plugin_api_says_which_version_introduced_it():
+    from cdcwire import plugin_api
+
+    assert set(plugin_api.INTRODUCED_IN) == set(plugin_api.__all__)
+    assert all(hasattr(plugin_api, name) for name in plugin_api.INTRODUCED_IN)
+    assert max(plugin_api.INTRODUCED_IN.values(), key=api_version) == plugin_api.PLUGIN_API_VERSION
+
+
 def test_no_plugin_imports_the_bare_cdcwire_package():
     """``import cdcwire`` or ``from cdcwire import X`` would reach the user's API, not the plugin API."""
     bare = [
