@@ -58,7 +58,9 @@ class Sink:
     __str__ = __repr__
 
 
-SinkLike = Union[str, SinkURI, SinkConfig, Sink]
+#: What names a sink: a URI or a bare protocol name (text), a config (say one pickled to an
+#: executor) or a sink already opened. A taken-apart :class:`SinkURI` goes to :func:`resolve_sink`.
+SinkLike = Union[str, SinkConfig, Sink]
 
 
 def _registry(registry: Optional["Registry"]) -> "Registry":
@@ -102,7 +104,7 @@ def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params
 
 
 def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
-    """The sink a URI, a taken-apart URI, a config or a bare protocol name names.
+    """The sink a URI, a config or a bare protocol name names (a sink is given back as it is).
 
     A :class:`SinkConfig` (say one pickled to an executor) is joined again with the
     codec and transport of ``registry`` (the process-wide one by default).
@@ -113,12 +115,15 @@ def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
     if isinstance(target, SinkConfig):
         transport = reg.transport(target.scheme) if target.scheme else None
         return Sink(target, reg.codec(target.protocol), transport)
-    if isinstance(target, SinkURI):
-        return resolve_sink(target, reg)
     if isinstance(target, str) and ("://" in target or target.startswith("file:")):
         return resolve_sink(split_sink_uri(target), reg)
     if isinstance(target, str):
         return protocol_sink(target, reg)
+    if isinstance(target, SinkURI):
+        raise SinkURIError(
+            "open_sink takes a sink URI, a SinkConfig, a Sink or a protocol name, not a taken-apart"
+            " SinkURI: resolve that with cdcwire.sink.resolve_sink(parts, registry)"
+        )
     raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
 
 
