@@ -16,7 +16,7 @@ import time
 from typing import Callable
 
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
-from cdcwire.sink_uri import protocol_config
+from cdcwire.sink import protocol_config
 from cdcwire.value_kinds import to_float32
 from cdcwire.sink import open_sink
 

@@ -24,7 +24,7 @@ from typing import Callable
 
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, Message, RowChangedEvent
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.sink import open_sink
 
 COMMIT_TS = 424_316_552_636_940_289  # a realistic TSO

@@ -21,7 +21,7 @@ import argparse
 import time
 from typing import Any, Callable
 
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.message import Message
 from cdcwire.workload import Workload
 from cdcwire.sink import open_sink

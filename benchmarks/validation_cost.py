@@ -47,7 +47,8 @@ from typing import Any, Callable, Sequence
 from cdcwire import Event, Message, RowChangedEvent
 from cdcwire.api import dispatch
 from cdcwire.codec_calls import decoder_for, encoder_for
-from cdcwire.sink_uri import SinkConfig, parse_sink_uri, protocol_config
+from cdcwire.sink import parse_sink_uri, protocol_config
+from cdcwire.sink_uri import SinkConfig
 from cdcwire.validation import check_events
 from cdcwire_avro.testing import LocalSchemaRegistry
 from cdcwire.sink import open_sink

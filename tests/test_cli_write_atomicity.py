@@ -11,7 +11,7 @@ import pytest
 import cdcwire
 from cdcwire.cli import main
 from cdcwire.event_json import to_json
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.workload import Workload
 from cdcwire.sink import open_sink
 

@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 from cdcwire import CdcwireError
 from cdcwire import spark as cs
 from cdcwire.message import Message
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.rows.arrow_events import events_to_batch
 from cdcwire.spark.writer.dead_letter import DeadLetterWriter
 from cdcwire.spark.writer.routing import RoutePlan

@@ -20,7 +20,7 @@ from cdcwire import spark as cs
 from cdcwire.errors import CdcwireError, DecodeError, InvalidEventError, MessageTooLargeError, SinkURIError
 from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in
 from cdcwire.spark.writer.routing import UnplannedTopicError
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from cdcwire import spark as cs
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.writer.encoding import EncodingTask, encode_routed
 from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.writer.routing import RoutePlan, UnplannedTopicError

@@ -16,7 +16,7 @@ from cdcwire.cli import main
 from cdcwire.errors import CdcwireError, EncodeError
 from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.writer.refused_events import encode_refusing
 from cdcwire.spark.writer.routing_counts import COUNTERS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from echo_codec import EchoPlugin
 
-from cdcwire import registry as registry_module
+from cdcwire import installed
 from cdcwire.registry import PluginInfo, Registry
 
 
@@ -23,5 +23,5 @@ def registry_with_echo() -> Registry:
 def echo_registry(monkeypatch: pytest.MonkeyPatch) -> Registry:
     """Every core test sees exactly the built-in transports and the echo-json codec."""
     reg = registry_with_echo()
-    monkeypatch.setattr(registry_module, "_REGISTRY", reg)
+    monkeypatch.setattr(installed, "_REGISTRY", reg)
     return reg

@@ -284,7 +284,7 @@ def test_protocols_names_the_plugin_filter_that_let_none_load(monkeypatch, capsy
 
     empty = Registry()
     empty.add_plugin(builtin, PluginInfo("builtin", "cdcwire", "test"))
-    monkeypatch.setattr("cdcwire.registry._REGISTRY", empty)
+    monkeypatch.setattr("cdcwire.installed._REGISTRY", empty)
     monkeypatch.setenv("CDCWIRE_PLUGINS", "nope")
     assert main(["protocols"]) == 1
     assert "CDCWIRE_PLUGINS='nope'" in capsys.readouterr().out

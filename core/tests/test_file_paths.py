@@ -9,7 +9,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.transports.file.transport import FileReader
 from cdcwire.sink import open_sink
 

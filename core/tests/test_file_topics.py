@@ -12,7 +12,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, SinkURIError, TransportError
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.transports.file.transport import FileReader, partition_path
 from cdcwire.transports.file.paths import topic_file
 from cdcwire.sink import open_sink

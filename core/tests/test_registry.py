@@ -100,7 +100,7 @@ def test_every_hook_spec_is_documented():
 
 
 def test_entry_point_plugins_can_be_restricted_by_environment(monkeypatch):
-    from cdcwire.registry import build_registry
+    from cdcwire.installed import build_registry
 
     monkeypatch.setenv("CDCWIRE_PLUGINS", "no-such-plugin")
     reg = build_registry()

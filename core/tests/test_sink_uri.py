@@ -245,7 +245,7 @@ def test_percent_encoded_values_are_decoded():
 
 
 def test_a_bare_protocol_config_keeps_a_value_holding_an_ampersand():
-    from cdcwire.sink_uri import protocol_config
+    from cdcwire.sink import protocol_config
 
     config = protocol_config("echo-json", **{"echo-credential": "a&partition-num=9"})
     assert (config["echo-credential"], config["partition-num"]) == ("a&partition-num=9", 3)

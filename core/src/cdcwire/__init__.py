@@ -29,8 +29,8 @@ from .hookspecs import hookimpl
 from .message import Message, Payload
 from .params import Parameter
 from .poll_decoding import PollDecoder
-from .sink import Sink, open_sink
-from .sink_uri import SinkConfig, parse_sink_uri
+from .sink import Sink, open_sink, parse_sink_uri
+from .sink_uri import SinkConfig
 
 __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",

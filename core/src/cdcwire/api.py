@@ -9,7 +9,7 @@ from .errors import DecodeError
 from .events import Event
 from .message import Message, Payload
 from .transport import MessageReader
-from .registry import get_registry
+from .installed import get_registry
 from .sink import Sink, SinkLike, open_sink
 from .dispatch import Dispatcher
 from .codec_calls import decoder_for, encoder_for

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .params import SHARED_PARAMETERS, Parameter
-from .registry import Registry, get_registry
+from .installed import get_registry
+from .registry import Registry
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,27 +81,46 @@ from .value_text import float32_text, float64_text
 #: ClaimCheckStore and their errors, the claim-check and compression parameters,
 #: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
 #: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
-#: boolean outside a ``Parameter("...", "bool")`` (which already applies it).
-#:     and the one reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
+#: boolean outside a ``Parameter("...", "bool")`` (which already applies it); and the one
+#: reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
 #: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
 PLUGIN_API_VERSION = "1.4"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
 
-__all__ = [
-    "CLAIM_CHECK_RAW_VALUE", "CLAIM_CHECK_STORAGE_URI", "ClaimCheckStore", "Compression", "DecompressionFailed",
-    "LARGE_MESSAGE_HANDLE_COMPRESSION", "LARGE_MESSAGE_PARAMETERS", "LargeMessageOptions", "ObjectMissing",
-    "StorageError", "PointerPayload", "in_order_once_stored",
-    "BLOB_TYPES", "BatchDecoder", "BatchEncoder", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column", "ColumnFlag",
-    "ColumnType", "Columns", "DDLEvent", "DDLType", "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError",
-    "Decoder", "ENABLE_TIDB_EXTENSION", "EncodeError", "Encoder", "Event", "EventBatch", "EventPolicy", "FLOAT_TYPES",
-    "INTEGER_TYPES", "ImageShape", "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE",
-    "MESSAGE_OVERHEAD", "Message", "MessageReader", "MessageTooLargeError", "MessageWriter",
-    "ONLY_OUTPUT_UPDATED_COLUMNS", "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload",
-    "PluginError", "ResolvedEvent", "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError",
-    "TEXTUAL_TYPES", "Transport", "TypeText", "parse_type_text", "type_text_problem", "TransportError", "ValueKind", "WriteJob", "build_column",
-    "build_row_event", "canonical_value", "float32_text", "float64_text", "from_json", "holds_bytes",
-    "hookimpl", "parse_boolean", "to_float32", "to_json", "value_kind",
-    "OffsetsCapability",
-]
+#: The plugin API version that introduced each name (from the notes above and the history of
+#: this file: Carrier, ValueKind, canonical_value, holds_bytes and value_kind came while it was
+#: still 1.0). A plugin's declared version must be at least that of every name it imports; the
+#: plugins' tests hold them to it. Add a new name here with the version it raises to.
+INTRODUCED_IN: dict[str, str] = {
+    **dict.fromkeys([
+        "BLOB_TYPES", "BoundedCache", "Broadcast", "Carrier", "CdcwireError", "Codec", "Column",
+        "ColumnFlag", "ColumnType", "Columns", "DDLEvent", "DDLType",
+        "DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS", "DecodeError", "Decoder", "ENABLE_TIDB_EXTENSION",
+        "EncodeError", "Encoder", "Event", "EventPolicy", "FLOAT_TYPES", "INTEGER_TYPES",
+        "InvalidEventError", "LARGE_MESSAGE_HANDLE_OPTION", "MAX_BATCH_SIZE", "MESSAGE_OVERHEAD", "Message",
+        "MessageReader", "MessageTooLargeError", "MessageWriter", "ONLY_OUTPUT_UPDATED_COLUMNS",
+        "PLUGIN_API_ATTRIBUTE", "PLUGIN_API_VERSION", "Parameter", "Payload", "PluginError", "ResolvedEvent",
+        "RowChangedEvent", "STRING_TYPES", "SinkConfig", "SinkURIError", "TEXTUAL_TYPES", "Transport",
+        "TransportError", "ValueKind", "WriteJob", "build_column", "build_row_event", "canonical_value",
+        "float32_text", "float64_text", "from_json", "holds_bytes", "hookimpl", "to_float32", "to_json",
+        "value_kind",
+    ], "1.0"),
+    **dict.fromkeys([
+        "BatchDecoder", "BatchEncoder", "EventBatch", "ImageShape",
+    ], "1.1"),
+    **dict.fromkeys([
+        "CLAIM_CHECK_RAW_VALUE", "CLAIM_CHECK_STORAGE_URI", "ClaimCheckStore", "Compression",
+        "DecompressionFailed", "LARGE_MESSAGE_HANDLE_COMPRESSION", "LARGE_MESSAGE_PARAMETERS",
+        "LargeMessageOptions", "ObjectMissing", "StorageError", "PointerPayload", "in_order_once_stored",
+    ], "1.2"),
+    **dict.fromkeys([
+        "parse_boolean", "TypeText", "parse_type_text", "type_text_problem",
+    ], "1.3"),
+    **dict.fromkeys([
+        "OffsetsCapability",
+    ], "1.4"),
+}
+
+__all__ = list(INTRODUCED_IN)

@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 
 from .errors import CdcwireError
 from .message import Message
-from .registry import get_registry
+from .installed import get_registry
 from .sink import Sink, open_sink, protocol_sink
 from .sink_uri import split_sink_uri
 from .validation import check_event

@@ -1,8 +1,9 @@
 """The plugin registry: codecs and transports, filled by plugins through pluggy hooks.
 
 Plugins are found in the ``cdcwire`` entry-point group. ``CDCWIRE_PLUGINS``
-(a comma-separated list of entry-point names) restricts which load; the
-built-in transports always load.
+(a comma-separated list of entry-point names) restricts which load. The core's own
+transports come in as a plugin too, added by :mod:`cdcwire.installed` (which builds the
+process-wide registry): this module knows no transport, so it sits below them.
 
 An installed plugin that cannot load (no or another plugin API declaration, an import
 error, a hook that fails) is left out with one warning, not allowed to stop every
@@ -16,7 +17,7 @@ import logging
 import os
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import pluggy
 
@@ -25,9 +26,6 @@ from .codec import Codec
 from .errors import PluginError, SinkURIError
 from .plugin_api import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
 from .transport import Transport
-
-if TYPE_CHECKING:
-    from .sink import Sink
 
 ENTRY_POINT_GROUP = "cdcwire"
 ALLOW_ENV = "CDCWIRE_PLUGINS"
@@ -200,12 +198,6 @@ class Registry:
     def transports(self) -> list[tuple[Transport, PluginInfo]]:
         return [(r.item, r.plugin) for _, r in sorted(self._transports.items())]
 
-    def sink(self, target: Any) -> "Sink":
-        """The sink a URI, config or bare protocol name names, resolved with this registry."""
-        from .sink import open_sink
-
-        return open_sink(target, self)
-
 
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
@@ -244,38 +236,3 @@ def check_plugin_api(plugin: object, info: PluginInfo) -> None:
             f" {ours[0]}.x, or a cdcwire that"
             f" offers {declared}"
         )
-
-
-_REGISTRY: Optional[Registry] = None
-
-
-def core_info() -> PluginInfo:
-    try:
-        version = metadata.version("cdcwire")
-    except metadata.PackageNotFoundError:  # running from a source tree
-        version = "0+unknown"
-    return PluginInfo("builtin", "cdcwire", version)
-
-
-def build_registry() -> Registry:
-    """A fresh registry: built-in transports plus the allowed entry-point plugins."""
-    from .transports import builtin
-
-    reg = Registry()
-    reg.add_plugin(builtin, core_info())
-    reg.load_entry_points()
-    return reg
-
-
-def get_registry() -> Registry:
-    """The process-wide registry, built on first use."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        _REGISTRY = build_registry()
-    return _REGISTRY
-
-
-def reset_registry() -> None:
-    """Forget the loaded plugins (tests that install a plugin or change CDCWIRE_PLUGINS)."""
-    global _REGISTRY
-    _REGISTRY = None

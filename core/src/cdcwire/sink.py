@@ -8,6 +8,10 @@ codec), and lets an executor resolve a config with its own registry. Resolving i
 where a rules file is read and where the codec and transport check the parameters'
 combinations; taking the URI apart (:func:`~cdcwire.sink_uri.split_sink_uri`) reads
 nothing.
+
+This module is the one place a URI (or a protocol name) becomes a :class:`Sink`: the
+layers below it (sink_uri, codec, transport, registry, transports) take a resolved
+:class:`SinkConfig` and never open a URI themselves.
 """
 
 from __future__ import annotations
@@ -54,13 +58,15 @@ class Sink:
     __str__ = __repr__
 
 
-SinkLike = Union[str, SinkURI, SinkConfig, Sink]
+#: What names a sink: a URI or a bare protocol name (text), a config (say one pickled to an
+#: executor) or a sink already opened. A taken-apart :class:`SinkURI` goes to :func:`resolve_sink`.
+SinkLike = Union[str, SinkConfig, Sink]
 
 
 def _registry(registry: Optional["Registry"]) -> "Registry":
     if registry is not None:
         return registry
-    from .registry import get_registry
+    from .installed import get_registry
 
     return get_registry()
 
@@ -98,7 +104,7 @@ def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params
 
 
 def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
-    """The sink a URI, a taken-apart URI, a config or a bare protocol name names.
+    """The sink a URI, a config or a bare protocol name names (a sink is given back as it is).
 
     A :class:`SinkConfig` (say one pickled to an executor) is joined again with the
     codec and transport of ``registry`` (the process-wide one by default).
@@ -109,10 +115,25 @@ def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
     if isinstance(target, SinkConfig):
         transport = reg.transport(target.scheme) if target.scheme else None
         return Sink(target, reg.codec(target.protocol), transport)
-    if isinstance(target, SinkURI):
-        return resolve_sink(target, reg)
     if isinstance(target, str) and ("://" in target or target.startswith("file:")):
         return resolve_sink(split_sink_uri(target), reg)
     if isinstance(target, str):
         return protocol_sink(target, reg)
+    if isinstance(target, SinkURI):
+        raise SinkURIError(
+            "open_sink takes a sink URI, a SinkConfig, a Sink or a protocol name, not a taken-apart"
+            " SinkURI: resolve that with cdcwire.sink.resolve_sink(parts, registry)"
+        )
     raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
+
+
+def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfig:
+    """The typed, validated config of a sink URI: :func:`open_sink`'s config.
+    ``registry``: the plugin registry to resolve it with (the process-wide one by default)."""
+    return open_sink(uri, registry).config
+
+
+def protocol_config(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> SinkConfig:
+    """The config of a bare protocol name (``decode("open-protocol", ...)``): no scheme,
+    location or topic; defaults for every parameter but ``params``."""
+    return protocol_sink(protocol, registry, **params).config

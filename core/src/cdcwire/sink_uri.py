@@ -4,7 +4,8 @@ Two steps, both plain data: :func:`split_sink_uri` takes a URI apart into a
 :class:`SinkURI` (syntax only: no registry, no file), and :meth:`SinkConfig.typed`
 types its parameters against the ones the core, the codec and the transport declare.
 :mod:`cdcwire.sink` joins them with the registry into a :class:`~cdcwire.sink.Sink`
-(config + codec + transport). Every error names the parameter; nothing printed ever
+(config + codec + transport), and is the one place a URI becomes one: this module reads
+no registry. Every error names the parameter; nothing printed ever
 holds a password.
 """
 
@@ -185,14 +186,6 @@ def split_sink_uri(uri: str) -> SinkURI:
     return SinkURI(scheme, location, topic, raw, username, password, uri)
 
 
-def parse_sink_uri(uri: str, registry: Optional[Any] = None) -> SinkConfig:
-    """The typed, validated config of a sink URI: :func:`cdcwire.sink.open_sink`'s config.
-    ``registry``: the plugin registry to resolve it with (the process-wide one by default)."""
-    from .sink import open_sink
-
-    return open_sink(uri, registry).config
-
-
 def _query_pairs(query: str) -> list[tuple[str, str]]:
     """``name=value`` pairs of the query, percent-decoded as UTF-8 strictly: ``parse_qsl`` would
     turn an invalid sequence (``%FF``) into U+FFFD, a password or a path silently different."""
@@ -302,10 +295,3 @@ def _file_directory_and_topic(netloc: str, path: str) -> tuple[str, str]:
         directory = "/"  # file:///topic
     return directory, topic
 
-
-def protocol_config(protocol: str, registry: Optional[Any] = None, **params: Any) -> SinkConfig:
-    """The config of a bare protocol name (``decode("open-protocol", ...)``): no scheme,
-    location or topic; defaults for every parameter but ``params``."""
-    from .sink import protocol_sink
-
-    return protocol_sink(protocol, registry, **params).config

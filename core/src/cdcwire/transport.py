@@ -97,14 +97,12 @@ class DirectWriteJob(WriteJob):
 
     all_or_nothing = False
 
-    def __init__(self, transport: "Transport", sink_uri: str) -> None:
+    def __init__(self, transport: "Transport", config: SinkConfig) -> None:
         self.transport = transport
-        self.sink_uri = sink_uri
+        self.config = config  # plain data: it pickles to the tasks, which write with it as it is
 
     def task_writer(self) -> MessageWriter:
-        from .sink import open_sink
-
-        return self.transport.writer(open_sink(self.sink_uri).config)
+        return self.transport.writer(self.config)
 
     def publish(self, receipts: Sequence[str]) -> None:
         pass
@@ -249,7 +247,7 @@ class Transport(abc.ABC):
                 f"{self.scheme}:// cannot overwrite: its messages are delivered as they are written;"
                 " use mode('append')"
             )
-        return DirectWriteJob(self, sink_uri)
+        return DirectWriteJob(self, config)
 
     @abc.abstractmethod
     def reader(self, config: SinkConfig) -> MessageReader: ...

@@ -10,7 +10,7 @@ from typing import Any
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent, SinkConfig
-from cdcwire.sink_uri import protocol_config
+from cdcwire.sink import protocol_config
 from cdcwire.sink import open_sink
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

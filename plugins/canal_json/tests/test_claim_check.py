@@ -22,7 +22,7 @@ from cdcwire import (
     TransportError,
 )
 from cdcwire.sink import open_sink
-from cdcwire.sink_uri import protocol_config
+from cdcwire.sink import protocol_config
 from cdcwire.testing.conformance import columnar_and_event_decoding
 from cdcwire_canal_json.encoder import CanalJSONEncoder
 from cdcwire_canal_json.options import CanalOptions

@@ -11,7 +11,7 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, MessageTooLargeError, RowChangedEvent, SinkURIError
 from cdcwire.plugin_api import EventBatch
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.sink import open_sink
 from cdcwire.testing.conformance import columnar_and_event_decoding
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.sink_uri import parse_sink_uri
+from cdcwire.sink import parse_sink_uri
 from cdcwire.events import Event
 from cdcwire.message import Message
 from cdcwire.sink_uri import SinkConfig

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Optional, Sequence
 
 from ..errors import CdcwireError
-from ..registry import core_info
+from ..installed import core_info
 from .reading_flags import apply_skip_damaged
 from . import (
     demo_command,

@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def demo_uri(sink_dir: Path, protocol: str, services: contextlib.ExitStack) -> str:
     """The file sink URI of one protocol in the demo, with the parameters its codec asks for
     (:meth:`cdcwire.codec.Codec.demo_parameters`): the demo names no protocol itself."""
-    from ..registry import get_registry
+    from ..installed import get_registry
 
     params = {"protocol": protocol, **get_registry().codec(protocol).demo_parameters(services), "partition-num": "3"}
     return f"file://{sink_dir}/events?{urlencode(params, safe='{}:/')}"

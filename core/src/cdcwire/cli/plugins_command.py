@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..registry import ALLOW_ENV, get_registry
+from ..installed import get_registry
+from ..registry import ALLOW_ENV
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
