@@ -17,8 +17,8 @@ from typing import Optional
 
 from ..sink import SinkLike
 from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
-from .data_source import CdcwireDataSource, register_data_sources
-from .writer.dead_letter import read_dead_letters
+from .format import CdcwireDataSource, register_data_sources
+from .writer.dead_letters import read_dead_letters
 from .runtime.job_errors import raise_carried
 from .reader.jsonl_source import EventLinesDataSource
 from .tables.materialize import MaterializeSummary, TableCounts, materialize, materialize_stream

@@ -12,7 +12,7 @@ from pyspark.sql import functions as F
 from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
 from ..table_filter import TableFilter
-from .data_source import register_data_sources
+from .format import register_data_sources
 from .runtime.job_errors import cdcwire_errors_raised
 from .reader.message_ranges import plan_message_ranges, ranges_to_json
 from .reader.message_decoding import decode_stage
