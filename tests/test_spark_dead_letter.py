@@ -12,7 +12,7 @@ from cdcwire import spark as cs
 from cdcwire.message import Message
 from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.rows.arrow_events import events_to_batch
-from cdcwire.spark.writer.dead_letter import DeadLetterWriter
+from cdcwire.spark.writer.dead_letters import DeadLetterWriter
 from cdcwire.spark.writer.routing import RoutePlan
 from cdcwire.spark.rows.schema import ARROW_EVENT_SCHEMA
 from cdcwire.spark.writer.verify import compare

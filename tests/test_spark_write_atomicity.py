@@ -18,7 +18,7 @@ from cdcwire.event_json import read_jsonl
 from cdcwire.message import Message
 from cdcwire.sink import parse_sink_uri
 from cdcwire.spark.pipeline import WriteSummary
-from cdcwire.spark.writer.refused_events import encode_refusing
+from cdcwire.spark.writer.dead_letters import encode_refusing
 from cdcwire.spark.writer.routing_counts import COUNTERS
 from cdcwire.spark.writer.verify import compare
 from cdcwire.sink import open_sink

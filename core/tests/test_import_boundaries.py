@@ -274,7 +274,7 @@ LAYERS: list[tuple[str, ...]] = [
     # the one place a URI becomes a Sink
     ("cdcwire.sink", "cdcwire.parameter_table"),
     # the user's API
-    ("cdcwire", "cdcwire.protocol_guess", "cdcwire.codec_calls", "cdcwire.poll_decoding", "cdcwire.api",
+    ("cdcwire", "cdcwire.protocol_guess", "cdcwire.codec_calls", "cdcwire.message_writing", "cdcwire.poll_decoding", "cdcwire.api",
      "cdcwire.following", "cdcwire.testing.*"),
     ("cdcwire.spark",),
     ("cdcwire.cli.*", "cdcwire.__main__"),

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from typing import BinaryIO, Iterator
 
 from ..api import dispatch, encode_partition, transport_partition_count
 from ..errors import EventJSONError
 from ..event_json import read_jsonl
-from ..message import Message
+from ..message_writing import WrittenMessages, write_payloads
 from ..sink import open_sink
 from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
@@ -31,22 +30,17 @@ def run(args: argparse.Namespace) -> int:
         with open(args.input, "rb") as f:
             events = list(read_jsonl(_utf8_lines(f)))
     groups = dispatch(sink, events, transport_partition_count(sink))
-    msgs: Counter[tuple[str, int]] = Counter()
-    sizes: Counter[tuple[str, int]] = Counter()
-    carried: Counter[tuple[str, int]] = Counter()
+    written: dict[tuple[str, int], WrittenMessages] = {}
     with sink.needs_transport().writer(sink.config) as writer:
         for (topic, partition) in sorted(groups):
-            for p in encode_partition(sink, topic, partition, groups[(topic, partition)]):
-                writer.write(Message(topic, partition, p.key, p.value))
-                msgs[(topic, partition)] += 1
-                sizes[(topic, partition)] += len(p.key or b"") + len(p.value or b"")
-                carried[(topic, partition)] += p.events
+            payloads = encode_partition(sink, topic, partition, groups[(topic, partition)])
+            written[(topic, partition)] = write_payloads(writer, topic, partition, payloads)
     print(f"sink: {sink.config.redacted_uri}")
-    print(f"events in: {len(events)}  messages: {sum(msgs.values())}  bytes: {sum(sizes.values())}")
+    messages = sum(w.messages for w in written.values())
+    print(f"events in: {len(events)}  messages: {messages}  bytes: {sum(w.bytes for w in written.values())}")
     print(f"{'topic':<24} {'partition':>9} {'events':>8} {'messages':>9} {'bytes':>10}")
-    for key in sorted(groups):
-        topic, partition = key
-        print(f"{topic:<24} {partition:>9} {carried[key]:>8} {msgs[key]:>9} {sizes[key]:>10}")
+    for (topic, partition), w in sorted(written.items()):
+        print(f"{topic:<24} {partition:>9} {w.events:>8} {w.messages:>9} {w.bytes:>10}")
     return 0
 
 

@@ -13,15 +13,17 @@
 
 from __future__ import annotations
 
+from functools import wraps
 from typing import Optional
 
 from ..sink import SinkLike
 from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
-from .data_source import CdcwireDataSource, register_data_sources
-from .writer.dead_letter import read_dead_letters
+from .format import CdcwireDataSource, register_data_sources
+from .writer.dead_letters import read_dead_letters
 from .runtime.job_errors import raise_carried
 from .reader.jsonl_source import EventLinesDataSource
-from .tables.materialize import MaterializeSummary, TableCounts, materialize, materialize_stream
+from .tables.materialize import MaterializeSummary, TableCounts, materialize_stream
+from .tables.materialize import materialize as _materialize
 from .pipeline import PartitionCount, WriteSummary, prepare, write
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
@@ -35,6 +37,12 @@ def transcode(
 ) -> WriteSummary:
     """Read a topic in one protocol and write it in another (e.g. open-protocol -> avro)."""
     return write(without_broadcast_copies(read(spark, source_uri, topics)), sink_uri)
+
+
+@wraps(_materialize)
+def materialize(spark, *args, **kwargs) -> MaterializeSummary:
+    register_data_sources(spark)  # it reads with format("cdcwire"), which tables/ cannot register
+    return _materialize(spark, *args, **kwargs)
 
 
 def _register_with_the_active_session() -> None:

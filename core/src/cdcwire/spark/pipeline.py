@@ -36,7 +36,7 @@ from pyspark.sql import functions as F
 from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
 from ..transport import WriteJob
-from .data_source import register_data_sources
+from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter

@@ -11,10 +11,10 @@ from pyspark.sql import functions as F
 
 from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
-from ..table_filter import TableFilter
-from .data_source import register_data_sources
+from .format import register_data_sources
 from .runtime.job_errors import cdcwire_errors_raised
-from .reader.message_ranges import plan_message_ranges, ranges_to_json
+from .reader.message_ranges import plan_message_ranges
+from .reader.pinned_read import read_ranges, table_filter_option
 from .reader.message_decoding import decode_stage
 from .rows.schema import EVENT_COLUMNS, EVENT_SCHEMA, OPTIONAL_COLUMNS, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 
@@ -78,29 +78,14 @@ def read(
     end, is a :class:`~cdcwire.data_loss.DataLossError`; False: a warning, and its earliest.
     """
     register_data_sources(spark)
-    table_filter = _table_filter_option(tables)
-    uri = open_sink(source_uri).config.uri  # a bad URI fails here, on the driver
+    table_filter = table_filter_option(tables)
+    sink = open_sink(source_uri)  # a bad URI fails here, on the driver: the job's one resolution
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     ranges = plan_message_ranges(
-        uri, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "", fail_on_data_loss=fail_on_data_loss,
+        sink, topic_list, start_offset, json.dumps(dict(offsets)) if offsets else "", fail_on_data_loss=fail_on_data_loss,
         accept="pass fail_on_data_loss=False (cdcwire materialize --fail-on-data-loss false)",
     )
-    with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
-        return (
-            spark.read.format("cdcwire")
-            .option("source-uri", uri)
-            .option("ranges", ranges_to_json(ranges))
-            .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
-            .option("tables", table_filter)
-            .load()
-        )
-
-
-def _table_filter_option(tables: Optional[Union[str, Sequence[str]]]) -> str:
-    """The filter as the data source option (checked here, on the driver); "" keeps every table."""
-    if tables is None:
-        return ""
-    return ",".join(TableFilter.of(tables).patterns)
+    return read_ranges(spark, sink.config.uri, ranges, permissive, table_filter)
 
 
 def decode(
@@ -119,7 +104,7 @@ def decode(
     and ``tables`` as there.
     """
     sink = open_sink(protocol)
-    table_filter = _table_filter_option(tables)  # a bad protocol or URI fails here, on the driver
+    table_filter = table_filter_option(tables)  # a bad protocol or URI fails here, on the driver
     if "value" not in df.columns:
         raise CdcwireError(f"decode needs a 'value' column of messages; the DataFrame has {', '.join(df.columns)}")
     has = set(df.columns)

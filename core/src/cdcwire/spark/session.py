@@ -107,7 +107,7 @@ def spark_session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
-    from .data_source import register_data_sources
+    from .format import register_data_sources
 
     register_data_sources(spark)
     return spark

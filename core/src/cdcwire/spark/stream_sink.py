@@ -61,14 +61,14 @@ def write_stream(
         raise CdcwireError("write_stream takes a streaming DataFrame (spark.readStream...); cs.write writes a batch one")
     if not checkpoint:
         raise CdcwireError("write_stream needs a checkpoint directory: a restarted query continues from it")
-    uri = open_sink(sink_uri).config.uri  # a bad URI fails here, before the query starts
+    sink = open_sink(sink_uri)  # a bad URI fails here, before the query starts: the query's one resolution
     transcoding = _READ_BACK <= set(df.columns)
 
     def write_batch(batch: DataFrame, batch_id: int) -> None:
         frame = without_broadcast_copies(batch) if transcoding else batch
         frame.persist()  # planning and writing both read the batch: read its source once
         try:
-            summary = write(frame, uri, dead_letter=dead_letter)
+            summary = write(frame, sink, dead_letter=dead_letter)
         finally:
             frame.unpersist()
         log.info("micro-batch %d: %s", batch_id, " ".join(summary.report().split()[:12]))

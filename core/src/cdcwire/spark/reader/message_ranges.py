@@ -21,6 +21,7 @@ from pyspark.sql.datasource import InputPartition
 
 from ...data_loss import checked_offset
 from ...errors import CdcwireError
+from ...sink import Sink
 from ...topic_selection import select_topics
 from ...transport import lacks_offsets
 from ..runtime.sink_cache import cached_sink
@@ -37,7 +38,7 @@ class MessageRange(InputPartition):
 
 
 def plan_message_ranges(
-    uri: str,
+    source: Union[str, Sink],
     topics: str = "",
     start_offset: Optional[int] = None,
     offsets: str = "",
@@ -56,8 +57,9 @@ def plan_message_ranges(
     offset}`` (-1: the latest). A start outside the partition's range now is data loss
     (:func:`cdcwire.data_loss.checked_offset`): an error, or with ``fail_on_data_loss`` False
     a warning and the earliest; ``accept`` says in the error how to accept it.
+    ``source``: the sink the driver resolved for its job, or a URI (resolved once per process).
     """
-    sink = cached_sink(uri)
+    sink = source if isinstance(source, Sink) else cached_sink(source)
     reader = sink.needs_transport().reader(sink.config)
     starts = json.loads(offsets) if offsets else {}
     ends = ends or {}

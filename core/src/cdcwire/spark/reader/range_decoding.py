@@ -11,12 +11,16 @@ becomes Arrow and is checked in columns; a chunk with anything the columns do no
 take (a message that does not decode, a row the checks refuse, a value Arrow cannot
 hold) is decoded again through the Event path, which words the error or makes the
 malformed rows exactly as it always has.
+
+A streaming read (and a batch read without pinned ranges) also gives each row its
+message's ``timestamp``: :func:`decode_stamped_range`.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from collections import deque
 from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
@@ -33,7 +37,14 @@ from ..rows.arrow_batches import event_batch_arrow
 from ..rows.arrow_events import batch_problems, events_to_batch, events_to_permissive_batch
 from ..runtime.collector import fewer_collections
 from .message_ranges import MessageRange
-from ..rows.schema import ARROW_MALFORMED, ARROW_PERMISSIVE_READ_EVENT_SCHEMA, ARROW_READ_EVENT_SCHEMA
+from ..rows.schema import (
+    ARROW_MALFORMED,
+    ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
+    ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
+    ARROW_READ_EVENT_SCHEMA,
+    ARROW_SOURCE_READ_EVENT_SCHEMA,
+    ARROW_TIMESTAMP,
+)
 from ..runtime.sink_cache import cached_sink
 
 BATCH_EVENTS = 4096
@@ -52,6 +63,60 @@ def decode_range(
         )
     finally:
         reader.close()
+
+
+def decode_stamped_range(
+    uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
+) -> Iterator[pa.RecordBatch]:
+    """The batches :func:`decode_range` gives for ``part``, each row with its
+    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
+    sink = cached_sink(uri)
+    reader = sink.needs_transport().reader(sink.config)
+    try:
+        stamps = _Stamps()
+        messages = stamps.noting(reader.read(part.topic, part.partition, part.start, part.end))
+        for batch in decode_messages(sink, messages, permissive, tables):
+            yield stamps.stamped(batch, permissive)
+    finally:
+        reader.close()
+
+
+class _Stamps:
+    """The timestamps of the messages read, kept until their rows come out of the decoder.
+
+    Rows come out in offset order (a range is one partition), so each batch takes the
+    timestamps up to its last offset and the rest wait; messages that decoded to no rows
+    (a table filter) are dropped as later rows pass them. None kept (``file://``): all null.
+    """
+
+    def __init__(self) -> None:
+        self._pending: deque[tuple[int, int]] = deque()
+
+    def noting(self, messages: Iterator[Message]) -> Iterator[Message]:
+        pending = self._pending
+        for m in messages:
+            if m.timestamp is not None and m.offset is not None:
+                pending.append((m.offset, m.timestamp))
+            yield m
+
+    def stamped(self, batch: pa.RecordBatch, permissive: bool) -> pa.RecordBatch:
+        stamps = self._column(batch.column("offset").to_pylist()) if self._pending else None
+        if stamps is None:
+            stamps = pa.nulls(batch.num_rows, ARROW_TIMESTAMP)
+        columns = list(batch.columns)
+        if permissive:
+            columns.insert(len(columns) - 1, stamps)  # before _malformed
+            return pa.RecordBatch.from_arrays(columns, schema=ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA)
+        return pa.RecordBatch.from_arrays([*columns, stamps], schema=ARROW_SOURCE_READ_EVENT_SCHEMA)
+
+    def _column(self, offsets: list[int]) -> pa.Array:
+        pending = self._pending
+        micros: list[Optional[int]] = []
+        for offset in offsets:
+            while pending and pending[0][0] < offset:
+                pending.popleft()
+            micros.append(pending[0][1] * 1000 if pending and pending[0][0] == offset else None)
+        return pa.array(micros, ARROW_TIMESTAMP)
 
 
 def decode_messages(

@@ -32,6 +32,23 @@ CLIENT_PREFIX = "kafka."
 #: The URI parameter of a transport that takes them (``kafka://``'s, see transports.kafka.consumer_settings).
 CLIENT_SETTINGS_PARAMETER = "consumer-settings"
 
+#: Offsets in ``startingOffsets`` JSON that stand for the earliest and the latest, as Spark's Kafka source.
+EARLIEST, LATEST = -2, -1
+
+
+def place_key(topic: str, partition: int) -> str:
+    """A topic-partition as an offset key: ``topic/partition``."""
+    return f"{topic}/{partition}"
+
+
+def is_permissive(options: Mapping[str, object]) -> bool:
+    """``mode``: FAILFAST (the default: an undecodable message fails the read) or PERMISSIVE
+    (it becomes a row with ``_malformed`` set)."""
+    mode = str(options.get("mode", "FAILFAST")).upper()
+    if mode not in ("FAILFAST", "PERMISSIVE"):
+        raise CdcwireError(f"option mode must be FAILFAST or PERMISSIVE, got {mode!r}")
+    return mode == "PERMISSIVE"
+
 
 def lower_cased(options: Mapping[str, object]) -> dict[str, object]:
     return {str(k).lower(): v for k, v in options.items()}
@@ -79,8 +96,6 @@ def batch_starts(options: Mapping[str, object]) -> tuple[Optional[int], str]:
     """Where a batch read starts: ``(start_offset, offsets JSON)`` for
     :func:`~.message_ranges.plan_message_ranges`, from ``startingOffsets`` (earliest, latest or
     JSON as Spark's Kafka source takes it) or the older ``start-offset`` / ``offsets``."""
-    from .stream_source import starting_offsets
-
     opts = lower_cased(options)
     times = starting_times(opts)
     if times is not None:
@@ -176,3 +191,30 @@ def with_client_settings(uri: str, options: Mapping[str, object]) -> str:
     except CdcwireError as exc:  # a setting cdcwire keeps for itself
         raise CdcwireError(f"kafka.* options: {exc}") from None
     return uri_with
+
+
+def starting_offsets(text: str) -> object:
+    """``"earliest"``, ``"latest"``, or ``{topic: {partition: offset}}`` with -2 earliest, -1 latest."""
+    value = (text or "earliest").strip()
+    if value.lower() in ("earliest", "latest"):
+        return value.lower()
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    shape = 'earliest, latest or JSON such as {"topic": {"0": 23, "1": -2}} (-2: earliest, -1: latest)'
+    if not isinstance(parsed, dict) or not parsed:
+        raise CdcwireError(f"option startingOffsets must be {shape}; got {value!r}")
+    starts: dict[str, int] = {}
+    for topic, partitions in parsed.items():
+        if not isinstance(partitions, dict):
+            raise CdcwireError(f"option startingOffsets: {topic!r} must map partitions to offsets; {shape}")
+        for partition, offset in partitions.items():
+            digits = str(partition).isascii() and str(partition).isdigit()  # not "²", which int() refuses
+            if not digits or type(offset) is not int or offset < EARLIEST:
+                raise CdcwireError(
+                    f"option startingOffsets: {topic}/{partition}: {offset!r} is not an offset"
+                    " (a number >= 0, -2 earliest, -1 latest)"
+                )
+            starts[place_key(topic, int(partition))] = offset
+    return starts

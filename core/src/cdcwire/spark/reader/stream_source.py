@@ -32,9 +32,7 @@ does the job.
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import deque
 from typing import Iterator, Mapping, Optional
 
 import pyarrow as pa
@@ -48,27 +46,29 @@ from pyspark.sql.streaming.datasource import (
 
 from ...data_loss import checked_offset
 from ...errors import CdcwireError
-from ...message import Message
 from ...table_filter import TableFilter
 from ...topic_selection import select_topics
 from ...transport import MessageReader
 from ..runtime.job_errors import carried_to_driver
 from .message_ranges import MessageRange, offsets_at_times
-from .range_decoding import decode_messages
-from ..rows.schema import ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA, ARROW_SOURCE_READ_EVENT_SCHEMA, ARROW_TIMESTAMP
+from .range_decoding import decode_stamped_range
+from .source_options import (
+    EARLIEST,
+    LATEST,
+    STREAM_OPTIONS,
+    data_loss_fails,
+    is_permissive,
+    place_key,
+    refuse_unknown,
+    starting_offsets,
+    starting_times,
+    with_client_settings,
+)
 from ..runtime.sink_cache import cached_sink
 
 log = logging.getLogger("cdcwire.spark")
 
-#: Offsets in ``startingOffsets`` JSON that stand for the earliest and the latest, as Spark's Kafka source.
-EARLIEST, LATEST = -2, -1
-
 Offsets = dict[str, int]
-
-
-def place_key(topic: str, partition: int) -> str:
-    """A topic-partition as an offset key: ``topic/partition``."""
-    return f"{topic}/{partition}"
 
 
 def place_of(key: str) -> tuple[str, int]:
@@ -80,8 +80,6 @@ class StreamOptions:
     """The options of a streaming read, checked on the driver before the query starts."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        from ..data_source import is_permissive
-
         # Spark hands Python data sources their option names lower-cased.
         opts = {str(k).lower(): v for k, v in options.items()}
         self.uri = opts.get("source-uri") or ""
@@ -93,8 +91,6 @@ class StreamOptions:
                 f"option {batch_only[0]!r} is for batch reads; a stream starts where startingOffsets says"
                 ' (earliest, latest or {"topic": {"0": 23, "1": -2}})'
             )
-        from .source_options import STREAM_OPTIONS, data_loss_fails, refuse_unknown, starting_times, with_client_settings
-
         refuse_unknown(opts, STREAM_OPTIONS, "spark.readStream.format('cdcwire')")
         self.uri = with_client_settings(self.uri, opts)  # kafka.*: to the consumer, on the driver and the tasks
         self.fail_on_data_loss = data_loss_fails(opts)
@@ -107,33 +103,6 @@ class StreamOptions:
         #: startingTimestamp / startingOffsetsByTimestamp, resolved to offsets by initialOffset.
         self.times = starting_times(opts)
         self.max_offsets = max_offsets(opts.get("maxoffsetspertrigger"))
-
-
-def starting_offsets(text: str) -> object:
-    """``"earliest"``, ``"latest"``, or ``{topic: {partition: offset}}`` with -2 earliest, -1 latest."""
-    value = (text or "earliest").strip()
-    if value.lower() in ("earliest", "latest"):
-        return value.lower()
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = None
-    shape = 'earliest, latest or JSON such as {"topic": {"0": 23, "1": -2}} (-2: earliest, -1: latest)'
-    if not isinstance(parsed, dict) or not parsed:
-        raise CdcwireError(f"option startingOffsets must be {shape}; got {value!r}")
-    starts: dict[str, int] = {}
-    for topic, partitions in parsed.items():
-        if not isinstance(partitions, dict):
-            raise CdcwireError(f"option startingOffsets: {topic!r} must map partitions to offsets; {shape}")
-        for partition, offset in partitions.items():
-            digits = str(partition).isascii() and str(partition).isdigit()  # not "²", which int() refuses
-            if not digits or type(offset) is not int or offset < EARLIEST:
-                raise CdcwireError(
-                    f"option startingOffsets: {topic}/{partition}: {offset!r} is not an offset"
-                    " (a number >= 0, -2 earliest, -1 latest)"
-                )
-            starts[place_key(topic, int(partition))] = offset
-    return starts
 
 
 def max_offsets(text: Optional[str]) -> Optional[int]:
@@ -302,57 +271,3 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
 def _sorted(offsets: Mapping[str, int]) -> dict:
     """Offsets with their keys in order: Spark compares offsets as JSON text."""
     return {k: int(offsets[k]) for k in sorted(offsets)}
-
-
-def decode_stamped_range(
-    uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
-) -> Iterator[pa.RecordBatch]:
-    """The batches :func:`~.range_decoding.decode_range` gives for ``part``, each row with its
-    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
-    sink = cached_sink(uri)
-    reader = sink.needs_transport().reader(sink.config)
-    try:
-        stamps = _Stamps()
-        messages = stamps.noting(reader.read(part.topic, part.partition, part.start, part.end))
-        for batch in decode_messages(sink, messages, permissive, tables):
-            yield stamps.stamped(batch, permissive)
-    finally:
-        reader.close()
-
-
-class _Stamps:
-    """The timestamps of the messages read, kept until their rows come out of the decoder.
-
-    Rows come out in offset order (a range is one partition), so each batch takes the
-    timestamps up to its last offset and the rest wait; messages that decoded to no rows
-    (a table filter) are dropped as later rows pass them. None kept (``file://``): all null.
-    """
-
-    def __init__(self) -> None:
-        self._pending: deque[tuple[int, int]] = deque()
-
-    def noting(self, messages: Iterator[Message]) -> Iterator[Message]:
-        pending = self._pending
-        for m in messages:
-            if m.timestamp is not None and m.offset is not None:
-                pending.append((m.offset, m.timestamp))
-            yield m
-
-    def stamped(self, batch: pa.RecordBatch, permissive: bool) -> pa.RecordBatch:
-        stamps = self._column(batch.column("offset").to_pylist()) if self._pending else None
-        if stamps is None:
-            stamps = pa.nulls(batch.num_rows, ARROW_TIMESTAMP)
-        columns = list(batch.columns)
-        if permissive:
-            columns.insert(len(columns) - 1, stamps)  # before _malformed
-            return pa.RecordBatch.from_arrays(columns, schema=ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA)
-        return pa.RecordBatch.from_arrays([*columns, stamps], schema=ARROW_SOURCE_READ_EVENT_SCHEMA)
-
-    def _column(self, offsets: list[int]) -> pa.Array:
-        pending = self._pending
-        micros: list[Optional[int]] = []
-        for offset in offsets:
-            while pending and pending[0][0] < offset:
-                pending.popleft()
-            micros.append(pending[0][1] * 1000 if pending and pending[0][0] == offset else None)
-        return pa.array(micros, ARROW_TIMESTAMP)

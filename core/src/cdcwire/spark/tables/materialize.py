@@ -41,7 +41,7 @@ from .changelog import table_columns, typed_columns, zero_date_counts
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot
 from ..reader.message_ranges import plan_message_ranges
-from ..reading import read
+from ..reader.pinned_read import read_ranges, table_filter_option
 from .table_changes import (
     ROW_KINDS, conflicting_changes, distinct_changes, duplicate_count, events_applied, last_change_per_key,
     release_point, row_changes,
@@ -144,15 +144,14 @@ def materialize(
     started = time.monotonic()
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
-        ranges = plan_message_ranges(sink.config.uri, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
+        ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
                                      fail_on_data_loss=fail_on_data_loss)
         if all(r.end is not None and r.start is not None and r.start >= r.end for r in ranges):
             # nothing new since the last run: said without a Spark job (a read would still plan one);
             # the pending events wait on a resolved ts that has not come either
             return MaterializeSummary(out, format, state.release_ts, False, 0, 0, nothing_new=True,
                                       seconds=time.monotonic() - started)
-        events = read(spark, sink.config.uri, topics=topics, offsets=state.offsets or None, tables=tables,
-                      fail_on_data_loss=fail_on_data_loss)
+        events = read_ranges(spark, sink.config.uri, ranges, tables=table_filter_option(tables))
     except DataLossError as exc:  # a damaged state, or a topic written again: say which file holds the offset
         raise DataLossError(
             f"{Path(out) / STATE_FILE} field offsets: {exc}; if the state file is damaged, restore it or"

@@ -12,7 +12,7 @@ task flushes the writer; a delivery failure fails the task (and the job) instead
 of being dropped.
 
 An event the encoder refuses goes to the dead letters when the write has a
-dead-letter directory (see :mod:`cdcwire.spark.writer.refused_events`), else fails the job.
+dead-letter directory (see :mod:`cdcwire.spark.writer.dead_letters`), else fails the job.
 
 The routing tasks' count rows arrive mixed with the events; the task takes them
 out and sums them into a result row of its own (topic null), so that the driver
@@ -31,13 +31,13 @@ from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, Stru
 from ...codec_calls import encode_batches, encoder_for
 from ...errors import CdcwireError
 from ...events import Event
-from ...message import Message
+from ...message_writing import write_payloads
 from ...redact import redact_url
 from ...transport import WriteJob
 from ..runtime.collector import fewer_collections
 from ..rows.arrow_batches import routed_event_batch
 from ..runtime.job_errors import carried_to_driver
-from .refused_events import RefusedEvents, encode_refusing
+from .dead_letters import RefusedEvents, encode_refusing
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
 
@@ -146,19 +146,14 @@ def encode_routed(
                     fed += batch.num_rows
                     yield batch
 
-            encoded = messages = size = 0
             refuse = refused.refuser(topic, partition)
             if refuse is None:  # the columnar path: no Column objects (see codec_calls.encode_batches)
                 encoder = encoder_for(sink, topic, partition, events_checked=True)
                 payloads = encode_batches(encoder, map(routed_event_batch, routed()))
             else:  # dead letters need each event's input row: the Event path, one event at a time
                 payloads = encode_refusing(sink, topic, partition, _event_copies(routed()), refuse)
-            for payload in payloads:
-                writer.write(Message(topic, partition, payload.key, payload.value))
-                encoded += payload.events
-                messages += 1
-                size += len(payload.key or b"") + len(payload.value or b"")
-            rows.append((topic, partition, fed, encoded, messages, size, *_NO_COUNTS, None, None))
+            written = write_payloads(writer, topic, partition, payloads)
+            rows.append((topic, partition, fed, *astuple(written)))
         writer.close()
         refused.publish()
     except CdcwireError as exc:  # raised as it is (as cdcwire.encode would), the place in a note
@@ -172,9 +167,19 @@ def encode_routed(
         raise
     if task.progress is not None:
         task.progress.add(sum(row[2] for row in rows))
-    rows.append((None, None, 0, 0, 0, 0, *astuple(received), writer.receipt, refused.rows))
+    yield result_batch(rows, received, writer.receipt, refused.rows)
+
+
+def result_batch(
+    rows: list[tuple], received: Optional[RoutingCounts] = None, receipt: str = "", refused_rows: Optional[list[int]] = None
+) -> pa.RecordBatch:
+    """An encoding task's result (:data:`RESULT_SCHEMA`): ``rows`` are ``(topic, partition, events,
+    encoded, messages, bytes)`` per topic-partition written; the task's row is added with the
+    routing counts it ``received``, its writer's ``receipt`` and its dead-lettered ``refused_rows``."""
+    rows = [(*row, *_NO_COUNTS, None, None) for row in rows]
+    rows.append((None, None, 0, 0, 0, 0, *astuple(received or RoutingCounts()), receipt, refused_rows))
     columns = list(zip(*rows))
-    yield pa.RecordBatch.from_arrays(
+    return pa.RecordBatch.from_arrays(
         [
             pa.array(columns[0], pa.string()),
             pa.array(columns[1], pa.int32()),

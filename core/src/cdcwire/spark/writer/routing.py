@@ -30,7 +30,7 @@ from ..runtime.collector import fewer_collections
 from ..rows.arrow_events import batch_to_events, checked_events
 from .column_selection import select_batch_columns
 from ..runtime.job_errors import carried_to_driver
-from .rejected import RejectedRecords, input_row, row_text
+from .dead_letters import RejectedRecords, input_row, row_text
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
 from ..rows.schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
 from ..runtime.sink_cache import cached_sink
