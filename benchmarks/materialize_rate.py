@@ -1,19 +1,26 @@
-"""``materialize`` rate against a plain ``cs.read`` of the same topic, in one run.
+"""``materialize`` rate against a plain ``cs.read`` of the same topic, in one run, with peak memory.
 
 The topic (``file://``, canal-json with the extension, index-value dispatch over 4
 partitions) holds a generated workload of inserts, updates and deletes with resolved
 events. Baseline: ``cs.read`` of the topic into Spark's ``noop`` sink. Then a first
 ``materialize`` run into Parquet and one into Delta (each into a fresh directory: the
-whole topic applied). Each figure is events read per second, and its ratio to the read.
+whole topic applied), and an incremental run of each after 10% more events. Each figure
+is events read per second and its ratio to the read (the issue's goals: first runs
+>= 0.5x, an incremental Delta run <= 0.25x the time of the first), the Spark jobs the run
+started, and the peak resident memory over the run of the JVM, of the Python workers
+(summed) and of this driver process, sampled from /proc: on a shared machine only
+ratios and memory mean something, never seconds.
 
-    .venv/bin/python benchmarks/materialize_rate.py [--events N] [--master local[2]]
+    .venv/bin/python benchmarks/materialize_rate.py [--events N ...] [--master local[2]] [--driver-memory 4g]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -22,36 +29,136 @@ from cdcwire import spark as cs
 from cdcwire.workload import Workload
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=50_000)
-    parser.add_argument("--master", default="local[2]")
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
+class PeakMemory:
+    """Peak RSS (MiB) of this process's tree while running, polled from /proc every 0.1 s: the
+    JVM, the Python workers (summed) and this driver process."""
+
+    def __init__(self) -> None:
+        self.peak = {"jvm": 0, "workers": 0, "driver": 0}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self) -> "PeakMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            now = {"jvm": 0, "workers": 0, "driver": _rss(os.getpid())}
+            for pid in _descendants(os.getpid()):
+                kind = "jvm" if "java" in _cmdline(pid) else "workers"
+                now[kind] += _rss(pid)
+            for k, v in now.items():
+                self.peak[k] = max(self.peak[k], v)
+            self._stop.wait(0.1)
+
+    def text(self) -> str:
+        return f"{self.peak['jvm']:>6} {self.peak['workers']:>8} {self.peak['driver']:>7}"
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _rss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _jobs(spark, run):
+    """(what ``run()`` returned, seconds, Spark jobs it started, peak memory)."""
+    group = f"bench-{time.monotonic_ns()}"
+    spark.sparkContext.setJobGroup(group, group)
+    with PeakMemory() as memory:
+        start = time.perf_counter()
+        result = run()
+        seconds = time.perf_counter() - start
+    spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return result, seconds, len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)), memory
+
+
+def bench(spark, events: int, work: Path, master: str) -> None:
     uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
            "&partition=index-value")
+    workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9))
+    cdcwire.write(uri, cdcwire.encode(uri, workload[:events]))
+    read_back = cs.read(spark, uri).count()  # and a warm-up
+    _, read, read_jobs, read_memory = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
+    rows = [("cs.read into noop", read, read_jobs, read_memory, None, read_back)]
+    for fmt in ("parquet", "delta"):
+        summary, seconds, jobs, memory = _jobs(spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
+        rows.append((f"materialize {fmt}, first run", seconds, jobs, memory, summary, read_back))
+    cdcwire.write(uri, cdcwire.encode(uri, workload[events:]))
+    for fmt in ("parquet", "delta"):
+        summary, seconds, jobs, memory = _jobs(spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
+        rows.append((f"materialize {fmt}, +10% incremental", seconds, jobs, memory, summary, summary.events_read))
+    print(f"\n{read_back:,} events read back, {master}, driver memory"
+          f" {spark.conf.get('spark.driver.memory', '1g (default)')}")
+    print(f"{'run':<38} {'events':>9} {'events/s':>9} {'ratio':>6} {'x first':>7} {'jobs':>5}"
+          f" {'JVM MiB':>7} {'workers':>8} {'driver':>7}  tables, rows")
+    first = {}
+    for label, seconds, jobs, memory, summary, n in rows:
+        fmt = label.split()[1] if summary is not None else None
+        if label.endswith("first run"):
+            first[fmt] = seconds
+        of_first = f"{seconds / first[fmt]:>7.2f}" if label.endswith("incremental") else f"{'':>7}"
+        tables = "" if summary is None else (
+            f"{len(summary.tables)} tables, +{sum(c.inserted for c in summary.tables.values()):,}"
+            f" ~{sum(c.updated for c in summary.tables.values()):,} -{sum(c.deleted for c in summary.tables.values()):,}"
+        )
+        print(f"{label:<38} {n:>9,} {n / seconds:>9,.0f} {(n / seconds) / (read_back / read):>6.2f}"
+              f" {of_first} {jobs:>5} {memory.text()}  {tables}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, nargs="+", default=[100_000, 1_000_000],
+                        help="sizes to run, one table each (default 100000 1000000; CI: --events 100000)")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's 1g)")
+    args = parser.parse_args()
+    conf = {"spark.ui.showConsoleProgress": "false"}
+    if args.driver_memory:
+        conf["spark.driver.memory"] = args.driver_memory
+    spark = cs.spark_session(args.master, **conf)
     try:
-        cdcwire.write(uri, cdcwire.encode(uri, Workload(args.events, seed=4, ddl_every=10**9)))
-        spark = cs.spark_session(args.master, **{"spark.ui.showConsoleProgress": "false"})
-        events = cs.read(spark, uri).count()  # and a warm-up
-        start = time.perf_counter()
-        cs.read(spark, uri).write.format("noop").mode("overwrite").save()
-        read = time.perf_counter() - start
-        rows = [("cs.read into noop", read, None)]
-        for fmt in ("parquet", "delta"):
-            start = time.perf_counter()
-            summary = cs.materialize(spark, uri, str(work / fmt), format=fmt)
-            rows.append((f"materialize, {fmt}, first run", time.perf_counter() - start, summary))
-        print(f"{events:,} events read back, {args.master}")
-        print(f"{'run':<36} {'events/s':>10} {'ratio':>6}  tables, rows")
-        for label, seconds, summary in rows:
-            tables = "" if summary is None else (
-                f"{len(summary.tables)} tables, {sum(c.inserted for c in summary.tables.values()):,} rows"
-            )
-            print(f"{label:<36} {events / seconds:>10,.0f} {read / seconds:>6.2f}  {tables}")
-        spark.stop()
+        for events in args.events:
+            work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
+            try:
+                bench(spark, events, work, args.master)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        spark.stop()
 
 
 if __name__ == "__main__":

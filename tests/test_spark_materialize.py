@@ -376,3 +376,71 @@ def test_a_damaged_state_is_one_error_naming_the_file_and_the_field(spark, tmp_p
     with pytest.raises(cdcwire.CdcwireError, match=rf"^{out / STATE_FILE}.*{message}") as raised:
         cs.materialize(spark, uri, str(out))
     assert "\n" not in str(raised.value) and "new output directory" in str(raised.value)
+
+
+# -- bounded memory --------------------------------------------------------------------------
+
+def _memory_cached_during(spark, run) -> set[str]:
+    """The storage levels of RDDs cached in memory while ``run()`` runs, polled from the JVM."""
+    import threading
+
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            for rdd in spark.sparkContext._jsc.getPersistentRDDs().values():
+                level = rdd.getStorageLevel()
+                if level.useMemory():
+                    seen.add(level.description())
+            done.wait(0.02)
+
+    watcher = threading.Thread(target=poll, daemon=True)
+    watcher.start()
+    try:
+        run()
+    finally:
+        done.set()
+        watcher.join()
+    return seen
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_run_caches_nothing_in_memory_so_its_events_may_exceed_it(spark, tmp_path, fmt) -> None:
+    events = _stream(5, 1000 << 18, 1, 300, with_note=False)
+    uri = _file_source(tmp_path, events)
+    out = tmp_path / "tables"
+    cached = _memory_cached_during(spark, lambda: cs.materialize(spark, uri, str(out), format=fmt))
+    assert cached == set()
+    assert _as_expected(_table_rows(out, fmt)) == _replayed(events)
+    assert not list((out / "_cdcwire").glob("events-*")) and not list((out / "_cdcwire").glob("changes-*"))
+
+
+# -- few Spark jobs --------------------------------------------------------------------------
+
+def _jobs_of(spark, run) -> int:
+    """How many Spark jobs ``run()`` started (by job group)."""
+    group = f"count-{uuid.uuid4().hex[:8]}"
+    spark.sparkContext.setJobGroup(group, "counted")
+    try:
+        run()
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+def _tables_stream(tables: int) -> list:
+    events, ts = [], 1000 << 18
+    for n in range(tables):
+        for key in range(1, 4):
+            ts += 1 << 18
+            events.append(RowChangedEvent(ts, "shop", f"t{n}", _image(key, f"r{key}", "1.00")))
+    return [*events, ResolvedEvent(ts + 1)]
+
+
+def test_a_run_adds_at_most_two_spark_jobs_per_table_it_writes(spark, tmp_path) -> None:
+    jobs = {}
+    for tables in (1, 4):
+        uri = _file_source(tmp_path / f"src{tables}", _tables_stream(tables))
+        jobs[tables] = _jobs_of(spark, lambda: cs.materialize(spark, uri, str(tmp_path / f"out{tables}")))
+    assert jobs[4] - jobs[1] <= 2 * 3, jobs

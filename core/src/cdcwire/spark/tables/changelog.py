@@ -134,21 +134,36 @@ def table_columns(df: DataFrame, table: TableName) -> list[TableColumn]:
             " e.g. cs.read or spark.read of the same source"
         )
     schema, name = split_table(table)
+    return _columns_by_table(_table_rows(df, schema, name)).get(f"{schema}.{name}", [])
+
+
+def columns_of_tables(df: DataFrame) -> dict[str, list[TableColumn]]:
+    """:func:`table_columns` of every table with row events in a batch frame, in one Spark job:
+    ``"schema.table"`` -> its columns."""
+    return _columns_by_table(df.where(F.col("kind").isin(*_ROW_KINDS)))
+
+
+def _columns_by_table(rows: DataFrame) -> dict[str, list[TableColumn]]:
     image = F.coalesce(F.col("columns"), F.col("pre_columns"))
-    entries = _table_rows(df, schema, name).select(
-        F.col("commit_ts").cast(DecimalType(20, 0)).alias("ts"), F.posexplode(image).alias("pos", "c")
+    entries = rows.select(
+        "schema", "table", F.col("commit_ts").cast(DecimalType(20, 0)).alias("ts"),
+        F.posexplode(image).alias("pos", "c"),
     )
     signatures = (
         entries.groupBy(
-            F.col("c.name").alias("name"), F.col("c.type").alias("type"),
+            "schema", "table", F.col("c.name").alias("name"), F.col("c.type").alias("type"),
             F.col("c.flags").alias("flags"), F.col("c.mysql_type").alias("mysql_type"),
         )
         .agg(F.min(F.struct("ts", "pos")).alias("first"), F.max(F.struct("ts", "pos")).alias("last"))
         .collect()
     )
-    seen: dict[str, list] = {}
+    by_table: dict[str, dict[str, list]] = {}
     for r in signatures:
-        seen.setdefault(r["name"], []).append(r)
+        by_table.setdefault(f"{r['schema']}.{r['table']}", {}).setdefault(r["name"], []).append(r)
+    return {name: _columns_of(seen) for name, seen in by_table.items()}
+
+
+def _columns_of(seen: dict[str, list]) -> list[TableColumn]:
     out = []
     for column_name, found in seen.items():
         latest = max(found, key=lambda r: tuple(r["last"]))
@@ -198,6 +213,30 @@ def zero_date_counts(
     ]
     row = row_images(df, table).agg(*counts).first()
     return {c.name: int(row[i] or 0) if row is not None else 0 for i, c in enumerate(dated)}
+
+
+def zero_dates_of_tables(
+    df: DataFrame, columns: dict[str, Sequence[TableColumn]], time_zone: str = "UTC"
+) -> dict[str, int]:
+    """Per table of ``columns`` (``"schema.table"`` -> its columns), the total of
+    :func:`zero_date_counts` over its date and time columns, for every table in one Spark job
+    (none when no table has such a column)."""
+    tz = checked_time_zone(time_zone)
+    image = _sql_name(_IMAGE)
+    counts, names = [], []
+    for table, cols in columns.items():
+        schema, name = split_table(table)
+        of_table = f"_cdc_schema = {_sql_string(schema)} AND _cdc_table = {_sql_string(name)}"
+        lost = [_lost_sql(image, i, c, tz) for i, c in enumerate(_checked_columns(cols))
+                if isinstance(c.spark_type, _DATE_AND_TIME)]
+        if lost:
+            names.append(table)
+            counts.append(F.expr(" + ".join(f"count_if({of_table} AND ({x}))" for x in lost)))
+    if not counts:
+        return {}
+    rows = df.where(F.col("kind").isin(*_ROW_KINDS))
+    row = _images(df, rows).agg(*counts).first()
+    return {table: int(row[i] or 0) if row is not None else 0 for i, table in enumerate(names)}
 
 
 # --- the pieces ----------------------------------------------------------------------------
@@ -260,7 +299,10 @@ def row_images(df: DataFrame, table: TableName) -> DataFrame:
     """One row per row image of ``table``: ``_cdc_kind``, ``_cdc_image`` (the image,
     array<COLUMN>) and :data:`METADATA_COLUMNS`; what :func:`changelog` types."""
     schema, name = split_table(table)
-    rows = _table_rows(df, schema, name)
+    return _images(df, _table_rows(df, schema, name))
+
+
+def _images(df: DataFrame, rows: DataFrame) -> DataFrame:
     kind, new, old = F.col("kind"), F.col("columns"), F.col("pre_columns")
     key_changed = _handle_key(old) != _handle_key(new)
     one = F.array(

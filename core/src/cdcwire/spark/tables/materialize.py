@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
+from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -37,19 +38,21 @@ from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
 from ...type_codes import ColumnFlag
-from .changelog import table_columns, typed_columns, zero_date_counts
+from .changelog import columns_of_tables, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
-from .parquet_tables import apply_to_parquet, remove_snapshot
+from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from .table_changes import (
-    ROW_KINDS, conflicting_changes, distinct_changes, duplicate_count, events_applied, last_change_per_key,
-    release_point, row_changes,
+    ROW_KINDS, conflicting_changes, distinct_changes, last_change_per_key, release_point_of, row_changes,
 )
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
+#: Frames a run reuses are kept on local disk, never in memory: a run's changes may be many
+#: times the executors' memory (a MEMORY level cache of them was an OutOfMemoryError at 200k events).
+_ON_DISK = StorageLevel.DISK_ONLY
 _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
                        "topic", "partition", "offset", "_seq")
 
@@ -191,93 +194,90 @@ def apply_events(
     """One run over a frame of events read back (topic, partition, offset): the stages above."""
     started = time.monotonic()
     run = state.run + 1
-    fresh = events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
+    # the events are read from the source once and staged on disk as Parquet (never cached in
+    # memory: a run's events may be many times the executors' memory); every later stage reads
+    # back only the columns it needs. ``_seq`` is fixed by the write.
+    staged = f"_cdcwire/events-{run:06d}"
+    events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
         "_seq", F.monotonically_increasing_id()
-    ).persist()
+    ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
+        fresh = spark.read.parquet(str(Path(out) / staged))
         return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
     finally:
-        fresh.unpersist()
+        remove_snapshot(out, staged)
 
 
 def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started) -> MaterializeSummary:
-    place = F.concat_ws("/", "topic", F.col("partition").cast("string"))
-    read_counts = fresh.groupBy(place.alias("place")).agg(F.max("offset").alias("last"), F.count("*").alias("n")).collect()
-    events_read = sum(r["n"] for r in read_counts)
-    offsets = dict(state.offsets)
-    for r in read_counts:
-        offsets[r["place"]] = int(r["last"]) + 1  # a partition whose offsets restarted (loss accepted) goes back
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     events = fresh if pending_before is None else fresh.unionByName(pending_before)
-    point = release_point(events, state.resolved, has_resolved)
+    events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
     rows = events.where(F.col("kind").isin(*ROW_KINDS))
     if point.ts is None:
         ready, later = rows, None
     else:
         ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
-    pending_dir = None
-    pending = 0
-    if later is not None:
-        pending = later.count()
-        if pending:
-            pending_dir = f"_cdcwire/pending-{run:06d}"
-            later.write.mode("overwrite").parquet(str(Path(out) / pending_dir))
+    pending_dir, pending = None, 0
+    if later is not None:  # written, then counted from its Parquet footers: one job
+        pending_dir = f"_cdcwire/pending-{run:06d}"
+        later.write.mode("overwrite").parquet(str(Path(out) / pending_dir))
+        pending = rows_in(out, pending_dir)
+        if not pending:
+            remove_snapshot(out, pending_dir)
+            pending_dir = None
     applied = dict(state.applied)
     if format == "delta":
-        for name in {f"{r['schema']}.{r['table']}" for r in ready.select("schema", "table").distinct().collect()}:
+        for name in _delta_tables_in(out):
             stored = applied_ts(out, name)
             if stored is not None:
                 applied[name] = stored
     ready = _not_yet_applied(ready, applied)
-    key_only = {f"{r['schema']}.{r['table']}": r["count"] for r in
-                ready.where(F.col("handle_key_only")).groupBy("schema", "table").count().collect()}
-    changes = row_changes(ready.where(~F.coalesce(F.col("handle_key_only"), F.lit(False)))).persist()
-    distinct = distinct_changes(changes).persist()
+    key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
+    changes = row_changes(ready.where(~key_only_rows))
+    distinct = distinct_changes(changes).persist(_ON_DISK)
     try:
-        keyless = sorted({f"{r['schema']}.{r['table']}" for r in
-                          changes.where(F.col("_key").isNull()).select("schema", "table").distinct().collect()})
+        stats = _table_stats(distinct, ready.where(key_only_rows))
+        keyless = sorted(name for name, r in stats.items() if r["keyless"])
         if keyless:
             raise CdcwireError(
                 f"table(s) without a handle key cannot be materialized: {', '.join(keyless)} (a full-row apply could"
                 " not tell a replayed event from a real duplicate row); leave them out with a table filter"
                 f" (--tables '*.*,!{keyless[0]}')"
             )
-        duplicates = {f"{r['schema']}.{r['table']}": int(r["duplicates"]) for r in duplicate_count(changes).collect()}
-        _refuse_conflicts(conflicting_changes(distinct))
-        applied_events: dict[str, dict[str, int]] = {}
-        for r in events_applied(distinct).collect():
-            applied_events.setdefault(f"{r['schema']}.{r['table']}", {})[r["kind"]] = int(r["count"])
-        last = last_change_per_key(distinct).persist()
+        if any(r["conflicts"] for r in stats.values()):
+            _refuse_conflicts(conflicting_changes(distinct))
+        last = last_change_per_key(distinct).persist(_ON_DISK)
+        changed = sorted(name for name, r in stats.items() if r["changes"])
+        columns_by_table = {name: cols for name, cols in columns_of_tables(ready).items() if name in changed}
+        zero_dates = zero_dates_of_tables(ready, columns_by_table, time_zone)
         counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
         replaced: list[Optional[str]] = []
-        for name in sorted({f"{r['schema']}.{r['table']}" for r in last.select("schema", "table").distinct().collect()}):
+        for name in changed:
             schema, table = name.split(".", 1)
-            of_table = ready.where((F.col("schema") == schema) & (F.col("table") == table))
-            columns = table_columns(of_table, name)
+            columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
             typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
                 *typed_columns(F.col("_image"), columns, time_zone), F.col("_op")
             )
-            zero_dates = sum(zero_date_counts(of_table, name, columns).values())
+            up_to = point.ts if point.ts is not None else int(stats[name]["max_ts"])
             if format == "parquet":
-                directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run)
+                directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run,
+                                                   stats[name]["changes"])
                 replaced.append(snapshots.get(name))
                 snapshots[name] = directory
             else:
-                done = apply_to_delta(out, name, typed, keys, point.ts if point.ts is not None else _max_ts(of_table))
-            applied[name] = point.ts if point.ts is not None else _max_ts(of_table)
-            kinds = applied_events.get(name, {})
-            counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], kinds.get("insert", 0),
-                                       kinds.get("update", 0), kinds.get("delete", 0), duplicates.get(name, 0),
-                                       key_only.get(name, 0), zero_dates)
-        for name, n in key_only.items():
-            if name not in counts:
-                counts[name] = TableCounts(key_only=n)
+                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}")
+            applied[name] = up_to
+            r = stats[name]
+            counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], r["insert"], r["update"],
+                                       r["delete"], r["duplicates"], r["key_only"], zero_dates.get(name, 0))
+        for name, r in stats.items():
+            if name not in counts and r["key_only"]:
+                counts[name] = TableCounts(key_only=r["key_only"])
         last.unpersist()
     finally:
         distinct.unpersist()
-        changes.unpersist()
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
@@ -289,6 +289,58 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
         time.monotonic() - started,
     )
+
+
+def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
+    """(events read, the next offset per partition, the release point), from one aggregate per
+    partition over the new events and the pending ones of the last run (a partition whose rows
+    all wait, with no resolved ts yet, still holds the release point back)."""
+    marked = fresh.withColumn("_fresh", F.lit(True))
+    if pending_before is not None:
+        marked = marked.unionByName(pending_before.withColumn("_fresh", F.lit(False)), allowMissingColumns=True)
+    place = F.concat_ws("/", "topic", F.col("partition").cast("string"))
+    rows = marked.groupBy(place.alias("place")).agg(
+        F.max(F.when(F.col("_fresh"), F.col("offset"))).alias("last"),
+        F.count_if(F.col("_fresh")).alias("n"),
+        F.count_if(F.col("kind").isNotNull()).alias("events"),
+        F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
+    ).collect()
+    offsets = dict(state.offsets)
+    for r in rows:
+        if r["last"] is not None:  # a partition whose offsets restarted (loss accepted) goes back
+            offsets[r["place"]] = int(r["last"]) + 1
+    point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
+    return sum(r["n"] for r in rows), offsets, point
+
+
+def _table_stats(distinct: DataFrame, key_only: DataFrame) -> dict[str, dict[str, int]]:
+    """Per table, from one aggregate: events applied per kind (replays collapsed), duplicates,
+    key-only rows, changes without a key (a keyless table), changes that conflict, the number
+    of changes and the latest commit ts."""
+    flagged = distinct.select(
+        "schema", "table", "kind", "_op", "_key", "_copies", "_conflict", "commit_ts", F.lit(False).alias("_hko")
+    ).unionByName(key_only.select(
+        "schema", "table", "kind", F.lit("U").alias("_op"), F.lit("").alias("_key"), F.lit(1).cast("int").alias("_copies"),
+        F.lit(False).alias("_conflict"), "commit_ts", F.lit(True).alias("_hko"),
+    ), allowMissingColumns=True)
+    change, one_per_event = ~F.col("_hko"), (F.col("kind") != "update") | (F.col("_op") == "U")
+    rows = flagged.groupBy("schema", "table").agg(
+        *(F.count_if(change & one_per_event & (F.col("kind") == k)).alias(k) for k in ROW_KINDS),
+        F.coalesce(F.sum(F.when(change, F.col("_copies") - 1)), F.lit(0)).alias("duplicates"),
+        F.count_if(F.col("_hko")).alias("key_only"),
+        F.count_if(change & F.col("_key").isNull()).alias("keyless"),
+        F.count_if(F.col("_conflict")).alias("conflicts"),
+        F.count_if(change).alias("changes"),
+        F.max("commit_ts").alias("max_ts"),
+    ).collect()
+    return {f"{r['schema']}.{r['table']}": {k: (int(v) if v is not None else 0) for k, v in r.asDict().items()
+                                           if k not in ("schema", "table")} for r in rows}
+
+
+def _delta_tables_in(out: str) -> list[str]:
+    """The Delta tables under OUT (a ``schema.table`` directory with a ``_delta_log``): no job."""
+    root = Path(out)
+    return sorted(d.name for d in root.iterdir() if "." in d.name and (d / "_delta_log").is_dir()) if root.is_dir() else []
 
 
 def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
@@ -334,11 +386,6 @@ def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:
         F.transform(image, lambda c: c["name"]).alias("k")
     ).first()
     return list(row["k"])
-
-
-def _max_ts(rows: DataFrame) -> int:
-    value = rows.agg(F.max("commit_ts")).first()[0]
-    return int(value) if value is not None else 0
 
 
 def _has_resolved(sink) -> bool:

@@ -30,14 +30,19 @@ def snapshot(spark: SparkSession, out: str, directory: Optional[str]) -> Optiona
 
 
 def apply_to_parquet(
-    spark: SparkSession, out: str, table: str, current: Optional[str], changes: DataFrame, keys: list[str], run: int
+    spark: SparkSession, out: str, table: str, current: Optional[str], changes: DataFrame, keys: list[str], run: int,
+    changed: int = 0,
 ) -> tuple[str, dict[str, int]]:
     """Write the table's next snapshot; (its directory under OUT, counts of rows inserted,
-    updated and deleted). ``changes``: typed rows with ``_op`` "U" (upsert) or "D" (delete)."""
+    updated and deleted). ``changes``: typed rows with ``_op`` "U" (upsert) or "D" (delete);
+    ``changed``: about how many (sizes the files). A first snapshot is one Spark job (its
+    rows counted from the written files' footers), a later one two."""
     old = snapshot(spark, out, current)
     upserts = changes.where(F.col("_op") == "U").drop("_op")
+    directory = f"{table}/run-{run:06d}"
     if old is None:
-        new, counts = upserts, {"inserted": upserts.count(), "updated": 0, "deleted": 0}
+        _write(upserts, out, directory, changed)
+        return directory, {"inserted": rows_in(out, directory), "updated": 0, "deleted": 0}
     else:
         touched = changes.select(*keys, "_op").dropDuplicates(keys)
         existing = old.select(*keys).withColumn("_existed", F.lit(True))
@@ -46,13 +51,15 @@ def apply_to_parquet(
         counts = {"inserted": tally.get("UFalse", 0), "updated": tally.get("UTrue", 0), "deleted": tally.get("DTrue", 0)}
         kept = old.join(touched.select(*keys), on=keys, how="left_anti")
         new = kept.unionByName(upserts, allowMissingColumns=True)
-    directory = f"{table}/run-{run:06d}"
-    # a snapshot's rows come out of shuffles of the session's partition count (200 by default):
-    # written as they are, a small table would be hundreds of tiny files
-    rows = _rows_in(out, current) + counts["inserted"]
-    files = max(1, min(new.rdd.getNumPartitions(), rows // ROWS_PER_FILE + 1))
-    new.coalesce(files).write.mode("overwrite").parquet(str(Path(out) / directory))
+    _write(new, out, directory, rows_in(out, current) + counts["inserted"])
     return directory, counts
+
+
+def _write(rows: DataFrame, out: str, directory: str, about: int) -> None:
+    """Write ``about`` rows as a snapshot: a snapshot's rows come out of shuffles of the session's
+    partition count (200 by default); written as they are, a small table would be hundreds of tiny files."""
+    files = about // ROWS_PER_FILE + 1  # coalesce never adds partitions (and asks no job, as .rdd would)
+    rows.coalesce(files).write.mode("overwrite").parquet(str(Path(out) / directory))
 
 
 def remove_snapshot(out: str, directory: Optional[str]) -> None:
@@ -60,7 +67,7 @@ def remove_snapshot(out: str, directory: Optional[str]) -> None:
         shutil.rmtree(Path(out) / directory, ignore_errors=True)
 
 
-def _rows_in(out: str, directory: Optional[str]) -> int:
+def rows_in(out: str, directory: Optional[str]) -> int:
     """Rows of a snapshot, from its Parquet footers (no Spark job)."""
     if not directory:
         return 0

@@ -67,6 +67,15 @@ def release_point(events: DataFrame, known: dict[str, int], has_resolved: bool) 
         .agg(F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"))
         .collect()
     )
+    return release_point_of(rows, known, has_resolved)
+
+
+def release_point_of(rows, known: dict[str, int], has_resolved: bool) -> ReleasePoint:
+    """The release point from per-partition rows (``place``, the latest ``resolved`` ts there or
+    None) of the partitions that hold events: :func:`release_point` without its job, for a run
+    that gathers these in an aggregate of its own."""
+    if not has_resolved:
+        return ReleasePoint(None, dict(known))
     resolved = dict(known)
     waiting = []
     for row in rows:
@@ -116,13 +125,15 @@ def distinct_changes(changes: DataFrame) -> DataFrame:
     """The changes with replayed copies collapsed, each kept at its first place in the log (a
     replayed range must not move an update after the delete that followed it), and ``_order``:
     how changes of one key at one commit ts are ordered (see the module doc), ``_conflict``
-    true where they cannot be ordered."""
+    true where they cannot be ordered, ``_copies`` how many copies of the change there were
+    (1 + its replays: :func:`duplicate_count` without a job of its own)."""
     same = Window.partitionBy(*_KEY_AT_TS, "_op", "_image_json").orderBy(
         F.col("partition").asc_nulls_first(), F.col("offset").asc_nulls_first(), F.col("_seq")
     )
     first = (
         changes.withColumn("_image_json", F.to_json("_image"))
         .withColumn("_n", F.row_number().over(same))
+        .withColumn("_copies", F.count(F.lit(1)).over(same.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)))
         .where(F.col("_n") == 1)
         .drop("_n", "_image_json")
     )
