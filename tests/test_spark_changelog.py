@@ -134,7 +134,7 @@ def test_zero_dates_are_null_and_counted(spark, tmp_path) -> None:
                 _col("dt", T.DATETIME, when, 1, "datetime"), _col("ts", T.TIMESTAMP, ts, 1, "timestamp"))
     events = [
         _row(5, image(1, "0000-00-00", "0000-00-00 00:00:00", "0000-00-00 00:00:00")),
-        _row(6, image(2, "2024-00-10", "2024-02-30 10:00:00", "2024-01-01 00:00:00")),
+        _row(6, image(2, "2024-00-10", "2024-02-00 10:00:00", "2024-01-01 00:00:00")),  # zero-in-date parts
         _row(7, image(3, "2024-01-02", "2024-01-02 03:04:05", None)),
     ]
     df = _frame(spark, tmp_path, events)
@@ -184,10 +184,10 @@ def test_table_columns_are_in_first_seen_order_with_the_latest_type(spark, tmp_p
 
 def test_a_value_that_does_not_fit_its_type_is_null_not_a_failed_job(spark, tmp_path) -> None:
     """Spark runs ANSI mode: a cast that overflows would fail the job; the changelog's are try_ casts."""
-    event = _row(5, (_col("id", T.INT, 1, KEY), _col("p", T.DECIMAL, "123456789.5", 0, "decimal(10,4)"),
+    event = _row(5, (_col("id", T.INT, 1, KEY), _col("p", T.DECIMAL, "123456789.5", 0, "decimal(20,4)"),
                      _col("n", T.BIGINT, 1 << 40)))
     columns = [TableColumn.of("id", "INT"), TableColumn.of("p", "DECIMAL", mysql_type="decimal(10,4)"),
-               TableColumn("n", IntegerType(), T.BIGINT)]  # a type given by hand, too narrow
+               TableColumn("n", IntegerType(), T.BIGINT)]  # types given by hand, too narrow for the values
     row = cs.changelog(_frame(spark, tmp_path, [event]), "s.t", columns=columns).first()
     assert (row["id"], row["p"], row["n"]) == (1, None, None)
 
