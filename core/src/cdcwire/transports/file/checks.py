@@ -3,7 +3,7 @@
 Checking reads the whole file (every CRC, :func:`.file_framing.appendable_length`), which
 makes many small appends to a long log quadratic. So a writer that holds a partition's
 lock writes what it found (or, after a publish, what it left) into the partition's note
-file (``P.lock``, :mod:`.file_locks`): the
+file (``P.lock``, :mod:`.locks`): the
 file's inode, size, modification and change times, the length to keep, and when the
 note was taken. The next holder of the lock trusts that note only while all four still
 match: any write to the file, a rename over it, or a ``touch`` changes the change time,

@@ -1,14 +1,14 @@
 """``FileTransport.begin_write``: one all-or-nothing write spread over many tasks.
 
 The driver's :class:`FileWriteJob` owns a staging area ``DIR/.cdcwire/staging/<job>``
-(see :mod:`.file_staging`: publish or discard removes it, from any copy of the job; a
+(see :mod:`.staging`: publish or discard removes it, from any copy of the job; a
 driver lost before either leaves garbage that later writers sweep once it is idle).
 Each task writer stages into its own fresh attempt directory inside it and, on close,
 hands back a receipt naming the attempt and the size of every file it staged.
-``publish(receipts)`` publishes exactly those attempts through :mod:`.file_publish`
+``publish(receipts)`` publishes exactly those attempts through :mod:`.publish`
 (all partitions at once, under their locks); attempts that failed or were retried are
 never named, and go with the job's area. A task writer refuses a message for a partition
-outside its topic's count (:mod:`.file_topics`) before staging it; the publish records
+outside its topic's count (:mod:`.topics`) before staging it; the publish records
 the count of a topic that has none.
 """
 

@@ -11,7 +11,7 @@ holder dies: a lock that can be taken means nobody is writing that partition. Lo
 taken without waiting; a held lock is an error naming the partition file, never a silent
 wait or a shared write. Lock files stay once created (removing one would let two writers
 lock different files). Next to it, ``P.lock`` holds the holder's note about the
-partition file (:mod:`.file_checks`), read and written only under the lock.
+partition file (:mod:`.checks`), read and written only under the lock.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class PartitionLocks:
             raise
 
     def read_note(self, key: Key) -> str:
-        """What the last holder noted about the partition file (see :mod:`.file_checks`); "" if nothing."""
+        """What the last holder noted about the partition file (see :mod:`.checks`); "" if nothing."""
         assert self.holds(key), f"reading the note of {key} without its lock"
         try:
             with open(lock_path(self.directory, *key), "rb") as f:

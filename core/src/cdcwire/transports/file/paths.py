@@ -1,7 +1,7 @@
 """Where the file transport keeps things inside a sink directory ``DIR``.
 
 ``DIR/T/P.cdcwire`` holds topic ``T``, partition ``P``, and ``DIR/T/.cdcwire-topic.json``
-the topic's partition count (:mod:`.file_topics`): it belongs to the topic, so it goes
+the topic's partition count (:mod:`.topics`): it belongs to the topic, so it goes
 where the topic's files go, and removing the topic's directory removes it. cdcwire's
 other bookkeeping lives in the hidden ``DIR/.cdcwire/`` (partition locks and notes,
 publish journals, staged writes), on the same file system as the data, so its renames

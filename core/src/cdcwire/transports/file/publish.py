@@ -5,7 +5,7 @@ Writers never append to partition files as they go: they stage their records in
 over any number of partition files of one sink directory:
 
 1. The publisher holds the lock of every partition file it changes
-   (:mod:`.file_locks`), so nobody else changes them meanwhile.
+   (:mod:`.locks`), so nobody else changes them meanwhile.
 2. Recovery: every journal in ``DIR/.cdcwire/journal`` whose partitions can all be
    locked belongs to a publish that died (a live one holds its locks), and is rolled
    back (step 6). A dead journal naming one of this publish's partitions that cannot
@@ -17,7 +17,7 @@ over any number of partition files of one sink directory:
    damage raises TransportError naming file, record and byte, before anything changed.
    An overwrite does not look at the old contents: it is also the way to replace a
    damaged file. Then each topic's partition count is recorded if it is not yet
-   (:mod:`.file_topics`), and a partition outside it is refused, before anything changed
+   (:mod:`.topics`), and a partition outside it is refused, before anything changed
    (the writers refused it already; this catches a count another writer recorded first).
 4. Journal: the original state of every target (length to keep, or absent; for an
    overwrite, a hard link keeping the old file) is written to a temporary file,

@@ -4,7 +4,7 @@ Why it is recorded: partitions are files that come into being as they are writte
 without a record a topic written with ``partition-num=3`` whose messages reached only
 partition 0 would look like a one-partition topic, and a message for partition 7 would
 silently grow it. So the count is written once, into ``DIR/T/.cdcwire-topic.json``
-(``{"partitions": N}``, see :mod:`.file_paths`), by whoever creates the topic first:
+(``{"partitions": N}``, see :mod:`.paths`), by whoever creates the topic first:
 
 - :meth:`FileTransport.prepare_topic` records it at once (Kafka creates the topic there);
 - a writer used without ``prepare_topic`` records it when it publishes (a writer that

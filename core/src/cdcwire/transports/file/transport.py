@@ -1,16 +1,16 @@
 """``file://DIR/TOPIC``: the embedded default transport.
 
 Messages of topic T, partition P go to ``DIR/T/P.cdcwire`` in the framing of
-:mod:`.file_framing`; writes append, like a log, and are all-or-nothing:
+:mod:`.framing`; writes append, like a log, and are all-or-nothing:
 
 - A :class:`FileWriter` (``cdcwire.write``, the CLI) locks each partition it writes
-  (:mod:`.file_locks`: one writer per partition file, a second one fails at once),
-  stages its messages (:mod:`.file_staging`) and publishes them all in ``close()``
-  (:mod:`.file_publish`); ``abort()`` or a crash publishes nothing.
+  (:mod:`.locks`: one writer per partition file, a second one fails at once),
+  stages its messages (:mod:`.staging`) and publishes them all in ``close()``
+  (:mod:`.publish`); ``abort()`` or a crash publishes nothing.
 - :meth:`FileTransport.begin_write` gives a :class:`.file_job.FileWriteJob` for a
   write spread over Spark tasks, published once by the driver; it can overwrite.
 
-A topic has a fixed partition count, as a Kafka topic has (:mod:`.file_topics`):
+A topic has a fixed partition count, as a Kafka topic has (:mod:`.topics`):
 :meth:`FileTransport.prepare_topic` records it when it creates the topic, a larger
 ``partition-num`` is refused, and a writer refuses a message for a partition outside it
 before staging anything. A partition of the count that nothing was written to reads as
@@ -23,7 +23,7 @@ unless ``skip-damaged=true``: then it skips damaged records, counts and logs the
 written yet: readers end before it (a file being appended to can be followed). A read
 ends where the partition ended when ``read()`` was called; ``watermarks()`` counts
 records by their headers, without reading payloads.
-Topics are checked by :mod:`.file_paths`, so no topic reaches outside ``DIR``; hidden
+Topics are checked by :mod:`.paths`, so no topic reaches outside ``DIR``; hidden
 entries of ``DIR`` (cdcwire's bookkeeping) are not topics.
 """
 
@@ -354,7 +354,7 @@ class FileTransport(Transport):
             return recorded if recorded is not None else files_count(config.location, topic)
 
     def prepare_topic(self, config: SinkConfig, topic: str) -> int:
-        """Create ``topic`` with ``partition-num`` partitions (recorded, see :mod:`.file_topics`)
+        """Create ``topic`` with ``partition-num`` partitions (recorded, see :mod:`.topics`)
         if it has no count yet; the partition count to use, by Kafka's rule.
 
         Without ``partition-num`` in the URI the topic's count is used; a ``partition-num``

@@ -2,7 +2,7 @@
 (extra ``cdcwire[kafka]``).
 
 The URI is parsed and validated without confluent-kafka installed; the client
-(:mod:`.kafka_topics`, :mod:`.kafka_writer`, :mod:`.kafka_reader`) is imported only
+(:mod:`.topics`, :mod:`.writer`, :mod:`.reader`) is imported only
 when a writer, a reader or a topic check is made.
 """
 
