@@ -22,6 +22,7 @@ import cdcwire
 from cdcwire import Message
 from cdcwire import spark as cs
 from cdcwire.spark.reader.message_ranges import MessageRange
+from cdcwire.spark.reader.source_options import ending_offsets, starting_times
 from cdcwire.spark.rows.schema import READ_EVENT_SCHEMA, SOURCE_READ_EVENT_SCHEMA
 from cdcwire.spark.reader.stream_source import MessageEventsStreamReader, spread, starting_offsets
 from cdcwire.transports.file.transport import partition_path
@@ -328,6 +329,16 @@ def test_write_stream_is_refused_pointing_to_write_stream(spark, tmp_path):
 def test_starting_offsets_refuse_a_partition_in_other_than_ascii_digits():
     with pytest.raises(cdcwire.CdcwireError, match=r"orders/²: 0 is not an offset"):
         starting_offsets('{"orders": {"²": 0}}')
+
+
+@pytest.mark.parametrize("option, value, reads", [
+    ("endingOffsets", '{"orders": {"²": 5}}', ending_offsets),
+    ("startingOffsetsByTimestamp", '{"orders": {"١": 1700000000000}}',
+     lambda text: starting_times({"startingOffsetsByTimestamp": text})),
+])
+def test_every_per_partition_option_refuses_a_partition_in_other_than_ascii_digits(option, value, reads):
+    with pytest.raises(cdcwire.CdcwireError, match=rf"option {option}: orders/.: \d+ is not an? "):
+        reads(value)
 
 
 # -- data loss ----------------------------------------------------------------------------------

@@ -65,6 +65,29 @@ def refuse_unknown(options: Mapping[str, object], accepted: tuple[str, ...], wha
         )
 
 
+def per_partition(option: str, value: str, shape: str, what: str, lowest: int) -> dict[str, int]:
+    """``{"topic": {"0": n, ...}}`` as ``{"topic/0": n}``: the one reading of Spark's per-partition
+    option values (starting and ending offsets, start times). A partition is ASCII digits (not
+    ``"²"``, which ``int()`` refuses) and each value an int >= ``lowest``; anything else is one
+    error naming the option, the place and ``what`` it must be."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not parsed:
+        raise CdcwireError(f"option {option} must be {shape}; got {value!r}")
+    found: dict[str, int] = {}
+    for topic, partitions in parsed.items():
+        if not isinstance(partitions, dict):
+            raise CdcwireError(f"option {option}: {topic!r} must map partitions to values; {shape}")
+        for partition, number in partitions.items():
+            digits = str(partition).isascii() and str(partition).isdigit()
+            if not digits or type(number) is not int or number < lowest:
+                raise CdcwireError(f"option {option}: {topic}/{partition}: {number!r} is not {what}")
+            found[place_key(topic, int(partition))] = number
+    return found
+
+
 def ending_offsets(text: Optional[object]) -> dict[str, int]:
     """``endingOffsets``: ``"latest"`` (the default: each partition's high watermark when the read
     is planned) or ``{"topic": {"0": 50, "1": -1}}`` (-1: latest; partitions not named: latest)."""
@@ -72,24 +95,10 @@ def ending_offsets(text: Optional[object]) -> dict[str, int]:
     if value.lower() in ("", "latest"):
         return {}
     shape = 'latest or JSON such as {"topic": {"0": 50, "1": -1}} (-1: latest)'
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = None
-    if not isinstance(parsed, dict) or not parsed:
-        raise CdcwireError(f"option endingOffsets must be {shape}; got {value!r}")
-    ends: dict[str, int] = {}
-    for topic, partitions in parsed.items():
-        if not isinstance(partitions, dict):
-            raise CdcwireError(f"option endingOffsets: {topic!r} must map partitions to offsets; {shape}")
-        for partition, offset in partitions.items():
-            if not str(partition).isdigit() or type(offset) is not int or offset < -1:
-                raise CdcwireError(
-                    f"option endingOffsets: {topic}/{partition}: {offset!r} is not an end offset"
-                    " (a number >= 0, or -1 latest; -2 earliest is not allowed, as in Spark's Kafka source)"
-                )
-            ends[f"{topic}/{int(partition)}"] = offset
-    return ends
+    return per_partition(
+        "endingOffsets", value, shape,
+        "an end offset (a number >= 0, or -1 latest; -2 earliest is not allowed, as in Spark's Kafka source)", -1,
+    )
 
 
 def batch_starts(options: Mapping[str, object]) -> tuple[Optional[int], str]:
@@ -143,25 +152,7 @@ def starting_times(options: Mapping[str, object]) -> Union[None, int, dict[str, 
         return int(text)
     value = str(opts["startingoffsetsbytimestamp"]).strip()
     shape = 'JSON such as {"topic": {"0": 1700000000000, "1": 1700000000000}} (ms since the epoch)'
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = None
-    if not isinstance(parsed, dict) or not parsed:
-        raise CdcwireError(f"option startingOffsetsByTimestamp must be {shape}; got {value!r}")
-    times: dict[str, int] = {}
-    for topic, partitions in parsed.items():
-        if not isinstance(partitions, dict):
-            raise CdcwireError(f"option startingOffsetsByTimestamp: {topic!r} must map partitions to times; {shape}")
-        for partition, ms in partitions.items():
-            digits = str(partition).isascii() and str(partition).isdigit()
-            if not digits or type(ms) is not int or ms < 0:
-                raise CdcwireError(
-                    f"option startingOffsetsByTimestamp: {topic}/{partition}: {ms!r} is not a time"
-                    " (ms since the epoch, a number >= 0)"
-                )
-            times[f"{topic}/{int(partition)}"] = ms
-    return times
+    return per_partition("startingOffsetsByTimestamp", value, shape, "a time (ms since the epoch, a number >= 0)", 0)
 
 
 def with_client_settings(uri: str, options: Mapping[str, object]) -> str:
@@ -198,23 +189,5 @@ def starting_offsets(text: str) -> object:
     value = (text or "earliest").strip()
     if value.lower() in ("earliest", "latest"):
         return value.lower()
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = None
     shape = 'earliest, latest or JSON such as {"topic": {"0": 23, "1": -2}} (-2: earliest, -1: latest)'
-    if not isinstance(parsed, dict) or not parsed:
-        raise CdcwireError(f"option startingOffsets must be {shape}; got {value!r}")
-    starts: dict[str, int] = {}
-    for topic, partitions in parsed.items():
-        if not isinstance(partitions, dict):
-            raise CdcwireError(f"option startingOffsets: {topic!r} must map partitions to offsets; {shape}")
-        for partition, offset in partitions.items():
-            digits = str(partition).isascii() and str(partition).isdigit()  # not "²", which int() refuses
-            if not digits or type(offset) is not int or offset < EARLIEST:
-                raise CdcwireError(
-                    f"option startingOffsets: {topic}/{partition}: {offset!r} is not an offset"
-                    " (a number >= 0, -2 earliest, -1 latest)"
-                )
-            starts[place_key(topic, int(partition))] = offset
-    return starts
+    return per_partition("startingOffsets", value, shape, "an offset (a number >= 0, -2 earliest, -1 latest)", EARLIEST)
