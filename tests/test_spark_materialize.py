@@ -381,15 +381,19 @@ def test_a_damaged_state_is_one_error_naming_the_file_and_the_field(spark, tmp_p
 # -- bounded memory --------------------------------------------------------------------------
 
 def _memory_cached_during(spark, run) -> set[str]:
-    """The storage levels of RDDs cached in memory while ``run()`` runs, polled from the JVM."""
+    """The storage levels of RDDs cached in memory while ``run()`` runs, polled from the JVM
+    (those another test of the shared session left persisted before it are not the run's)."""
     import threading
 
     seen: set[str] = set()
     done = threading.Event()
+    before = set(spark.sparkContext._jsc.getPersistentRDDs().keys())
 
     def poll() -> None:
         while not done.is_set():
-            for rdd in spark.sparkContext._jsc.getPersistentRDDs().values():
+            for rdd_id, rdd in spark.sparkContext._jsc.getPersistentRDDs().items():
+                if rdd_id in before:
+                    continue
                 level = rdd.getStorageLevel()
                 if level.useMemory():
                     seen.add(level.description())
