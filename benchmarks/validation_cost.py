@@ -97,7 +97,7 @@ def _decode_all(decoder: Any, messages: Sequence[Message]) -> list[Event]:
 
 def prepared(name: str, config: SinkConfig, events: list[RowChangedEvent], cuts: list[slice]) -> Subject:
     """The codec's subject, once it is shown that raw and checked do the same work."""
-    [(topic, _)] = dispatch(config, events[:1])  # avro's is the topic-rule's: tidb_shop_orders
+    [(topic, _)] = dispatch(open_sink(config), events[:1])  # avro's is the topic-rule's: tidb_shop_orders
     encoders = {"raw": open_sink(config).codec.encoder(config, topic, 0), "checked": encoder_for(config, topic, 0)}
     inner = [encoders["raw"], encoders["checked"].encoder]
     clocks = [getattr(e, "_clock", None) for e in inner]
