@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -44,15 +43,12 @@ from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from .table_changes import (
-    ROW_KINDS, conflicting_changes, distinct_changes, last_change_per_key, release_point_of, row_changes,
+    ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
-#: Frames a run reuses are kept on local disk, never in memory: a run's changes may be many
-#: times the executors' memory (a MEMORY level cache of them was an OutOfMemoryError at 200k events).
-_ON_DISK = StorageLevel.DISK_ONLY
 _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
                        "topic", "partition", "offset", "_seq")
 
@@ -233,10 +229,14 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 applied[name] = stored
     ready = _not_yet_applied(ready, applied)
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
-    changes = row_changes(ready.where(~key_only_rows))
-    distinct = distinct_changes(changes).persist(_ON_DISK)
+    # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
+    # as Parquet (as the events are) for the stages that read them again
+    decided_dir = f"_cdcwire/decided-{run:06d}"
+    decided_changes(row_changes(ready.where(~key_only_rows))).write.mode("overwrite").parquet(
+        str(Path(out) / decided_dir))
     try:
-        stats = _table_stats(distinct, ready.where(key_only_rows))
+        decided = spark.read.parquet(str(Path(out) / decided_dir))
+        stats = _table_stats(decided, ready.where(key_only_rows))
         keyless = sorted(name for name, r in stats.items() if r["keyless"])
         if keyless:
             raise CdcwireError(
@@ -245,8 +245,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 f" (--tables '*.*,!{keyless[0]}')"
             )
         if any(r["conflicts"] for r in stats.values()):
-            _refuse_conflicts(conflicting_changes(distinct))
-        last = last_change_per_key(distinct).persist(_ON_DISK)
+            _refuse_conflicts(conflicting_changes(decided))
+        last = decided.where("_last")
         changed = sorted(name for name, r in stats.items() if r["changes"])
         columns_by_table = {name: cols for name, cols in columns_of_tables(ready).items() if name in changed}
         zero_dates = zero_dates_of_tables(ready, columns_by_table, time_zone)
@@ -275,9 +275,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         for name, r in stats.items():
             if name not in counts and r["key_only"]:
                 counts[name] = TableCounts(key_only=r["key_only"])
-        last.unpersist()
     finally:
-        distinct.unpersist()
+        remove_snapshot(out, decided_dir)
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run

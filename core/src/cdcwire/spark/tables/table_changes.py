@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark.sql import DataFrame, Window
+from pyspark.sql.window import WindowSpec
 from pyspark.sql import functions as F
 
 from ...type_codes import ColumnFlag
@@ -96,6 +97,11 @@ def key_json(image: F.Column) -> F.Column:
     return F.when(F.size(keys) > 0, F.to_json(pairs))
 
 
+#: What a change carries past :func:`row_changes`: the images leave as ``_image`` only (a change
+#: with both images of its event would shuffle them twice for nothing).
+_CHANGE_COLUMNS = ("schema", "table", "kind", "commit_ts", "partition", "offset", "_seq")
+
+
 def row_changes(events: DataFrame) -> DataFrame:
     """Each row event as the changes it makes, one row per (key, change): ``_op`` "D" (delete
     the key) or "U" (upsert the key with ``_image``), ``_rank`` 0 for deletes and 1 for
@@ -106,12 +112,12 @@ def row_changes(events: DataFrame) -> DataFrame:
     old_key, new_key = key_json(F.col("pre_columns")), key_json(F.col("columns"))
     moved = (F.col("kind") == "update") & (old_key != new_key)
     deletes = rows.where((F.col("kind") == "delete") | moved).select(
-        "*", F.lit("D").alias("_op"), F.lit(0).alias("_rank"), old_key.alias("_key"),
+        *_CHANGE_COLUMNS, F.lit("D").alias("_op"), F.lit(0).alias("_rank"), old_key.alias("_key"),
         F.col("pre_columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
         F.lit(True).alias("_half"),
     )
     upserts = rows.where(F.col("kind") != "delete").select(
-        "*", F.lit("U").alias("_op"), F.lit(1).alias("_rank"), new_key.alias("_key"),
+        *_CHANGE_COLUMNS, F.lit("U").alias("_op"), F.lit(1).alias("_rank"), new_key.alias("_key"),
         F.col("columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
         ((F.col("kind") == "insert") | F.coalesce(moved, F.lit(False))).alias("_half"),
     )
@@ -154,15 +160,31 @@ def conflicting_changes(distinct: DataFrame) -> DataFrame:
     return distinct.where("_conflict").select(*_KEY_AT_TS).distinct()
 
 
+def _last_first(order_of: WindowSpec) -> WindowSpec:
+    return order_of.orderBy(
+        F.col("commit_ts").desc(), F.col("_order").desc(), F.col("partition").desc_nulls_last(),
+        F.col("offset").desc_nulls_last(), F.col("_seq").desc(),
+    )
+
+
 def last_change_per_key(distinct: DataFrame) -> DataFrame:
     """Per (schema, table, key), the change that decides the row (of :func:`distinct_changes`):
     the last by commit ts, then ``_order`` (delete first in a swap of keys), then log position.
     ``_seq`` orders events within one message."""
-    order = Window.partitionBy("schema", "table", "_key").orderBy(
-        F.col("commit_ts").desc(), F.col("_order").desc(), F.col("partition").desc_nulls_last(),
-        F.col("offset").desc_nulls_last(), F.col("_seq").desc(),
-    )
+    order = _last_first(Window.partitionBy("schema", "table", "_key"))
     return distinct.withColumn("_n", F.row_number().over(order)).where(F.col("_n") == 1).drop("_n")
+
+
+def decided_changes(changes: DataFrame) -> DataFrame:
+    """:func:`distinct_changes` with ``_last``: true on the change that decides its key's row
+    (:func:`last_change_per_key`), in ONE shuffle. Every step groups by a superset of (schema,
+    table, key), so once the changes are clustered by those three, Spark sorts within each
+    partition and never moves a change again: a run's nested images cross the network once.
+    The output comes sorted by table within each partition, so a reader of one table skips the
+    others' row groups."""
+    clustered = changes.repartition("schema", "table", "_key")
+    order = _last_first(Window.partitionBy("schema", "table", "_key"))
+    return distinct_changes(clustered).withColumn("_last", F.row_number().over(order) == 1)
 
 
 def events_applied(distinct: DataFrame) -> DataFrame:
