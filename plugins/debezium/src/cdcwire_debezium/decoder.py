@@ -33,6 +33,14 @@ from cdcwire.plugin_api import (
 
 from .column_values import WireValueError, decode_value
 from .field_types import FieldType, FieldTypeError, field_type_of_schema
+
+#: What a column reads back as, worked out once per schema field: its FieldType, type code,
+#: flags (as a value column, as a key column) and type text.
+ReadColumn = tuple[FieldType, Any, ColumnFlag, ColumnFlag, Optional[str]]
+
+
+def _read_column(ft: FieldType) -> ReadColumn:
+    return ft, ft.read_type, ft.flags, ft.flags | _KEY_FLAGS, ft.mysql_type
 from .options import DebeziumOptions
 
 _U64_LIMIT = 1 << 64
@@ -61,7 +69,7 @@ class DebeziumDecoder:
 
     def __init__(self, options: DebeziumOptions) -> None:
         self.options = options
-        self._types: BoundedCache[bytes, FieldType] = BoundedCache(4096)
+        self._types: BoundedCache[tuple, ReadColumn] = BoundedCache(4096)
 
     def _json(self, data: Optional[bytes], part: str) -> Any:
         if data is None:
@@ -107,7 +115,7 @@ class DebeziumDecoder:
             kind = found if isinstance(found, str) else None
         return DDLEvent(commit_ts, db, table, query, ddl_type_of(query, kind))
 
-    def _fields(self, value: dict[str, Any]) -> list[tuple[str, FieldType]]:
+    def _fields(self, value: dict[str, Any]) -> list[tuple[str, ReadColumn]]:
         schema = value.get("schema")
         if not isinstance(schema, dict):
             raise DecodeError("debezium row message has no schema part", part="value", hint=_NEEDS)
@@ -123,17 +131,19 @@ class DebeziumDecoder:
                 raise DecodeError("debezium value schema has a column field without a name", part="value")
             if "tidb_type" not in field:
                 raise DecodeError(f"debezium schema of column {name!r} has no tidb_type", part="value", hint=_NEEDS)
-            k = orjson.dumps(field)
-            ft = self._types.get(k)
-            if ft is None:
+            params = field.get("parameters")
+            k = (field["tidb_type"], field.get("optional"), field.get("type"), field.get("name"),
+                 tuple(params.items()) if isinstance(params, dict) else params)
+            read = self._types.get(k)
+            if read is None:
                 try:
-                    ft = self._types.remember(k, field_type_of_schema(field))
-                except FieldTypeError as exc:
+                    read = self._types.remember(k, _read_column(field_type_of_schema(field)))
+                except (FieldTypeError, TypeError) as exc:
                     raise DecodeError(f"debezium schema of column {name!r}: {exc}", part="value") from None
-            out.append((name, ft))
+            out.append((name, read))
         return out
 
-    def _image(self, image: Any, fields: list[tuple[str, FieldType]], keys: set[str], which: str) -> tuple[Column, ...]:
+    def _image(self, image: Any, fields: list[tuple[str, ReadColumn]], keys: set[str], which: str) -> tuple[Column, ...]:
         if not isinstance(image, dict):
             raise DecodeError(f"debezium payload.{which} is not an object", part="value")
         if len(image) != len(fields):
@@ -141,7 +151,7 @@ class DebeziumDecoder:
                 f"debezium payload.{which} has {len(image)} columns, its schema {len(fields)}", part="value"
             )
         cols = []
-        for name, ft in fields:
+        for name, (ft, read_type, flags, key_flags, mysql_type) in fields:
             if name not in image:
                 raise DecodeError(f"debezium payload.{which} has no column {name!r}", part="value")
             raw = image[name]
@@ -152,8 +162,7 @@ class DebeziumDecoder:
                     value = decode_value(ft, raw)
                 except WireValueError as exc:
                     raise DecodeError(f"debezium payload.{which}.{name}: {exc}", part="value") from None
-            flags = ft.flags | _KEY_FLAGS if name in keys else ft.flags
-            cols.append(build_column(name, ft.read_type, flags, value, ft.mysql_type))
+            cols.append(build_column(name, read_type, key_flags if name in keys else flags, value, mysql_type))
         return tuple(cols)
 
     def _row(

@@ -16,6 +16,7 @@ from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
     BoundedCache,
     Column,
+    ColumnType,
     Columns,
     DDLEvent,
     EncodeError,
@@ -50,6 +51,9 @@ class DebeziumEncoder:
         self._clock = now_ms if clock is None else clock
         self._compress = options.large.compression.compress if options.large.compression.enabled else None
         self._types: BoundedCache[tuple, FieldType] = BoundedCache(4096)
+        #: The key and value schema of a table's row shape, built once (see _schemas).
+        #: Serialized once (orjson.Fragment): a row's schema is most of its message.
+        self._schemas: BoundedCache[tuple, tuple[orjson.Fragment, orjson.Fragment]] = BoundedCache(1024)
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
         for event in events:
@@ -149,19 +153,36 @@ class DebeziumEncoder:
         key: dict[str, Any] = {"payload": key_payload}
         value: dict[str, Any] = {"payload": payload}
         if not self.options.disable_schema:
+            key["schema"], value["schema"] = self._schemas_of(event, image, types)
+        return key, value
+
+    def _schemas_of(
+        self, event: RowChangedEvent, image: Columns, types: list[FieldType]
+    ) -> tuple[orjson.Fragment, orjson.Fragment]:
+        """The key and value schema of a row, serialized and cached by table and row shape
+        (names, field types, the fsp each DATETIME shows): rows of one table share them."""
+        fsps = tuple(self._fsp(ft, c) for c, ft in zip(image, types))
+        shape = (event.schema, event.table, tuple((c.name, c.type, c.flags, c.mysql_type) for c in image), fsps)
+        found = self._schemas.get(shape)
+        if found is None:
             ext = self.options.tidb_extension
             prefix = table_schema_prefix(self.options.cluster_id, event.schema, event.table)
-            fields = [field_schema(c.name, ft, ext, self._fsp(ft, c)) for c, ft in zip(image, types)]
-            key["schema"] = {
+            fields = [field_schema(c.name, ft, ext, fsp) for c, ft, fsp in zip(image, types, fsps)]
+            key_schema = {
                 "type": "struct", "name": f"{prefix}.Key", "optional": False,
-                "fields": [field_schema(c.name, ft, ext, self._fsp(ft, c)) for c, ft in key_columns],
+                "fields": [f for f, c in zip(fields, image) if c.is_handle_key],
             }
-            value["schema"] = row_value_schema(prefix, fields, ext)
-        return key, value
+            found = self._schemas.remember(shape, (
+                orjson.Fragment(orjson.dumps(key_schema)),
+                orjson.Fragment(orjson.dumps(row_value_schema(prefix, fields, ext))),
+            ))
+        return found
 
     @staticmethod
     def _fsp(ft: FieldType, column: Column) -> int:
         """A DATETIME's fsp: from its type, else from its value's digits (0 for NULL)."""
+        if ft.type != ColumnType.DATETIME:
+            return 0
         if ft.fsp is not None or not isinstance(column.value, str):
             return ft.fsp or 0
         return datetime_fsp(ft, column.value)
