@@ -106,3 +106,15 @@ def test_the_cluster_id_names_the_source_and_the_schemas() -> None:
 
 def test_debezium_is_a_protocol() -> None:
     assert "debezium" in cdcwire.protocols()
+
+
+def test_ddl_and_watermarks_read_back_without_the_schema_part() -> None:
+    uri = URI + "&debezium-disable-schema=true"
+    ddl = DDLEvent(5, "test", "", "CREATE DATABASE test", DDLType.CREATE_SCHEMA)
+    assert round_trip(uri, ddl, ResolvedEvent(9)) == [ddl, ResolvedEvent(9)]
+
+
+def test_a_reader_needs_no_parameters_for_what_the_message_itself_says() -> None:
+    messages = cdcwire.encode(URI, [INSERT])
+    [row] = cdcwire.decode("debezium", messages)
+    assert row.commit_ts == 1 and len(row.columns) == len(INSERT.columns)
