@@ -51,7 +51,8 @@ def carried_event(options: DebeziumOptions, event: Event) -> Optional[Event]:
         kind = change_kind(event.ddl_type)
         if kind is None:
             return None
-        return DDLEvent(event.commit_ts, event.schema, event.table, event.query, ddl_type_of(event.query, kind))
+        read_type = ddl_type_of(event.query, kind)
+        return DDLEvent(event.commit_ts, event.schema, event.table, event.query, read_type)
     if options.disable_schema or not options.tidb_extension:
         return None
     keys = {c.name for c in event.image if c.is_handle_key}

@@ -44,7 +44,8 @@ class DebeziumCodec(Codec):
         if config["debezium-include-start-ts"]:
             raise SinkURIError(
                 "parameter 'debezium-include-start-ts': cdcwire's events carry no start ts, so there is"
-                " no source.start_ts to write; leave it false (TiCDC's decoder then reads start ts as commit ts)",
+                " no source.start_ts to write; leave it false (TiCDC's decoder then reads start ts"
+                " as commit ts)",
                 INCLUDE_START_TS.name,
             )
 

@@ -40,7 +40,9 @@ from .temporal import (
 
 _U64 = (1 << 64) - 1
 _ZONED = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)Z")
-_INTEGERS = frozenset({ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.MEDIUMINT, ColumnType.INT, ColumnType.BIGINT})
+_INTEGERS = frozenset(
+    {ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.MEDIUMINT, ColumnType.INT, ColumnType.BIGINT}
+)
 
 
 class WireValueError(ValueError):
@@ -171,7 +173,8 @@ def decode_value(ft: FieldType, value: Any) -> Any:
             return int(value)
         raw = _base64(value, name)
         if len(raw) != (ft.bit_length + 7) // 8:
-            raise WireValueError(f"BIT({ft.bit_length}) must be {(ft.bit_length + 7) // 8} bytes, got {len(raw)}")
+            size = (ft.bit_length + 7) // 8
+            raise WireValueError(f"BIT({ft.bit_length}) must be {size} bytes, got {len(raw)}")
         return int.from_bytes(raw, "little")
     if t == ColumnType.ENUM:
         text = _text(value, name)

@@ -109,7 +109,8 @@ _CHANGE = {
 
 def value_schema(tidb_extension: bool) -> dict[str, Any]:
     return {
-        "optional": False, "type": "struct", "version": 1, "name": "io.debezium.connector.mysql.SchemaChangeValue",
+        "optional": False, "type": "struct", "version": 1,
+        "name": "io.debezium.connector.mysql.SchemaChangeValue",
         "fields": [
             source_schema(tidb_extension),
             _g("ts_ms", False, "int64"), _g("databaseName", True, "string"), _g("schemaName", True, "string"),

@@ -45,7 +45,10 @@ from .options import DebeziumOptions
 
 _U64_LIMIT = 1 << 64
 _KEY_FLAGS = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
-_NEEDS = "decoding debezium rows needs debezium-disable-schema=false and enable-tidb-extension=true on the sink that wrote them"
+_NEEDS = (
+    "decoding debezium rows needs debezium-disable-schema=false and enable-tidb-extension=true"
+    " on the sink that wrote them"
+)
 _FALLBACK_DDL = {"CREATE": DDLType.CREATE_TABLE, "ALTER": DDLType.MODIFY_COLUMN, "DROP": DDLType.DROP_TABLE}
 
 
@@ -79,7 +82,9 @@ class DebeziumDecoder:
             try:
                 data = compression.decompress(data)
             except DecompressionFailed as exc:
-                raise DecodeError(f"debezium {part} does not decompress with {compression.name}: {exc}", part=part) from None
+                raise DecodeError(
+                    f"debezium {part} does not decompress with {compression.name}: {exc}", part=part
+                ) from None
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -91,7 +96,9 @@ class DebeziumDecoder:
         source = _object(payload, "source", "value")
         commit_ts = source.get("commit_ts")
         if commit_ts.__class__ is not int or not 0 <= commit_ts < _U64_LIMIT:
-            raise DecodeError(f"debezium source.commit_ts {commit_ts!r} is not an unsigned 64-bit integer", part="value")
+            raise DecodeError(
+                f"debezium source.commit_ts {commit_ts!r} is not an unsigned 64-bit integer", part="value"
+            )
         db, table = source.get("db"), source.get("table")
         if not isinstance(db, str) or not isinstance(table, str):
             raise DecodeError("debezium source.db and source.table must be strings", part="value")
@@ -130,7 +137,9 @@ class DebeziumDecoder:
             if not isinstance(name, str):
                 raise DecodeError("debezium value schema has a column field without a name", part="value")
             if "tidb_type" not in field:
-                raise DecodeError(f"debezium schema of column {name!r} has no tidb_type", part="value", hint=_NEEDS)
+                raise DecodeError(
+                    f"debezium schema of column {name!r} has no tidb_type", part="value", hint=_NEEDS
+                )
             params = field.get("parameters")
             k = (field["tidb_type"], field.get("optional"), field.get("type"), field.get("name"),
                  tuple(params.items()) if isinstance(params, dict) else params)
@@ -143,7 +152,9 @@ class DebeziumDecoder:
             out.append((name, read))
         return out
 
-    def _image(self, image: Any, fields: list[tuple[str, ReadColumn]], keys: set[str], which: str) -> tuple[Column, ...]:
+    def _image(
+        self, image: Any, fields: list[tuple[str, ReadColumn]], keys: set[str], which: str
+    ) -> tuple[Column, ...]:
         if not isinstance(image, dict):
             raise DecodeError(f"debezium payload.{which} is not an object", part="value")
         if len(image) != len(fields):
@@ -162,11 +173,13 @@ class DebeziumDecoder:
                     value = decode_value(ft, raw)
                 except WireValueError as exc:
                     raise DecodeError(f"debezium payload.{which}.{name}: {exc}", part="value") from None
-            cols.append(build_column(name, read_type, key_flags if name in keys else flags, value, mysql_type))
+            column_flags = key_flags if name in keys else flags
+            cols.append(build_column(name, read_type, column_flags, value, mysql_type))
         return tuple(cols)
 
     def _row(
-        self, message: Message, value: dict[str, Any], payload: dict[str, Any], op: str, commit_ts: int, db: str, table: str
+        self, message: Message, value: dict[str, Any], payload: dict[str, Any], op: str,
+        commit_ts: int, db: str, table: str,
     ) -> RowChangedEvent:
         fields = self._fields(value)
         key = self._json(message.key, "key")
@@ -181,5 +194,6 @@ class DebeziumDecoder:
         if op == "d":
             return RowChangedEvent(commit_ts, db, table, None, self._image(before, fields, keys, "before"))
         return RowChangedEvent(
-            commit_ts, db, table, self._image(after, fields, keys, "after"), self._image(before, fields, keys, "before")
+            commit_ts, db, table,
+            self._image(after, fields, keys, "after"), self._image(before, fields, keys, "before"),
         )

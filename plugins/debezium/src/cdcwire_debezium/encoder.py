@@ -112,7 +112,7 @@ class DebeziumEncoder:
                 continue
             try:
                 out[column.name] = encode_value(ft, value)
-            except (WireValueError, TypeError, AttributeError, ValueError) as exc:
+            except (WireValueError, TypeError, AttributeError, ValueError) as exc:  # a wrong kind
                 raise EncodeError(
                     f"{event.schema}.{event.table} column {column.name!r}: {exc}"
                     f" (commit ts {event.commit_ts})"
@@ -130,7 +130,9 @@ class DebeziumEncoder:
     def _row(self, event: RowChangedEvent) -> tuple[dict[str, Any], dict[str, Any]]:
         ts = event.commit_ts
         if ts.__class__ is not int or not 0 <= ts < _U64_LIMIT:
-            raise EncodeError(f"commit ts {ts!r} of a row of {event.schema}.{event.table} is not an unsigned 64-bit integer")
+            raise EncodeError(
+                f"commit ts {ts!r} of a row of {event.schema}.{event.table} is not an unsigned 64-bit integer"
+            )
         image = event.image
         types = [self._field_type(event, c) for c in image]
         payload: dict[str, Any] = {
@@ -162,7 +164,8 @@ class DebeziumEncoder:
         """The key and value schema of a row, serialized and cached by table and row shape
         (names, field types, the fsp each DATETIME shows): rows of one table share them."""
         fsps = tuple(self._fsp(ft, c) for c, ft in zip(image, types))
-        shape = (event.schema, event.table, tuple((c.name, c.type, c.flags, c.mysql_type) for c in image), fsps)
+        columns = tuple((c.name, c.type, c.flags, c.mysql_type) for c in image)
+        shape = (event.schema, event.table, columns, fsps)
         found = self._schemas.get(shape)
         if found is None:
             ext = self.options.tidb_extension
@@ -220,6 +223,8 @@ class DebeziumEncoder:
         }}
         if not self.options.disable_schema:
             cluster = sanitize_name(self.options.cluster_id)
-            key["schema"] = {"type": "struct", "name": f"{cluster}.watermark.Key", "optional": False, "fields": []}
+            key["schema"] = {
+                "type": "struct", "name": f"{cluster}.watermark.Key", "optional": False, "fields": [],
+            }
             value["schema"] = watermark_value_schema(cluster, self.options.tidb_extension)
         return key, value

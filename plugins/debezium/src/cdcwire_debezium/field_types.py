@@ -41,7 +41,9 @@ _BINARY_NAMES = {
 }
 STRING_TYPES = frozenset(_BINARY_NAMES)
 #: getTiDBType: these never get " unsigned".
-_NO_UNSIGNED_SUFFIX = frozenset({ColumnType.YEAR, ColumnType.BIT, ColumnType.VARCHAR, ColumnType.CHAR, ColumnType.DECIMAL})
+_NO_UNSIGNED_SUFFIX = frozenset(
+    {ColumnType.YEAR, ColumnType.BIT, ColumnType.VARCHAR, ColumnType.CHAR, ColumnType.DECIMAL}
+)
 
 _TYPES_BY_NAME: dict[str, tuple[ColumnType, bool]] = {
     **{name: (ctype, False) for ctype, name in _TEXT_NAMES.items() if ctype != ColumnType.NEWDATE},
@@ -206,5 +208,5 @@ def field_type_of_schema(field: Any) -> FieldType:
         elements = split_allowed(allowed) if ctype == ColumnType.ENUM else tuple(allowed.split(","))
     elif ctype == ColumnType.DATETIME:
         fsp = 6 if name == "io.debezium.time.MicroTimestamp" else 3
-    return FieldType(ctype, rest == "unsigned", binary, optional, fsp, bit_length, field.get("type") == "double"
-                     and ctype == ColumnType.FLOAT, elements)
+    float_scaled = ctype == ColumnType.FLOAT and field.get("type") == "double"
+    return FieldType(ctype, rest == "unsigned", binary, optional, fsp, bit_length, float_scaled, elements)

@@ -15,7 +15,8 @@ DISABLE_SCHEMA = Parameter(
 #: TiCDC's ``[sink.debezium] output-old-value``, as a URI parameter in cdcwire's spelling.
 OUTPUT_OLD_VALUE = Parameter(
     "debezium-output-old-value", "bool", True,
-    "updates carry \"before\" (TiCDC's [sink.debezium] output-old-value); off, an update reads back as an insert",
+    "updates carry \"before\" (TiCDC's [sink.debezium] output-old-value);"
+    " off, an update reads back as an insert",
 )
 
 #: TiCDC's ``debezium-include-start-ts``: accepted so a TiCDC URI reads, refused when on (see README).
