@@ -23,8 +23,8 @@ def protocol_query(protocol: str, registry_url: Optional[str] = None, prefix: st
     if protocol == "avro":
         assert registry_url, "avro needs a schema registry"
         return f"protocol=avro&enable-tidb-extension=true&schema-registry={registry_url}&topic-rule={prefix}_{{schema}}_{{table}}"
-    if protocol == "canal-json":
-        return "protocol=canal-json&enable-tidb-extension=true"
+    if protocol in ("canal-json", "debezium"):  # debezium rows read back only with the extension
+        return f"protocol={protocol}&enable-tidb-extension=true"
     return f"protocol={protocol}"
 
 

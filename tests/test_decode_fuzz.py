@@ -125,6 +125,7 @@ PROTOCOLS = {
         "file:///tmp/cdcwire-fuzz/t?protocol=canal-json&enable-tidb-extension=true&content-compatible=true"
     ),
     "craft": "file:///tmp/cdcwire-fuzz/t?protocol=craft",
+    "debezium": "file:///tmp/cdcwire-fuzz/t?protocol=debezium&enable-tidb-extension=true",
 }
 
 

@@ -255,7 +255,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cdcwire.errors", "cdcwire.type_codes", "cdcwire.bounded_cache", "cdcwire.hookspecs", "cdcwire.message",
      "cdcwire.redact", "cdcwire.params", "cdcwire.extras", "cdcwire.durations", "cdcwire.time_points",
      "cdcwire.topic_selection", "cdcwire.column_kinds", "cdcwire.type_text", "cdcwire.value_kinds",
-     "cdcwire.table_filter", "cdcwire.data_loss"),
+     "cdcwire.table_filter", "cdcwire.data_loss", "cdcwire.ddl_statements"),
     # events and values
     ("cdcwire.events", "cdcwire.value_text", "cdcwire.event_batch", "cdcwire.ordered_events",
      "cdcwire.large_messages.*"),

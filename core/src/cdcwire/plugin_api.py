@@ -36,6 +36,7 @@ from .errors import (
     SinkURIError,
     TransportError,
 )
+from .ddl_statements import statement_ddl_type
 from .event_batch import EventBatch, ImageShape
 from .event_json import from_json, to_json
 from .events import (
@@ -84,7 +85,9 @@ from .value_text import float32_text, float64_text
 #: boolean outside a ``Parameter("...", "bool")`` (which already applies it); and the one
 #: reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
 #: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
-PLUGIN_API_VERSION = "1.4"
+#: 1.5: statement_ddl_type, the DDL type of a statement read from its text (canal-json's and
+#: debezium's decoders: their messages carry only a coarse kind).
+PLUGIN_API_VERSION = "1.5"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -121,6 +124,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "OffsetsCapability",
     ], "1.4"),
+    **dict.fromkeys([
+        "statement_ddl_type",
+    ], "1.5"),
 }
 
 __all__ = list(INTRODUCED_IN)

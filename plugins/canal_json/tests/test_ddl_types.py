@@ -11,7 +11,7 @@ from cdcwire import DDLEvent, DDLType
 
 from canal_cases import canal_config, encode_one, round_trip
 from cdcwire_canal_json.ddl_kinds import ddl_type_from
-from cdcwire_canal_json.ddl_statements import statement_ddl_type, tokens
+from cdcwire.ddl_statements import statement_ddl_type, tokens
 from cdcwire.sink import open_sink
 
 D = DDLType

@@ -1,13 +1,11 @@
 """canal-json DDL ``type`` words: many DDL types share one word, so reading back takes the
-type from the statement text (see ddl_statements) and uses the word only when the
+type from the statement text (see cdcwire.plugin_api.statement_ddl_type) and uses the word only when the
 statement is not one it knows.
 """
 
 from __future__ import annotations
 
-from cdcwire.plugin_api import DDLType
-
-from .ddl_statements import statement_ddl_type
+from cdcwire.plugin_api import DDLType, statement_ddl_type
 
 D = DDLType
 

@@ -1,9 +1,10 @@
-"""The DDL type of a statement, read from its text as the reference's canal-json decoder does.
+"""The DDL type of a statement, read from its text as the reference's decoders do.
 
 A canal-json DDL message carries only a coarse ``type`` word (ALTER covers adding a
-column, dropping one, partitioning, ...), so the reference's decoder parses the query
-(ticdc ``GetDDLActionType``) to say what the statement did. This module does the same
-without a full SQL grammar: it splits the statement into tokens (so case, whitespace,
+column, dropping one, partitioning, ...) and a debezium one only CREATE/ALTER/DROP, so
+the reference's decoders parse the query (ticdc ``GetDDLActionType``) to say what the
+statement did; plugins reach this through :mod:`cdcwire.plugin_api`. This module does
+the same without a full SQL grammar: it splits the statement into tokens (so case, whitespace,
 comments, quoted strings and backquoted names cannot mislead it), then reads the verb,
 the object and, for ``ALTER TABLE``, each comma-separated change. A statement it does
 not recognise gives None and the caller falls back to the ``type`` word.
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
-from cdcwire.plugin_api import DDLType
+from .type_codes import DDLType
 
 D = DDLType
 
