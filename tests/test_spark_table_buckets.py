@@ -103,3 +103,14 @@ def test_a_delta_table_reads_back_the_same_through_deltalake_and_spark_parquet_o
     assert rows[3]["seen"] == dt.datetime(2024, 5, 6, 7, 8, 3, tzinfo=dt.timezone.utc)
     by_spark = spark.read.parquet(*table.file_uris()).select("id", "name", "at").collect()
     assert {r["id"]: (r["name"], r["at"]) for r in by_spark} == {k: (r["name"], r["at"]) for k, r in rows.items()}
+
+
+def test_a_snapshot_of_files_named_for_no_bucket_is_rewritten_into_buckets_by_the_next_run(spark, tmp_path) -> None:
+    uri, out = _first_run(spark, tmp_path, "parquet")
+    for n, f in enumerate(sorted(_snapshot(out).glob("*.parquet"))):  # as an older cdcwire wrote snapshots
+        f.rename(f.with_name(f"part-{n:05d}.snappy.parquet"))
+    _update_one_key(spark, uri, out, "parquet")
+    names = [f.name for f in _snapshot(out).glob("*.parquet")]
+    assert names and all(bucket_of_name(n) for n in names)
+    rows = {r["id"]: r["name"] for r in _rows_of_parquet(_snapshot(out))}
+    assert len(rows) == ROWS and rows[7] == "changed"
