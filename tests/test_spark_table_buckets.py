@@ -114,3 +114,10 @@ def test_a_snapshot_of_files_named_for_no_bucket_is_rewritten_into_buckets_by_th
     assert names and all(bucket_of_name(n) for n in names)
     rows = {r["id"]: r["name"] for r in _rows_of_parquet(_snapshot(out))}
     assert len(rows) == ROWS and rows[7] == "changed"
+
+
+def test_a_new_tables_inserted_count_leaves_out_the_keys_the_run_deleted(spark, tmp_path) -> None:
+    events = [RowChangedEvent((10 + k) << 18, "shop", "orders", _image(k, f"n{k}")) for k in range(1, 6)]
+    events.append(RowChangedEvent(20 << 18, "shop", "orders", None, _image(2, "n2")))
+    summary = cs.materialize(spark, _source(tmp_path, [*events, ResolvedEvent(30 << 18)]), str(tmp_path / "tables"))
+    assert summary.tables["shop.orders"].inserted == len(_rows_of_parquet(_snapshot(tmp_path / "tables"))) == 4

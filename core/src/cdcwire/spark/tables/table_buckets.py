@@ -145,7 +145,7 @@ def rewrite_buckets(
         old = spark.read.option("mergeSchema", "true").parquet(*(str(source / n) for n in old_names))
         rows = _merged(old, marked, keys, buckets, observed)
     else:
-        rows = marked.observe(observed, F.count(F.lit(1)).alias("inserted"), F.lit(0).alias("updated"),
+        rows = marked.observe(observed, F.count_if(F.col("_op") == "U").alias("inserted"), F.lit(0).alias("updated"),
                               F.lit(0).alias("deleted")).where(F.col("_op") == "U").drop("_op")
     _write(rows.repartition(BUCKET), staging)
     counts = {k: int(v or 0) for k, v in observed.get.items()}
