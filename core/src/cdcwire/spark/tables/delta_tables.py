@@ -1,28 +1,36 @@
-"""Applying a table's changes to a Delta table with MERGE, through delta-rs (``deltalake``).
+"""Applying a table's changes to a Delta table: the executors write the files, the driver commits.
 
-delta-rs runs the MERGE in the driver. The executors write the typed changes to a staging
-Parquet directory under OUT first; the driver then streams it into the MERGE in bounded
-chunks (``MERGE_CHUNK_ROWS`` each, one commit a chunk), so neither the driver JVM nor the
-Python process ever holds more than one chunk, however many rows changed. The last chunk's commit carries
-the commit ts the table is applied up to (``cdcwire.applied_ts`` in its commit metadata).
-New columns are merged into the schema; a column dropped upstream stays, nullable (delta-rs
-cannot write column mapping, which a drop needs).
+The table's files follow the bucket layout (:mod:`cdcwire.spark.tables.table_buckets`): a
+run's executors write new files for the buckets its changes touch, straight into the
+table's directory; the driver then commits them with delta-rs's transaction API
+(``cdcwire[delta]``, no JVM jar) in one commit that adds the new files and removes the
+touched buckets' old ones (``create_write_transaction`` in ``append`` mode, the mode that
+takes removes; a new table: ``create_table_with_add_actions``). No row passes through the
+driver: it reads the new files' footers for their stats. The commit carries the commit ts
+the table is applied up to (``cdcwire.applied_ts`` in its commit metadata), so a killed run
+re-run skips what the table already holds. A column added upstream is added to the table's
+schema in a commit of its own just before (a commit of files does not change the schema);
+a column dropped upstream stays, nullable (delta-rs cannot write column mapping, which a drop
+needs). Files written but never committed (a killed run) are not part of the table; a
+``VACUUM`` removes them.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import pyarrow as pa
 
 from pyspark.sql import DataFrame
+from pyspark.sql.types import StructType
 
 from ...extras import extra_required
+from .table_buckets import Layout, rewrite_buckets
 
-MERGE_CHUNK_ROWS = 200_000
 APPLIED_TS = "cdcwire.applied_ts"
 
 
@@ -44,73 +52,81 @@ def applied_ts(out: str, table: str) -> Optional[int]:
     return None
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _chunks(changes: DataFrame, staging: Path) -> Iterator[tuple[pa.Table, bool]]:
-    """The typed changes, written by the executors to ``staging`` and read back in chunks of
-    at most ``MERGE_CHUNK_ROWS`` rows, each with whether it is the last; one empty chunk when
-    there are no changes (its commit still records the applied ts). Columns are typed as
-    Spark's own ``toArrow`` types them (timestamps in microseconds, UTC)."""
-    import pyarrow.dataset as ds
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    changes.write.mode("overwrite").parquet(str(staging))
-    schema = to_arrow_schema(changes.schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
-    parquet = ds.ParquetFileFormat(read_options={"coerce_int96_timestamp_unit": "us"})
-    files = sorted(str(f) for f in staging.glob("*.parquet"))
-    dataset = ds.dataset(files, format=parquet) if files else None
-    total = dataset.count_rows() if dataset is not None else 0
-    if not total:
-        yield schema.empty_table(), True
-        return
-    done, pending = 0, []
-    for batch in dataset.to_batches(batch_size=MERGE_CHUNK_ROWS):
-        pending.append(batch)
-        rows = sum(b.num_rows for b in pending)
-        if rows >= MERGE_CHUNK_ROWS or done + rows == total:
-            done += rows
-            yield pa.Table.from_batches(pending).cast(schema), done == total
-            pending = []
-
-
 def apply_to_delta(
-    out: str, table: str, changes: DataFrame, keys: list[str], applied: int, staging: str
+    out: str, table: str, changes: DataFrame, keys: list[str], applied: int, staging: str, run: int = 0,
+    changed: int = 0,
 ) -> dict[str, int]:
-    """MERGE the typed changes (``_op`` "U" upsert, "D" delete) into the table; counts of rows
-    inserted, updated and deleted. ``staging``: a directory under OUT the changes pass through
-    (removed here)."""
+    """Apply the typed changes (``_op`` "U" upsert, "D" delete) to the table's touched buckets
+    and commit; counts of rows inserted, updated and deleted. ``staging``: a directory under
+    OUT the executors write to (removed here); ``run``: the run's number (in the file names);
+    ``changed``: about how many changes (sizes the buckets of a new table)."""
     deltalake = _deltalake()
-    path = str(Path(out) / table)
-    counts = {"inserted": 0, "updated": 0, "deleted": 0}
-    columns = [c for c in changes.columns if c != "_op"]
+    from deltalake.transaction import CommitProperties, create_table_with_add_actions
+
+    path = Path(out) / table
+    table_now = deltalake.DeltaTable(str(path)) if (path / "_delta_log").exists() else None
+    sizes = _active_files(table_now) if table_now is not None else {}
     try:
-        _merge_chunks(deltalake, path, _chunks(changes, Path(out) / staging), keys, columns, applied, counts)
+        done = rewrite_buckets(changes, keys, Layout.of(sizes), path, path, Path(out) / staging, run, changed)
     finally:
         shutil.rmtree(Path(out) / staging, ignore_errors=True)
-    return counts
+    adds = [_add_action(path, name) for names in done.written.values() for name in names]
+    schema = _delta_schema(deltalake, done.schema)
+    properties = CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied)})
+    if table_now is None:
+        create_table_with_add_actions(str(path), schema, adds, commit_properties=properties)
+        return done.counts
+    known = {f.name for f in table_now.schema().fields}
+    added = [f for f in schema.fields if f.name not in known]
+    if added:
+        table_now.alter.add_columns(added)
+        table_now = deltalake.DeltaTable(str(path))
+    removes = [_remove_action(name, sizes[name]) for name in done.replaced]
+    table_now.create_write_transaction(adds + removes, mode="append", schema=table_now.schema(),
+                                       commit_properties=properties)
+    return done.counts
 
 
-def _merge_chunks(deltalake, path: str, chunks, keys: list[str], columns: list[str], applied: int, counts) -> None:
-    for chunk, last in chunks:
-        properties = deltalake.CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied)} if last else None)
-        if not (Path(path) / "_delta_log").exists():
-            rows = chunk.filter(chunk.column("_op").to_numpy(zero_copy_only=False) == "U").drop_columns(["_op"])
-            deltalake.write_deltalake(path, rows, commit_properties=properties)
-            counts["inserted"] += rows.num_rows
+def _active_files(table) -> dict[str, int]:
+    """The table's active files (paths relative to it) and their sizes, from the log."""
+    actions = table.get_add_actions(flatten=True)
+    return dict(zip(actions.column("path").to_pylist(), actions.column("size_bytes").to_pylist()))
+
+
+def _delta_schema(deltalake, schema: StructType):
+    """The Delta schema of the written files: Spark's own Arrow types (timestamps microseconds,
+    UTC; TIMESTAMP_NTZ without a zone), every column nullable (older files lack later columns)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    arrow = to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
+    return deltalake.Schema.from_arrow(pa.schema([f.with_nullable(True) for f in arrow]))
+
+
+def _add_action(path: Path, name: str):
+    """An add action of a written file, with its row and null counts from its footer."""
+    import pyarrow.parquet as pq
+    from deltalake.transaction import AddAction
+
+    file = path / name
+    meta = pq.ParquetFile(file).metadata
+    stat = file.stat()
+    return AddAction(name, stat.st_size, {}, int(stat.st_mtime * 1000), True, json.dumps(_stats(meta)))
+
+
+def _stats(meta) -> dict:
+    """``numRecords`` and ``nullCount`` per top-level column, where every row group has it."""
+    nulls = {}
+    for i in range(meta.num_columns):
+        column = meta.schema.column(i)
+        if "." in column.path:
             continue
-        on = " AND ".join(f"target.{_quoted(k)} = source.{_quoted(k)}" for k in keys)
-        values = {_quoted(c): f"source.{_quoted(c)}" for c in columns}
-        metrics = (
-            deltalake.DeltaTable(path)
-            .merge(chunk, on, source_alias="source", target_alias="target", merge_schema=True,
-                   commit_properties=properties)
-            .when_matched_delete(predicate="source._op = 'D'")
-            .when_matched_update(updates=values, predicate="source._op = 'U'")
-            .when_not_matched_insert(updates=values, predicate="source._op = 'U'")
-            .execute()
-        )
-        counts["inserted"] += metrics.get("num_target_rows_inserted", 0)
-        counts["updated"] += metrics.get("num_target_rows_updated", 0)
-        counts["deleted"] += metrics.get("num_target_rows_deleted", 0)
+        counts = [meta.row_group(g).column(i).statistics for g in range(meta.num_row_groups)]
+        if all(s is not None and s.has_null_count for s in counts):
+            nulls[column.path] = sum(s.null_count for s in counts)
+    return {"numRecords": meta.num_rows, "nullCount": nulls}
+
+
+def _remove_action(name: str, size: int):
+    from deltalake.transaction import RemoveAction
+
+    return RemoveAction(name, True, int(time.time() * 1000), size, {})

@@ -267,7 +267,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 replaced.append(snapshots.get(name))
                 snapshots[name] = directory
             else:
-                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}")
+                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}", run,
+                                      stats[name]["changes"])
             applied[name] = up_to
             r = stats[name]
             counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], r["insert"], r["update"],
