@@ -17,7 +17,7 @@ Stages of one run::
     pending events of the last run ┘   ├─ above it: pending, for the next run
                                        └─ at or below it, above each table's applied ts:
                                           row changes → last change per key → typed rows
-                                          → Parquet snapshot / Delta MERGE → state commit
+                                          → rewritten buckets (Parquet snapshot / Delta commit) → state commit
 """
 
 from __future__ import annotations
