@@ -57,14 +57,17 @@ SERVER = textwrap.dedent(
 
 
 class ClusterSession:
-    """A ``local-cluster`` session in a subprocess, asked to materialize one run at a time."""
+    """A ``local-cluster`` session in a subprocess, asked to materialize one run at a time: the
+    run starts, and its answer is read when the caller has done its own work meanwhile."""
 
     def __init__(self, process: subprocess.Popen, executors: int) -> None:
         self.process, self.executors = process, executors
 
-    def materialize(self, uri: str, out: Path, fmt: str) -> dict:
+    def start_materialize(self, uri: str, out: Path, fmt: str) -> None:
         self.process.stdin.write(json.dumps({"uri": uri, "out": str(out), "format": fmt}) + "\n")
         self.process.stdin.flush()
+
+    def summary(self) -> dict:
         answer = json.loads(self.process.stdout.readline() or '{"error": "the local-cluster session ended"}')
         assert "error" not in answer, answer["error"]
         return answer
@@ -148,8 +151,9 @@ def test_materialize_on_a_local_cluster_gives_the_tables_of_local_mode(spark, cl
     on_cluster, local = tmp_path / "cluster", tmp_path / "local"
     for run, events in enumerate(RUNS, 1):
         _write_with_a_replay(uri, events)
-        cluster_run = cluster.materialize(uri, on_cluster, fmt)
+        cluster.start_materialize(uri, on_cluster, fmt)  # the two sessions run side by side
         local_run = cs.materialize(spark, uri, str(local), format=fmt)
+        cluster_run = cluster.summary()
         assert cluster_run == {"events_read": local_run.events_read, "tables": sorted(local_run.tables)}, run
         for table in TABLES:
             rows = _rows(local, fmt, table)
