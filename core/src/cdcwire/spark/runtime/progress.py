@@ -6,17 +6,22 @@ without filling the log with carriage returns. Around ``cdcwire.spark.write`` it
 shows the event copies written and their rate, as Spark reports them: when a writing
 task ends (an accumulator, so a retried task counts twice; the closing summary's
 counts come from the tasks' results and are exact). The running stage gets an
-estimate of its time left once a task of it has finished.
+estimate of its time left once a task of it has finished. A run that names its steps
+(:mod:`cdcwire.spark.runtime.run_steps`, as ``cs.materialize`` does) has them shown first,
+with its tables done, events read and rate, and a closing summary line.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import IO, Any, Optional
+
+from .run_steps import RunSteps, unwatch, watch
 
 #: The accumulator of the ProgressBar around the current action, if any (see progress_counter).
 _COUNTER: ContextVar[Any] = ContextVar("cdcwire_progress_counter", default=None)
@@ -62,14 +67,14 @@ class JobProgress:
                     stages_done += 1
         return cls(stages_done, stages, tasks_done, tasks, stage_seconds)
 
-    def line(self, label: str, elapsed: float, bar: bool, events: Optional[int] = None) -> str:
+    def line(self, label: str, elapsed: float, bar: bool, events: Optional[int] = None, step: str = "") -> str:
         tasks = f"{self.tasks_done}/{self.tasks} tasks"
         if bar:
             width = 24
             filled = int(width * self.tasks_done / self.tasks) if self.tasks else 0
             tasks = f"[{'#' * filled}{'.' * (width - filled)}] {tasks}"
         stage = f"stage {min(self.stages_done + 1, self.stages)}/{self.stages}" if self.stages else "starting"
-        text = f"{label}: {stage} {tasks}"
+        text = f"{label}: {step + '; ' if step else ''}{stage} {tasks}"
         if 0 < self.tasks_done < self.tasks and self.stage_seconds > 0:
             left = self.stage_seconds * (self.tasks - self.tasks_done) / self.tasks_done
             text += f", stage ~{left:.0f}s left"
@@ -101,12 +106,16 @@ class ProgressBar:
         self._started = 0.0
         self.events = spark.sparkContext.accumulator(0) if enabled else None
         self._token: Any = None
+        self.steps = RunSteps() if enabled else None
+        self._steps_token: Any = None
         self._first_seen: dict[int, float] = {}
 
     def __enter__(self) -> ProgressBar:
         self._started = time.monotonic()
         if self.enabled:
             self._token = _COUNTER.set(self.events)
+            self.steps.started = self._started
+            self._steps_token = watch(self.steps)
             self._thread = threading.Thread(target=self._loop, daemon=True)
             self._thread.start()
         return self
@@ -114,23 +123,38 @@ class ProgressBar:
     def __exit__(self, failure: object, *exc: object) -> None:
         if self._token is not None:
             _COUNTER.reset(self._token)
+            unwatch(self._steps_token)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
             if self.terminal:
-                self.out.write("\r" + " " * 78 + "\r")
-            elif failure is None:  # a log keeps where it ended (a failure says so in its own line)
-                events = self.events.value if self.events is not None else 0
-                written = f", {events:,} events written" if events else ""
-                self.out.write(f"{self.label}: ended after {time.monotonic() - self._started:.1f}s{written}\n")
+                self.out.write("\r" + " " * self._width() + "\r")
+            stepped = self.steps is not None and self.steps.name
+            if failure is None and (stepped or not self.terminal):  # a log keeps where it ended; a run of steps sums up
+                now = time.monotonic()
+                if stepped:
+                    counts = f", {self.steps.summary(now)}"
+                else:
+                    events = self.events.value if self.events is not None else 0
+                    counts = f", {events:,} events written" if events else ""
+                self.out.write(f"{self.label}: ended after {now - self._started:.1f}s{counts}\n")
             self.out.flush()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.every):
             events = self.events.value if self.events is not None else None
-            line = JobProgress.of(self.tracker, self._first_seen).line(self.label, time.monotonic() - self._started, self.terminal, events)
-            self.out.write(f"\r{line}" if self.terminal else f"{line}\n")
+            now = time.monotonic()
+            step = self.steps.text(now) if self.steps is not None and self.steps.name else ""
+            line = JobProgress.of(self.tracker, self._first_seen).line(
+                self.label, now - self._started, self.terminal and not step, events, step)
+            if self.terminal:  # one screen line, or \r would redraw only its last row
+                self.out.write("\r" + line[:self._width()].ljust(self._width()))
+            else:
+                self.out.write(f"{line}\n")
             self.out.flush()
+
+    def _width(self) -> int:
+        return max(20, shutil.get_terminal_size().columns - 1)
 
 
 def _is_terminal(out: IO[str]) -> bool:

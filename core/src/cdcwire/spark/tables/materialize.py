@@ -42,6 +42,7 @@ from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
+from ..runtime.run_steps import step
 from .table_changes import (
     ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
@@ -194,6 +195,7 @@ def apply_events(
     # memory: a run's events may be many times the executors' memory); every later stage reads
     # back only the columns it needs. ``_seq`` is fixed by the write.
     staged = f"_cdcwire/events-{run:06d}"
+    step("staging events")
     events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
         "_seq", F.monotonically_increasing_id()
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
@@ -208,6 +210,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     events = fresh if pending_before is None else fresh.unionByName(pending_before)
     events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    step("deduplicating changes", events=events_read)
     rows = events.where(F.col("kind").isin(*ROW_KINDS))
     if point.ts is None:
         ready, later = rows, None
@@ -253,7 +256,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
         replaced: list[Optional[str]] = []
-        for name in changed:
+        for i, name in enumerate(changed):
+            step(f"applying {name}", done=i, total=len(changed))
             schema, table = name.split(".", 1)
             columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
@@ -278,6 +282,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 counts[name] = TableCounts(key_only=r["key_only"])
     finally:
         remove_snapshot(out, decided_dir)
+    step("committing", done=len(changed), total=len(changed))
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
