@@ -43,6 +43,7 @@ from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from ..runtime.run_steps import step
+from ..runtime.session_settings import session_settings
 from .table_changes import (
     ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
@@ -50,6 +51,10 @@ from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
+#: Staged events and changes are read back in column batches of this many rows (Spark's
+#: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
+#: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
+_READ_BACK = {"spark.sql.parquet.columnarReaderBatchSize": "512"}
 _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
                        "topic", "partition", "offset", "_seq")
 
@@ -201,7 +206,8 @@ def apply_events(
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
         fresh = spark.read.parquet(str(Path(out) / staged))
-        return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
+        with session_settings(spark, _READ_BACK):
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
     finally:
         remove_snapshot(out, staged)
 

@@ -46,6 +46,8 @@ from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType, IntegralType, StructType
 
+from ..runtime.session_settings import session_settings
+
 #: About how many rows a bucket holds when a table is created (its first run's rows).
 ROWS_PER_BUCKET = 1_000_000
 #: The fewest buckets a table gets: a small table's small runs still skip most of it.
@@ -187,16 +189,8 @@ def _merged(old: DataFrame, marked: DataFrame, keys: list[str], buckets: int, ob
 def _write(rows: DataFrame, staging: Path) -> None:
     """One Parquet file per bucket into ``staging/_bucket=K/``, timestamps as INT64
     microseconds (Spark's default INT96 is deprecated, and delta-rs reads it as nanoseconds)."""
-    conf = rows.sparkSession.conf
-    before = conf.get(_TIMESTAMP_TYPE, None)
-    conf.set(_TIMESTAMP_TYPE, "TIMESTAMP_MICROS")
-    try:
+    with session_settings(rows.sparkSession, {_TIMESTAMP_TYPE: "TIMESTAMP_MICROS"}):
         rows.write.partitionBy(BUCKET).mode("overwrite").parquet(str(staging))
-    finally:
-        if before is None:
-            conf.unset(_TIMESTAMP_TYPE)
-        else:
-            conf.set(_TIMESTAMP_TYPE, before)
 
 
 def _move_into_place(staging: Path, target: Path, buckets: int, run: int) -> dict[int, list[str]]:
