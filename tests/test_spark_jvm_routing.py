@@ -43,13 +43,16 @@ KEY_VALUES = [
 ]
 
 
-def edge_events() -> list:
+def edge_events(with_nan: bool = True) -> list:
     """Rows keyed by every value kind, key changes (and updates that only look like one),
-    DDL of a table and of a schema, resolved events, names a topic must make safe."""
+    DDL of a table and of a schema, resolved events, names a topic must make safe. A NaN key
+    is for routing only: validation refuses it."""
     out: list = []
     ts = 400_000_000_000_000_000
     for i, (ctype, value) in enumerate(KEY_VALUES):
         flags = PK | (ColumnFlag.BINARY if ctype == ColumnType.BLOB else 0)
+        if isinstance(value, int) and value >= 1 << 63:
+            flags |= ColumnFlag.UNSIGNED
         key = Column("k", ctype, flags, value)
         other = Column("v", ColumnType.INT, ColumnFlag(0), i)
         out.append(RowChangedEvent(ts + i, "shop", f"t{i % 3}", (key, other), None))
@@ -61,7 +64,8 @@ def edge_events() -> list:
     as_uint = (Column("k", ColumnType.BIGINT, PK | ColumnFlag.UNSIGNED, 7),)
     out.append(RowChangedEvent(ts, "shop", "t0", as_uint, same_number))
     nan = (Column("k", ColumnType.DOUBLE, PK, float("nan")),)
-    out.append(RowChangedEvent(ts, "shop", "t0", nan, nan))
+    if with_nan:
+        out.append(RowChangedEvent(ts, "shop", "t0", nan, nan))
     odd = (Column("id", ColumnType.INT, PK, 1),)
     out.append(RowChangedEvent(ts, "bad name?", "tab/le ✓", odd, None))
     out.append(RowChangedEvent(ts, ".", ".", odd, None))
@@ -107,14 +111,13 @@ def _compare(spark, tmp_path: Path, query: str, events: list) -> None:
     assert without_message == len(events) - len(routed)
 
 
-@pytest.mark.parametrize("rule", ["default", "table", "ts", "index-value", "rowid"])
-@pytest.mark.parametrize("partitions", [1, 4, 7])
+@pytest.mark.parametrize("rule, partitions", [("default", 4), ("table", 1), ("ts", 7), ("index-value", 7), ("rowid", 2)])
 def test_the_jvm_tier_places_every_generated_event_as_the_python_dispatcher(spark, tmp_path, rule, partitions):
     query = f"protocol=open-protocol&partition={rule}&partition-num={partitions}&topic-rule=cdc_{{schema}}_{{table}}"
     _compare(spark, tmp_path, query, workload_events())
 
 
-@pytest.mark.parametrize("partitions", [1, 3, 16])
+@pytest.mark.parametrize("partitions", [1, 16])
 def test_the_jvm_tier_hashes_every_kind_of_key_value_as_the_python_dispatcher(spark, tmp_path, partitions):
     _compare(spark, tmp_path, f"protocol=open-protocol&partition=index-value&partition-num={partitions}", edge_events())
 
@@ -139,9 +142,9 @@ def test_float_hash_text_matches_python_for_random_bit_patterns(spark):
     import random
 
     rng = random.Random(3)
-    values = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(1500)]
-    values += [_f32(struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0]) for _ in range(1500)]
-    values += [struct.unpack("<d", struct.pack("<q", rng.randint(1, 1 << 20)))[0] for _ in range(300)]  # subnormals
+    values = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(600)]
+    values += [_f32(struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0]) for _ in range(600)]
+    values += [struct.unpack("<d", struct.pack("<q", rng.randint(1, 1 << 20)))[0] for _ in range(200)]  # subnormals
     rows = (
         spark.createDataFrame([(v,) for v in values], "d double")
         .select("d", float_text(F.col("d"), "double").alias("f64"), float_text(F.col("d"), "float").alias("f32"))
@@ -164,12 +167,10 @@ def _tier(spark, value: str):
         spark.conf.unset(TIER_SETTING)
 
 
-@pytest.mark.parametrize("protocol", ["open-protocol", "craft", "canal-json&enable-tidb-extension=true"])
+@pytest.mark.parametrize("protocol", ["open-protocol", "craft"])
 def test_a_write_routed_in_the_jvm_gives_the_python_tiers_messages(spark, tmp_path, protocol):
-    events = _frame(spark, workload_events(300) + edge_events()).drop("_cdc_seq")
+    events = _frame(spark, workload_events(300) + edge_events(with_nan=False)).drop("_cdc_seq")
     query = f"protocol={protocol}&partition=index-value&partition-num=3&topic-rule=w_{{table}}"
-    if protocol.startswith("canal-json"):
-        pytest.importorskip("cdcwire_canal_json")
     with _tier(spark, "python"):
         python = cs.write(events, f"file://{tmp_path}/py?{query}")
     jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
