@@ -197,3 +197,9 @@ def test_a_malformed_row_routed_in_the_jvm_fails_the_write_as_python_routing_doe
     bad = good.limit(1).withColumn("kind", F.lit("upsert"))
     with pytest.raises(CdcwireError, match=r"malformed input record at input row .*: unknown event kind 'upsert'"):
         cs.write(good.union(bad).coalesce(1), f"file://{tmp_path}/o?protocol=open-protocol")
+
+
+def test_an_unknown_routing_tier_setting_is_refused_naming_the_setting(spark, tmp_path):
+    df = _frame(spark, edge_events()[:1])
+    with _tier(spark, "fast"), pytest.raises(CdcwireError, match=r"spark.cdcwire.routing='fast' is not a routing tier"):
+        routing_tier(cdcwire.open_sink(f"file://{tmp_path}/o?protocol=open-protocol"), df, None)

@@ -34,6 +34,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from ...codec import Broadcast
+from ...errors import CdcwireError
 from ...dispatch.rules import DispatchRule, column_selectors_of, rules_from_params
 from ...sink import Sink
 from ..rows.schema import EVENT_COLUMNS
@@ -75,8 +76,6 @@ def routing_tier(sink: Sink, df: DataFrame, dead_letter: Optional[str]) -> tuple
     """The tier that routes a write, ``"jvm"`` or ``"python"``, and why: the one place it is chosen."""
     setting = (df.sparkSession.conf.get(TIER_SETTING, "auto") or "auto").strip().lower()
     if setting not in ("auto", "python"):
-        from ...errors import CdcwireError
-
         raise CdcwireError(f"{TIER_SETTING}={setting!r} is not a routing tier; use 'auto' or 'python'")
     if setting == "python":
         return "python", f"{TIER_SETTING}=python"
