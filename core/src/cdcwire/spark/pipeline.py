@@ -2,9 +2,11 @@
 
 Two Spark stages and a shuffle:
 
-1. routing (mapInArrow): each event gets its topic-partitions (rows by the
-   dispatch rules, key changes split, DDL and resolved broadcast per the codec's
-   policy); malformed records go to the dead-letter path or fail the job;
+1. routing: each event gets its topic-partitions (rows by the dispatch rules, key
+   changes split, DDL and resolved broadcast per the codec's policy); malformed
+   records go to the dead-letter path or fail the job. Spark SQL expressions route
+   where they can (the JVM tier, :mod:`.writer.jvm_routing`); elsewhere a mapInArrow
+   stage routes in Python (:mod:`.writer.routing`). ``routing_tier`` picks one per write;
 2. ``repartition(n, shuffle key)`` puts each topic-partition in its own Spark
    partition, ``sortWithinPartitions`` orders it by commit ts (DDL before rows
    before resolved at one ts, then input order);
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Optional
 
 from pyspark.sql import DataFrame
@@ -40,6 +42,7 @@ from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
+from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .writer.routing_counts import COUNTERS, COUNTS_COLUMN
 from .rows.schema import EVENT_COLUMNS, MALFORMED_TYPE, OPTIONAL_COLUMNS
@@ -176,21 +179,29 @@ def prepare(
     df: DataFrame, sink_uri: SinkLike, dead_letter: Optional[str] = None
 ) -> tuple[DataFrame, RoutePlan]:
     """The event DataFrame laid out for a sink: routed, one Spark partition per topic-partition,
-    each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly."""
+    each sorted. ``df.write.format("cdcwire")`` writes such a DataFrame exactly.
+
+    Python routes it: the data source's tasks encode what they are given, unchecked, and
+    only the Python tier checks every record before the shuffle."""
     register_data_sources(df.sparkSession)  # the laid-out frame is written with format("cdcwire")
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input
-        laid, plan = _laid_out(df, open_sink(sink_uri), dead_letter)
+        laid, plan = _laid_out(df, open_sink(sink_uri), dead_letter, jvm=False)
     return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
 
 
-def _laid_out(df: DataFrame, sink: Sink, dead_letter: Optional[str]) -> tuple[DataFrame, RoutePlan]:
-    """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts)."""
+def _laid_out(
+    df: DataFrame, sink: Sink, dead_letter: Optional[str], jvm: bool = True
+) -> tuple[DataFrame, RoutePlan]:
+    """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts);
+    ``jvm``: whether the JVM tier may route (where :func:`routing_tier` takes it)."""
     plan = plan_routes(df.sparkSession, df, sink, dead_letter)
-    routed = (
-        with_malformed_column(df)
-        .withColumn("_cdc_seq", F.monotonically_increasing_id())
-        .mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
-    )
+    tier = routing_tier(sink, df, dead_letter)[0] if jvm else "python"
+    plan = replace(plan, tier=tier)
+    events = with_malformed_column(df).withColumn("_cdc_seq", F.monotonically_increasing_id())
+    if tier == "jvm":
+        routed = jvm_routed(events.drop("_malformed"), sink, plan)
+    else:
+        routed = events.mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
     return routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS), plan
 
 
@@ -218,7 +229,9 @@ def write(
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
         laid, plan = _laid_out(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
-    task = EncodingTask(job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter())
+    task = EncodingTask(
+        job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter(), checks_rows=plan.tier == "jvm"
+    )
     try:
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()
         job.publish([r["receipt"] for r in rows if r["receipt"]])

@@ -26,6 +26,7 @@ from dataclasses import astuple, dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
 from ...codec_calls import encode_batches, encoder_for
@@ -36,8 +37,9 @@ from ...redact import redact_url
 from ...transport import WriteJob
 from ..runtime.collector import fewer_collections
 from ..rows.arrow_batches import routed_event_batch
+from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
-from .dead_letters import RefusedEvents, encode_refusing
+from .dead_letters import RefusedEvents, encode_refusing, input_row
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
 
@@ -73,22 +75,31 @@ class EncodingTask:
     #: A Spark accumulator the task adds its event copies to when it ends, for a progress
     #: display only (a retried task adds again; the summary counts from result rows).
     progress: Any = None
+    #: The JVM routing tier routed the rows: check each batch as Python routing would have
+    #: (refusing the first malformed row) and count the routed copies (that tier sends count
+    #: rows only for events without a message).
+    checks_rows: bool = False
 
     def __repr__(self) -> str:
         return f"EncodingTask({self.job!r}, {redact_url(self.sink_uri)!r}, dead_letter={self.dead_letter!r})"
 
 
 def _partition_runs(
-    batches: Iterator[pa.RecordBatch], received: RoutingCounts
+    batches: Iterator[pa.RecordBatch], received: RoutingCounts, checks_rows: bool = False
 ) -> Iterator[tuple[tuple[str, int], pa.RecordBatch]]:
     """Each batch's runs of one topic-partition (batches arrive sorted by it); the routing
-    tasks' count rows are taken out and summed into ``received``."""
+    tasks' count rows are taken out and summed into ``received`` (``checks_rows``: see
+    :attr:`EncodingTask.checks_rows`)."""
     for batch in batches:
         batch, counts = split_count_rows(batch)
         if counts is not None:
             received.add(counts)
         if not batch.num_rows:
             continue
+        if checks_rows:
+            refuse_malformed(batch)
+            events = pc.sum(pc.equal(batch.column("_cdc_sub"), 0)).as_py() or 0
+            received.add(RoutingCounts(events_in=events, routed=events, copies=batch.num_rows))
         topics = batch.column("_cdc_topic")
         partitions = batch.column("_cdc_partition")
         first = (topics[0].as_py(), partitions[0].as_py())
@@ -102,6 +113,16 @@ def _partition_runs(
             length = sum(1 for _ in run)
             yield tp, batch.slice(start, length)
             start += length
+
+
+def refuse_malformed(batch: pa.RecordBatch) -> None:
+    """Raise for the first malformed row of a batch the JVM tier routed, as Python routing
+    refuses it without a dead-letter path."""
+    problems = batch_problems(batch)
+    if problems:
+        row = min(problems, key=lambda i: batch.column("_cdc_seq")[i].as_py())
+        source = input_row(batch.column("_cdc_seq")[row].as_py())
+        raise CdcwireError(f"malformed input record at {source}: {problems[row]}")
 
 
 def _event_copies(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[int, Event]]:
@@ -136,7 +157,8 @@ def encode_routed(
     writer = task.job.task_writer()
     topic, partition = "?", -1
     try:
-        for tp, runs in itertools.groupby(_partition_runs(batches, received), key=lambda item: item[0]):
+        runs_of = _partition_runs(batches, received, task.checks_rows)
+        for tp, runs in itertools.groupby(runs_of, key=lambda item: item[0]):
             topic, partition = tp
             fed = 0
 

@@ -61,12 +61,14 @@ class RoutePlan:
     dead_letter: Optional[str]
     #: Names this write's dead-letter files, so that a write never replaces another's.
     write_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    #: The tier that routes: "python" (this module) or "jvm" (:mod:`cdcwire.spark.writer.jvm_routing`).
+    tier: str = "python"
 
     def __repr__(self) -> str:
         """The sink URI redacted: a plan is public (``cdcwire.spark.prepare``) and gets printed."""
         return (
             f"RoutePlan(sink_uri={redact_url(self.sink_uri)!r}, partition_counts={self.partition_counts!r}, "
-            f"tasks={self.tasks}, dead_letter={self.dead_letter!r})"
+            f"tasks={self.tasks}, dead_letter={self.dead_letter!r}, tier={self.tier!r})"
         )
 
     @property
