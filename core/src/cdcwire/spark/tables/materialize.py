@@ -215,8 +215,9 @@ def apply_events(
 def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started) -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     events = fresh if pending_before is None else fresh.unionByName(pending_before)
+    step("finding the release point")
     events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
-    step("deduplicating changes", events=events_read)
+    step("keeping the events above it", events=events_read)
     rows = events.where(F.col("kind").isin(*ROW_KINDS))
     if point.ts is None:
         ready, later = rows, None
@@ -241,10 +242,12 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
     # as Parquet (as the events are) for the stages that read them again
     decided_dir = f"_cdcwire/decided-{run:06d}"
+    step("deduplicating changes")
     decided_changes(row_changes(ready.where(~key_only_rows))).write.mode("overwrite").parquet(
         str(Path(out) / decided_dir))
     try:
         decided = spark.read.parquet(str(Path(out) / decided_dir))
+        step("counting changes per table")
         stats = _table_stats(decided, ready.where(key_only_rows))
         keyless = sorted(name for name, r in stats.items() if r["keyless"])
         if keyless:
@@ -257,6 +260,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             _refuse_conflicts(conflicting_changes(decided))
         last = decided.where("_last")
         changed = sorted(name for name, r in stats.items() if r["changes"])
+        step("typing tables")
         columns_by_table = {name: cols for name, cols in columns_of_tables(ready).items() if name in changed}
         zero_dates = zero_dates_of_tables(ready, columns_by_table, time_zone)
         counts: dict[str, TableCounts] = {}
