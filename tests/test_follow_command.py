@@ -603,7 +603,7 @@ def protocol_uri(tmp_path, protocol: str, request) -> tuple[str, Optional[str]]:
             tmp_path, "t", protocol="avro", partition_num="1",
             **{"schema-registry": registry.url, "topic-rule": "tidb_{schema}_{table}"},
         ), "tidb_app_*"
-    extra = {"enable-tidb-extension": "true"} if protocol in ("canal-json",) else {}
+    extra = {"enable-tidb-extension": "true"} if protocol in ("canal-json", "debezium") else {}  # debezium decodes only with it
     return file_uri(tmp_path, protocol=protocol, partition_num="3", **extra), None
 
 
