@@ -126,6 +126,16 @@ def cdcwire_error_in(exc: BaseException) -> Optional[CdcwireError]:
     return None
 
 
+def raised_in_sql(cls: type, message: "Column") -> "Column":
+    """A Spark SQL expression that fails the task with ``cls(message)``, as
+    :func:`cdcwire_error_in` rebuilds it on the driver: Spark's ``raise_error`` text holds the
+    ``module.Class: message`` line on a line of its own (Spark adds its error class before and
+    its SQLSTATE after), so a JVM-side check raises the same typed error as the Python one."""
+    from pyspark.sql import functions as F
+
+    return F.raise_error(F.concat(F.lit(f"\n{cls.__module__}.{cls.__qualname__}: "), message, F.lit("\n")))
+
+
 @contextmanager
 def cdcwire_errors_raised() -> Iterator[None]:
     """Run driver code that starts Spark jobs: a Spark exception caused by a cdcwire error raises

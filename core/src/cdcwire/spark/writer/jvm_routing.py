@@ -38,7 +38,8 @@ from ...errors import CdcwireError
 from ...dispatch.rules import DispatchRule, column_selectors_of, rules_from_params
 from ...sink import Sink
 from ..rows.schema import EVENT_COLUMNS
-from .routing import RoutePlan
+from ..runtime.job_errors import raised_in_sql
+from .routing import RoutePlan, UnplannedTopicError
 from .routing_counts import COUNTS_COLUMN, COUNTS_TYPE, COUNTERS
 from .sql_value_text import hash_text
 
@@ -211,7 +212,7 @@ class _Routes:
         base = F.try_element_at(self.base, topic)
         return F.when(
             base.isNull(),
-            F.raise_error(F.concat(
+            raised_in_sql(UnplannedTopicError, F.concat(
                 F.lit("an event routes to topic '"), topic,
                 F.lit("', which was not planned: the input gave other rows when the topics were planned"
                       " (read it once, e.g. df.cache(), or from a bounded source)"),
