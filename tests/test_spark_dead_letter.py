@@ -94,7 +94,11 @@ def test_bad_rows_of_a_parquet_input_go_to_the_dead_letter_path_with_their_reaso
 
 def test_a_bad_row_of_a_parquet_input_fails_the_job_naming_row_and_reason(spark, tmp_path):
     events = cs.read_events(spark, _parquet_with_bad_rows(tmp_path)).coalesce(1)
-    with pytest.raises(CdcwireError, match=r"malformed input record at input row 3 .*unknown event kind 'upsert'"):
+    # the first bad row that a task meets: on the JVM routing tier the check runs after the shuffle,
+    # so it may be any of the input's three bad rows, each named with its own reason
+    bad_row = (r"(3 .*unknown event kind 'upsert'|\d+ .*kind 'delete' needs pre_columns and no columns"
+               r"|\d+ .*unknown type 'VARCHAR2')")
+    with pytest.raises(CdcwireError, match=rf"malformed input record at input row {bad_row}"):
         cs.write(events, f"file://{tmp_path}/out/t?protocol=craft")
 
 
