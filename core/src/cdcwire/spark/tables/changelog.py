@@ -137,45 +137,56 @@ def table_columns(df: DataFrame, table: TableName) -> list[TableColumn]:
     return _columns_by_table(_table_rows(df, schema, name)).get(f"{schema}.{name}", [])
 
 
-def columns_of_tables(df: DataFrame) -> dict[str, list[TableColumn]]:
-    """:func:`table_columns` of every table with row events in a batch frame, in one Spark job:
-    ``"schema.table"`` -> its columns."""
-    return _columns_by_table(df.where(F.col("kind").isin(*_ROW_KINDS)))
-
-
 def _columns_by_table(rows: DataFrame) -> dict[str, list[TableColumn]]:
     image = F.coalesce(F.col("columns"), F.col("pre_columns"))
-    entries = rows.select(
-        "schema", "table", F.col("commit_ts").cast(DecimalType(20, 0)).alias("ts"),
-        F.posexplode(image).alias("pos", "c"),
-    )
+    ts = F.col("commit_ts").cast(DecimalType(20, 0))
     signatures = (
-        entries.groupBy(
-            "schema", "table", F.col("c.name").alias("name"), F.col("c.type").alias("type"),
-            F.col("c.flags").alias("flags"), F.col("c.mysql_type").alias("mysql_type"),
-        )
-        .agg(F.min(F.struct("ts", "pos")).alias("first"), F.max(F.struct("ts", "pos")).alias("last"))
+        rows.groupBy("schema", "table", image_signature(image).alias("signature"))
+        .agg(F.min(ts).alias("first"), F.max(ts).alias("last"))
         .collect()
     )
+    return columns_from_signatures(signatures)
+
+
+def image_signature(image: Column) -> Column:
+    """What an image says of its table's columns, without the values: (name, type, flags,
+    mysql_type) per column, in image order. A table has a handful of distinct signatures (one
+    per table version) however many rows it has, so grouping rows by it is cheap: the columns
+    of every table come from one small aggregate (:func:`columns_from_signatures`)."""
+    return F.transform(image, lambda c: F.struct(
+        c["name"].alias("name"), c["type"].alias("type"), c["flags"].alias("flags"), c["mysql_type"].alias("mysql_type")
+    ))
+
+
+def columns_from_signatures(rows) -> dict[str, list[TableColumn]]:
+    """``"schema.table"`` -> its columns, from rows of (``schema``, ``table``, ``signature``, the
+    ``first`` and ``last`` commit ts it was seen at): names in first-seen order (by commit ts, then
+    place in the image), each with its latest MySQL type and the Spark type that holds every
+    type it was seen with."""
     by_table: dict[str, dict[str, list]] = {}
-    for r in signatures:
-        by_table.setdefault(f"{r['schema']}.{r['table']}", {}).setdefault(r["name"], []).append(r)
+    for r in rows:
+        if r["signature"] is None:
+            continue
+        seen = by_table.setdefault(f"{r['schema']}.{r['table']}", {})
+        for pos, c in enumerate(r["signature"]):
+            seen.setdefault(c["name"], []).append(
+                (c, (r["first"], pos), (r["last"], pos))
+            )
     return {name: _columns_of(seen) for name, seen in by_table.items()}
 
 
 def _columns_of(seen: dict[str, list]) -> list[TableColumn]:
     out = []
     for column_name, found in seen.items():
-        latest = max(found, key=lambda r: tuple(r["last"]))
-        typed = [TableColumn.of(column_name, r["type"], r["flags"] or 0, r["mysql_type"]) for r in found]
+        latest = max(found, key=lambda f: f[2])[0]
+        typed = [TableColumn.of(column_name, c["type"], c["flags"] or 0, c["mysql_type"]) for c, _, _ in found]
         known = [t.spark_type for t in typed if t.type != ColumnType.NULL]
         spark_type = known[0] if known else StringType()
         for t in known[1:]:
             spark_type = widen(spark_type, t)
-        first = min(tuple(r["first"]) for r in found)
-        flags = int(latest["flags"] or 0)
-        ctype = column_type(latest["type"])
-        out.append((first, TableColumn(column_name, spark_type, ctype, flags, latest["mysql_type"])))
+        first = min(f[1] for f in found)
+        out.append((first, TableColumn(column_name, spark_type, column_type(latest["type"]), int(latest["flags"] or 0),
+                                       latest["mysql_type"])))
     return [c for _, c in sorted(out, key=lambda p: p[0])]
 
 

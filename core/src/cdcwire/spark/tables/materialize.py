@@ -30,6 +30,7 @@ from typing import Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import DecimalType
 
 from ...codec import Broadcast
 from ...data_loss import DataLossError
@@ -37,7 +38,7 @@ from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
 from ...type_codes import ColumnFlag
-from .changelog import columns_of_tables, typed_columns, zero_dates_of_tables
+from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
 from ..reader.message_ranges import plan_message_ranges
@@ -248,7 +249,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     try:
         decided = spark.read.parquet(str(Path(out) / decided_dir))
         step("counting changes per table")
-        stats = _table_stats(decided, ready.where(key_only_rows))
+        stats, columns_of_tables = _table_stats(decided, ready.where(key_only_rows))
         keyless = sorted(name for name, r in stats.items() if r["keyless"])
         if keyless:
             raise CdcwireError(
@@ -261,8 +262,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         last = decided.where("_last")
         changed = sorted(name for name, r in stats.items() if r["changes"])
         step("typing tables")
-        columns_by_table = {name: cols for name, cols in columns_of_tables(ready).items() if name in changed}
-        zero_dates = zero_dates_of_tables(ready, columns_by_table, time_zone)
+        columns_by_table = {name: cols for name, cols in columns_of_tables.items() if name in changed}
+        zero_dates = zero_dates_of_tables(_upserts_as_inserts(last), columns_by_table, time_zone)
         counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
         replaced: list[Optional[str]] = []
@@ -328,18 +329,22 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     return sum(r["n"] for r in rows), offsets, point
 
 
-def _table_stats(distinct: DataFrame, key_only: DataFrame) -> dict[str, dict[str, int]]:
-    """Per table, from one aggregate: events applied per kind (replays collapsed), duplicates,
-    key-only rows, changes without a key (a keyless table), changes that conflict, the number
-    of changes and the latest commit ts."""
-    flagged = distinct.select(
-        "schema", "table", "kind", "_op", "_key", "_copies", "_conflict", "commit_ts", F.lit(False).alias("_hko")
+def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
+    """Per table, from one aggregate over the decided changes: events applied per kind (replays
+    collapsed), duplicates, key-only rows, changes without a key (a keyless table), changes that
+    conflict, the number of changes, the latest commit ts; and the table's columns
+    (:func:`~cdcwire.spark.tables.changelog.columns_from_signatures`). The aggregate groups by
+    table and image signature (a handful per table), and the counts are summed here."""
+    flagged = decided.select(
+        "schema", "table", "kind", "_op", "_key", "_copies", "_conflict", "commit_ts", F.lit(False).alias("_hko"),
+        image_signature(F.col("_image")).alias("signature"),
     ).unionByName(key_only.select(
         "schema", "table", "kind", F.lit("U").alias("_op"), F.lit("").alias("_key"), F.lit(1).cast("int").alias("_copies"),
         F.lit(False).alias("_conflict"), "commit_ts", F.lit(True).alias("_hko"),
     ), allowMissingColumns=True)
     change, one_per_event = ~F.col("_hko"), (F.col("kind") != "update") | (F.col("_op") == "U")
-    rows = flagged.groupBy("schema", "table").agg(
+    ts = F.col("commit_ts").cast(DecimalType(20, 0))
+    rows = flagged.groupBy("schema", "table", "signature").agg(
         *(F.count_if(change & one_per_event & (F.col("kind") == k)).alias(k) for k in ROW_KINDS),
         F.coalesce(F.sum(F.when(change, F.col("_copies") - 1)), F.lit(0)).alias("duplicates"),
         F.count_if(F.col("_hko")).alias("key_only"),
@@ -347,9 +352,31 @@ def _table_stats(distinct: DataFrame, key_only: DataFrame) -> dict[str, dict[str
         F.count_if(F.col("_conflict")).alias("conflicts"),
         F.count_if(change).alias("changes"),
         F.max("commit_ts").alias("max_ts"),
+        F.min(F.when(change, ts)).alias("first"), F.max(F.when(change, ts)).alias("last"),
     ).collect()
-    return {f"{r['schema']}.{r['table']}": {k: (int(v) if v is not None else 0) for k, v in r.asDict().items()
-                                           if k not in ("schema", "table")} for r in rows}
+    stats: dict[str, dict[str, int]] = {}
+    for r in rows:
+        table = stats.setdefault(f"{r['schema']}.{r['table']}", {})
+        for k, v in r.asDict().items():
+            if k in _SUMMED:
+                table[k] = table.get(k, 0) + int(v or 0)
+            elif k == "max_ts" and v is not None:
+                table[k] = max(table.get(k, 0), int(v))
+        table.setdefault("max_ts", 0)
+    return stats, columns_from_signatures(r for r in rows if r["first"] is not None)
+
+
+_SUMMED = (*ROW_KINDS, "duplicates", "key_only", "keyless", "conflicts", "changes")
+
+
+def _upserts_as_inserts(last: DataFrame) -> DataFrame:
+    """The rows a run writes (each key's deciding upsert) as insert events, for counting the
+    zero dates of the tables as written: values a replay or an overwritten change carried are
+    not in the table, so they are not counted."""
+    return last.where(F.col("_op") == "U").select(
+        F.lit("insert").alias("kind"), "commit_ts", "schema", "table", F.col("_image").alias("columns"),
+        F.when(F.lit(False), F.col("_image")).alias("pre_columns"),  # null, of the image's type
+    )
 
 
 def _delta_tables_in(out: str) -> list[str]:

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from pyspark.sql import DataFrame, Window
-from pyspark.sql.window import WindowSpec
 from pyspark.sql import functions as F
 
 from ...type_codes import ColumnFlag
@@ -107,41 +106,65 @@ def row_changes(events: DataFrame) -> DataFrame:
     the key) or "U" (upsert the key with ``_image``), ``_rank`` 0 for deletes and 1 for
     upserts (deletes first where a swap of keys asks for it), ``_moved`` true for the two
     changes of a key-changing update, ``_half`` true for a change that may be half of a key
-    move (a delete, an insert, a key-changing update's), with ``_key``, the event's place and ts."""
-    rows = events.where(F.col("kind").isin(*ROW_KINDS))
-    old_key, new_key = key_json(F.col("pre_columns")), key_json(F.col("columns"))
-    moved = (F.col("kind") == "update") & (old_key != new_key)
-    deletes = rows.where((F.col("kind") == "delete") | moved).select(
-        *_CHANGE_COLUMNS, F.lit("D").alias("_op"), F.lit(0).alias("_rank"), old_key.alias("_key"),
-        F.col("pre_columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
-        F.lit(True).alias("_half"),
+    move (a delete, an insert, a key-changing update's), with ``_key``, the event's place and ts.
+    Each image's key is computed once (a column of its own, not an expression Spark would
+    inline into every use: the key's JSON is the costliest expression of the step)."""
+    keyed = events.where(F.col("kind").isin(*ROW_KINDS)).select(
+        *_CHANGE_COLUMNS, "columns", "pre_columns",
+        key_json(F.col("pre_columns")).alias("_old_key"), key_json(F.col("columns")).alias("_new_key"),
     )
-    upserts = rows.where(F.col("kind") != "delete").select(
-        *_CHANGE_COLUMNS, F.lit("U").alias("_op"), F.lit(1).alias("_rank"), new_key.alias("_key"),
-        F.col("columns").alias("_image"), F.coalesce(moved, F.lit(False)).alias("_moved"),
-        ((F.col("kind") == "insert") | F.coalesce(moved, F.lit(False))).alias("_half"),
+    kind = F.col("kind")
+    moved = F.coalesce((kind == "update") & (F.col("_old_key") != F.col("_new_key")), F.lit(False))
+
+    def change(op: str, rank: int, key: str, image: str, half) -> F.Column:
+        return F.struct(F.lit(op).alias("_op"), F.lit(rank).alias("_rank"), F.col(key).alias("_key"),
+                        F.col(image).alias("_image"), moved.alias("_moved"), half.alias("_half"))
+
+    both = F.array(
+        F.when((kind == "delete") | moved, change("D", 0, "_old_key", "pre_columns", F.lit(True))),
+        F.when(kind != "delete", change("U", 1, "_new_key", "columns", (kind == "insert") | moved)),
     )
-    return deletes.unionByName(upserts)
+    # one scan, one generator: a union of a delete and an upsert branch read the events twice
+    return keyed.select(*_CHANGE_COLUMNS, F.inline(F.filter(both, lambda c: c.isNotNull())))
 
 
 _KEY_AT_TS = ("schema", "table", "_key", "commit_ts")
+_KEY = ("schema", "table", "_key")
 
 
-def distinct_changes(changes: DataFrame) -> DataFrame:
-    """The changes with replayed copies collapsed, each kept at its first place in the log (a
-    replayed range must not move an update after the delete that followed it), and ``_order``:
-    how changes of one key at one commit ts are ordered (see the module doc), ``_conflict``
-    true where they cannot be ordered, ``_copies`` how many copies of the change there were
-    (1 + its replays: :func:`duplicate_count` without a job of its own)."""
-    same = Window.partitionBy(*_KEY_AT_TS, "_op", "_image_json").orderBy(
+def decided_changes(changes: DataFrame) -> DataFrame:
+    """The changes of :func:`row_changes` with replayed copies collapsed, in ONE shuffle and ONE
+    sort, each change kept at its first place in the log (a replayed range must not move an
+    update after the delete that followed it), with:
+
+    - ``_copies``: how many copies of the change there were (1 + its replays);
+    - ``_order``: how changes of one key at one commit ts are ordered (see the module doc);
+    - ``_conflict``: true where they cannot be ordered;
+    - ``_last``: true on the change that decides its key's row: the last by commit ts, then
+      ``_order`` (delete first in a swap of keys), then log position (``_seq`` orders events
+      within one message).
+
+    Copies are the same op on the same key at the same ts with the same image. Images are
+    compared by two independent hashes of the whole image (64 + 32 bits: Spark's xxhash64 and
+    murmur3), not by their JSON: building the JSON of every image of a run was the step's
+    largest cost. Two different images of one key, op and ts would have to collide in 96 bits
+    to be taken for copies.
+
+    Every window groups by a prefix of one sort order, (schema, table, key, ts, op, image
+    hashes, place), and the deciding change is found by a maximum over the key rather than a
+    descending sort, so Spark clusters the changes once (by schema, table, key), sorts each
+    partition once and never moves a change again: a run's nested images cross the network once.
+    """
+    clustered = changes.repartition(*_KEY).withColumn("_h64", F.xxhash64("_image")).withColumn(
+        "_h32", F.hash("_image"))
+    same = Window.partitionBy(*_KEY_AT_TS, "_op", "_h64", "_h32").orderBy(
         F.col("partition").asc_nulls_first(), F.col("offset").asc_nulls_first(), F.col("_seq")
     )
     first = (
-        changes.withColumn("_image_json", F.to_json("_image"))
-        .withColumn("_n", F.row_number().over(same))
+        clustered.withColumn("_n", F.row_number().over(same))
         .withColumn("_copies", F.count(F.lit(1)).over(same.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)))
         .where(F.col("_n") == 1)
-        .drop("_n", "_image_json")
+        .drop("_n", "_h64", "_h32")
     )
     at_ts = Window.partitionBy(*_KEY_AT_TS)
     n = F.count(F.lit(1)).over(at_ts)
@@ -149,59 +172,16 @@ def distinct_changes(changes: DataFrame) -> DataFrame:
     halves = F.sum(F.col("_half").cast("int")).over(at_ts)
     deletes = F.sum((F.col("_op") == "D").cast("int")).over(at_ts)
     swap = (n == 2) & (halves == 2) & (deletes == 1)
-    return first.withColumn("_order", F.when(swap, F.col("_rank")).otherwise(F.lit(0))).withColumn(
+    ordered = first.withColumn("_order", F.when(swap, F.col("_rank")).otherwise(F.lit(0))).withColumn(
         "_conflict", (n > 1) & (moved > 0) & ~swap
     )
+    # the deciding change: the greatest (ts, _order, partition, offset, _seq) of its key; a null
+    # partition or offset is the least, as a descending sort with nulls last puts it
+    place = F.struct("commit_ts", "_order", "partition", "offset", "_seq")
+    return ordered.withColumn("_last", place.eqNullSafe(F.max(place).over(Window.partitionBy(*_KEY))))
 
 
 def conflicting_changes(distinct: DataFrame) -> DataFrame:
     """(schema, table, _key, commit_ts) where one key has several changes at one commit ts and a
     key-changing update among them, other than two rows swapping keys: no order is sure to be right."""
     return distinct.where("_conflict").select(*_KEY_AT_TS).distinct()
-
-
-def _last_first(order_of: WindowSpec) -> WindowSpec:
-    return order_of.orderBy(
-        F.col("commit_ts").desc(), F.col("_order").desc(), F.col("partition").desc_nulls_last(),
-        F.col("offset").desc_nulls_last(), F.col("_seq").desc(),
-    )
-
-
-def last_change_per_key(distinct: DataFrame) -> DataFrame:
-    """Per (schema, table, key), the change that decides the row (of :func:`distinct_changes`):
-    the last by commit ts, then ``_order`` (delete first in a swap of keys), then log position.
-    ``_seq`` orders events within one message."""
-    order = _last_first(Window.partitionBy("schema", "table", "_key"))
-    return distinct.withColumn("_n", F.row_number().over(order)).where(F.col("_n") == 1).drop("_n")
-
-
-def decided_changes(changes: DataFrame) -> DataFrame:
-    """:func:`distinct_changes` with ``_last``: true on the change that decides its key's row
-    (:func:`last_change_per_key`), in ONE shuffle. Every step groups by a superset of (schema,
-    table, key), so once the changes are clustered by those three, Spark sorts within each
-    partition and never moves a change again: a run's nested images cross the network once.
-    The output comes sorted by table within each partition, so a reader of one table skips the
-    others' row groups."""
-    clustered = changes.repartition("schema", "table", "_key")
-    order = _last_first(Window.partitionBy("schema", "table", "_key"))
-    return distinct_changes(clustered).withColumn("_last", F.row_number().over(order) == 1)
-
-
-def events_applied(distinct: DataFrame) -> DataFrame:
-    """Per table and kind (insert, update, delete), how many distinct events were applied
-    (replays collapsed): each event has one upsert, or one delete, among its changes."""
-    one_per_event = (F.col("kind") != "update") | (F.col("_op") == "U")
-    return distinct.where(one_per_event).groupBy("schema", "table", "kind").count()
-
-
-def duplicate_count(changes: DataFrame) -> DataFrame:
-    """Per table, how many changes were copies of another (a replayed range, a producer retry):
-    the same op on the same key at the same commit ts with the same image."""
-    same = ["schema", "table", "_key", "commit_ts", "_op", F.to_json("_image").alias("_image_json")]
-    return (
-        changes.select(*same)
-        .groupBy("schema", "table", "_key", "commit_ts", "_op", "_image_json")
-        .count()
-        .groupBy("schema", "table")
-        .agg(F.sum(F.col("count") - 1).alias("duplicates"))
-    )
