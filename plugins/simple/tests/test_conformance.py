@@ -18,3 +18,11 @@ class StoppedClock:
 
 class TestSimpleJsonConforms(StoppedClock, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple"
+
+
+class TestSimpleJsonSnappyConforms(StoppedClock, CodecConformance):
+    sink_uri = "file:///tmp/conformance/t?protocol=simple&large-message-handle-compression=snappy"
+
+
+class TestSimpleAvroConforms(StoppedClock, CodecConformance):
+    sink_uri = "file:///tmp/conformance/t?protocol=simple&encoding-format=avro"
