@@ -12,23 +12,32 @@ in :mod:`.table_schema` and the value modules:
   and scale, elements, ``unsigned``/``zerofill`` (``int(11)`` for an INT given none); Avro
   writes fewer of them (see :mod:`.avro_format`): a DATETIME's or TIME's fsp is lost there;
 - a row's columns come back in the order of its image; ``table_id`` 0 is none;
+- a row too large whole under ``large-message-handle-option=handle-key-only`` reads back as
+  its handle-key columns, marked ``handle_key_only`` (sized as the encoder sizes it, with its
+  commit ts as the schema version); under claim-check it reads back whole;
 - a DDL reads back with the type its statement says, else its message type's
   (:func:`.ddl_kinds.ddl_type_of`); one without schema and table has no names.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from cdcwire.plugin_api import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 
 from .ddl_kinds import ddl_kind, ddl_type_of
-from .encoder import format_of
+from .encoder import SimpleEncoder, format_of
 from .options import SimpleOptions
 from .table_schema import read_columns, table_schema_from_wire, table_schema_of
 
 
-def carried_event(options: SimpleOptions, event: Event) -> Optional[Event]:
+def carrier_of(options: SimpleOptions) -> Callable[[Event], Optional[Event]]:
+    """The carrier of one sink's options (one encoder sizes rows for it)."""
+    sizer = SimpleEncoder(options)
+    return lambda event: carried_event(options, event, sizer)
+
+
+def carried_event(options: SimpleOptions, event: Event, sizer: Optional[SimpleEncoder] = None) -> Optional[Event]:
     if isinstance(event, ResolvedEvent):
         return event
     if isinstance(event, DDLEvent):
@@ -40,11 +49,15 @@ def carried_event(options: SimpleOptions, event: Event) -> Optional[Event]:
     schema = table_schema_from_wire(fmt.loads(fmt.dumps(bootstrap))["tableSchema"], "tableSchema")  # as read
     read = {c.name: c for c in read_columns(schema)}
 
+    key_only = (sizer or SimpleEncoder(options)).read_back_key_only(event)
+
     def image(columns: Optional[tuple[Column, ...]]) -> Optional[tuple[Column, ...]]:
         if columns is None:
             return None
         out = []
         for column in columns:
+            if key_only and not column.is_handle_key:
+                continue
             r = read[column.name]
             value: Any = column.value
             if value is not None:
@@ -54,4 +67,4 @@ def carried_event(options: SimpleOptions, event: Event) -> Optional[Event]:
         return tuple(out)
 
     return RowChangedEvent(event.commit_ts, event.schema, event.table, image(event.columns),
-                           image(event.pre_columns), event.table_id or None, event.handle_key_only)
+                           image(event.pre_columns), event.table_id or None, key_only)

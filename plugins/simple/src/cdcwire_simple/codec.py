@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 from cdcwire.plugin_api import (
-    LARGE_MESSAGE_HANDLE_COMPRESSION,
+    LARGE_MESSAGE_HANDLE_OPTION,
+    LARGE_MESSAGE_PARAMETERS,
     Broadcast,
     Carrier,
     Codec,
     EventPolicy,
+    LargeMessageOptions,
     SinkConfig,
 )
 
-from .carried import carried_event
+from .carried import carrier_of
 from .decoder import SimpleDecoder
 from .encoder import SimpleEncoder
 from .options import (
@@ -39,8 +39,12 @@ class SimpleCodec(Codec):
         BOOTSTRAP_TO_ALL_PARTITIONS,
         ALL_BOOTSTRAP_AT_START,
         TIME_ZONE,
-        LARGE_MESSAGE_HANDLE_COMPRESSION,
+        LARGE_MESSAGE_HANDLE_OPTION.supporting("handle-key-only", "claim-check"),
+        *LARGE_MESSAGE_PARAMETERS,
     )
+
+    def validate(self, config: SinkConfig) -> None:
+        LargeMessageOptions.from_config(config).check("simple", raw_value_supported=True)
 
     def policy(self, config: SinkConfig) -> EventPolicy:
         return EventPolicy(ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS)
@@ -52,4 +56,4 @@ class SimpleCodec(Codec):
         return SimpleDecoder(SimpleOptions.from_config(config))
 
     def carrier(self, config: SinkConfig) -> Carrier:
-        return partial(carried_event, SimpleOptions.from_config(config))
+        return carrier_of(SimpleOptions.from_config(config))

@@ -18,14 +18,17 @@ from typing import Any, Callable, Optional
 
 from cdcwire.plugin_api import (
     BoundedCache,
+    ClaimCheckStore,
     Column,
     DDLEvent,
     DecodeError,
     DecompressionFailed,
     Event,
     Message,
+    ObjectMissing,
     ResolvedEvent,
     RowChangedEvent,
+    StorageError,
     build_column,
     build_row_event,
 )
@@ -55,6 +58,7 @@ class SimpleDecoder:
         )
         self._parked: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
         self._parked_count = 0
+        self._store: Optional[ClaimCheckStore] = None  # opened at the first claim-checked row
 
     @property
     def parked(self) -> int:
@@ -64,29 +68,34 @@ class SimpleDecoder:
     # -- the message object --------------------------------------------------------------
 
     def _message(self, message: Message) -> dict[str, Any]:
-        data = message.value
-        if data is None:
+        if message.value is None:
             raise DecodeError("simple message has no value", part="value")
+        return self._object(message.value, "value")
+
+    def _object(self, data: bytes, part: str) -> dict[str, Any]:
+        """The message object of a value (the message's, or one fetched from claim-check storage)."""
         compression = self.options.large.compression
         if compression.enabled:
             try:
                 data = compression.decompress(data)
             except DecompressionFailed as exc:
                 raise DecodeError(
-                    f"simple value does not decompress with {compression.name}: {exc}", part="value"
+                    f"simple {part} does not decompress with {compression.name}: {exc}", part="value"
                 ) from None
         try:
             obj = self._format.loads(data)
         except (ValueError, EOFError, IndexError, TypeError, KeyError, OverflowError) as exc:
             raise DecodeError(
-                f"simple value is not a {self._format.name} message: {str(exc)[:120]}", part="value"
+                f"simple {part} is not a {self._format.name} message: {str(exc)[:120]}", part="value"
             ) from None
         if not isinstance(obj, dict):
-            raise DecodeError(f"simple value is not a {self._format.name} message object", part="value")
+            raise DecodeError(f"simple {part} is not a {self._format.name} message object", part="value")
         return obj
 
     def decode(self, message: Message) -> list[Event]:
         obj = self._message(message)
+        if "claimCheckLocation" in obj:
+            obj = self._claim_checked(obj["claimCheckLocation"])
         kind = obj.get("type")
         if "data" in obj or "old" in obj or kind in _ROW_TYPES:
             return self._row_or_park(obj)
@@ -107,6 +116,37 @@ class SimpleDecoder:
             f"simple type {str(kind)[:40]!r} is none of INSERT, UPDATE, DELETE, WATERMARK, BOOTSTRAP"
             f" or a DDL type ({', '.join(sorted(DDL_KINDS))})", part="value",
         )
+
+    def _claim_checked(self, location: Any) -> dict[str, Any]:
+        """The row message a claim-check pointer stands for, fetched by the location's file name
+        from the reader's own claim-check storage (never by following the location)."""
+        if not isinstance(location, str) or not location:
+            raise DecodeError("simple claimCheckLocation must be a non-empty string", part="value")
+        shown = repr(location if len(location) <= 300 else location[:297] + "...")
+        if self._store is None:
+            self._store = self.options.large.store()
+        if self._store is None:
+            raise DecodeError(
+                f"simple row is claim-checked (stored whole at {shown})", part="value",
+                hint="give the reader claim-check-storage-uri (the writer's storage, and claim-check-raw-value"
+                     " as the writer set it) to read it",
+            )
+        try:
+            _, value = self._store.fetch(location)
+        except ObjectMissing as exc:
+            raise DecodeError(f"simple claim-checked row at {shown} is missing from the storage: {exc}",
+                              part="value") from None
+        except (StorageError, ValueError) as exc:
+            raise DecodeError(f"simple claim-checked row at {shown} cannot be read: {exc}", part="value") from None
+        if value is None:
+            raise DecodeError(f"simple claim-checked row at {shown} holds no value", part="value")
+        stored = self._object(value, f"value stored at {shown}")
+        if stored.get("type") not in _ROW_TYPES or "claimCheckLocation" in stored:
+            raise DecodeError(
+                f"simple message stored at {shown} is not a row (a pointer must stand for a row message)",
+                part="value",
+            )
+        return stored
 
     # -- schemas -------------------------------------------------------------------------
 

@@ -17,6 +17,12 @@ columns, so the encoder keeps, per table, the schema it derived from the table's
 
 ``buildTs`` is the wall clock when a message is built; ``clock`` replaces it (tests).
 A BOOTSTRAP carries no event: its payload counts 0.
+
+A row over ``max-message-bytes`` (after compression, which applies to every message) is,
+as TiCDC's encoder does: refused with ``large-message-handle-option=none``; sent with its
+handle-key columns only and ``handleKeyOnly`` under ``handle-key-only``; stored whole in the
+claim-check storage under ``claim-check`` and sent as its handle-key columns with
+``handleKeyOnly`` and ``claimCheckLocation`` (the pointer waits until the object is stored).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
+    ClaimCheckStore,
     Column,
     Columns,
     DDLEvent,
@@ -34,8 +41,10 @@ from cdcwire.plugin_api import (
     Event,
     MessageTooLargeError,
     Payload,
+    PointerPayload,
     ResolvedEvent,
     RowChangedEvent,
+    in_order_once_stored,
 )
 
 from .ddl_kinds import ddl_kind
@@ -85,6 +94,8 @@ class SimpleEncoder:
         self._compress = options.large.compression.compress if options.large.compression.enabled else None
         self._resends = options.resends_bootstrap and (options.bootstrap_to_all_partitions or partition == 0)
         self._tables: dict[tuple[str, str], _Table] = {}
+        self._store: Optional[ClaimCheckStore] = None  # opened at the first row to claim-check
+        self._upload: Any = None  # the upload of the object of the pointer being made
 
     # -- the table schemas ----------------------------------------------------------------
 
@@ -123,18 +134,23 @@ class SimpleEncoder:
     # -- encoding ------------------------------------------------------------------------
 
     def encode(self, events: Iterable[Event]) -> Iterator[Payload]:
-        for event in events:
-            yield from self.encode_event(event)
+        payloads = (p for event in events for p in self._event_payloads(event))
+        return in_order_once_stored(payloads) if self.options.large.claim_check else payloads
 
     def encode_event(self, event: Event) -> Iterator[Payload]:
         """The messages of one event: a row's may start with a BOOTSTRAP."""
+        return self.encode([event])
+
+    def _event_payloads(self, event: Event) -> Iterator[Payload]:
         if isinstance(event, RowChangedEvent):
             self._check_ts(event.commit_ts, f"of a row of {event.schema}.{event.table}")
             schema, bootstrap = self._schema_for(event)
             if bootstrap:
                 yield Payload(None, self._value(self._bootstrap(schema), f"BOOTSTRAP of {schema.schema}.{schema.table}"), 0)
                 self._sent(schema)
-            yield Payload(None, self._row_value(event, schema), 1)
+            value = self._row_value(event, schema)
+            stored, self._upload = self._upload, None
+            yield Payload(None, value, 1) if stored is None else PointerPayload(None, value, 1, stored)
         elif isinstance(event, DDLEvent):
             self._check_ts(event.commit_ts, f"of DDL {event.query[:60]!r}")
             yield Payload(None, self._value(self._ddl(event), f"DDL at commit ts {event.commit_ts}"), 1)
@@ -156,17 +172,25 @@ class SimpleEncoder:
             table.sent_ms = self._clock()
             table.rows_since = 0
 
-    def _value(self, message: dict[str, Any], what: str) -> bytes:
-        """The message's bytes, compressed as configured, checked against max-message-bytes."""
+    def _bytes(self, message: dict[str, Any]) -> bytes:
+        """The message's bytes, compressed as configured (TiCDC compresses every value)."""
         value = self._format.dumps(message)
-        if self._compress is not None:
-            value = self._compress(value)
-        size = len(value) + MESSAGE_OVERHEAD
-        if size > self.options.max_message_bytes:
-            raise MessageTooLargeError(
-                f"simple message of the {what} is {size - MESSAGE_OVERHEAD} bytes + {MESSAGE_OVERHEAD}"
-                f" overhead > max-message-bytes {self.options.max_message_bytes}"
-            )
+        return value if self._compress is None else self._compress(value)
+
+    def _fits(self, value: bytes) -> bool:
+        return len(value) + MESSAGE_OVERHEAD <= self.options.max_message_bytes
+
+    def _too_large(self, value: bytes, what: str, how: str = "") -> MessageTooLargeError:
+        return MessageTooLargeError(
+            f"simple message of the {what} is {len(value)} bytes + {MESSAGE_OVERHEAD} overhead >"
+            f" max-message-bytes {self.options.max_message_bytes}{how}"
+        )
+
+    def _value(self, message: dict[str, Any], what: str) -> bytes:
+        """The message's bytes, checked against max-message-bytes."""
+        value = self._bytes(message)
+        if not self._fits(value):
+            raise self._too_large(value, what)
         return value
 
     # -- messages ------------------------------------------------------------------------
@@ -199,7 +223,58 @@ class SimpleEncoder:
             self._tables[key] = _Table(after, shape, self._clock() if after.columns else None)
         return message
 
-    def _row_value(self, row: RowChangedEvent, schema: TableSchema) -> bytes:
+    def _row_value(self, row: RowChangedEvent, schema: TableSchema, sizing: bool = False) -> bytes:
+        """A row's message; over max-message-bytes, cut to its handle key as the option says.
+        ``sizing`` stores nothing (a claim-check pointer is sized with a stand-in location)."""
+        what = f"{row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
+        value = self._bytes(self._row_message(row, schema))
+        if self._fits(value):
+            return value
+        large = self.options.large
+        if not (large.handle_key_only or large.claim_check):
+            raise self._too_large(value, what, "; set large-message-handle-option=handle-key-only (send its"
+                                  " key only) or claim-check (store it in claim-check-storage-uri)")
+        keys = {c.name for c in row.image if c.is_handle_key}
+        if not keys:
+            raise self._too_large(value, what, f"; {row.schema}.{row.table} has no handle key to send instead")
+        location = None
+        if large.claim_check:
+            location = self._sizing_location() if sizing else self._claim_check(value, what)
+        pointer = self._bytes(self._row_message(row, schema, keys, location))
+        if not self._fits(pointer):
+            raise self._too_large(pointer, what, " even with only its handle-key columns")
+        return pointer
+
+    def read_back_key_only(self, row: RowChangedEvent) -> bool:
+        """Whether a reader gets ``row`` back as its handle-key columns only: a row that arrived
+        so, or one too large whole under handle-key-only. Nothing is stored."""
+        if row.handle_key_only:
+            return True
+        if not self.options.large.handle_key_only:
+            return False
+        schema = self._derived(row, row.image, row.commit_ts)
+        return not self._fits(self._bytes(self._row_message(row, schema)))
+
+    def _claim_check_store(self) -> ClaimCheckStore:
+        if self._store is None:
+            self._store = self.options.large.store()
+            if self._store is None:  # a config that skipped validate (LargeMessageOptions.check refuses it)
+                raise EncodeError("simple: large-message-handle-option=claim-check needs claim-check-storage-uri")
+        return self._store
+
+    def _claim_check(self, value: bytes, what: str) -> str:
+        """Start storing the whole message (no key: simple has none); the location its pointer carries."""
+        location, self._upload = self._claim_check_store().store_in_background(None, value, f"simple: the {what}")
+        return location
+
+    def _sizing_location(self) -> str:
+        return self._claim_check_store().storage.location("00000000-0000-0000-0000-000000000000.json")
+
+    def _row_message(
+        self, row: RowChangedEvent, schema: TableSchema, keys: Optional[set[str]] = None,
+        location: Optional[str] = None,
+    ) -> dict[str, Any]:
+        """The message object of a row; with ``keys``, only those columns and ``handleKeyOnly``."""
         message: dict[str, Any] = {"version": 1, "database": row.schema, "table": row.table}
         if row.table_id:
             message["tableID"] = row.table_id
@@ -208,13 +283,16 @@ class SimpleEncoder:
         message["buildTs"] = self._clock()
         if schema.version:
             message["schemaVersion"] = schema.version
-        if row.handle_key_only:
+        if location is not None:
+            message["claimCheckLocation"] = location
+        if row.handle_key_only or keys is not None:
             message["handleKeyOnly"] = True
-        if row.columns is not None:
-            message["data"] = self._values(row, row.columns)
-        if row.pre_columns is not None:
-            message["old"] = self._values(row, row.pre_columns)
-        return self._value(message, f"row of {row.schema}.{row.table} at commit ts {row.commit_ts}")
+        for field, columns in (("data", row.columns), ("old", row.pre_columns)):
+            if columns is not None:
+                if keys is not None:
+                    columns = tuple(c for c in columns if c.name in keys)
+                message[field] = self._values(row, columns)
+        return message
 
     def _values(self, row: RowChangedEvent, columns: Columns) -> dict[str, Any]:
         out: dict[str, Any] = {}
