@@ -144,3 +144,12 @@ def test_a_value_that_is_not_its_columns_type_names_the_column() -> None:
     damaged = insert.value.replace(b'"age":"21"', b'"age":"x"')
     with pytest.raises(DecodeError, match=r"data\.age: must be an integer"):
         dec.decode(Message("t", 0, None, damaged, 2))
+
+
+def test_an_update_whose_old_image_has_more_columns_reads_back_whole() -> None:
+    new = (Column("id", T.INT, KEY, 1), Column("a", T.INT, F.NULLABLE, 2))
+    old = new + (Column("b", T.VARCHAR, F.NULLABLE, "x"),)
+    row = RowChangedEvent(10, "db", "t", new, old)
+    (back,) = decode_all(decoder(), messages([row]))
+    assert [c.name for c in back.columns] == ["id", "a"]
+    assert [(c.name, c.value) for c in back.pre_columns] == [("id", 1), ("a", 2), ("b", "x")]

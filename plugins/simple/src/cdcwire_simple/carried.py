@@ -28,7 +28,7 @@ from cdcwire.plugin_api import Column, DDLEvent, Event, ResolvedEvent, RowChange
 from .ddl_kinds import ddl_kind, ddl_type_of
 from .encoder import SimpleEncoder, format_of
 from .options import SimpleOptions
-from .table_schema import read_columns, table_schema_from_wire, table_schema_of
+from .table_schema import read_columns, row_columns, table_schema_from_wire, table_schema_of
 
 
 def carrier_of(options: SimpleOptions) -> Callable[[Event], Optional[Event]]:
@@ -44,7 +44,7 @@ def carried_event(options: SimpleOptions, event: Event, sizer: Optional[SimpleEn
         return DDLEvent(event.commit_ts, event.schema, event.table, event.query,
                         ddl_type_of(event.query, ddl_kind(event.ddl_type)))
     fmt = format_of(options)
-    derived = table_schema_of(event.schema, event.table, 0, 1, event.image)
+    derived = table_schema_of(event.schema, event.table, 0, 1, row_columns(event.columns, event.pre_columns))
     bootstrap = {"version": 1, "type": "BOOTSTRAP", "commitTs": 0, "buildTs": 0, "tableSchema": derived.wire()}
     schema = table_schema_from_wire(fmt.loads(fmt.dumps(bootstrap))["tableSchema"], "tableSchema")  # as read
     read = {c.name: c for c in read_columns(schema)}

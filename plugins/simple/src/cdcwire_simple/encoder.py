@@ -50,7 +50,7 @@ from cdcwire.plugin_api import (
 from .ddl_kinds import ddl_kind
 from .json_format import JsonFormat
 from .options import SimpleOptions
-from .table_schema import TableSchema, table_schema_of
+from .table_schema import TableSchema, row_columns, table_schema_of
 
 _U64_LIMIT = 1 << 64
 
@@ -108,7 +108,7 @@ class SimpleEncoder:
         """The table schema of a row, and whether a BOOTSTRAP must go before it."""
         key = (row.schema, row.table)
         table = self._tables.get(key)
-        image = row.image
+        image = row_columns(row.columns, row.pre_columns)
         shape = _shape(image)
         if table is not None and table.shape is None and table.schema.columns:
             derived = self._derived(row, image, table.schema.version)
@@ -252,7 +252,7 @@ class SimpleEncoder:
             return True
         if not self.options.large.handle_key_only:
             return False
-        schema = self._derived(row, row.image, row.commit_ts)
+        schema = self._derived(row, row_columns(row.columns, row.pre_columns), row.commit_ts)
         return not self._fits(self._bytes(self._row_message(row, schema)))
 
     def _claim_check_store(self) -> ClaimCheckStore:

@@ -173,6 +173,15 @@ def _length_and_decimal(ctype: ColumnType, unsigned: bool, parsed: Optional[Type
     return (default[1] if unsigned else default[0], 0) if default else (0, 0)
 
 
+def row_columns(columns: Optional[tuple[Column, ...]], pre_columns: Optional[tuple[Column, ...]]) -> tuple[Column, ...]:
+    """The columns a row's table schema is derived from: its image's, then any column only its
+    old image has (an update whose images differ)."""
+    if columns is None or pre_columns is None:
+        return columns if columns is not None else pre_columns  # type: ignore[return-value]
+    names = {c.name for c in columns}
+    return columns + tuple(c for c in pre_columns if c.name not in names)
+
+
 def table_schema_of(
     schema: str, table: str, table_id: int, version: int, columns: tuple[Column, ...]
 ) -> TableSchema:
