@@ -132,3 +132,11 @@ def test_every_value_is_compressed_when_compression_is_set() -> None:
     assert [json.loads(bytes(cramjam.snappy.decompress_raw(p.value)))["type"] for p in payloads] == [
         "BOOTSTRAP", "INSERT",
     ]
+
+
+def test_a_create_table_says_no_columns_until_the_tables_first_row() -> None:
+    """After a DROP and a CREATE of the same name, the old table's columns are no guess for the new one."""
+    enc = encoder()
+    list(enc.encode_event(RowChangedEvent(3, "db", "t", (Column("id", T.INT, KEY, 1),), None)))
+    (payload,) = enc.encode_event(DDLEvent(5, "db", "t", "CREATE TABLE t (k varchar(9) primary key)", DDLType.CREATE_TABLE))
+    assert json.loads(payload.value)["tableSchema"]["columns"] == []

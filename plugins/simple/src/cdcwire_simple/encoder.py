@@ -210,7 +210,7 @@ class SimpleEncoder:
             return message
         key = (ddl.schema, ddl.table)
         before = self._tables.get(key)
-        if before is None:
+        if before is None or kind == "CREATE":  # a created table's columns: unknown until its first row
             after = TableSchema(ddl.schema, ddl.table, 0, ddl.commit_ts)
         else:
             old = before.schema
@@ -219,7 +219,7 @@ class SimpleEncoder:
         if before is not None and kind != "CREATE":
             message["preTableSchema"] = before.schema.wire()
         if ddl.table:
-            shape = before.shape if before is not None else None
+            shape = before.shape if before is not None and after.columns else None
             self._tables[key] = _Table(after, shape, self._clock() if after.columns else None)
         return message
 
