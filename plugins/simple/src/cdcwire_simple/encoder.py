@@ -223,9 +223,9 @@ class SimpleEncoder:
             self._tables[key] = _Table(after, shape, self._clock() if after.columns else None)
         return message
 
-    def _row_value(self, row: RowChangedEvent, schema: TableSchema, sizing: bool = False) -> bytes:
-        """A row's message; over max-message-bytes, cut to its handle key as the option says.
-        ``sizing`` stores nothing (a claim-check pointer is sized with a stand-in location)."""
+    def _row_value(self, row: RowChangedEvent, schema: TableSchema) -> bytes:
+        """A row's message; over max-message-bytes, cut to its handle key as the option says
+        (under claim-check, after starting to store the whole message)."""
         what = f"{row.kind} on {row.schema}.{row.table} at commit ts {row.commit_ts}"
         value = self._bytes(self._row_message(row, schema))
         if self._fits(value):
@@ -237,9 +237,7 @@ class SimpleEncoder:
         keys = {c.name for c in row.image if c.is_handle_key}
         if not keys:
             raise self._too_large(value, what, f"; {row.schema}.{row.table} has no handle key to send instead")
-        location = None
-        if large.claim_check:
-            location = self._sizing_location() if sizing else self._claim_check(value, what)
+        location = self._claim_check(value, what) if large.claim_check else None
         pointer = self._bytes(self._row_message(row, schema, keys, location))
         if not self._fits(pointer):
             raise self._too_large(pointer, what, " even with only its handle-key columns")
@@ -266,9 +264,6 @@ class SimpleEncoder:
         """Start storing the whole message (no key: simple has none); the location its pointer carries."""
         location, self._upload = self._claim_check_store().store_in_background(None, value, f"simple: the {what}")
         return location
-
-    def _sizing_location(self) -> str:
-        return self._claim_check_store().storage.location("00000000-0000-0000-0000-000000000000.json")
 
     def _row_message(
         self, row: RowChangedEvent, schema: TableSchema, keys: Optional[set[str]] = None,

@@ -12,7 +12,7 @@ import orjson
 
 from cdcwire.plugin_api import ColumnType
 
-from .json_values import encode_value, reader_of
+from .json_values import reader_of, writer_of
 
 _GO_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
                ("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"))
@@ -25,9 +25,13 @@ class JsonFormat:
 
     def __init__(self, time_zone: str) -> None:
         self.time_zone = time_zone
+        self._writers: dict[tuple[int, int], Any] = {}
 
     def value(self, ctype: ColumnType, flags: int, value: Any) -> Any:
-        return encode_value(ctype, flags, value, self.time_zone)
+        writer = self._writers.get((ctype, flags))
+        if writer is None:
+            writer = self._writers[(ctype, flags)] = writer_of(ctype, flags, self.time_zone)
+        return writer(value)
 
     def dumps(self, message: dict[str, Any]) -> bytes:
         data = orjson.dumps(message)

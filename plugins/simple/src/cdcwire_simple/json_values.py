@@ -26,20 +26,38 @@ class WireValueError(ValueError):
 
 def encode_value(ctype: ColumnType, flags: int, value: Any, location: str) -> Any:
     """The JSON value of a non-NULL column value."""
+    return writer_of(ctype, flags, location)(value)
+
+
+def writer_of(ctype: ColumnType, flags: int, location: str) -> Callable[[Any], Any]:
+    """The function that writes a non-NULL value of a column of this type (one per type and
+    flags: a codec looks it up once per column type, not per value)."""
     if ctype == T.TIMESTAMP:
-        return {"location": location, "value": value}
+        return lambda value: {"location": location, "value": _text_value(value)}
     kind = value_kind(ctype, flags)
     if kind is ValueKind.SIGNED or kind is ValueKind.UNSIGNED:
-        if value.__class__ is not int:
-            raise TypeError(f"expected an int, got {type(value).__name__}")
-        return str(value)
+        return _integer_text
     if kind is ValueKind.FLOAT32:
-        return float32_text(value)
+        return float32_text
     if kind is ValueKind.FLOAT64:
-        return float64_text(float(value))
+        return lambda value: float64_text(float(value))
     if kind is ValueKind.BYTES:
-        raw = value.encode() if isinstance(value, str) else bytes(value)
-        return base64.b64encode(raw).decode("ascii")
+        return _base64_text
+    return _text_value
+
+
+def _integer_text(value: Any) -> str:
+    if value.__class__ is not int:
+        raise TypeError(f"expected an int, got {type(value).__name__}")
+    return str(value)
+
+
+def _base64_text(value: Any) -> str:
+    raw = value.encode() if isinstance(value, str) else bytes(value)
+    return base64.b64encode(raw).decode("ascii")
+
+
+def _text_value(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected text, got {type(value).__name__}")
     return value
