@@ -1,5 +1,5 @@
 """The README and the pages under docs/ document what the code declares: the parameter table is
-the one ``cdcwire parameters --markdown`` prints for the core and the five protocols, and every
+the one ``cdcwire parameters --markdown`` prints for the core and the six protocols, and every
 example runs. An example is a block between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
 (each NAME once across README.md and docs/*.md); ``#> `` lines show what it prints."""
 
@@ -13,7 +13,8 @@ from cdcwire.parameter_table import markdown_table, parameter_rows
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
-OUR_DISTRIBUTIONS = {"cdcwire", "cdcwire-open", "cdcwire-craft", "cdcwire-canal-json", "cdcwire-avro", "cdcwire-debezium"}
+OUR_DISTRIBUTIONS = {"cdcwire", "cdcwire-open", "cdcwire-craft", "cdcwire-canal-json", "cdcwire-avro", "cdcwire-debezium",
+                     "cdcwire-simple"}
 
 
 def readme_block(name: str) -> str:
