@@ -1,0 +1,158 @@
+"""A layout's events in replay order, as TiCDC's storage consumer applies them, with their places.
+
+Per table: a schema file with a DDL gives its DDL event once (at its table version; a
+replayed schema file at or below the table's last DDL is skipped), before the data of its
+version; a data directory of a version older than the table's last DDL is a stale replay and
+skipped. Rows come file by file in index order; rows past the checkpoint are left for a
+later read, and rows written again by an at-least-once replay are dropped: per table (and
+partition) a row older than the newest commit ts already given is a replay, and so is a row
+at that ts equal to one given there. (Without commit ts in the rows, nothing can be told
+apart: every row is given.) The read ends with a ResolvedEvent at the checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Optional
+
+from ...errors import DecodeError, InvalidEventError
+from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ...message import Message
+from ...type_codes import DDLType
+from ...validation import check_event
+from .csv_fields import CsvDialect
+from .csv_rows import CsvOptions, csv_events
+from .layout import DirItem, SchemaItem, Snapshot, snapshot
+from .location import StorageLocation
+from .places import LayoutError, Place
+from .table_columns import column_specs
+
+#: Decodes one canal-json line (a Message whose topic is the file's path and offset its line).
+LineDecoder = Callable[[Message], list[Event]]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedEvent:
+    """An event and the place it was read from (``metadata`` for the closing resolved event)."""
+
+    place: Place
+    event: Event
+
+
+def csv_options(location: StorageLocation) -> CsvOptions:
+    dialect = CsvDialect(location["delimiter"], location["quote"], location["terminator"], location["null"])
+    return CsvOptions(dialect, location["include-commit-ts"], location["output-old-value"],
+                      location["output-field-header"])
+
+
+class _Dedup:
+    """Per table and partition: the newest commit ts given and the rows given at it."""
+
+    __slots__ = ("ts", "seen")
+
+    def __init__(self) -> None:
+        self.ts = -1
+        self.seen: set = set()
+
+    def fresh(self, event: RowChangedEvent) -> bool:
+        ts = event.commit_ts
+        if ts < self.ts or ts == self.ts and event in self.seen:
+            return False
+        if ts > self.ts:
+            self.ts, self.seen = ts, set()
+        self.seen.add(event)
+        return True
+
+
+def replay(location: StorageLocation, decode_line: Optional[LineDecoder] = None,
+           taken: Optional[Snapshot] = None) -> Iterator[PlacedEvent]:
+    """Every event of the layout up to its checkpoint, in replay order. ``decode_line``: the
+    canal-json decoder (the caller's, from the codec registry); csv is read here."""
+    shot = taken if taken is not None else snapshot(location)
+    options = csv_options(location)
+    ddl_marks: dict[tuple[str, str], int] = {}
+    dedups: dict[tuple[str, str, Optional[int]], _Dedup] = {}
+    for item in shot.items:
+        if isinstance(item, SchemaItem):
+            event = _ddl(item)
+            if event is None:
+                continue
+            key = (event.schema, event.table)
+            if item.key.version <= ddl_marks.get(key, -1):
+                continue
+            ddl_marks[key] = item.key.version
+            yield PlacedEvent(Place(item.path), event)
+            continue
+        if item.directory.version < ddl_marks.get((item.schema_name, item.table_name), -1):
+            continue
+        exact_ts = location.protocol != "csv" or options.include_commit_ts
+        for placed in _dir_events(location, item, options, decode_line):
+            row = placed.event
+            if not isinstance(row, RowChangedEvent):
+                continue  # canal-json data files hold rows only; a stray watermark is not one
+            if exact_ts:
+                if row.commit_ts > shot.checkpoint:
+                    continue
+                dedup = dedups.setdefault((row.schema, row.table, row.table_id), _Dedup())
+                if not dedup.fresh(row):
+                    continue
+            yield placed
+    yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
+
+
+def _ddl(item: SchemaItem) -> Optional[DDLEvent]:
+    sf = item.file
+    if not sf.query:
+        return None  # a version with no DDL (a restart, a reschedule): nothing to apply
+    try:
+        kind = DDLType(sf.ddl_type)
+    except ValueError:
+        raise LayoutError(Place(item.path), f"DDL type {sf.ddl_type} is not one TiDB numbers") from None
+    return DDLEvent(item.key.version, sf.schema, sf.table, sf.query, kind)
+
+
+def _dir_events(location: StorageLocation, item: DirItem, options: CsvOptions,
+                decode_line: Optional[LineDecoder]) -> Iterator[PlacedEvent]:
+    storage = location.storage
+    partition = item.directory.partition
+    if location.protocol == "csv":
+        schema_file = item.schema.file
+        try:
+            specs = column_specs(schema_file.columns or (), location["binary-encoding-method"])
+        except ValueError as exc:
+            raise LayoutError(Place(item.schema.path), str(exc)) from None
+        for path in item.files:
+            text = _text(storage.get(path), path)
+            for placed in csv_events(text, path, specs, options, item.directory.version, partition):
+                try:
+                    check_event(placed.event)
+                except InvalidEventError as exc:
+                    raise LayoutError(placed.place, f"the row is not a valid event: {exc}") from None
+                yield PlacedEvent(placed.place, placed.event)
+        return
+    if decode_line is None:
+        raise LayoutError(Place(item.files[0] if item.files else item.directory.path()),
+                          "canal-json files need the canal-json decoder (pip install cdcwire-canal-json)")
+    terminator = location["terminator"].encode()
+    for path in item.files:
+        data = storage.get(path)
+        for number, line in enumerate(data.split(terminator), 1):
+            if not line.strip():
+                continue
+            place = Place(path, number)
+            try:
+                events = decode_line(Message(path, 0, None, line, offset=number))
+            except DecodeError as exc:
+                raise LayoutError(place, getattr(exc, "reason", str(exc))) from None
+            for event in events:
+                if partition is not None and isinstance(event, RowChangedEvent) and event.table_id is None:
+                    event = replace(event, table_id=partition)
+                yield PlacedEvent(place, event)
+
+
+def _text(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LayoutError(Place(path, line), f"byte {exc.start} is not UTF-8; the file is damaged") from None
