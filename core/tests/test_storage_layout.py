@@ -155,3 +155,22 @@ def test_an_unknown_parameter_is_named(tmp_path: Path) -> None:
 def test_a_four_character_delimiter_is_refused(tmp_path: Path) -> None:
     with pytest.raises(cdcwire.SinkURIError, match=r"parameter 'delimiter': must be 1 to 3 characters"):
         cdcwire.read_storage(Layout(tmp_path).uri(delimiter="abcd"))
+
+
+def test_ticdcs_file_spelling_of_a_csv_layout_points_to_local() -> None:
+    with pytest.raises(cdcwire.SinkURIError, match=r"protocol 'csv' is TiCDC's storage sink format.*local:///dir\?protocol=csv"):
+        cdcwire.read("file:///data/cdc?protocol=csv")
+
+
+def test_a_snapshot_cut_by_table_replays_to_the_same_events(tmp_path: Path) -> None:
+    from cdcwire.transports.storage.layout import snapshot
+    from cdcwire.transports.storage.location import StorageLocation
+    from cdcwire.transports.storage.replay import replay
+
+    layout = users_layout(tmp_path)
+    layout.data(f"app/users/{V2}/7", 1, ['"I","users","app",220,4,"dee",40'])
+    location = StorageLocation.parse(layout.uri(**OPTS))
+    whole = [p.event for p in replay(location)]
+    parts = snapshot(location).by_table()
+    cut = [p.event for i, part in enumerate(parts) for p in replay(location, None, part, ddl=i == 0, resolved=i == 0)]
+    assert len(parts) == 3 and sorted(map(repr, cut)) == sorted(map(repr, whole))

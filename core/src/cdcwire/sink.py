@@ -81,6 +81,13 @@ def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
             f"parameter 'protocol' is required; installed protocols: {', '.join(registry.protocol_names())}",
             "protocol",
         )
+    if protocol == "csv" and protocol not in registry.protocol_names():
+        raise SinkURIError(
+            "protocol 'csv' is TiCDC's storage sink format (files, not messages): read a storage-sink directory"
+            " as local:///dir?protocol=csv (TiCDC writes file:///dir, but cdcwire's file:// is its own message"
+            " log) or s3://bucket/prefix?protocol=csv, with cdcwire.read_storage(uri)",
+            "protocol",
+        )
     codec = registry.codec(protocol)
     config = SinkConfig.typed(parts, codec.name, (*transport.parameters, *codec.parameters))
     try:

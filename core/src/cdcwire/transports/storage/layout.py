@@ -58,6 +58,23 @@ class Snapshot:
     checkpoint: int
     items: tuple[Item, ...] = field(default=())
 
+    def by_table(self) -> list["Snapshot"]:
+        """The snapshot cut for parallel reads: first the schema files alone (the DDLs), then per
+        table and partition its data with its table's schema files (which the replay needs for its
+        DDL watermark). Replaying each with the DDLs only in the first gives the same events, per
+        table and partition in the same order, as replaying the whole."""
+        schemas = [i for i in self.items if isinstance(i, SchemaItem)]
+        groups: dict[tuple, list[Item]] = {}
+        for item in self.items:
+            if isinstance(item, DirItem):
+                key = (item.schema_name, item.table_name, item.directory.partition)
+                if key not in groups:
+                    groups[key] = [s for s in schemas if (s.file.schema, s.file.table) == key[:2]]
+                groups[key].append(item)
+        return [Snapshot(self.checkpoint, tuple(schemas))] + [
+            Snapshot(self.checkpoint, tuple(sorted(items, key=lambda i: i.sort_key()))) for items in groups.values()
+        ]
+
 
 def read_checkpoint(storage: Storage) -> int:
     place = Place(METADATA)
@@ -77,10 +94,12 @@ def read_checkpoint(storage: Storage) -> int:
     return ts
 
 
-def snapshot(location: StorageLocation) -> Snapshot:
-    """The layout as it is now, bounded by its checkpoint."""
+def snapshot(location: StorageLocation, checkpoint: Optional[int] = None) -> Snapshot:
+    """The layout as it is now, bounded by its checkpoint (``checkpoint``: one read before, which
+    pins what a read gives however far TiCDC has written since)."""
     storage = location.storage
-    checkpoint = read_checkpoint(storage)
+    if checkpoint is None:
+        checkpoint = read_checkpoint(storage)
     schemas: list[SchemaItem] = []
     indexes: dict[tuple[DataDir, str], str] = {}
     data: dict[tuple[DataDir, str], list[tuple[int, str]]] = {}

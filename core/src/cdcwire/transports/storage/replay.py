@@ -65,9 +65,11 @@ class _Dedup:
 
 
 def replay(location: StorageLocation, decode_line: Optional[LineDecoder] = None,
-           taken: Optional[Snapshot] = None) -> Iterator[PlacedEvent]:
+           taken: Optional[Snapshot] = None, ddl: bool = True, resolved: bool = True) -> Iterator[PlacedEvent]:
     """Every event of the layout up to its checkpoint, in replay order. ``decode_line``: the
-    canal-json decoder (the caller's, from the codec registry); csv is read here."""
+    canal-json decoder (the caller's, from the codec registry); csv is read here. ``taken``: a
+    snapshot (or a part of one, :meth:`Snapshot.by_table`) to replay instead of a new one;
+    ``ddl``/``resolved`` False: leave out the DDL events / the closing resolved event."""
     shot = taken if taken is not None else snapshot(location)
     options = csv_options(location)
     ddl_marks: dict[tuple[str, str], int] = {}
@@ -81,7 +83,8 @@ def replay(location: StorageLocation, decode_line: Optional[LineDecoder] = None,
             if item.key.version <= ddl_marks.get(key, -1):
                 continue
             ddl_marks[key] = item.key.version
-            yield PlacedEvent(Place(item.path), event)
+            if ddl:
+                yield PlacedEvent(Place(item.path), event)
             continue
         if item.directory.version < ddl_marks.get((item.schema_name, item.table_name), -1):
             continue
@@ -97,7 +100,8 @@ def replay(location: StorageLocation, decode_line: Optional[LineDecoder] = None,
                 if not dedup.fresh(row):
                     continue
             yield placed
-    yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
+    if resolved:
+        yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
 
 
 def _ddl(item: SchemaItem) -> Optional[DDLEvent]:
