@@ -24,7 +24,7 @@ from .transports.storage.replay import LineDecoder, PlacedEvent, replay
 def read_storage_placed(uri: str) -> Iterator[PlacedEvent]:
     """The layout's events up to its checkpoint, in replay order, each with its place (path, line)."""
     location = StorageLocation.parse(uri)
-    return replay(location, _line_decoder(location))
+    return replay(location, line_decoder(location))
 
 
 def read_storage(uri: str) -> Iterator[Event]:
@@ -36,7 +36,8 @@ def read_storage(uri: str) -> Iterator[Event]:
     return (placed.event for placed in read_storage_placed(uri))
 
 
-def _line_decoder(location: StorageLocation) -> LineDecoder | None:
+def line_decoder(location: StorageLocation) -> LineDecoder | None:
+    """The installed canal-json codec's decoder for a canal-json layout's lines; None for csv."""
     if location.protocol != "canal-json":
         return None
     sink = protocol_sink("canal-json", **{"enable-tidb-extension": "true"})
