@@ -37,12 +37,16 @@ class CsvOptions:
         return 3 + self.include_commit_ts + self.output_old_value
 
     def header_names(self, specs: tuple[ColumnSpec, ...]) -> list[str]:
+        return self.header_names_of([s.name for s in specs])
+
+    def header_names_of(self, columns: list[str]) -> list[str]:
+        """TiCDC's header: the meta names, then the columns'."""
         names = list(HEADER_META)
         if self.include_commit_ts:
             names.append(COMMIT_TS_HEADER)
         if self.output_old_value:
             names.append(IS_UPDATE_HEADER)
-        return names + [s.name for s in specs]
+        return names + columns
 
 
 @dataclass(frozen=True, slots=True)
