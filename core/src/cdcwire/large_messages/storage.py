@@ -129,8 +129,9 @@ class Storage:
         fs, path = self._fs(), self._path(name)
         try:
             if self.scheme == "file":
-                os.makedirs(self.root, exist_ok=True)
-                aside = posixpath.join(self.root, f".{name}.{os.urandom(8).hex()}.tmp")
+                folder, base = posixpath.split(path)  # a name may hold directories (a storage-sink layout)
+                os.makedirs(folder, exist_ok=True)
+                aside = posixpath.join(folder, f".{base}.{os.urandom(8).hex()}.tmp")
                 try:
                     with open(aside, "wb") as out:
                         out.write(data)
