@@ -65,7 +65,7 @@ def test_the_documentations_row_types_its_columns_from_the_schema_file() -> None
                   TableCol("FirstName", "VARCHAR", "30"), TableCol("HireDate", "DATE"), TableCol("OfficeLocation", "VARCHAR", "20")],
                  include_commit_ts=True)
     assert row.columns[0] == Column("Id", T.INT, KEY, 101, "int(11)")
-    assert row.columns[3] == Column("HireDate", T.DATE, N, "2014-06-04", "date")
+    assert row.columns[3] == Column("HireDate", T.DATE, N | F.BINARY, "2014-06-04", "date")  # as TiDB flags dates
 
 
 def test_old_values_d_then_i_read_back_as_one_update() -> None:

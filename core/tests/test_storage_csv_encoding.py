@@ -123,3 +123,10 @@ def test_every_kind_of_value_reads_back_as_written() -> None:
         text = CsvEncoder(options, "hex").encode(event)
         [back] = [p.event for p in csv_events(text, "f", specs, options, 0)]
         assert back == event, quote
+
+
+def test_the_documentations_row_with_its_date_quoted() -> None:
+    event = RowChangedEvent(433305438660591626, "hr", "employee", (
+        v(101, T.INT), v("Smith"), v("Bob"), v("2014-06-04", T.DATE), v("New York")))
+    assert encode(event, terminator="\r\n") == \
+        '"I","employee","hr",433305438660591626,101,"Smith","Bob","2014-06-04","New York"\r\n'

@@ -2,11 +2,13 @@
 
 A record is ``op, table, schema, [commit-ts], [is-update], values`` and the terminator. Go
 strings are quoted (a quote inside doubled) or, without a quote character, backslash-escaped
-(``\\r``, ``\\n``, ``\\\\`` and each character of the delimiter); everything else is
-printed bare as Go's ``%v`` prints it: numbers, DECIMAL, dates and times, JSON, BIT
-(``0x..``, TiDB's BinaryLiteral), the commit ts and is-update. Strings are the op, table
-and schema names, text values, ENUM/SET names and binary values (base64 or hex). NULL is
-the null text, bare. An update with ``output-old-value`` is a ``D`` row of the old image
+(``\\r``, ``\\n``, ``\\\\`` and each character of the delimiter); numbers are printed
+bare as Go's ``%v`` prints them (integers, BIT as its integer, floats, the commit ts, is-update).
+Strings are the op, table and schema names, text values, ENUM/SET names, binary values
+(base64 or hex), and, as TiCDC's mounter hands them over as text (and its documentation shows
+``"2014-06-04"``), DECIMAL, dates and times and JSON. (TiCDC's newer writer prints those bare,
+JSON with its commas unquoted, which no csv parser reads back; cdcwire's reader takes both.)
+NULL is the null text, bare. An update with ``output-old-value`` is a ``D`` row of the old image
 then an ``I`` row of the new one, both with is-update ``true``.
 """
 
@@ -23,7 +25,7 @@ from ...value_text import float32_text
 from .csv_rows import CsvOptions
 
 _TEXTUAL = frozenset({T.VARCHAR, T.CHAR, T.VAR_STRING, T.TINYBLOB, T.BLOB, T.MEDIUMBLOB, T.LONGBLOB})
-_BARE_TEXT = frozenset({T.DECIMAL, T.DATE, T.NEWDATE, T.DATETIME, T.TIMESTAMP, T.TIME, T.JSON})
+_QUOTED_TEXT = frozenset({T.DECIMAL, T.DATE, T.NEWDATE, T.DATETIME, T.TIMESTAMP, T.TIME, T.JSON})
 
 
 def go_float(x: float, float32: bool = False) -> str:
@@ -96,9 +98,8 @@ class CsvEncoder:
             return self._string(str(value))
         if ctype in (T.ENUM, T.SET):
             return self._string(_names(column))
-        if ctype == T.BIT:
-            width = _type_text(column).length if _type_text(column) and _type_text(column).length else 1
-            return "0x" + int(value).to_bytes((width + 7) // 8, "big").hex()
+        if ctype in _QUOTED_TEXT:
+            return self._string(str(value))
         if ctype in (T.FLOAT, T.DOUBLE):
             return go_float(float(value), ctype == T.FLOAT)
         return str(value)

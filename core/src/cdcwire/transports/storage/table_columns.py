@@ -21,20 +21,24 @@ from .schema_files import TableCol
 Reader = Callable[[str], object]
 
 _B = F.BINARY
+_U = F.UNSIGNED
 _NONE = F(0)
-#: Schema-file type name -> (type code, flags the name implies).
+#: Schema-file type name -> (type code, flags the name implies). As TiDB flags its columns (and
+#: cdcwire's other protocols carry them): dates, times and JSON are binary (their collation is),
+#: YEAR and BIT unsigned.
 _TYPES: dict[str, tuple[T, F]] = {
     "TINYINT": (T.TINYINT, _NONE), "SMALLINT": (T.SMALLINT, _NONE), "MEDIUMINT": (T.MEDIUMINT, _NONE),
     "INT": (T.INT, _NONE), "BIGINT": (T.BIGINT, _NONE), "FLOAT": (T.FLOAT, _NONE), "DOUBLE": (T.DOUBLE, _NONE),
-    "DECIMAL": (T.DECIMAL, _NONE), "NULL": (T.NULL, _NONE), "TIMESTAMP": (T.TIMESTAMP, _NONE),
-    "DATE": (T.DATE, _NONE), "TIME": (T.TIME, _NONE), "DATETIME": (T.DATETIME, _NONE), "YEAR": (T.YEAR, _NONE),
-    "BIT": (T.BIT, _NONE), "JSON": (T.JSON, _NONE), "ENUM": (T.ENUM, _NONE), "SET": (T.SET, _NONE),
+    "DECIMAL": (T.DECIMAL, _NONE), "NULL": (T.NULL, _NONE), "TIMESTAMP": (T.TIMESTAMP, _B),
+    "DATE": (T.DATE, _B), "TIME": (T.TIME, _B), "DATETIME": (T.DATETIME, _B), "YEAR": (T.YEAR, _U),
+    "BIT": (T.BIT, _U), "JSON": (T.JSON, _B), "ENUM": (T.ENUM, _NONE), "SET": (T.SET, _NONE),
     "CHAR": (T.CHAR, _NONE), "BINARY": (T.CHAR, _B), "VARCHAR": (T.VARCHAR, _NONE), "VARBINARY": (T.VARCHAR, _B),
     "VAR_STRING": (T.VAR_STRING, _NONE),
     "TINYTEXT": (T.TINYBLOB, _NONE), "TEXT": (T.BLOB, _NONE), "MEDIUMTEXT": (T.MEDIUMBLOB, _NONE),
     "LONGTEXT": (T.LONGBLOB, _NONE), "TINYBLOB": (T.TINYBLOB, _B), "BLOB": (T.BLOB, _B),
     "MEDIUMBLOB": (T.MEDIUMBLOB, _B), "LONGBLOB": (T.LONGBLOB, _B), "GEOMETRY": (T.GEOMETRY, _B),
 }
+_BYTE_STRINGS = frozenset({T.CHAR, T.VARCHAR, T.VAR_STRING, T.TINYBLOB, T.BLOB, T.MEDIUMBLOB, T.LONGBLOB, T.GEOMETRY})
 _INTEGERS = frozenset({T.TINYINT, T.SMALLINT, T.MEDIUMINT, T.INT, T.BIGINT, T.YEAR})
 #: Types whose MySQL text takes the schema file's precision: ``int(11)``, ``varchar(64)``, ``bit(5)``.
 _SIZED = frozenset({"TINYINT", "SMALLINT", "MEDIUMINT", "INT", "BIGINT", "BIT", "CHAR", "BINARY", "VARCHAR",
@@ -99,7 +103,7 @@ def _reader(ctype: T, flags: F, col: TableCol, binary_encoding: str) -> Reader:
         return _enum_reader(col.elems or ())
     if ctype == T.SET:
         return _set_reader(col.elems or ())
-    if flags & F.BINARY:
+    if flags & F.BINARY and ctype in _BYTE_STRINGS:
         return _hex if binary_encoding == "hex" else _base64
     return str
 
