@@ -126,3 +126,20 @@ def test_a_damaged_canal_json_line_is_named_by_path_and_line(tmp_path: Path) -> 
     layout.checkpoint(CHECKPOINT)
     with pytest.raises(LayoutError, match=r"^app/users/100/CDC000001.json:2: "):
         list(cdcwire.read_storage(layout.uri(protocol="canal-json", **{"date-separator": "none"})))
+
+
+def test_following_a_layout_gives_new_events_as_the_checkpoint_moves(tmp_path: Path) -> None:
+    layout = reference_layout(tmp_path)
+    layout.checkpoint(150)
+    with cdcwire.follow(layout.uri(**CSV), exit_at_end=True) as follower:
+        events = follower.placed()
+        first = [next(events).event for _ in range(7)]  # up to 150: 2 DDLs, 4 rows, the resolved event
+        layout.checkpoint(CHECKPOINT)  # TiCDC moves on; eve (260) stays past it
+        rest = [p.event for p in events]
+    assert first[-1] == ResolvedEvent(150) and rest[-1] == ResolvedEvent(CHECKPOINT)
+    assert per_table(first + rest) == per_table(WRITTEN)
+
+
+def test_following_a_layout_refuses_what_it_does_not_have(tmp_path: Path) -> None:
+    with pytest.raises(cdcwire.CdcwireError, match=r"^group: not for a storage-sink location"):
+        cdcwire.follow(reference_layout(tmp_path).uri(**CSV), group="audit")

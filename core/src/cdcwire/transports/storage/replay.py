@@ -71,37 +71,63 @@ def replay(location: StorageLocation, decode_line: Optional[LineDecoder] = None,
     snapshot (or a part of one, :meth:`Snapshot.by_table`) to replay instead of a new one;
     ``ddl``/``resolved`` False: leave out the DDL events / the closing resolved event."""
     shot = taken if taken is not None else snapshot(location)
-    options = csv_options(location)
-    ddl_marks: dict[tuple[str, str], int] = {}
-    dedups: dict[tuple[str, str, Optional[int]], _Dedup] = {}
-    for item in shot.items:
-        if isinstance(item, SchemaItem):
-            event = _ddl(item)
-            if event is None:
+    return Replayer(location, decode_line).events(shot, ddl=ddl, resolved=resolved)
+
+
+class Replayer:
+    """The replay's memory, kept across snapshots so a layout can be followed as TiCDC writes it:
+    each table's last DDL, the rows given at each table's newest commit ts, and the newest
+    commit ts of each data file read (a file is written whole before its index names it, so
+    one whose rows were all given is not read again)."""
+
+    def __init__(self, location: StorageLocation, decode_line: Optional[LineDecoder] = None) -> None:
+        self.location = location
+        self.decode_line = decode_line
+        self.options = csv_options(location)
+        self.exact_ts = location.protocol != "csv" or self.options.include_commit_ts
+        self.ddl_marks: dict[tuple[str, str], int] = {}
+        self.dedups: dict[tuple[str, str, Optional[int]], _Dedup] = {}
+        self.file_ts: dict[str, int] = {}
+
+    def events(self, shot: Snapshot, after: int = -1, ddl: bool = True, resolved: bool = True) -> Iterator[PlacedEvent]:
+        """The events of ``shot`` not given before: rows above ``after`` (the checkpoint of the
+        snapshot replayed before) up to the snapshot's checkpoint, DDLs not given yet."""
+        for item in shot.items:
+            if isinstance(item, SchemaItem):
+                event = _ddl(item)
+                if event is None:
+                    continue
+                key = (event.schema, event.table)
+                if item.key.version <= self.ddl_marks.get(key, -1):
+                    continue
+                self.ddl_marks[key] = item.key.version
+                if ddl:
+                    yield PlacedEvent(Place(item.path), event)
                 continue
-            key = (event.schema, event.table)
-            if item.key.version <= ddl_marks.get(key, -1):
+            if item.directory.version < self.ddl_marks.get((item.schema_name, item.table_name), -1):
                 continue
-            ddl_marks[key] = item.key.version
-            if ddl:
-                yield PlacedEvent(Place(item.path), event)
-            continue
-        if item.directory.version < ddl_marks.get((item.schema_name, item.table_name), -1):
-            continue
-        exact_ts = location.protocol != "csv" or options.include_commit_ts
-        for placed in _dir_events(location, item, options, decode_line):
+            yield from self._rows(item, shot.checkpoint, after)
+        if resolved:
+            yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
+
+    def _rows(self, item: DirItem, checkpoint: int, after: int) -> Iterator[PlacedEvent]:
+        done = self.file_ts
+        unread = tuple(p for p in item.files if p not in done or self.exact_ts and done[p] > after)
+        for placed in _dir_events(self.location, item, unread, self.options, self.decode_line):
             row = placed.event
             if not isinstance(row, RowChangedEvent):
                 continue  # canal-json data files hold rows only; a stray watermark is not one
-            if exact_ts:
-                if row.commit_ts > shot.checkpoint:
+            path = placed.place.path
+            done[path] = max(done.get(path, -1), row.commit_ts)
+            if self.exact_ts:
+                if row.commit_ts > checkpoint or row.commit_ts <= after:
                     continue
-                dedup = dedups.setdefault((row.schema, row.table, row.table_id), _Dedup())
+                dedup = self.dedups.setdefault((row.schema, row.table, row.table_id), _Dedup())
                 if not dedup.fresh(row):
                     continue
             yield placed
-    if resolved:
-        yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
+        for path in unread:
+            done.setdefault(path, -1)
 
 
 def _ddl(item: SchemaItem) -> Optional[DDLEvent]:
@@ -115,7 +141,7 @@ def _ddl(item: SchemaItem) -> Optional[DDLEvent]:
     return DDLEvent(item.key.version, sf.schema, sf.table, sf.query, kind)
 
 
-def _dir_events(location: StorageLocation, item: DirItem, options: CsvOptions,
+def _dir_events(location: StorageLocation, item: DirItem, files: tuple[str, ...], options: CsvOptions,
                 decode_line: Optional[LineDecoder]) -> Iterator[PlacedEvent]:
     storage = location.storage
     partition = item.directory.partition
@@ -125,7 +151,7 @@ def _dir_events(location: StorageLocation, item: DirItem, options: CsvOptions,
             specs = column_specs(schema_file.columns or (), location["binary-encoding-method"])
         except ValueError as exc:
             raise LayoutError(Place(item.schema.path), str(exc)) from None
-        for path in item.files:
+        for path in files:
             text = _text(storage.get(path), path)
             for placed in csv_events(text, path, specs, options, item.directory.version, partition):
                 try:
@@ -134,11 +160,13 @@ def _dir_events(location: StorageLocation, item: DirItem, options: CsvOptions,
                     raise LayoutError(placed.place, f"the row is not a valid event: {exc}") from None
                 yield PlacedEvent(placed.place, placed.event)
         return
+    if not files:
+        return
     if decode_line is None:
-        raise LayoutError(Place(item.files[0] if item.files else item.directory.path()),
+        raise LayoutError(Place(files[0]),
                           "canal-json files need the canal-json decoder (pip install cdcwire-canal-json)")
     terminator = location["terminator"].encode()
-    for path in item.files:
+    for path in files:
         data = storage.get(path)
         for number, line in enumerate(data.split(terminator), 1):
             if not line.strip():
