@@ -143,7 +143,7 @@ def test_a_directory_without_a_checkpoint_is_named_as_not_a_layout(tmp_path: Pat
 
 
 def test_reading_messages_of_a_layout_points_to_read_storage(tmp_path: Path) -> None:
-    with pytest.raises(cdcwire.CdcwireError, match=r"is a storage-sink location \(files, not messages\).*read_storage"):
+    with pytest.raises(cdcwire.CdcwireError, match=r"names a TiCDC storage-sink location \(files, not messages\): read it with cdcwire.read_storage"):
         cdcwire.read(Layout(tmp_path).uri())
 
 
@@ -174,3 +174,9 @@ def test_a_snapshot_cut_by_table_replays_to_the_same_events(tmp_path: Path) -> N
     parts = snapshot(location).by_table()
     cut = [p.event for i, part in enumerate(parts) for p in replay(location, None, part, ddl=i == 0, resolved=i == 0)]
     assert len(parts) == 3 and sorted(map(repr, cut)) == sorted(map(repr, whole))
+
+
+@pytest.mark.parametrize("uri", ["s3://bucket/cdc?protocol=csv", "local:///data/cdc?protocol=canal-json"])
+def test_a_layout_given_where_messages_are_wanted_points_to_the_storage_calls(uri: str) -> None:
+    with pytest.raises(cdcwire.SinkURIError, match=r"names a TiCDC storage-sink location \(files, not messages\)"):
+        cdcwire.encode(uri, [])

@@ -14,7 +14,6 @@ from .sink import Sink, SinkLike, open_sink
 from .dispatch import Dispatcher
 from .codec_calls import decoder_for, encoder_for
 from .validation import check_events
-from .storage_reading import refuse_messages_of_storage
 
 
 def dispatch(
@@ -110,7 +109,6 @@ def read(source_uri: SinkLike, partitions: Optional[Sequence[int]] = None) -> It
     is at this call: every partition's high watermark is taken now, so messages written while
     the result is consumed are not read (as ``MessageReader.read`` promises for one partition).
     A storage-sink location (``s3://``, ``local://``) holds files, not messages: :func:`read_storage`."""
-    refuse_messages_of_storage(source_uri)
     sink = open_sink(source_uri)
     config = sink.config
     reader = sink.needs_transport().reader(config)

@@ -14,10 +14,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from .codec_calls import decoder_for
-from .errors import CdcwireError
 from .events import Event
 from .sink import protocol_sink
-from .transports.storage.location import StorageLocation, is_storage_uri
+from .transports.storage.location import StorageLocation
 from .transports.storage.replay import LineDecoder, PlacedEvent, replay
 
 
@@ -42,12 +41,3 @@ def line_decoder(location: StorageLocation) -> LineDecoder | None:
         return None
     sink = protocol_sink("canal-json", **{"enable-tidb-extension": "true"})
     return decoder_for(sink).decode
-
-
-def refuse_messages_of_storage(uri: object) -> None:
-    """A storage-sink location holds files, not messages: say what reads it instead."""
-    if is_storage_uri(uri):
-        raise CdcwireError(
-            f"{str(uri).split('?', 1)[0]} is a storage-sink location (files, not messages): read its events with"
-            " cdcwire.read_storage(uri)"
-        )
