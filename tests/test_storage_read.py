@@ -143,3 +143,14 @@ def test_following_a_layout_gives_new_events_as_the_checkpoint_moves(tmp_path: P
 def test_following_a_layout_refuses_what_it_does_not_have(tmp_path: Path) -> None:
     with pytest.raises(cdcwire.CdcwireError, match=r"^group: not for a storage-sink location"):
         cdcwire.follow(reference_layout(tmp_path).uri(**CSV), group="audit")
+
+
+def test_no_secret_of_an_s3_location_is_shown(s3_bucket: S3Bucket) -> None:
+    from cdcwire.transports.storage.location import StorageLocation
+
+    uri = s3_bucket.storage_uri("cdc")
+    assert SECRET_KEY not in repr(StorageLocation.parse(uri + "&protocol=csv"))
+    for bad in (uri, uri + "&protocol=csv&delimeter=x", uri + "&protocol=csv&force-path-style=maybe"):
+        with pytest.raises(cdcwire.SinkURIError) as info:
+            cdcwire.read_storage(bad)
+        assert SECRET_KEY not in str(info.value) and "\n" not in str(info.value)
