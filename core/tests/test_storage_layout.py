@@ -180,3 +180,8 @@ def test_a_snapshot_cut_by_table_replays_to_the_same_events(tmp_path: Path) -> N
 def test_a_layout_given_where_messages_are_wanted_points_to_the_storage_calls(uri: str) -> None:
     with pytest.raises(cdcwire.SinkURIError, match=r"names a TiCDC storage-sink location \(files, not messages\)"):
         cdcwire.encode(uri, [])
+
+
+def test_a_parameter_given_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(cdcwire.SinkURIError, match=r"parameter 'quote' is given twice"):
+        cdcwire.read_storage(Layout(tmp_path).uri(quote="'") + "&quote=")

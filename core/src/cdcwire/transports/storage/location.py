@@ -107,6 +107,8 @@ class StorageLocation:
         layout: dict[str, str] = {}
         s3: dict[str, str] = {}
         for name, value in query_pairs(parts.query):
+            if name in layout or name in s3:
+                raise SinkURIError(f"parameter {name!r} is given twice", name)
             if name in S3_PARAMETERS and scheme == "s3":
                 s3[name] = value
             elif name in _DECLARED:
