@@ -260,3 +260,19 @@ def test_the_readme_install_table_gives_the_pyspark_version_the_core_requires():
     assert f"pyspark ≥ {version}," in README.read_text()
     for extra in _core_extras():
         assert f"`{extra}` (" in README.read_text(), f"the install table does not name the extra {extra!r}"
+
+
+def test_the_storage_read_example_runs_and_prints_what_it_shows(tmp_path, capsys):
+    from storage_layout import Layout
+
+    from cdcwire.transports.storage.schema_files import TableCol
+
+    layout = Layout(tmp_path / "storage")
+    layout.schema("app", "users", 100, [TableCol("id", "INT", "11", is_pk="true"), TableCol("name", "VARCHAR", "20")],
+                  "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20))", 3)
+    layout.data("app/users/100", 1, ['"I","users","app",110,1,"ann"', '"I","users","app",120,2,"bob"'])
+    layout.checkpoint(300)
+    code = re.search(r"```python\n(.*?)```", readme_block("storage-read-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    _readme_python("storage-read-example", tmp_path)
+    assert capsys.readouterr().out.splitlines() == shown

@@ -275,6 +275,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("cdcwire.sink", "cdcwire.parameter_table"),
     # the user's API
     ("cdcwire", "cdcwire.protocol_guess", "cdcwire.codec_calls", "cdcwire.message_writing", "cdcwire.poll_decoding", "cdcwire.api",
+     "cdcwire.storage_reading", "cdcwire.storage_writing", "cdcwire.storage_following",
      "cdcwire.following", "cdcwire.testing.*"),
     ("cdcwire.spark",),
     ("cdcwire.cli.*", "cdcwire.__main__"),

@@ -31,6 +31,8 @@ from .params import Parameter
 from .poll_decoding import PollDecoder
 from .sink import Sink, open_sink, parse_sink_uri
 from .sink_uri import SinkConfig
+from .storage_reading import read_storage, read_storage_placed
+from .storage_writing import write_storage
 
 __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",
@@ -38,5 +40,5 @@ __all__ = [
     "EventPolicy", "InvalidEventError", "Message", "MessageTooLargeError", "Parameter", "Payload",
     "PluginError", "PollDecoder", "ResolvedEvent", "RowChangedEvent", "Sink", "SinkConfig", "SinkURIError",
     "TransportError", "decode", "encode", "encode_partition", "follow", "from_json", "hookimpl", "open_sink",
-    "parse_sink_uri", "protocols", "read", "read_jsonl", "to_json", "write", "write_jsonl",
+    "parse_sink_uri", "protocols", "read", "read_jsonl", "read_storage", "read_storage_placed", "to_json", "write", "write_jsonl", "write_storage",
 ]

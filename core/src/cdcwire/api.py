@@ -107,7 +107,8 @@ def write(sink_uri: SinkLike, messages: Iterable[Message]) -> int:
 def read(source_uri: SinkLike, partitions: Optional[Sequence[int]] = None) -> Iterator[Message]:
     """Messages of the source's topic, partition by partition, up to each partition's end as it
     is at this call: every partition's high watermark is taken now, so messages written while
-    the result is consumed are not read (as ``MessageReader.read`` promises for one partition)."""
+    the result is consumed are not read (as ``MessageReader.read`` promises for one partition).
+    A storage-sink location (``s3://``, ``local://``) holds files, not messages: :func:`read_storage`."""
     sink = open_sink(source_uri)
     config = sink.config
     reader = sink.needs_transport().reader(config)

@@ -46,6 +46,8 @@ from .sink import SinkLike, open_sink
 from .time_points import TIME_FORMS_BESIDE_OFFSETS, TimeError, parse_time
 from .topic_selection import select_topics
 from .transport import OffsetsCapability, lacks_offsets
+from .storage_following import STORAGE_FOLLOW_OPTIONS, StorageFollower
+from .transports.storage.location import is_storage_uri
 
 log = logging.getLogger(__name__)
 
@@ -601,7 +603,9 @@ def _released_of(metadata: Optional[str]) -> Optional[int]:
     return None
 
 
-def follow(source_uri: SinkLike, options: Optional[FollowOptions] = None, **keywords: Any) -> Follower:
+def follow(
+    source_uri: SinkLike, options: Optional[FollowOptions] = None, **keywords: Any
+) -> Union[Follower, StorageFollower]:
     """Follow a source's events as they are written (see the module docstring); returns a
     :class:`Follower`, iterable once, best used in a ``with`` block.
 
@@ -614,5 +618,23 @@ def follow(source_uri: SinkLike, options: Optional[FollowOptions] = None, **keyw
     ``ordered``, a group or a start at a time on a transport without consumer groups such as
     ``file://``, a pattern matching no topic) are raised here, before any read. A topic that
     does not exist yet is followed once it appears (it reads as empty).
+    A storage-sink location (``s3://``, ``local://``) is followed by its checkpoint:
+    :class:`~cdcwire.storage_following.StorageFollower`.
     """
+    if is_storage_uri(source_uri):  # TiCDC's storage sink: files, followed by their checkpoint
+        return _storage_follower(str(source_uri), options if options is not None else FollowOptions(**keywords))
     return Follower(source_uri, options, **keywords)
+
+
+def _storage_follower(uri: str, options: FollowOptions) -> StorageFollower:
+    """A storage-sink location's follower; the options that name what a layout does not have are refused."""
+    defaults = FollowOptions()
+    refused = [name for name in FollowOptions.__dataclass_fields__
+               if name not in STORAGE_FOLLOW_OPTIONS and getattr(options, name) != getattr(defaults, name)]
+    if refused:
+        raise FollowError(
+            f"{', '.join(refused)}: not for a storage-sink location (it has no topics, partitions, offsets or"
+            " groups); it is followed from its beginning, in replay order"
+        )
+    return StorageFollower(uri, options.count, options.until, options.exit_at_end,  # type: ignore[arg-type]
+                           options.poll_interval)

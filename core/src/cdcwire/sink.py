@@ -24,6 +24,7 @@ from .dispatch.rules import rules_from_params
 from .errors import DispatchError, SinkURIError
 from .sink_uri import SinkConfig, SinkURI, split_sink_uri
 from .transport import Transport
+from .transports.storage.location import STORAGE_SCHEMES
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -74,11 +75,20 @@ def _registry(registry: Optional["Registry"]) -> "Registry":
 def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
     """Type a taken-apart URI against what its codec and transport declare, read its rules
     file, and let the transport and the codec check the combination."""
+    if parts.scheme in STORAGE_SCHEMES and parts.scheme not in {t.scheme for t, _ in registry.transports()}:
+        raise storage_is_not_a_sink(parts.scheme)
     transport = registry.transport(parts.scheme)
     protocol = parts.query.get("protocol")
     if not protocol:
         raise SinkURIError(
             f"parameter 'protocol' is required; installed protocols: {', '.join(registry.protocol_names())}",
+            "protocol",
+        )
+    if protocol == "csv" and protocol not in registry.protocol_names():
+        raise SinkURIError(
+            "protocol 'csv' is TiCDC's storage sink format (files, not messages): read a storage-sink directory"
+            " as local:///dir?protocol=csv (TiCDC writes file:///dir, but cdcwire's file:// is its own message"
+            " log) or s3://bucket/prefix?protocol=csv, with cdcwire.read_storage(uri)",
             "protocol",
         )
     codec = registry.codec(protocol)
@@ -90,6 +100,16 @@ def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
     transport.validate(config)
     codec.validate(config)
     return Sink(config, codec, transport)
+
+
+def storage_is_not_a_sink(scheme: str) -> SinkURIError:
+    """The one line for a TiCDC storage-sink location given where a message sink is wanted."""
+    return SinkURIError(
+        f"{scheme}:// names a TiCDC storage-sink location (files, not messages): read it with"
+        " cdcwire.read_storage, cs.read or cdcwire.follow, write it with cdcwire.write_storage"
+        " (see docs/storage-sink.md)",
+        "uri",
+    )
 
 
 def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> Sink:
@@ -116,6 +136,9 @@ def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
         transport = reg.transport(target.scheme) if target.scheme else None
         return Sink(target, reg.codec(target.protocol), transport)
     if isinstance(target, str) and ("://" in target or target.startswith("file:")):
+        scheme = target.split("://", 1)[0].lower()
+        if scheme in STORAGE_SCHEMES and scheme not in {t.scheme for t, _ in reg.transports()}:
+            raise storage_is_not_a_sink(scheme)  # before the URI is taken apart as scheme://host/topic
         return resolve_sink(split_sink_uri(target), reg)
     if isinstance(target, str):
         return protocol_sink(target, reg)

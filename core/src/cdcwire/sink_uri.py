@@ -178,7 +178,7 @@ def split_sink_uri(uri: str) -> SinkURI:
         )
     scheme = parts.scheme.lower()
     raw: dict[str, str] = {}
-    for name, value in _query_pairs(parts.query):
+    for name, value in query_pairs(parts.query):
         if name in raw:
             raise SinkURIError(f"parameter {name!r} is given twice", name)
         raw[name] = value
@@ -186,7 +186,7 @@ def split_sink_uri(uri: str) -> SinkURI:
     return SinkURI(scheme, location, topic, raw, username, password, uri)
 
 
-def _query_pairs(query: str) -> list[tuple[str, str]]:
+def query_pairs(query: str) -> list[tuple[str, str]]:
     """``name=value`` pairs of the query, percent-decoded as UTF-8 strictly: ``parse_qsl`` would
     turn an invalid sequence (``%FF``) into U+FFFD, a password or a path silently different."""
     pairs = []

@@ -27,7 +27,7 @@ from ..redact import MASK, inner_url, keep_secrets_out_of_logs
 
 SCHEMES = ("file", "s3")
 #: TiCDC's S3 URI parameters, and the s3fs argument each becomes.
-_S3_PARAMETERS = {
+S3_PARAMETERS = {
     "endpoint", "access-key", "secret-access-key", "session-token", "region", "force-path-style", "provider",
     "storage-class", "sse", "sse-kms-key-id", "acl", "role-arn", "external-id",
 }
@@ -89,11 +89,11 @@ class Storage:
         if not parts.netloc:
             raise SinkURIError(f"parameter {parameter!r}: an s3:// storage needs a bucket (s3://bucket/prefix)",
                                parameter)
-        unknown = sorted(set(query) - _S3_PARAMETERS)
+        unknown = sorted(set(query) - S3_PARAMETERS)
         if unknown:
             raise SinkURIError(
                 f"parameter {parameter!r}: unknown S3 storage parameter {unknown[0]!r}"
-                f" (known: {', '.join(sorted(_S3_PARAMETERS))})", parameter,
+                f" (known: {', '.join(sorted(S3_PARAMETERS))})", parameter,
             )
         if "force-path-style" in query:
             try:
@@ -129,8 +129,9 @@ class Storage:
         fs, path = self._fs(), self._path(name)
         try:
             if self.scheme == "file":
-                os.makedirs(self.root, exist_ok=True)
-                aside = posixpath.join(self.root, f".{name}.{os.urandom(8).hex()}.tmp")
+                folder, base = posixpath.split(path)  # a name may hold directories (a storage-sink layout)
+                os.makedirs(folder, exist_ok=True)
+                aside = posixpath.join(folder, f".{base}.{os.urandom(8).hex()}.tmp")
                 try:
                     with open(aside, "wb") as out:
                         out.write(data)
@@ -157,6 +158,20 @@ class Storage:
             raise ObjectMissing(f"{name} is not in {self.display()}") from None
         except Exception as exc:  # noqa: BLE001
             raise StorageError(f"cannot read {name} from {self.display()}: {_reason(exc)}") from None
+
+    def names(self) -> list[str]:
+        """Every object's name under the root, recursively (``a/b/c.csv``), sorted; none when the
+        root does not exist. A storage sink's layout is read from this one listing."""
+        fs, root = self._fs(), self.root
+        try:
+            fs.invalidate_cache()  # s3fs keeps listings: a second look must see new objects
+            found = fs.find(root)
+        except FileNotFoundError:
+            return []
+        except Exception as exc:  # noqa: BLE001
+            raise StorageError(f"cannot list {self.display()}: {_reason(exc)}") from None
+        prefix = root.rstrip("/") + "/"
+        return sorted(p[len(prefix):] for p in found if p.startswith(prefix))
 
     def _path(self, name: str) -> str:
         return posixpath.join(self.root, name)

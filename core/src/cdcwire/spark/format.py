@@ -53,6 +53,7 @@ from .reader.batch_reader import MessageEventsReader
 from .reader.jsonl_source import EventLinesDataSource
 from .reader.source_options import is_permissive
 from .reader.stream_source import MessageEventsStreamReader
+from .reader.storage_source import StorageLayoutDataSource
 from .rows.schema import (
     PERMISSIVE_READ_EVENT_SCHEMA,
     PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
@@ -118,9 +119,10 @@ _REGISTERED: set[int] = set()
 
 
 def register_data_sources(spark: SparkSession) -> None:
-    """Register ``cdcwire`` and ``cdcwire-events`` with this session (once)."""
+    """Register ``cdcwire``, ``cdcwire-events`` and ``cdcwire-storage`` with this session (once)."""
     if id(spark) in _REGISTERED:
         return
     spark.dataSource.register(CdcwireDataSource)
     spark.dataSource.register(EventLinesDataSource)
+    spark.dataSource.register(StorageLayoutDataSource)
     _REGISTERED.add(id(spark))

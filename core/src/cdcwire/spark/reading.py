@@ -11,6 +11,8 @@ from pyspark.sql import functions as F
 
 from ..sink import SinkLike, open_sink
 from ..errors import CdcwireError
+from ..transports.storage.layout import read_checkpoint
+from ..transports.storage.location import StorageLocation, is_storage_uri
 from .format import register_data_sources
 from .runtime.job_errors import cdcwire_errors_raised
 from .reader.message_ranges import plan_message_ranges
@@ -78,6 +80,8 @@ def read(
     end, is a :class:`~cdcwire.data_loss.DataLossError`; False: a warning, and its earliest.
     """
     register_data_sources(spark)
+    if is_storage_uri(source_uri):
+        return _read_storage_layout(spark, str(source_uri), topics, start_offset, offsets, permissive, tables)
     table_filter = table_filter_option(tables)
     sink = open_sink(source_uri)  # a bad URI fails here, on the driver: the job's one resolution
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
@@ -86,6 +90,22 @@ def read(
         accept="pass fail_on_data_loss=False (cdcwire materialize --fail-on-data-loss false)",
     )
     return read_ranges(spark, sink.config.uri, ranges, permissive, table_filter)
+
+
+def _read_storage_layout(spark: SparkSession, uri: str, *unsupported: object) -> DataFrame:
+    """A TiCDC storage-sink layout (``s3://``, ``local://``): its events up to its checkpoint, read
+    now and pinned, so every action over the DataFrame reads the same events (see
+    :mod:`cdcwire.spark.reader.storage_source`)."""
+    if any(u not in (None, False) for u in unsupported):
+        raise CdcwireError(
+            "a storage-sink location is read whole, up to its checkpoint: topics, start_offset, offsets,"
+            " permissive and tables do not apply to it"
+        )
+    checkpoint = read_checkpoint(StorageLocation.parse(uri).storage)
+    with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
+        return (
+            spark.read.format("cdcwire-storage").option("source-uri", uri).option("checkpoint", str(checkpoint)).load()
+        )
 
 
 def decode(

@@ -1,0 +1,58 @@
+"""Reading a TiCDC storage-sink csv layout against ``spark.read.csv`` of the same files, in one run.
+
+The layout (``local://``, csv with commit ts and old values, day directories) holds a generated
+workload (every column kind, four tables) written by ``cdcwire.write_storage``. Baseline:
+``spark.read.csv`` of the same data files (untyped strings, no order, no replay rules) into
+Spark's ``noop`` sink. Then ``cs.read`` of the layout (typed events, replay order, replays
+dropped) into the same sink, and ``cdcwire.read_storage`` in this process. Each figure is
+the best of ``--repeat`` runs in rows per second and its ratio to the baseline (the issue's goal for ``cs.read``: >= 0.8x).
+On a shared machine only the ratios mean something.
+
+    .venv/bin/python benchmarks/storage_read.py [--events N] [--master local[2]] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import cdcwire
+from cdcwire import spark as cs
+from cdcwire.workload import Workload
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=50_000)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cdcwire-storage-bench-") as tmp:
+        uri = f"local://{tmp}?protocol=csv&include-commit-ts=true&output-old-value=true"
+        rows = cdcwire.write_storage(uri, Workload(args.events, seed=7))
+        files = [str(p) for p in Path(tmp).rglob("CDC*.csv")]
+        spark = cs.spark_session(master=args.master)
+        runs = {
+            "spark.read.csv (baseline)": lambda: spark.read.csv(files).write.format("noop").mode("overwrite").save(),
+            "cs.read of the layout": lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save(),
+            "cdcwire.read_storage (one process)": lambda: sum(1 for _ in cdcwire.read_storage(uri)),
+        }
+        timings = {}
+        for name, run in runs.items():  # the best of --repeat runs; the first warms Spark and its workers
+            best = float("inf")
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                run()
+                best = min(best, time.perf_counter() - start)
+            timings[name] = best
+        base = timings["spark.read.csv (baseline)"]
+        print(f"{rows} rows in {len(files)} files, {args.master}")
+        for name, seconds in timings.items():
+            print(f"{name:<38} {rows / seconds:>10,.0f} rows/s  {base / seconds:5.2f}x")
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main()

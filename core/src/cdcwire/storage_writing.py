@@ -1,0 +1,36 @@
+"""Writing events as TiCDC's storage sink lays them out (csv or canal-json files on S3 or a local
+directory): :mod:`cdcwire.transports.storage.layout_writing` does the layout; canal-json lines
+come from the installed canal-json codec through the registry, with the TiDB extension on."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .codec_calls import encoder_for
+from .events import Event, RowChangedEvent
+from .sink import protocol_sink
+from .transports.storage.layout_writing import LineEncoder, write_layout
+from .transports.storage.location import StorageLocation
+from .validation import check_events
+
+
+def write_storage(uri: str, events: Iterable[Event]) -> int:
+    """Write ``events`` (checked first) as a storage-sink layout at ``uri``; returns the rows written.
+    The root checkpoint is written last: a write that fails part way leaves the old one."""
+    location = StorageLocation.parse(uri)
+    events = list(events)
+    check_events(events)
+    return write_layout(location, events, _line_encoder(location))
+
+
+def _line_encoder(location: StorageLocation) -> LineEncoder | None:
+    if location.protocol != "canal-json":
+        return None
+    encoder = encoder_for(protocol_sink("canal-json", **{"enable-tidb-extension": "true"}), "storage", 0,
+                          events_checked=True)
+
+    def encode(row: RowChangedEvent) -> bytes:
+        [payload] = list(encoder.encode([row]))
+        return payload.value or b""
+
+    return encode

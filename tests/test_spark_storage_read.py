@@ -1,0 +1,43 @@
+"""``cs.read`` of a TiCDC storage-sink layout: the same events as ``cdcwire.read_storage``, read on
+the executors one table partition per task, with each event's file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import cdcwire
+from cdcwire import spark as cs
+from cdcwire.spark.runtime.job_errors import cdcwire_error_in
+from cdcwire.transports.storage.places import LayoutError
+from test_storage_read import CSV, reference_layout
+
+
+def test_the_reference_layout_reads_in_spark_as_in_python(spark, tmp_path: Path) -> None:
+    uri = reference_layout(tmp_path).uri(**CSV)
+    rows = cs.read(spark, uri).collect()
+    placed = list(cdcwire.read_storage_placed(uri))
+    assert sorted((r["topic"], r["offset"], r["kind"], int(r["commit_ts"])) for r in rows) == sorted(
+        (p.place.path, p.place.line or 0, getattr(p.event, "kind", None) or ("ddl" if isinstance(p.event, cdcwire.DDLEvent)
+                                                                                else "resolved"), p.event.commit_ts)
+        for p in placed
+    )
+
+
+def test_the_read_is_pinned_at_the_checkpoint_it_saw(spark, tmp_path: Path) -> None:
+    layout = reference_layout(tmp_path)
+    df = cs.read(spark, layout.uri(**CSV))
+    before = df.count()
+    layout.checkpoint(10**9)  # TiCDC moves on: eve (260) and the schema of version 300 complete
+    assert df.count() == before and cs.read(spark, layout.uri(**CSV)).count() == before + 2
+
+
+def test_a_damaged_line_fails_the_spark_read_naming_it(spark, tmp_path: Path) -> None:
+    layout = reference_layout(tmp_path)
+    [path] = tmp_path.glob("app/users/200/*/CDC000002.csv")
+    path.write_bytes(path.read_bytes().replace(b'"dee",40', b'"dee"'))
+    with pytest.raises(Exception) as info:  # Spark's exception, the task's error carried in it
+        cs.read(spark, layout.uri(**CSV)).collect()
+    err = cdcwire_error_in(info.value)
+    assert isinstance(err, LayoutError) and str(err).startswith(f"{path.relative_to(tmp_path)}:2: 6 fields")
