@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -317,6 +318,35 @@ def test_the_summary_counts_events_applied_per_kind_and_rows_changed(spark, tmp_
     assert (c.insert_events, c.update_events, c.delete_events) == (1, 3, 2)
     assert (c.inserted, c.updated, c.deleted) == (0, 1, 1)
     assert c.duplicates == 2
+
+
+def _dated(ts: int, key: int, day: str, old_day: str | None = None) -> RowChangedEvent:
+    def image(d: str) -> tuple[Column, ...]:
+        return (Column("id", T.BIGINT, KEY, key, "bigint(20)"), Column("day", T.DATE, ColumnFlag.NULLABLE, d, "date"))
+
+    return RowChangedEvent(ts, "shop", "days", image(day), image(old_day) if old_day else None)
+
+
+def test_zero_dates_are_counted_in_the_rows_written_once_however_often_replayed(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    events = [_dated(10 << 18, 1, "0000-00-00"), _dated(10 << 18, 2, "0000-00-00"),
+              _dated(11 << 18, 2, "2024-05-01", old_day="0000-00-00"), ResolvedEvent(12 << 18)]
+    uri = _file_source(tmp_path, events)
+    cdcwire.write(uri, cdcwire.encode(uri, events[:1]))  # a replay of key 1's insert
+    summary = cs.materialize(spark, uri, out)
+    rows = sorted(pq.read_table(Path(out) / TablesState.load(out, "parquet").snapshots["shop.days"]).to_pylist(),
+                  key=lambda r: r["id"])
+    assert [r["day"] for r in rows] == [None, date(2024, 5, 1)]
+    assert summary.tables["shop.days"].zero_dates == 1  # key 1's, once; key 2's zero date was overwritten
+
+
+def test_two_changes_of_one_key_at_one_ts_differing_in_one_value_are_not_taken_for_copies(spark, tmp_path) -> None:
+    out = str(tmp_path / "tables")
+    events = [_row(10 << 18, 1, "a"), ResolvedEvent(10 << 18),
+              _update(20 << 18, 1, "b", 1, "a"), _update(20 << 18, 1, "c", 1, "b"), ResolvedEvent(20 << 18)]
+    summary = cs.materialize(spark, _file_source(tmp_path, events), out)
+    assert [r["name"] for r in _table_rows(Path(out), "parquet")] == ["c"]
+    assert summary.tables["shop.orders"].update_events == 2 and summary.tables["shop.orders"].duplicates == 0
 
 
 # -- a state that cannot be continued -------------------------------------------------------
