@@ -66,7 +66,17 @@ class BatchEncoder(Encoder, Protocol):
 
 
 class Decoder(Protocol):
-    """Decodes one message into the events it carries (zero or more)."""
+    """Decodes one message into the events it carries (zero or more).
+
+    Optional (plugin API 1.6): ``finish() -> list[Event]``, the end of a bounded input. A
+    decoder that keeps state across messages (the simple protocol parks a row until its
+    table's schema arrives) gives there what it still holds, or raises a DecodeError saying
+    what it cannot give and what to do: without it, rows still held when a read ends would
+    be dropped silently. The core calls it once wherever it runs a decoder to the end of a
+    finite input (``cdcwire.decode``, ``cdcwire inspect``, each Spark range, micro-batch
+    and ``cdcwire.spark.decode`` partition), never in a follow, and decodes nothing after
+    it. A stateless decoder leaves it out.
+    """
 
     def decode(self, message: Message) -> list[Event]: ...
 
@@ -97,11 +107,16 @@ class Codec(abc.ABC):
 
     ``name`` is the ``protocol=`` value; ``aliases`` are other accepted names;
     ``parameters`` are the URI parameters this codec honours beyond the shared ones.
+    ``stateful_decoding`` (plugin API 1.6): its decoder keeps state across the messages of
+    a partition (table schemas that later rows need), so a message decodes right only after
+    the ones before it: a reader decodes each partition in order with one decoder, never
+    split into pieces decoded apart (see ``Decoder.finish`` for the end of a read).
     """
 
     name: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     parameters: ClassVar[tuple[Parameter, ...]] = ()
+    stateful_decoding: ClassVar[bool] = False
 
     def validate(self, config: SinkConfig) -> None:
         """Check combinations of parameters; raise SinkURIError naming the parameter."""
