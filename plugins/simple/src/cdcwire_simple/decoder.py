@@ -211,7 +211,7 @@ class SimpleDecoder:
         raise DecodeError(
             f"simple: the read ended with {len(self._parked[key])} rows of {db}.{table} schema version"
             f" {version}{others} never typed: no DDL or BOOTSTRAP message of that table came (the first"
-            f" row at {self._first_parked[key]})", part="value",
+            f" row at {self._first_parked[key]})",
             hint="read from an offset before a BOOTSTRAP of that table, or have the producer send bootstraps"
                  " more often (send-bootstrap-in-msg-count, send-bootstrap-interval-in-sec)",
         )
