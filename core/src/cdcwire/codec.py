@@ -66,19 +66,25 @@ class BatchEncoder(Encoder, Protocol):
 
 
 class Decoder(Protocol):
-    """Decodes one message into the events it carries (zero or more).
-
-    Optional (plugin API 1.6): ``finish() -> list[Event]``, the end of a bounded input. A
-    decoder that keeps state across messages (the simple protocol parks a row until its
-    table's schema arrives) gives there what it still holds, or raises a DecodeError saying
-    what it cannot give and what to do: without it, rows still held when a read ends would
-    be dropped silently. The core calls it once wherever it runs a decoder to the end of a
-    finite input (``cdcwire.decode``, ``cdcwire inspect``, each Spark range, micro-batch
-    and ``cdcwire.spark.decode`` partition), never in a follow, and decodes nothing after
-    it. A stateless decoder leaves it out.
-    """
+    """Decodes one message into the events it carries (zero or more)."""
 
     def decode(self, message: Message) -> list[Event]: ...
+
+
+class FinishingDecoder(Decoder, Protocol):
+    """A decoder that keeps state across messages (the simple protocol parks a row until its
+    table's schema arrives) and so has an end of input (plugin API 1.6).
+
+    ``finish`` gives the events it still holds, or raises a DecodeError saying what it cannot
+    give, where the first of it was, and what to do: without it, rows still held when a read
+    ends would be dropped silently. The core calls it once wherever it runs a decoder to the
+    end of a finite input (``cdcwire.decode``, ``PollDecoder.finish``, ``cdcwire inspect``,
+    each Spark range, micro-batch and ``cdcwire.spark.decode`` partition), never in a follow,
+    and decodes nothing after it. Optional: a stateless decoder leaves it out. Its codec says
+    ``stateful_decoding = True``.
+    """
+
+    def finish(self) -> list[Event]: ...
 
 
 class BatchDecoder(Decoder, Protocol):
@@ -110,7 +116,7 @@ class Codec(abc.ABC):
     ``stateful_decoding`` (plugin API 1.6): its decoder keeps state across the messages of
     a partition (table schemas that later rows need), so a message decodes right only after
     the ones before it: a reader decodes each partition in order with one decoder, never
-    split into pieces decoded apart (see ``Decoder.finish`` for the end of a read).
+    split into pieces decoded apart (its decoder is a :class:`FinishingDecoder`).
     """
 
     name: ClassVar[str]

@@ -26,6 +26,7 @@ from cdcwire.plugin_api import (
     DecodeError,
     DecompressionFailed,
     Event,
+    FinishingDecoder,
     Message,
     ObjectMissing,
     ResolvedEvent,
@@ -49,7 +50,7 @@ _ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
 Reader = tuple[ReadColumn, Callable[[Any], Any]]
 
 
-class SimpleDecoder:
+class SimpleDecoder(FinishingDecoder):
     """Decodes the simple messages of one reader; table schemas and parked rows are its state."""
 
     def __init__(self, options: SimpleOptions) -> None:
