@@ -57,3 +57,10 @@ def test_the_codec_of_a_stateful_decoder_says_so_and_a_stateless_one_does_not() 
 
     assert open_sink("echo-held").codec.stateful_decoding is True
     assert open_sink("echo-json").codec.stateful_decoding is False
+
+
+def test_the_conformance_round_trip_reads_back_what_a_stateful_decoder_holds_to_the_end() -> None:
+    from cdcwire.testing.conformance import round_trip
+
+    _, back = round_trip("file:///tmp/unused/t?protocol=echo-held&partition-num=1", rows(3))
+    assert back == rows(3)
