@@ -58,6 +58,42 @@ class EchoJSONCodec(Codec):
         return EchoDecoder()
 
 
+class HeldDecoder:
+    """Gives nothing until the input ends, then everything: the smallest stateful decoder."""
+
+    def __init__(self) -> None:
+        self.held: list[Event] = []
+
+    def decode(self, message: Message) -> list[Event]:
+        self.held.extend(EchoDecoder().decode(message))
+        return []
+
+    def finish(self) -> list[Event]:
+        held, self.held = self.held, []
+        return held
+
+
+class EchoHeldCodec(EchoJSONCodec):
+    """``echo-held``: echo-json messages, decoded only at the end of the input (``finish``),
+    for the core's tests of the end-of-input contract. Not in the default test registry:
+    a test adds :class:`EchoHeldPlugin` itself."""
+
+    name = "echo-held"
+    aliases = ()
+    stateful_decoding = True
+
+    def decoder(self, config):
+        return HeldDecoder()
+
+
+class EchoHeldPlugin:
+    cdcwire_plugin_api = PLUGIN_API_VERSION
+
+    @hookimpl
+    def register_codecs(self, register):
+        register(EchoHeldCodec())
+
+
 class EchoPlugin:
     cdcwire_plugin_api = PLUGIN_API_VERSION
 

@@ -79,7 +79,9 @@ def encode(sink_uri: SinkLike, events: Iterable[Event]) -> list[Message]:
 def decode(uri_or_protocol: SinkLike, messages: Iterable[Message]) -> list[Event]:
     """Decode messages back into events, in message order.
 
-    A DecodeError names the message (topic/partition/offset) and the byte offset.
+    A DecodeError names the message (topic/partition/offset) and the byte offset. The
+    messages are the whole input: what a stateful decoder still holds at their end (a simple
+    row whose table schema never came) is given or refused then, never dropped.
     """
     decoder = decoder_for(open_sink(uri_or_protocol))
     out: list[Event] = []
@@ -88,6 +90,7 @@ def decode(uri_or_protocol: SinkLike, messages: Iterable[Message]) -> list[Event
             out.extend(decoder.decode(m))
         except DecodeError as exc:
             raise exc.at_message(m.location()) from None
+    out.extend(decoder.finish())
     return out
 
 

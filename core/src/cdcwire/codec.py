@@ -71,6 +71,22 @@ class Decoder(Protocol):
     def decode(self, message: Message) -> list[Event]: ...
 
 
+class FinishingDecoder(Decoder, Protocol):
+    """A decoder that keeps state across messages (the simple protocol parks a row until its
+    table's schema arrives) and so has an end of input (plugin API 1.6).
+
+    ``finish`` gives the events it still holds, or raises a DecodeError saying what it cannot
+    give, where the first of it was, and what to do: without it, rows still held when a read
+    ends would be dropped silently. The core calls it once wherever it runs a decoder to the
+    end of a finite input (``cdcwire.decode``, ``PollDecoder.finish``, ``cdcwire inspect``,
+    each Spark range, micro-batch and ``cdcwire.spark.decode`` partition), never in a follow,
+    and decodes nothing after it. Optional: a stateless decoder leaves it out. Its codec says
+    ``stateful_decoding = True``.
+    """
+
+    def finish(self) -> list[Event]: ...
+
+
 class BatchDecoder(Decoder, Protocol):
     """A decoder with the columnar capability: it also appends what a message carries to an
     :class:`EventBatch`, with no ``Column`` objects built (the Spark read's hot path).
@@ -97,11 +113,16 @@ class Codec(abc.ABC):
 
     ``name`` is the ``protocol=`` value; ``aliases`` are other accepted names;
     ``parameters`` are the URI parameters this codec honours beyond the shared ones.
+    ``stateful_decoding`` (plugin API 1.6): its decoder keeps state across the messages of
+    a partition (table schemas that later rows need), so a message decodes right only after
+    the ones before it: a reader decodes each partition in order with one decoder, never
+    split into pieces decoded apart (its decoder is a :class:`FinishingDecoder`).
     """
 
     name: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     parameters: ClassVar[tuple[Parameter, ...]] = ()
+    stateful_decoding: ClassVar[bool] = False
 
     def validate(self, config: SinkConfig) -> None:
         """Check combinations of parameters; raise SinkURIError naming the parameter."""

@@ -70,6 +70,21 @@ class CheckedDecoder:
             raise DecodeError(f"the message decodes to an invalid event: {exc}") from None
         return events
 
+    def finish(self) -> list[Event]:
+        """The events the decoder still holds at the end of a bounded input (checked as
+        ``decode``'s are); a decoder with no ``finish`` holds none. Its DecodeError passes as
+        it is: it names the messages it is about."""
+        finish = getattr(self.decoder, "finish", None)
+        if finish is None:
+            return []
+        events = finish()
+        try:
+            for event in events:
+                check_event(event)
+        except InvalidEventError as exc:
+            raise DecodeError(f"the end of the input decodes to an invalid event: {exc}") from None
+        return events
+
     def _hinted(self, exc: DecodeError, message: Message) -> DecodeError:
         if self.guessed:
             return exc
@@ -117,9 +132,9 @@ def columnar_decoder_for(target: SinkLike) -> Optional[Decoder]:
     return decoder if hasattr(decoder, "decode_into") else None
 
 
-def decoder_for(target: SinkLike) -> Decoder:
+def decoder_for(target: SinkLike) -> CheckedDecoder:
     """The codec's decoder for this sink's (a sink, config, URI or protocol name) messages,
-    giving only valid events."""
+    giving only valid events; ``finish()`` at the end of a bounded input."""
     sink = open_sink(target)
     return CheckedDecoder(sink.codec.decoder(sink.config), sink.codec.name)
 

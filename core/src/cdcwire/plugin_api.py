@@ -15,7 +15,17 @@ The top-level ``cdcwire`` module stays the user's API (encode, decode, write, re
 from __future__ import annotations
 
 from .bounded_cache import BoundedCache
-from .codec import BatchDecoder, BatchEncoder, Broadcast, Carrier, Codec, Decoder, Encoder, EventPolicy
+from .codec import (
+    BatchDecoder,
+    BatchEncoder,
+    Broadcast,
+    Carrier,
+    Codec,
+    Decoder,
+    Encoder,
+    EventPolicy,
+    FinishingDecoder,
+)
 from .type_codes import (
     BLOB_TYPES,
     FLOAT_TYPES,
@@ -87,7 +97,10 @@ from .value_text import float32_text, float64_text
 #: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
 #: 1.5: statement_ddl_type, the DDL type of a statement read from its text (canal-json's and
 #: debezium's decoders: their messages carry only a coarse kind).
-PLUGIN_API_VERSION = "1.5"
+#: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
+#: core calls once when a finite input ends (rows a stateful decoder still holds are given or
+#: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
+PLUGIN_API_VERSION = "1.6"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -127,6 +140,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "statement_ddl_type",
     ], "1.5"),
+    **dict.fromkeys([
+        "FinishingDecoder",
+    ], "1.6"),
 }
 
 __all__ = list(INTRODUCED_IN)

@@ -75,6 +75,18 @@ class PollDecoder:
         self.filtered += len(events) - len(kept)
         return kept
 
+    def finish(self) -> list[Event]:
+        """The events the decoder still holds when a bounded loop ends (a last offset reached):
+        call it once then. A stateful protocol's decoder (simple) refuses rows it parked for a
+        table schema that never came with a DecodeError naming them, instead of dropping them.
+        A loop that never ends never calls it."""
+        events = self._decoder.finish()
+        if self.tables is None:
+            return events
+        kept = [e for e in events if isinstance(e, ResolvedEvent) or self.tables.matches(e.schema, e.table)]
+        self.filtered += len(events) - len(kept)
+        return kept
+
     def __repr__(self) -> str:
         return f"PollDecoder(decoded={self.decoded}, skipped={self.skipped}, filtered={self.filtered})"
 

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+import cdcwire
+
 from cdcwire.plugin_api import Column, DDLEvent, DDLType, DecodeError, Message, ResolvedEvent, RowChangedEvent
 from simple_cases import KEY, F, T, decoder, encoder, user_columns
 
@@ -116,6 +118,38 @@ def test_parked_rows_past_the_limit_are_refused_naming_the_missing_schema(monkey
     dec.decode(msgs[2])
     with pytest.raises(DecodeError, match=r"2 rows wait for table schemas .* simple\.user version 10"):
         dec.decode(msgs[3])
+
+
+def test_finish_refuses_rows_still_parked_naming_table_version_rows_place_and_what_to_do() -> None:
+    msgs = messages([user_row(10 + i, i) for i in range(3)], "send-bootstrap-interval-in-sec=0")
+    dec = decoder()
+    assert decode_all(dec, msgs[2:]) == []
+    with pytest.raises(DecodeError) as err:
+        dec.finish()
+    text = str(err.value)
+    assert "2 rows of simple.user schema version 10" in text
+    assert "the first row at t/0/2" in text
+    assert "before a BOOTSTRAP of that table" in text and "send-bootstrap-in-msg-count" in text
+    assert "\n" not in text
+
+
+def test_finish_gives_nothing_once_every_parked_row_was_released() -> None:
+    msgs = messages([user_row(10 + i, i) for i in range(5)], "send-bootstrap-in-msg-count=2")
+    dec = decoder()
+    assert len(decode_all(dec, msgs[1:])) == 5  # the first two rows waited for the second BOOTSTRAP
+    assert dec.finish() == []
+
+
+def test_decoding_messages_that_start_after_the_bootstrap_is_an_error_not_a_silent_loss() -> None:
+    msgs = messages([user_row(10 + i, i) for i in range(3)], "send-bootstrap-interval-in-sec=0")
+    with pytest.raises(DecodeError, match=r"3 rows of simple\.user .* never typed"):
+        cdcwire.decode("simple", msgs[1:])
+
+
+def test_the_simple_codec_says_its_decoding_is_stateful() -> None:
+    from cdcwire.sink import open_sink
+
+    assert open_sink("simple").codec.stateful_decoding is True
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import sys
 
 from ..errors import CdcwireError
 from ..event_json import to_json
-from ..events import RowChangedEvent
+from ..events import Event, RowChangedEvent
 from ..following import StartAt
 from ..poll_decoding import PollDecoder
 from ..sink import open_sink
@@ -82,17 +82,23 @@ def run(args: argparse.Namespace) -> int:
                         if args.raw:
                             print(raw_line(event, topic, partition, message.offset, message.timestamp, message.headers))
                             continue
-                        text = to_json(event)
-                        if not isinstance(event, RowChangedEvent):  # DDL and resolved: broadcast copies
-                            if text in seen_broadcast:
-                                continue
-                            seen_broadcast.add(text)
-                        print(text)
+                        _print(event, seen_broadcast)
+        for event in decode.finish():  # what a stateful decoder still holds: given, or refused
+            _print(event, seen_broadcast)
     finally:
         reader.close()
     if decode.skipped:
         print(f"cdcwire inspect: skipped {decode.skipped} undecodable message(s)", file=sys.stderr)
     return 0
+
+
+def _print(event: Event, seen_broadcast: set[str]) -> None:
+    text = to_json(event)
+    if not isinstance(event, RowChangedEvent):  # DDL and resolved: broadcast copies
+        if text in seen_broadcast:
+            return
+        seen_broadcast.add(text)
+    print(text)
 
 
 def _range(reader, topic: str, partition: int, start: StartAt, end: int | None) -> tuple[int, int]:

@@ -64,6 +64,7 @@ def round_trip(
     back: list[Event] = []
     for m in messages:
         back.extend(decoder.decode(m))
+    back.extend(decoder.finish())  # a whole stream: a stateful decoder holds nothing back at its end
     return messages, back
 
 
@@ -123,7 +124,20 @@ def columnar_and_event_decoding(target: SinkLike, messages: list[Message]) -> tu
             assert len(batch) == before, "decode_into added events for a message it refused"
             continue
         assert _decode_into(columnar, m, batch) == len(batch) - before
+    try:  # the end of the input: both paths give the same held events, or both refuse them
+        events.extend(_finished(by_event))
+    except DecodeError:
+        with pytest.raises(DecodeError):
+            _finished(columnar)
+    else:
+        for e in _finished(columnar):
+            batch.append(e)
     return list(batch.events()), events
+
+
+def _finished(decoder: Any) -> list[Event]:
+    """What a stateful decoder (:class:`cdcwire.codec.FinishingDecoder`) still holds at the end."""
+    return decoder.finish() if hasattr(decoder, "finish") else []
 
 
 def _decode_into(decoder: Any, message: Message, batch: EventBatch) -> int:

@@ -32,6 +32,7 @@ class SimpleCodec(Codec):
     watermarks to every partition; table schemas in DDL and BOOTSTRAP messages."""
 
     name = "simple"
+    stateful_decoding = True  # rows wait for their table's BOOTSTRAP or DDL: a partition decodes in order
     parameters = (
         ENCODING_FORMAT,
         BOOTSTRAP_INTERVAL,

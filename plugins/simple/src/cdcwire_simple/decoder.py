@@ -9,7 +9,9 @@ releases: those of the schema before it ahead of the DDL, those of its new schem
 
 Rows a stream never gives the schema of stay parked; past ``PARKED_LIMIT`` rows the decoder
 refuses with a DecodeError saying which table's schema is missing, so a reader that can
-never type them stops instead of holding them all.
+never type them stops instead of holding them all. At the end of a bounded read the core
+calls ``finish``, which refuses rows still parked the same way (naming the first one's
+message), so they are never dropped silently.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from cdcwire.plugin_api import (
     DecodeError,
     DecompressionFailed,
     Event,
+    FinishingDecoder,
     Message,
     ObjectMissing,
     ResolvedEvent,
@@ -47,7 +50,7 @@ _ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
 Reader = tuple[ReadColumn, Callable[[Any], Any]]
 
 
-class SimpleDecoder:
+class SimpleDecoder(FinishingDecoder):
     """Decodes the simple messages of one reader; table schemas and parked rows are its state."""
 
     def __init__(self, options: SimpleOptions) -> None:
@@ -58,6 +61,7 @@ class SimpleDecoder:
         )
         self._parked: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
         self._parked_count = 0
+        self._first_parked: dict[tuple[str, str, int], str] = {}  # where each table's first parked row was
         self._store: Optional[ClaimCheckStore] = None  # opened at the first claim-checked row
 
     @property
@@ -98,7 +102,7 @@ class SimpleDecoder:
             obj = self._claim_checked(obj["claimCheckLocation"])
         kind = obj.get("type")
         if "data" in obj or "old" in obj or kind in _ROW_TYPES:
-            return self._row_or_park(obj)
+            return self._row_or_park(obj, message)
         commit_ts = obj.get("commitTs")
         if commit_ts.__class__ is not int or not 0 <= commit_ts < _U64_LIMIT:
             raise DecodeError(f"simple commitTs {str(commit_ts)[:40]!r} is not an unsigned 64-bit integer",
@@ -171,11 +175,10 @@ class SimpleDecoder:
             return []
         readers = tuple((c, self._format.reader(c.type, c.flags)) for c in read_columns(schema))
         self._tables.remember(key, (schema, readers))
-        waiting = self._parked.pop(key, None)
-        if not waiting or not schema.columns:
-            if waiting:
-                self._parked[key] = waiting
+        if not schema.columns or key not in self._parked:
             return []
+        waiting = self._parked.pop(key)
+        del self._first_parked[key]
         self._parked_count -= len(waiting)
         return [self._row(obj, readers) for obj in waiting]
 
@@ -196,7 +199,25 @@ class SimpleDecoder:
 
     # -- rows ----------------------------------------------------------------------------
 
-    def _row_or_park(self, obj: dict[str, Any]) -> list[Event]:
+    def finish(self) -> list[Event]:
+        """The end of a bounded read: rows still parked never got their table schema, so they
+        are refused (a DecodeError naming the first such table, its rows and where the first one
+        was), not dropped. A decoder that parks nothing gives nothing."""
+        if not self._parked_count:
+            return []
+        key = next(iter(self._parked))
+        db, table, version = key
+        others = f" (and {self._parked_count - len(self._parked[key])} of other tables)" \
+            if len(self._parked) > 1 else ""
+        raise DecodeError(
+            f"simple: the read ended with {len(self._parked[key])} rows of {db}.{table} schema version"
+            f" {version}{others} never typed: no DDL or BOOTSTRAP message of that table came (the first"
+            f" row at {self._first_parked[key]})",
+            hint="read from an offset before a BOOTSTRAP of that table, or have the producer send bootstraps"
+                 " more often (send-bootstrap-in-msg-count, send-bootstrap-interval-in-sec)",
+        )
+
+    def _row_or_park(self, obj: dict[str, Any], message: Message) -> list[Event]:
         db, table, version = obj.get("database"), obj.get("table"), obj.get("schemaVersion", 0)
         if not isinstance(db, str) or not isinstance(table, str):
             raise DecodeError("simple row message needs string database and table", part="value")
@@ -215,6 +236,8 @@ class SimpleDecoder:
                 hint="read the topic from a point before the tables' DDL, or have the writer send BOOTSTRAP"
                      " messages (send-bootstrap-interval-in-sec and send-bootstrap-in-msg-count > 0)",
             )
+        if key not in self._parked:
+            self._first_parked[key] = message.location()
         self._parked.setdefault(key, []).append(obj)
         self._parked_count += 1
         return []

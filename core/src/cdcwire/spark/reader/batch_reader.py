@@ -13,7 +13,8 @@ from pyspark.sql.datasource import DataSourceReader
 
 from ...table_filter import TableFilter
 from ..runtime.job_errors import carried_to_driver
-from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json
+from ..runtime.sink_cache import cached_sink
+from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json, whole_partitions
 from .range_decoding import decode_range, decode_stamped_range
 from .source_options import (
     BATCH_OPTIONS,
@@ -44,6 +45,8 @@ class MessageEventsReader(DataSourceReader):
     def partitions(self) -> list[MessageRange]:
         if self.ranges is not None:
             ranges = ranges_from_json(self.ranges)
+            if cached_sink(self.uri).codec.stateful_decoding:
+                ranges = whole_partitions(ranges)
         else:
             ranges = plan_message_ranges(
                 self.uri, self.topics, self.start_offset, self.offsets, ends=self.ends,

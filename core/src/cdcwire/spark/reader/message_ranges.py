@@ -91,6 +91,23 @@ def plan_message_ranges(
         reader.close()
 
 
+def whole_partitions(ranges: list[MessageRange]) -> list[MessageRange]:
+    """Ranges for a protocol whose decoding is stateful (``Codec.stateful_decoding``: a row
+    needs its table's schema from an earlier message of its partition): each run of adjacent
+    ranges of one topic-partition joined into one, so one decoder reads it in order, as a
+    Python read does. Pieces decoded apart would each miss the schemas the ones before them
+    brought. Ranges that do not meet are kept apart (a gap is not read)."""
+    whole: list[MessageRange] = []
+    for r in ranges:
+        last = whole[-1] if whole else None
+        if (last is not None and (last.topic, last.partition) == (r.topic, r.partition)
+                and last.end is not None and last.end == r.start):
+            whole[-1] = MessageRange(r.topic, r.partition, last.start, r.end)
+        else:
+            whole.append(r)
+    return whole
+
+
 def ranges_to_json(ranges: list[MessageRange]) -> str:
     """The data source option that pins a read to ``ranges``."""
     return json.dumps([[r.topic, r.partition, r.start, r.end] for r in ranges])

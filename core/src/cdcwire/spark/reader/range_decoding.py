@@ -25,8 +25,7 @@ from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
 
-from ...codec import Decoder
-from ...codec_calls import columnar_decoder_for, decoder_for
+from ...codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
 from ...errors import DecodeError
 from ...event_batch import EventBatch
 from ...events import Event
@@ -133,6 +132,10 @@ def decode_messages(
 ) -> Iterator[pa.RecordBatch]:
     """Event batches of these messages, each event with its message's topic, partition and offset.
 
+    The messages are a whole input (a range, a micro-batch, a Spark partition): at their end the
+    decoder's ``finish`` gives what it still holds, placed at the last message, or refuses it
+    (a DecodeError, permissive or not: it is about the input, not one message).
+
     ``tables`` (TiDB's table-filter syntax, :mod:`cdcwire.table_filter`; "" keeps all): only
     row and DDL events of the tables it matches are kept; resolved events and malformed
     rows always are (a consumer needs every watermark, a dead-letter path every bad message).
@@ -140,7 +143,7 @@ def decode_messages(
     with fewer_collections():
         columnar = columnar_decoder_for(sink)
         if columnar is None:
-            batches = _event_batches(decoder_for(sink), iter(messages), permissive)
+            batches = _event_batches(decoder_for(sink), iter(messages), permissive, finishing=True)
         else:
             batches = _columnar_batches(decoder_for(sink), columnar, messages, permissive)
         if not tables:
@@ -171,7 +174,7 @@ def _of_tables(batch: pa.RecordBatch, keep: TableFilter) -> pa.RecordBatch:
 
 
 def _columnar_batches(
-    checked: Decoder, columnar: Any, messages: Iterable[Message], permissive: bool
+    checked: CheckedDecoder, columnar: Any, messages: Iterable[Message], permissive: bool
 ) -> Iterator[pa.RecordBatch]:
     chunk = _Chunk()
     for message in messages:
@@ -181,6 +184,10 @@ def _columnar_batches(
             chunk = _Chunk()
     if chunk.messages:
         yield from chunk.batches(checked, permissive)
+        last = chunk.messages[-1]
+    else:
+        last = None
+    yield from _finished(CheckedDecoder(columnar), last, permissive)
 
 
 class _Chunk:
@@ -213,7 +220,7 @@ class _Chunk:
         self.partitions.extend([message.partition] * n)
         self.offsets.extend([message.offset] * n)
 
-    def batches(self, checked: Decoder, permissive: bool) -> Iterator[pa.RecordBatch]:
+    def batches(self, checked: CheckedDecoder, permissive: bool) -> Iterator[pa.RecordBatch]:
         if self.clean and not len(self.batch):
             return
         if self.clean:
@@ -227,13 +234,18 @@ class _Chunk:
         yield from _event_batches(checked, iter(self.messages), permissive)
 
 
-def _event_batches(decoder: Decoder, messages: Iterator[Message], permissive: bool) -> Iterator[pa.RecordBatch]:
-    """The Event path: each message decoded (and checked) into events, batched into Arrow."""
+def _event_batches(
+    decoder: CheckedDecoder, messages: Iterator[Message], permissive: bool, finishing: bool = False
+) -> Iterator[pa.RecordBatch]:
+    """The Event path: each message decoded (and checked) into events, batched into Arrow;
+    ``finishing``: the messages are the whole input, ended with the decoder's ``finish``."""
     events: list[Optional[Event]] = []
     malformed: list[Optional[dict]] = []
     places: list[Message] = []
     size = 0
+    last: Optional[Message] = None
     for message in messages:
+        last = message
         size += _size(message)
         try:
             decoded = decoder.decode(message)
@@ -255,6 +267,16 @@ def _event_batches(decoder: Decoder, messages: Iterator[Message], permissive: bo
             events, malformed, places, size = [], [], [], 0
     if events:
         yield _located(events, malformed, places, permissive)
+    if finishing:
+        yield from _finished(decoder, last, permissive)
+
+
+def _finished(decoder: CheckedDecoder, last: Optional[Message], permissive: bool) -> Iterator[pa.RecordBatch]:
+    """What the decoder still holds at the end of the input, placed at its last message."""
+    held = decoder.finish()
+    if held:
+        assert last is not None, "a decoder given no message holds no event"
+        yield _located(list(held), [None] * len(held), [last] * len(held), permissive)
 
 
 def message_text(message: Message) -> str:

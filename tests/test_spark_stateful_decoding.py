@@ -1,0 +1,71 @@
+"""Spark reads of a protocol whose decoding is stateful (simple: a row needs its table's schema
+from an earlier BOOTSTRAP or DDL of its partition) type the rows a Python read does, or fail
+saying which rows they could not type; never drop them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import cdcwire
+from cdcwire import spark as cs
+from cdcwire.spark.reader.message_ranges import MessageRange, ranges_to_json
+from cdcwire.workload import Workload
+
+
+@pytest.fixture
+def simple_topic(tmp_path) -> str:
+    """Two partitions of a few tables, one BOOTSTRAP per table at each partition's start only."""
+    uri = f"file://{tmp_path}/src/orders?protocol=simple&partition-num=2&send-bootstrap-interval-in-sec=0"
+    cdcwire.write(uri, cdcwire.encode(uri, list(Workload(120, seed=7))))
+    return uri
+
+
+def python_rows(uri: str) -> list[tuple]:
+    """(partition, commit ts, table, kind) of every row event a Python read gives, in order."""
+    out = []
+    for p in (0, 1):
+        for e in cdcwire.decode(uri, cdcwire.read(uri, partitions=[p])):
+            if isinstance(e, cdcwire.RowChangedEvent):
+                out.append((p, e.commit_ts, e.table, e.kind))
+    return out
+
+
+def spark_rows(df) -> list[tuple]:
+    rows = df.where("kind in ('insert', 'update', 'delete')").orderBy("partition", "offset").collect()
+    return [(r["partition"], r["commit_ts"], r["table"], r["kind"]) for r in rows]
+
+
+def test_a_spark_read_of_a_simple_topic_types_the_rows_a_python_read_does(spark, simple_topic):
+    expected = python_rows(simple_topic)
+    assert len(expected) > 100
+    assert spark_rows(cs.read(spark, simple_topic)) == expected
+
+
+def test_pinned_ranges_splitting_a_simple_partition_are_read_as_one_range_in_order(spark, simple_topic):
+    ends = {p: cdcwire.read(simple_topic, partitions=[p]) for p in (0, 1)}
+    ends = {p: sum(1 for _ in messages) for p, messages in ends.items()}
+    pieces = [MessageRange("orders", p, start, end)
+              for p in (0, 1) for start, end in ((0, ends[p] // 2), (ends[p] // 2, ends[p]))]
+    df = (spark.read.format("cdcwire").option("source-uri", simple_topic)
+          .option("ranges", ranges_to_json(pieces)).load())
+    assert spark_rows(df) == python_rows(simple_topic)
+
+
+def test_a_spark_read_starting_after_the_bootstraps_fails_naming_the_rows_it_cannot_type(spark, simple_topic):
+    expected = r"never typed: no DDL or BOOTSTRAP message of that table came \(the first row at orders/[01]/5\)"
+    with pytest.raises(Exception, match=expected):
+        cs.read(spark, simple_topic, offsets={"orders/0": 5, "orders/1": 5}).count()
+
+
+def test_a_stream_micro_batch_that_cannot_type_its_rows_fails_the_query_instead_of_dropping_them(
+    spark, simple_topic, tmp_path
+):
+    df = (spark.readStream.format("cdcwire").option("source-uri", simple_topic)
+          .option("maxOffsetsPerTrigger", "40").load())
+    query = (df.writeStream.format("memory").queryName("simple_capped")
+             .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start())
+    with pytest.raises(Exception, match=r"never typed: no DDL or BOOTSTRAP message of that table came"):
+        query.awaitTermination(120)
+    assert not query.isActive
