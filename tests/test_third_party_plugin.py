@@ -1,5 +1,5 @@
 """A protocol published by a third party: its own package and entry point, built
-outside this repository, installed into this environment and selected by URI."""
+outside this repository, installed by pip and selected by URI."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -86,24 +88,33 @@ def pip(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True)
 
 
+@dataclass(frozen=True)
+class InstalledPlugin:
+    """The plugin's source tree, and the environment under which Python finds it installed."""
+
+    root: Path
+    env: dict
+
+
 @pytest.fixture(scope="module")
-def installed_plugin(tmp_path_factory):
-    root = tmp_path_factory.mktemp("outside-the-repo") / "cdcwire-reverse-json"
+def installed_plugin(tmp_path_factory) -> InstalledPlugin:
+    """``cdcwire-reverse-json`` built and installed by pip into a directory that the commands below
+    put on PYTHONPATH (as a user's environment puts its site-packages): entry points are found the
+    same way, and the shared environment, used meanwhile by the rest of the suite, never sees it."""
+    base = tmp_path_factory.mktemp("outside-the-repo")
+    root = base / "cdcwire-reverse-json"
     (root / "src" / "cdcwire_reverse_json").mkdir(parents=True)
     (root / "pyproject.toml").write_text(PLUGIN_PYPROJECT)
     (root / "src" / "cdcwire_reverse_json" / "__init__.py").write_text("")
     (root / "src" / "cdcwire_reverse_json" / "plugin.py").write_text(textwrap.dedent(PLUGIN_MODULE))
     (root / "tests").mkdir()
     (root / "tests" / "test_reverse_conformance.py").write_text(CONFORMANCE_TEST)
-    done = pip("install", "-q", "--no-deps", str(root))
+    done = pip("install", "-q", "--no-deps", "--no-build-isolation", "--target", str(base / "site"), str(root))
     assert done.returncode == 0, done.stderr
-    yield root
-    pip("uninstall", "-y", "-q", "cdcwire-reverse-json")
+    return InstalledPlugin(root, {"PYTHONPATH": os.pathsep.join([str(base / "site"), os.environ.get("PYTHONPATH", "")])})
 
 
 def run_python(code: str, **env: str) -> str:
-    import os
-
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env={**os.environ, **env}
     )
@@ -112,7 +123,7 @@ def run_python(code: str, **env: str) -> str:
 
 
 def test_the_installed_plugin_is_listed_with_its_distribution(installed_plugin):
-    out = run_python("from cdcwire.cli import main; main(['protocols'])")
+    out = run_python("from cdcwire.cli import main; main(['protocols'])", **installed_plugin.env)
     row = next(line.split() for line in out.splitlines() if line.startswith("reverse-json"))
     assert row == ["reverse-json", "cdcwire-reverse-json", "0.3.1"]
 
@@ -126,21 +137,22 @@ def test_the_plugin_is_selected_by_sink_uri(installed_plugin, tmp_path):
         ev = [RowChangedEvent(7, "shop", "orders", (Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY, 1),))]
         msgs = cdcwire.encode(uri, ev)
         print(json.dumps([msgs[0].value.decode(), cdcwire.decode(uri, msgs) == ev]))
-        """
+        """,
+        **installed_plugin.env,
     )
     value, equal = json.loads(out)
     assert value.startswith("}") and value.endswith("{") and equal
 
 
 def test_the_allow_list_keeps_the_plugin_out(installed_plugin):
-    out = run_python("import cdcwire; print(cdcwire.protocols())", CDCWIRE_PLUGINS="open-protocol")
+    out = run_python("import cdcwire; print(cdcwire.protocols())", CDCWIRE_PLUGINS="open-protocol", **installed_plugin.env)
     assert "reverse-json" not in out
 
 
 def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(installed_plugin / "tests")],
-        capture_output=True, text=True, cwd=installed_plugin,
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(installed_plugin.root / "tests")],
+        capture_output=True, text=True, cwd=installed_plugin.root, env={**os.environ, **installed_plugin.env},
     )
     assert done.returncode == 0, done.stdout[-3000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
@@ -149,7 +161,7 @@ def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
 def test_cdcwire_demo_runs_the_plugin_with_the_parameters_its_codec_asks_for(installed_plugin, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "cdcwire", "demo", "--events", "300", "--out", str(tmp_path), "--master", "local[1]"],
-        capture_output=True, text=True, env={**os.environ, "CDCWIRE_PLUGINS": "reverse-json"},
+        capture_output=True, text=True, env={**os.environ, **installed_plugin.env, "CDCWIRE_PLUGINS": "reverse-json"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     row = next(line for line in done.stdout.splitlines() if line.startswith("reverse-json"))
