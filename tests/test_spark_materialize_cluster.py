@@ -1,7 +1,7 @@
 """cs.materialize on ``local-cluster[2,1,1024]``: two executor JVMs of their own, as on a real
 cluster (every task's data crosses a process boundary, nothing is shared with the driver),
-gives the same Parquet and Delta tables as the suite's local session, after a first and an
-incremental run.
+gives the same Parquet and Delta tables as the suite's local session, after a first run (and,
+in a longer run, an incremental one).
 
 PySpark has one SparkContext per Python process, and the suite's session is that one, so the
 local-cluster session runs in a subprocess of its own (a module fixture started once and
@@ -108,7 +108,11 @@ EVENTS = list(Workload(800, seed=7, tables=3))
 #: a first run up to a commit in the middle, an incremental run over the rest (key changes and
 #: deletes of rows the first run wrote, an ADD COLUMN or two)
 HALF = next(i for i, e in enumerate(EVENTS) if i >= len(EVENTS) // 2 and isinstance(e, ResolvedEvent))
-RUNS = (EVENTS[:HALF + 1], [*EVENTS[HALF + 1:], ResolvedEvent(EVENTS[-1].commit_ts + 1)])
+#: The suite makes the first run (executors write every bucket, the driver commits); a longer
+#: run adds the incremental one (executors read the buckets the first run wrote):
+#: CDCWIRE_CLUSTER_RUNS=2.
+RUNS = (EVENTS[:HALF + 1], [*EVENTS[HALF + 1:], ResolvedEvent(EVENTS[-1].commit_ts + 1)])[
+    : int(os.environ.get("CDCWIRE_CLUSTER_RUNS", "1"))]
 TABLES = ("shop.orders", "shop.customers", "app.files")
 
 
