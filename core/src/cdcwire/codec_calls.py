@@ -63,12 +63,7 @@ class CheckedDecoder:
             events = self.decoder.decode(message)
         except DecodeError as exc:
             raise self._hinted(printable(exc), message) from None
-        try:
-            for event in events:
-                check_event(event)
-        except InvalidEventError as exc:
-            raise DecodeError(f"the message decodes to an invalid event: {exc}") from None
-        return events
+        return _decoded(events, "the message")
 
     def finish(self) -> list[Event]:
         """The events the decoder still holds at the end of a bounded input (checked as
@@ -77,13 +72,7 @@ class CheckedDecoder:
         finish = getattr(self.decoder, "finish", None)
         if finish is None:
             return []
-        events = finish()
-        try:
-            for event in events:
-                check_event(event)
-        except InvalidEventError as exc:
-            raise DecodeError(f"the end of the input decodes to an invalid event: {exc}") from None
-        return events
+        return _decoded(finish(), "the end of the input")
 
     def _hinted(self, exc: DecodeError, message: Message) -> DecodeError:
         if self.guessed:
@@ -95,6 +84,17 @@ class CheckedDecoder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.decoder, name)
+
+
+def _decoded(events: list[Event], source: str) -> list[Event]:
+    """``events`` if every one is valid; else the DecodeError a decoder's invalid event is, naming
+    what decoded to it (``source``)."""
+    try:
+        for event in events:
+            check_event(event)
+    except InvalidEventError as exc:
+        raise DecodeError(f"{source} decodes to an invalid event: {exc}") from None
+    return events
 
 
 def printable(exc: DecodeError) -> DecodeError:
