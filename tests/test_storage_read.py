@@ -145,6 +145,24 @@ def test_following_a_layout_refuses_what_it_does_not_have(tmp_path: Path) -> Non
         cdcwire.follow(reference_layout(tmp_path).uri(**CSV), group="audit")
 
 
+def test_the_follow_command_says_it_follows_a_layout_from_its_beginning(tmp_path: Path, capsys) -> None:
+    from cdcwire.cli import main
+
+    layout = reference_layout(tmp_path)
+    assert main(["follow", "-e", layout.uri(**CSV)]) == 0
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == f"cdcwire follow: following local://{tmp_path} from its beginning, in replay order"
+
+
+def test_the_follow_command_refuses_raw_lines_of_a_layout_naming_the_flag(tmp_path: Path, capsys) -> None:
+    from cdcwire.cli import main
+
+    assert main(["follow", "--raw", "-e", reference_layout(tmp_path).uri(**CSV)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("cdcwire follow: error: --raw: a storage-sink location has no topics, partitions or offsets")
+    assert err.endswith("follow it without --raw") and "broadcast_copies" not in err
+
+
 def test_no_secret_of_an_s3_location_is_shown(s3_bucket: S3Bucket) -> None:
     from cdcwire.transports.storage.location import StorageLocation
 

@@ -138,7 +138,7 @@ def test_a_damaged_csv_line_stops_the_read_naming_path_and_line(tmp_path: Path) 
 
 
 def test_a_directory_without_a_checkpoint_is_named_as_not_a_layout(tmp_path: Path) -> None:
-    with pytest.raises(LayoutError, match=r"^metadata: no checkpoint file in file://"):
+    with pytest.raises(LayoutError, match=r"^metadata: no checkpoint file in local://"):
         list(cdcwire.read_storage(Layout(tmp_path).uri()))
 
 

@@ -44,7 +44,7 @@ class StorageFollower:
     def summary(self) -> str:
         """One line: events given, the checkpoint reached."""
         reached = "none" if self.checkpoint < 0 else str(self.checkpoint)
-        return f"{self.events} event(s) from {self.location.storage.display()}; checkpoint reached: {reached}"
+        return f"{self.events} event(s) from {self.location.display()}; checkpoint reached: {reached}"
 
     def placed(self) -> Iterator[PlacedEvent]:
         until, count = self.until, self.count

@@ -12,8 +12,10 @@ import signal
 import sys
 
 from ..event_json import to_json
-from ..following import follow
+from ..following import FollowError, follow
 from ..ordered_events import Placed
+from ..storage_following import StorageFollower
+from ..transports.storage.location import is_storage_uri
 from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
@@ -108,7 +110,19 @@ def starting_points(starts: dict[tuple[str, int], int], shown: int = 10) -> str:
     return ", ".join(points[:shown]) + more if points else "no partitions yet"
 
 
+def beginning(follower: object) -> str:
+    """What the first stderr line says the follow starts from: each partition's offset, or a layout's beginning."""
+    if isinstance(follower, StorageFollower):
+        return f"{follower.location.display()} from its beginning, in replay order"
+    return starting_points(follower.starts)  # type: ignore[attr-defined]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.raw and is_storage_uri(args.uri):
+        raise FollowError(
+            "--raw: a storage-sink location has no topics, partitions or offsets to show (its events are placed by"
+            " file and line); follow it without --raw"
+        )
     try:
         follower = follow(
             args.uri, topics=args.topics, partitions=args.partition, tables=args.tables, start=args.start,
@@ -128,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         follower.stop(signal.Signals(signum).name)
 
     previous = {s: signal.signal(s, on_signal) for s in signals}
-    print(f"cdcwire follow: following {starting_points(follower.starts)}", file=sys.stderr, flush=True)
+    print(f"cdcwire follow: following {beginning(follower)}", file=sys.stderr, flush=True)
     code, ended = 0, "stopped by an error"
     out = sys.stdout
     try:

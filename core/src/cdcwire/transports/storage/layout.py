@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from ...large_messages.storage import ObjectMissing, Storage
-from .location import StorageLocation
+from .location import StorageLocation, shown
 from .paths import METADATA, DataDir, DataPath, IndexPath, SchemaPath, data_file_index, parse_path
 from .places import LayoutError, Place
 from .schema_files import SchemaFile, parse_schema_file
@@ -82,7 +82,7 @@ def read_checkpoint(storage: Storage) -> int:
         data = storage.get(METADATA)
     except ObjectMissing:
         raise LayoutError(
-            place, f"no checkpoint file in {storage.display()}: not a TiCDC storage-sink location, or nothing is"
+            place, f"no checkpoint file in {shown(storage)}: not a TiCDC storage-sink location, or nothing is"
             " complete there yet",
         ) from None
     try:

@@ -66,6 +66,12 @@ PARAMETERS: tuple[Parameter, ...] = (
 _DECLARED = {p.name: p for p in PARAMETERS}
 
 
+def shown(storage: Storage) -> str:
+    """A layout's root for messages, in the spelling its URI uses: ``local:///dir`` (a ``file://``
+    would read as cdcwire's own message log) or ``s3://bucket/prefix`` with its keys masked."""
+    return f"local://{storage.root}" if storage.scheme == "file" else storage.display()
+
+
 def is_storage_uri(uri: object) -> bool:
     """True for a URI of a scheme this room reads (``s3://``, ``local://``)."""
     return isinstance(uri, str) and uri.split("://", 1)[0].lower() in STORAGE_SCHEMES and "://" in uri
@@ -90,8 +96,12 @@ class StorageLocation:
     def __getitem__(self, name: str) -> Any:
         return self.params[name]
 
+    def display(self) -> str:
+        """The location for messages: its root as its URI spells it, keys masked."""
+        return shown(self.storage)
+
     def __repr__(self) -> str:
-        return f"StorageLocation({self.storage.display()}, protocol={self.protocol})"
+        return f"StorageLocation({self.display()}, protocol={self.protocol})"
 
     @classmethod
     def parse(cls, uri: str) -> "StorageLocation":
