@@ -24,6 +24,7 @@ from collections import deque
 from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
 from ...errors import DecodeError
@@ -77,13 +78,24 @@ def decode_stamped_range(
     uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
 ) -> Iterator[pa.RecordBatch]:
     """The batches :func:`decode_range` gives for ``part``, each row with its
-    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
+    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`).
+
+    With ``part.decode_from`` before its start, the decoder reads from there (the table schemas
+    a stateful decoder needs) and the events of those messages are dropped: only the range's
+    own come out."""
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
+    first = part.start
+    if part.decode_from is not None and first is not None and part.decode_from < first:
+        first = part.decode_from
     try:
         stamps = _Stamps()
-        messages = stamps.noting(reader.read(part.topic, part.partition, part.start, part.end))
+        messages = stamps.noting(reader.read(part.topic, part.partition, first, part.end))
         for batch in decode_messages(sink, messages, permissive, tables):
+            if first != part.start:
+                batch = batch.filter(pc.greater_equal(batch.column("offset"), part.start))
+                if not batch.num_rows:
+                    continue
             yield stamps.stamped(batch, permissive)
     finally:
         reader.close()
