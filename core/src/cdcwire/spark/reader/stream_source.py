@@ -247,10 +247,12 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
             if key in start or backlog.get(key):
                 end[key] = begin + backlog.get(key, 0)
         end = _sorted(end)
-        if schemas_from is not None:  # a partition new to the query is decoded from where it is first read
+        if schemas_from is not None:
+            # a partition new to the query is decoded from where it is first read; one whose
+            # earliest messages are gone (retention) from its earliest held
             low_now = {k: low for k, (low, _) in marks.items()}
-            end[SCHEMAS_FROM] = _sorted({**{k: low_now.get(k, 0) for k in end if k not in schemas_from},
-                                         **schemas_from})
+            kept = {k: max(int(v), low_now.get(k, 0)) for k, v in schemas_from.items()}
+            end[SCHEMAS_FROM] = _sorted({**{k: low_now.get(k, 0) for k in end if k not in kept}, **kept})
         return end
 
     def _checked(self, key: str, offset: int, low: int, high: int) -> int:
