@@ -11,6 +11,7 @@ import pytest
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.spark.reader.message_ranges import MessageRange, ranges_to_json
+from cdcwire.spark.reader.range_decoding import decode_range
 from cdcwire.workload import Workload
 
 
@@ -87,3 +88,21 @@ def test_a_stream_types_the_rows_of_micro_batches_without_a_bootstrap_as_a_pytho
                if not any(start.get(k, 0) <= o < end[k] for k in booted for o in booted[k] if k in end)]
     assert without, "a micro-batch whose range holds no BOOTSTRAP"
     assert spark_rows(spark.table("simple_capped")) == python_rows(simple_topic)
+
+
+def test_a_range_decoded_from_an_earlier_offset_gives_its_own_rows_typed_and_no_earlier_event(simple_topic):
+    # offsets 20..50 of partition 0 hold no BOOTSTRAP: alone they cannot be typed
+    assert not {o for o in bootstrap_offsets(simple_topic)["orders/0"] if o >= 20}
+    batches = list(decode_range(simple_topic, MessageRange("orders", 0, 20, 50, decode_from=0)))
+    offsets = [o for b in batches for o in b.column("offset").to_pylist()]
+    assert offsets and min(offsets) >= 20 and max(offsets) < 50
+    rows = [(0, ts, table, kind) for b in batches
+            for ts, table, kind, offset in zip(*(b.column(c).to_pylist() for c in ("commit_ts", "table", "kind", "offset")))
+            if kind in ("insert", "update", "delete")]
+    whole = [(0, e.commit_ts, e.table, e.kind) for e in cdcwire.decode(simple_topic, cdcwire.read(simple_topic, partitions=[0]))
+             if isinstance(e, cdcwire.RowChangedEvent)]
+    row_messages = [m for m in cdcwire.read(simple_topic, partitions=[0])
+                    if 20 <= m.offset < 50 and json.loads(m.value)["type"] in ("INSERT", "UPDATE", "DELETE")]
+    assert len(rows) == len(row_messages) > 0
+    start = whole.index(rows[0])
+    assert whole[start:start + len(rows)] == rows  # typed as the whole partition's reader types them
