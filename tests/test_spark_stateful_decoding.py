@@ -11,6 +11,7 @@ import pytest
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.spark.reader.message_ranges import MessageRange, ranges_to_json
+from cdcwire.spark.reader.range_decoding import decode_range
 from cdcwire.workload import Workload
 
 
@@ -59,13 +60,49 @@ def test_a_spark_read_starting_after_the_bootstraps_fails_naming_the_rows_it_can
         cs.read(spark, simple_topic, offsets={"orders/0": 5, "orders/1": 5}).count()
 
 
-def test_a_stream_micro_batch_that_cannot_type_its_rows_fails_the_query_instead_of_dropping_them(
+def bootstrap_offsets(uri: str) -> dict[str, set[int]]:
+    """The offsets of the BOOTSTRAP messages of each "topic/partition"."""
+    out: dict[str, set[int]] = {}
+    for p in (0, 1):
+        for m in cdcwire.read(uri, partitions=[p]):
+            if json.loads(m.value)["type"] == "BOOTSTRAP":
+                out.setdefault(f"orders/{p}", set()).add(m.offset)
+    return out
+
+
+def test_a_stream_types_the_rows_of_micro_batches_without_a_bootstrap_as_a_python_read_does(
     spark, simple_topic, tmp_path
 ):
     df = (spark.readStream.format("cdcwire").option("source-uri", simple_topic)
-          .option("maxOffsetsPerTrigger", "40").load())
+          .option("maxOffsetsPerTrigger", "100").load())
     query = (df.writeStream.format("memory").queryName("simple_capped")
              .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start())
-    with pytest.raises(Exception, match=r"never typed: no DDL or BOOTSTRAP message of that table came"):
-        query.awaitTermination(120)
-    assert not query.isActive
+    query.awaitTermination(120)
+    assert not query.isActive and query.exception() is None
+    # later micro-batches have no BOOTSTRAP in their ranges: their rows are typed all the same
+    booted = bootstrap_offsets(simple_topic)
+    ranges = [(json.loads(p["sources"][0]["startOffset"] or "null") or {}, json.loads(p["sources"][0]["endOffset"]))
+              for p in query.recentProgress if p["numInputRows"]]
+    assert len(ranges) >= 2
+    without = [(start, end) for start, end in ranges
+               if not any(start.get(k, 0) <= o < end[k] for k in booted for o in booted[k] if k in end)]
+    assert without, "a micro-batch whose range holds no BOOTSTRAP"
+    assert spark_rows(spark.table("simple_capped")) == python_rows(simple_topic)
+
+
+def test_a_range_decoded_from_an_earlier_offset_gives_its_own_rows_typed_and_no_earlier_event(simple_topic):
+    # offsets 20..50 of partition 0 hold no BOOTSTRAP: alone they cannot be typed
+    assert not {o for o in bootstrap_offsets(simple_topic)["orders/0"] if o >= 20}
+    batches = list(decode_range(simple_topic, MessageRange("orders", 0, 20, 50, decode_from=0)))
+    offsets = [o for b in batches for o in b.column("offset").to_pylist()]
+    assert offsets and min(offsets) >= 20 and max(offsets) < 50
+    rows = [(0, ts, table, kind) for b in batches
+            for ts, table, kind, offset in zip(*(b.column(c).to_pylist() for c in ("commit_ts", "table", "kind", "offset")))
+            if kind in ("insert", "update", "delete")]
+    whole = [(0, e.commit_ts, e.table, e.kind) for e in cdcwire.decode(simple_topic, cdcwire.read(simple_topic, partitions=[0]))
+             if isinstance(e, cdcwire.RowChangedEvent)]
+    row_messages = [m for m in cdcwire.read(simple_topic, partitions=[0])
+                    if 20 <= m.offset < 50 and json.loads(m.value)["type"] in ("INSERT", "UPDATE", "DELETE")]
+    assert len(rows) == len(row_messages) > 0
+    start = whole.index(rows[0])
+    assert whole[start:start + len(rows)] == rows  # typed as the whole partition's reader types them

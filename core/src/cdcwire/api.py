@@ -29,14 +29,16 @@ def dispatch(
     names and values, and an invalid event is an InvalidEventError naming it, not a crash.
     A row comes out with only the columns its table's column selector keeps (the rules
     file's ``[[column-selectors]]``); a selector that drops the row's key, a column its
-    partition rule hashes, or every column raises a ColumnSelectorError.
+    partition rule hashes, or every column raises a ColumnSelectorError. A codec that asks
+    for tables' announcements (``EventPolicy.announce_tables``) gets, before a table's first
+    row, a :class:`~cdcwire.table_announcement.TableAnnouncement` in every partition it names.
     """
     check_events(events)
     dispatcher = Dispatcher(sink, partition_count=partition_count)
     dispatcher.observe(events)
     groups: dict[tuple[str, int], list[Event]] = defaultdict(list)
     for event in events:
-        for route in dispatcher.route(event):
+        for route in (*dispatcher.announcements(event), *dispatcher.route(event)):
             groups[(route.topic, route.partition)].append(route.event)
     return groups
 

@@ -31,13 +31,19 @@ class Broadcast(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class EventPolicy:
-    """A codec's declared handling of DDL and resolved events.
+    """A codec's declared handling of DDL and resolved events, and of tables' announcements.
 
     DDL events go to the table's topic; resolved events go to every topic.
+    ``announce_tables`` (plugin API 1.8): where a
+    :class:`~cdcwire.table_announcement.TableAnnouncement` goes in a table's topic when the
+    table's first row is routed, before that row (NONE: nowhere, the default; a codec that
+    describes tables in messages of their own, as simple's BOOTSTRAP, asks for them). An
+    encoder of such a codec is given announcements among its events.
     """
 
     ddl: Broadcast = Broadcast.ALL_PARTITIONS
     resolved: Broadcast = Broadcast.ALL_PARTITIONS
+    announce_tables: Broadcast = Broadcast.NONE
 
 
 class Encoder(Protocol):

@@ -79,6 +79,7 @@ from .params import (
     parse_boolean,
 )
 from .sink_uri import SinkConfig
+from .table_announcement import TableAnnouncement
 from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
 from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
@@ -100,7 +101,12 @@ from .value_text import float32_text, float64_text
 #: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
 #: core calls once when a finite input ends (rows a stateful decoder still holds are given or
 #: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
-PLUGIN_API_VERSION = "1.6"
+#: 1.7: (the table schema: another branch; the lead reconciles the numbers when merging.)
+#: 1.8: tables' announcements: ``EventPolicy.announce_tables`` and TableAnnouncement, given to
+#: the encoders of every partition of a table's topic (or the first) before the table's first
+#: row, for a codec that describes tables in messages of their own (simple's BOOTSTRAP to every
+#: partition, as TiCDC's send-bootstrap-to-all-partition).
+PLUGIN_API_VERSION = "1.8"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -143,6 +149,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "FinishingDecoder",
     ], "1.6"),
+    **dict.fromkeys([
+        "TableAnnouncement",
+    ], "1.8"),
 }
 
 __all__ = list(INTRODUCED_IN)

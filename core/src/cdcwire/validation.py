@@ -50,6 +50,7 @@ from .bounded_cache import BoundedCache
 from .type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
 from .errors import InvalidEventError
 from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .table_announcement import TableAnnouncement
 from .type_text import TypeText, parse_type_text
 
 U64_MAX = (1 << 64) - 1
@@ -596,6 +597,8 @@ def check_event(event: Any) -> None:
         problem = text_problem(event.query)
         if problem is not None:
             raise _fail(event, "query", f"query {problem}")
+    elif cls is TableAnnouncement:  # routed by the dispatcher to codecs that ask (announce_tables)
+        check_event(event.row)
     else:
         raise InvalidEventError(
             f"not a cdcwire event: a {_kind(event)} (RowChangedEvent, DDLEvent or ResolvedEvent)",

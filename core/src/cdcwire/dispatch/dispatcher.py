@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional
 
 from ..codec import Broadcast, EventPolicy
 from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_row_event
+from ..table_announcement import TableAnnouncement
 from .column_selectors import ColumnSelector, first_selector
 from .partitioners import Partitioner
 from .rules import DispatchRule, column_selectors_of, rules_from_params
@@ -80,6 +81,7 @@ class Dispatcher:
         self._counts: dict[str, int] = {}
         self._tables: dict[tuple[str, str], tuple[str, Partitioner, Optional[ColumnSelector]]] = {}
         self.topics: set[str] = {self.default_topic}
+        self._announced: set[tuple[str, str]] = set()  # tables whose announcement was routed
 
     def partitions(self, topic: str) -> int:
         n = self._counts.get(topic)
@@ -128,6 +130,22 @@ class Dispatcher:
         if how is Broadcast.FIRST_PARTITION:
             return [Route(topic, 0, event)]
         return [Route(topic, p, event) for p in range(self.partitions(topic))]
+
+    def announcements(self, event: Event) -> list[Route]:
+        """The routes of a table's announcement, for a codec whose policy asks for them
+        (``announce_tables``): when ``event`` is the first row of its table this dispatcher
+        routes, a :class:`~cdcwire.table_announcement.TableAnnouncement` to every partition
+        of its topic (or the first), to go before the row's own routes. Otherwise none."""
+        how = self.policy.announce_tables
+        if how is Broadcast.NONE or not isinstance(event, RowChangedEvent):
+            return []
+        key = (event.schema, event.table)
+        if key in self._announced:
+            return []
+        self._announced.add(key)
+        topic, _, selector = self._table(event.schema, event.table)
+        row = event if selector is None else selector.apply(event, self.select_columns)  # the columns it is sent with
+        return self._broadcast(topic, how, TableAnnouncement(row))
 
     def route(self, event: Event) -> list[Route]:
         if isinstance(event, RowChangedEvent):

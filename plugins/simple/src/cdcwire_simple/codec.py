@@ -48,7 +48,14 @@ class SimpleCodec(Codec):
         LargeMessageOptions.from_config(config).check("simple", raw_value_supported=True)
 
     def policy(self, config: SinkConfig) -> EventPolicy:
-        return EventPolicy(ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS)
+        """DDL and watermarks to every partition; a table's BOOTSTRAP, when its first row comes,
+        to every partition of its topic, or to partition 0 with send-bootstrap-to-all-partition=false
+        (TiCDC's bootstrap worker)."""
+        to_all = SimpleOptions.from_config(config).bootstrap_to_all_partitions
+        return EventPolicy(
+            ddl=Broadcast.ALL_PARTITIONS, resolved=Broadcast.ALL_PARTITIONS,
+            announce_tables=Broadcast.ALL_PARTITIONS if to_all else Broadcast.FIRST_PARTITION,
+        )
 
     def encoder(self, config: SinkConfig, topic: str, partition: int) -> SimpleEncoder:
         return SimpleEncoder(SimpleOptions.from_config(config), partition)

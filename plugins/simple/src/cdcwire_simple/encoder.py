@@ -11,6 +11,11 @@ columns, so the encoder keeps, per table, the schema it derived from the table's
 - a row of columns not seen before (the table's first, or a new shape after a DDL) gets a
   new version, its commit ts (or one past the table's last version, so a version never
   names two schemas), and a BOOTSTRAP is sent before it;
+- to every partition, as TiCDC's bootstrap worker: the dispatcher gives each partition of the
+  table's topic (partition 0 only with ``send-bootstrap-to-all-partition=false``) the
+  announcement of the table's first row (:class:`TableAnnouncement`, ``announce_tables`` in
+  the codec's policy); an encoder that has not described the table so sends its BOOTSTRAP
+  then, and the row's own encoder sends none again before the row;
 - re-sending, as TiCDC's bootstrap worker: after ``send-bootstrap-in-msg-count`` rows of the
   table or ``send-bootstrap-interval-in-sec`` seconds since the last, before the next row
   (both > 0; with ``send-bootstrap-to-all-partition=false`` only partition 0 re-sends).
@@ -44,6 +49,7 @@ from cdcwire.plugin_api import (
     PointerPayload,
     ResolvedEvent,
     RowChangedEvent,
+    TableAnnouncement,
     in_order_once_stored,
 )
 
@@ -104,8 +110,9 @@ class SimpleEncoder:
         columns derive to it carry its version. Nothing is sent."""
         self._tables[(schema.schema, schema.table)] = _Table(schema, None, self._clock())
 
-    def _schema_for(self, row: RowChangedEvent) -> tuple[TableSchema, bool]:
-        """The table schema of a row, and whether a BOOTSTRAP must go before it."""
+    def _schema_for(self, row: RowChangedEvent, counting: bool = True) -> tuple[TableSchema, bool]:
+        """The table schema of a row, and whether a BOOTSTRAP must go before it. ``counting``
+        False (an announcement, not a row): a schema already described needs none again."""
         key = (row.schema, row.table)
         table = self._tables.get(key)
         image = row_columns(row.columns, row.pre_columns)
@@ -115,6 +122,8 @@ class SimpleEncoder:
             if (derived.columns, derived.indexes) == (table.schema.columns, table.schema.indexes):
                 table.shape = shape  # a schema given by know() or a DDL, first met by a row
         if table is not None and table.shape == shape:
+            if not counting:
+                return table.schema, False
             table.rows_since += 1
             due = self._resends and (
                 table.rows_since >= self.options.bootstrap_msg_count
@@ -151,6 +160,13 @@ class SimpleEncoder:
             value = self._row_value(event, schema)
             stored, self._upload = self._upload, None
             yield Payload(None, value, 1) if stored is None else PointerPayload(None, value, 1, stored)
+        elif isinstance(event, TableAnnouncement):
+            row = event.row
+            self._check_ts(row.commit_ts, f"of a row of {row.schema}.{row.table}")
+            schema, bootstrap = self._schema_for(row, counting=False)
+            if bootstrap:
+                yield Payload(None, self._value(self._bootstrap(schema), f"BOOTSTRAP of {schema.schema}.{schema.table}"), 0)
+                self._sent(schema)
         elif isinstance(event, DDLEvent):
             self._check_ts(event.commit_ts, f"of DDL {event.query[:60]!r}")
             yield Payload(None, self._value(self._ddl(event), f"DDL at commit ts {event.commit_ts}"), 1)

@@ -25,8 +25,9 @@ BOOTSTRAP_MSG_COUNT = Parameter(
 )
 BOOTSTRAP_TO_ALL_PARTITIONS = Parameter(
     "send-bootstrap-to-all-partition", "bool", True,
-    "false: only partition 0 re-sends BOOTSTRAP messages (each partition still carries a table's"
-    " schema before its first row there)",
+    "true: a table's BOOTSTRAP goes to every partition of its topic when its first row comes, and every"
+    " partition re-sends; false: to partition 0 only, and only partition 0 re-sends (each partition"
+    " still carries a table's schema before its first row there)",
 )
 ALL_BOOTSTRAP_AT_START = Parameter(
     "send-all-bootstrap-at-start", "bool", False,

@@ -29,12 +29,17 @@ from ..runtime.sink_cache import cached_sink
 
 @dataclass(frozen=True)
 class MessageRange(InputPartition):
-    """Offsets [start, end) of one topic-partition; ``start`` None: the earliest held."""
+    """Offsets [start, end) of one topic-partition; ``start`` None: the earliest held.
+
+    ``decode_from`` (a stream of a stateful codec, see :mod:`.stream_source`): the messages from
+    there up to ``start`` are decoded first, for the table schemas they bring, and their events
+    dropped, so the range's rows are typed as one decoder reading from there would type them."""
 
     topic: str
     partition: int
     start: Optional[int]
     end: Optional[int]
+    decode_from: Optional[int] = None
 
 
 def plan_message_ranges(

@@ -24,6 +24,7 @@ from collections import deque
 from typing import Any, Iterable, Iterator, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ...codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
 from ...errors import DecodeError
@@ -62,29 +63,53 @@ def decode_range(
     uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
 ) -> Iterator[pa.RecordBatch]:
     """Decode one range into event batches with topic, partition and offset (and ``_malformed``
-    when ``permissive``); ``tables``: a table filter (see :func:`decode_messages`)."""
+    when ``permissive``); ``tables``: a table filter (see :func:`decode_messages`).
+
+    With ``part.decode_from`` before its start, the decoder reads from there (the table schemas
+    a stateful decoder needs) and the events of those messages are dropped: only the range's
+    own come out."""
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
+    first = _first_read(part)
     try:
-        yield from decode_messages(
-            sink, reader.read(part.topic, part.partition, part.start, part.end), permissive, tables
-        )
+        messages = reader.read(part.topic, part.partition, first, part.end)
+        for batch in decode_messages(sink, messages, permissive, tables):
+            if first == part.start:
+                yield batch
+            elif (batch := _from_start(batch, part)).num_rows:
+                yield batch
     finally:
         reader.close()
+
+
+def _first_read(part: MessageRange) -> Optional[int]:
+    """The offset a range's reading starts at: its ``decode_from`` when that is before its start."""
+    if part.decode_from is not None and part.start is not None and part.decode_from < part.start:
+        return part.decode_from
+    return part.start
+
+
+def _from_start(batch: pa.RecordBatch, part: MessageRange) -> pa.RecordBatch:
+    """The rows of a batch at or after the range's start (the ones before only brought state)."""
+    return batch.filter(pc.greater_equal(batch.column("offset"), part.start))
 
 
 def decode_stamped_range(
     uri: str, part: MessageRange, permissive: bool = False, tables: str = ""
 ) -> Iterator[pa.RecordBatch]:
-    """The batches :func:`decode_range` gives for ``part``, each row with its
-    message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
+    """The batches :func:`decode_range` gives for ``part`` (``decode_from`` alike), each row with
+    its message's timestamp after ``offset`` (:data:`~.schema.SOURCE_READ_EVENT_SCHEMA`)."""
     sink = cached_sink(uri)
     reader = sink.needs_transport().reader(sink.config)
+    first = _first_read(part)
     try:
         stamps = _Stamps()
-        messages = stamps.noting(reader.read(part.topic, part.partition, part.start, part.end))
+        messages = stamps.noting(reader.read(part.topic, part.partition, first, part.end))
         for batch in decode_messages(sink, messages, permissive, tables):
-            yield stamps.stamped(batch, permissive)
+            if first == part.start:
+                yield stamps.stamped(batch, permissive)
+            elif (batch := _from_start(batch, part)).num_rows:
+                yield stamps.stamped(batch, permissive)
     finally:
         reader.close()
 

@@ -19,6 +19,16 @@ nothing committed is read again, nothing is skipped. A partition that appears (a
 under a topic pattern, a topic) is taken from its earliest offset at the next trigger:
 an offset that lacks it means "the earliest held".
 
+A protocol whose decoding is stateful (``Codec.stateful_decoding``: simple, whose rows need
+their table's schema from an earlier BOOTSTRAP or DDL of the partition) gets one more key in
+the offset, ``"schemasFrom": {"topic/partition": offset}``: where the query started reading each
+partition. Each micro-batch's decoder reads its partition from there (:attr:`MessageRange.decode_from`),
+the events before the batch's start dropped, so a batch without a BOOTSTRAP of its tables types
+its rows as one decoder reading the whole query would: a micro-batch is not a fresh start. The
+cost: each batch decodes its partitions from the query's start again (restart the query with
+a new checkpoint and ``startingOffsets`` to move it). A checkpoint from before this key reads
+as before (each batch decodes alone).
+
 Ranges are decoded on the executors by :func:`~.range_decoding.decode_messages`, as
 batch reads are, and each row gets its message's ``timestamp`` (the Kafka record's;
 null for ``file://``, whose framing keeps none): :data:`~.schema.SOURCE_READ_EVENT_SCHEMA`.
@@ -69,6 +79,10 @@ from ..runtime.sink_cache import cached_sink
 log = logging.getLogger("cdcwire.spark")
 
 Offsets = dict[str, int]
+
+#: The offset's key of where a stateful codec's decoding starts per partition (see the module doc):
+#: not a "topic/partition", which always has a slash.
+SCHEMAS_FROM = "schemasFrom"
 
 
 def place_of(key: str) -> tuple[str, int]:
@@ -140,6 +154,8 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
 
     def __init__(self, options: Mapping[str, str]) -> None:
         self.options = StreamOptions(options)
+        #: the codec's decoder keeps table schemas across messages: the offset says where it starts
+        self.stateful = cached_sink(self.options.uri).codec.stateful_decoding
         self._source: Optional[MessageReader] = None
         self._target: Optional[Offsets] = None  # Trigger.AvailableNow: where to stop
         self._latest: Optional[Offsets] = None
@@ -173,9 +189,9 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
         if self.options.times is not None:
             starting = offsets_at_times(self.options.uri, self.options.topics, self.options.times)
         if starting == "earliest":
-            return _sorted({k: low for k, (low, _) in marks.items()})
+            return self._with_schemas_from(_sorted({k: low for k, (low, _) in marks.items()}))
         if starting == "latest":
-            return _sorted({k: high for k, (_, high) in marks.items()})
+            return self._with_schemas_from(_sorted({k: high for k, (_, high) in marks.items()}))
         assert isinstance(starting, dict)
         unknown = sorted(set(starting) - set(marks))
         if unknown:
@@ -194,7 +210,13 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
             asked = starting[key]
             offset = low if asked == EARLIEST else high if asked == LATEST else asked
             offsets[key] = self._checked(key, offset, low, high)
-        return _sorted(offsets)
+        return self._with_schemas_from(_sorted(offsets))
+
+    def _with_schemas_from(self, offsets: dict) -> dict:
+        """The query's first offsets, with (for a stateful codec) where its decoding starts: there."""
+        if self.stateful:
+            offsets[SCHEMAS_FROM] = dict(offsets)
+        return offsets
 
     def getDefaultReadLimit(self) -> ReadLimit:
         n = self.options.max_offsets
@@ -212,6 +234,8 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
             target = self._target
             marks = {k: (low, min(high, target[k])) for k, (low, high) in marks.items() if k in target}
         self._latest = _sorted({k: high for k, (_, high) in marks.items()})
+        schemas_from = start.get(SCHEMAS_FROM)
+        start = {k: v for k, v in start.items() if k != SCHEMAS_FROM}
         begins = {
             k: self._checked(k, int(start[k]), low, high) if k in start else low for k, (low, high) in marks.items()
         }
@@ -222,7 +246,14 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
         for key, begin in begins.items():
             if key in start or backlog.get(key):
                 end[key] = begin + backlog.get(key, 0)
-        return _sorted(end)
+        end = _sorted(end)
+        if schemas_from is not None:
+            # a partition new to the query is decoded from where it is first read; one whose
+            # earliest messages are gone (retention) from its earliest held
+            low_now = {k: low for k, (low, _) in marks.items()}
+            kept = {k: max(int(v), low_now.get(k, 0)) for k, v in schemas_from.items()}
+            end[SCHEMAS_FROM] = _sorted({**{k: low_now.get(k, 0) for k in end if k not in kept}, **kept})
+        return end
 
     def _checked(self, key: str, offset: int, low: int, high: int) -> int:
         """``offset`` when the partition holds it; else data loss (see :mod:`cdcwire.data_loss`)."""
@@ -241,14 +272,22 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
         whose end is below its start (its offsets restarted and the loss was accepted:
         ``failOnDataLoss=false``)."""
         ranges = []
+        schemas_from = end.get(SCHEMAS_FROM) or {}
         for key in sorted(end):
+            if key == SCHEMAS_FROM:
+                continue
             first = start.get(key)
             last = int(end[key])
             if first is not None and int(first) > last:
                 first = None  # reset by latestOffset: read the new offsets from the earliest
             if (first is None and last > 0) or (first is not None and int(first) < last):
                 topic, partition = place_of(key)
-                ranges.append(MessageRange(topic, partition, None if first is None else int(first), last))
+                begin = None if first is None else int(first)
+                decode_from = schemas_from.get(key)
+                if decode_from is not None and (begin is None or int(decode_from) > begin):
+                    decode_from = None  # offsets restarted below it: nothing to decode first
+                ranges.append(MessageRange(topic, partition, begin, last,
+                                           None if decode_from is None else int(decode_from)))
         return ranges
 
     def commit(self, end: dict) -> None:
