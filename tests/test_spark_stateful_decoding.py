@@ -106,3 +106,21 @@ def test_a_range_decoded_from_an_earlier_offset_gives_its_own_rows_typed_and_no_
     assert len(rows) == len(row_messages) > 0
     start = whole.index(rows[0])
     assert whole[start:start + len(rows)] == rows  # typed as the whole partition's reader types them
+
+
+def test_a_stream_decodes_at_most_schema_lookback_messages_before_each_micro_batch(simple_topic):
+    from cdcwire.spark.reader.stream_source import MessageEventsStreamReader
+
+    start = {"orders/0": 40, "orders/1": 5, "schemasFrom": {"orders/0": 0, "orders/1": 0}}
+    end = {"orders/0": 60, "orders/1": 9, "schemasFrom": {"orders/0": 0, "orders/1": 0}}
+    reader = MessageEventsStreamReader({"source-uri": simple_topic, "schemaLookbackMessages": "10"})
+    assert [(r.partition, r.start, r.decode_from) for r in reader.partitions(start, end)] == [(0, 40, 30), (1, 5, 0)]
+    exact = MessageEventsStreamReader({"source-uri": simple_topic, "schemaLookbackMessages": "all"})
+    assert [r.decode_from for r in exact.partitions(start, end)] == [0, 0]
+
+
+def test_a_schema_lookback_that_is_no_number_is_refused_naming_the_option(simple_topic):
+    from cdcwire.spark.reader.stream_source import MessageEventsStreamReader
+
+    with pytest.raises(cdcwire.CdcwireError, match="option schemaLookbackMessages must be a positive number"):
+        MessageEventsStreamReader({"source-uri": simple_topic, "schemaLookbackMessages": "lots"})

@@ -25,7 +25,7 @@ BATCH_OPTIONS = (
 #: Options of ``spark.readStream.format("cdcwire")``.
 STREAM_OPTIONS = (
     "source-uri", "topics", "startingOffsets", "maxOffsetsPerTrigger", "failOnDataLoss", "mode", "tables",
-    "startingTimestamp", "startingOffsetsByTimestamp", "kafka.*",
+    "startingTimestamp", "startingOffsetsByTimestamp", "kafka.*", "schemaLookbackMessages",
 )
 #: The prefix of options passed to the transport's client (Spark's Kafka source's ``kafka.*``).
 CLIENT_PREFIX = "kafka."

@@ -22,12 +22,14 @@ an offset that lacks it means "the earliest held".
 A protocol whose decoding is stateful (``Codec.stateful_decoding``: simple, whose rows need
 their table's schema from an earlier BOOTSTRAP or DDL of the partition) gets one more key in
 the offset, ``"schemasFrom": {"topic/partition": offset}``: where the query started reading each
-partition. Each micro-batch's decoder reads its partition from there (:attr:`MessageRange.decode_from`),
-the events before the batch's start dropped, so a batch without a BOOTSTRAP of its tables types
-its rows as one decoder reading the whole query would: a micro-batch is not a fresh start. The
-cost: each batch decodes its partitions from the query's start again (restart the query with
-a new checkpoint and ``startingOffsets`` to move it). A checkpoint from before this key reads
-as before (each batch decodes alone).
+partition. Each micro-batch's decoder first reads the ``schemaLookbackMessages`` messages before
+its start (never before the query's start; :attr:`MessageRange.decode_from`), their events
+dropped, so a batch without a BOOTSTRAP of its tables types its rows as one decoder reading the
+whole query would: a micro-batch is not a fresh start. The work per batch stays bounded; a
+table whose last BOOTSTRAP or DDL lies further back fails the batch naming its rows (raise the
+option, or have TiCDC send bootstraps more often), and ``all`` reads from the query's start, at
+a cost that grows with the query's age. A checkpoint from before this key reads as before
+(each batch decodes alone).
 
 Ranges are decoded on the executors by :func:`~.range_decoding.decode_messages`, as
 batch reads are, and each row gets its message's ``timestamp`` (the Kafka record's;
@@ -117,6 +119,28 @@ class StreamOptions:
         #: startingTimestamp / startingOffsetsByTimestamp, resolved to offsets by initialOffset.
         self.times = starting_times(opts)
         self.max_offsets = max_offsets(opts.get("maxoffsetspertrigger"))
+        self.schema_lookback = schema_lookback(opts.get("schemalookbackmessages"))
+
+
+#: How many messages before a micro-batch's start a stateful codec's decoder reads first, by default.
+SCHEMA_LOOKBACK = 100_000
+
+
+def schema_lookback(text: Optional[str]) -> Optional[int]:
+    """``schemaLookbackMessages``: a positive number (default :data:`SCHEMA_LOOKBACK`), or ``all``
+    (None: from the query's start, exact whatever the bootstrap interval, at a cost that grows
+    with the query's age)."""
+    if text is None or str(text).strip() == "":
+        return SCHEMA_LOOKBACK
+    if str(text).strip().lower() == "all":
+        return None
+    try:
+        n = int(str(text).strip())
+    except ValueError:
+        n = 0
+    if n <= 0:
+        raise CdcwireError(f"option schemaLookbackMessages must be a positive number of messages or 'all'; got {text!r}")
+    return n
 
 
 def max_offsets(text: Optional[str]) -> Optional[int]:
@@ -286,6 +310,9 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
                 decode_from = schemas_from.get(key)
                 if decode_from is not None and (begin is None or int(decode_from) > begin):
                     decode_from = None  # offsets restarted below it: nothing to decode first
+                lookback = self.options.schema_lookback
+                if decode_from is not None and lookback is not None:
+                    decode_from = max(int(decode_from), begin - lookback)  # bounded work per batch
                 ranges.append(MessageRange(topic, partition, begin, last,
                                            None if decode_from is None else int(decode_from)))
         return ranges
