@@ -257,7 +257,7 @@ LAYERS: list[tuple[str, ...]] = [
      "cdcwire.topic_selection", "cdcwire.column_kinds", "cdcwire.type_text", "cdcwire.value_kinds",
      "cdcwire.table_filter", "cdcwire.data_loss", "cdcwire.ddl_statements"),
     # events and values
-    ("cdcwire.events", "cdcwire.value_text", "cdcwire.event_batch", "cdcwire.ordered_events",
+    ("cdcwire.events", "cdcwire.table_schema", "cdcwire.value_text", "cdcwire.event_batch", "cdcwire.ordered_events",
      "cdcwire.large_messages.*"),
     # events as JSON, checked events, generated workloads
     ("cdcwire.event_json", "cdcwire.validation", "cdcwire.workload"),

@@ -79,6 +79,15 @@ from .params import (
     parse_boolean,
 )
 from .sink_uri import SinkConfig
+from .table_schema import (
+    ColumnSchema,
+    IndexSchema,
+    TableSchema,
+    charset_of,
+    derive_table_schema,
+    row_schema_columns,
+    table_schema_of,
+)
 from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
 from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
@@ -100,7 +109,11 @@ from .value_text import float32_text, float64_text
 #: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
 #: core calls once when a finite input ends (rows a stateful decoder still holds are given or
 #: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
-PLUGIN_API_VERSION = "1.6"
+#: 1.7: the table schema (TableSchema, ColumnSchema, IndexSchema): RowChangedEvent.table_schema,
+#: DDLEvent.table_schema and pre_table_schema (optional, not part of equality), filled by decoders
+#: that read one; derive_table_schema, table_schema_of, row_schema_columns and charset_of, the one
+#: derivation from a row's columns for encoders that write a schema no DDL gave.
+PLUGIN_API_VERSION = "1.7"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -143,6 +156,10 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "FinishingDecoder",
     ], "1.6"),
+    **dict.fromkeys([
+        "ColumnSchema", "IndexSchema", "TableSchema", "charset_of", "derive_table_schema",
+        "row_schema_columns", "table_schema_of",
+    ], "1.7"),
 }
 
 __all__ = list(INTRODUCED_IN)
