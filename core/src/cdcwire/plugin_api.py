@@ -89,6 +89,7 @@ from .table_schema import (
     table_schema_of,
 )
 from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
+from .type_names import BINARY_TYPE_NAMES, TYPE_NAMES, type_name
 from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 from .value_text import float32_text, float64_text
@@ -112,7 +113,8 @@ from .value_text import float32_text, float64_text
 #: 1.7: the table schema (TableSchema, ColumnSchema, IndexSchema): RowChangedEvent.table_schema,
 #: DDLEvent.table_schema and pre_table_schema (optional, not part of equality), filled by decoders
 #: that read one; derive_table_schema, table_schema_of, row_schema_columns and charset_of, the one
-#: derivation from a row's columns for encoders that write a schema no DDL gave.
+#: derivation from a row's columns for encoders that write a schema no DDL gave; TiDB's type names
+#: (TYPE_NAMES, BINARY_TYPE_NAMES, type_name: ``TypeToStr``), once for every plugin that writes them.
 PLUGIN_API_VERSION = "1.7"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
@@ -158,7 +160,7 @@ INTRODUCED_IN: dict[str, str] = {
     ], "1.6"),
     **dict.fromkeys([
         "ColumnSchema", "IndexSchema", "TableSchema", "charset_of", "derive_table_schema",
-        "row_schema_columns", "table_schema_of",
+        "row_schema_columns", "table_schema_of", "BINARY_TYPE_NAMES", "TYPE_NAMES", "type_name",
     ], "1.7"),
 }
 

@@ -23,15 +23,18 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from cdcwire.plugin_api import (
+    BINARY_TYPE_NAMES,
     BLOB_TYPES,
     STRING_TYPES,
     Column,
     ColumnFlag,
     ColumnType,
+    TYPE_NAMES,
     TypeText,
     charset_of,
     derive_table_schema,
     parse_type_text,
+    type_name,
 )
 from cdcwire.plugin_api import ColumnSchema as EventColumnSchema
 from cdcwire.plugin_api import IndexSchema as EventIndexSchema
@@ -41,20 +44,6 @@ from cdcwire.plugin_api import row_schema_columns as row_columns
 T = ColumnType
 _F = ColumnFlag
 
-#: TiDB's ``type2Str`` (``TypeToStr`` with a text charset).
-TYPE_NAMES: dict[ColumnType, str] = {
-    T.TINYINT: "tinyint", T.SMALLINT: "smallint", T.INT: "int", T.FLOAT: "float", T.DOUBLE: "double",
-    T.NULL: "null", T.TIMESTAMP: "timestamp", T.BIGINT: "bigint", T.MEDIUMINT: "mediumint",
-    T.DATE: "date", T.TIME: "time", T.DATETIME: "datetime", T.YEAR: "year", T.NEWDATE: "date",
-    T.VARCHAR: "varchar", T.BIT: "bit", T.JSON: "json", T.DECIMAL: "decimal", T.ENUM: "enum",
-    T.SET: "set", T.TINYBLOB: "tinytext", T.MEDIUMBLOB: "mediumtext", T.LONGBLOB: "longtext",
-    T.BLOB: "text", T.VAR_STRING: "var_string", T.CHAR: "char", T.GEOMETRY: "geometry",
-}
-#: ``TypeToStr`` with charset binary: text becomes blob, char becomes binary (var_string stays).
-BINARY_TYPE_NAMES: dict[ColumnType, str] = {
-    T.TINYBLOB: "tinyblob", T.MEDIUMBLOB: "mediumblob", T.LONGBLOB: "longblob", T.BLOB: "blob",
-    T.VARCHAR: "varbinary", T.CHAR: "binary",
-}
 _CODE_BY_NAME: dict[str, ColumnType] = {
     **{name: code for code, name in TYPE_NAMES.items() if code != T.NEWDATE},
     **{name: code for code, name in BINARY_TYPE_NAMES.items()},
@@ -148,10 +137,7 @@ class TableSchema:
 def column_schema(column: EventColumnSchema) -> ColumnSchema:
     """The columnSchema of a column, from its type code, flags, type text, charset and default."""
     ctype, flags = column.type, column.flags
-    binary = bool(flags & _F.BINARY)
-    name = BINARY_TYPE_NAMES.get(ctype) if binary else None
-    if name is None:
-        name = TYPE_NAMES[ctype]
+    name = type_name(ctype, bool(flags & _F.BINARY))
     charset, collate = (column.charset, column.collation) if column.charset else charset_of(ctype, flags)
     text = parse_type_text(column.mysql_type) if column.mysql_type else None
     parsed = text if isinstance(text, TypeText) else None
