@@ -87,6 +87,11 @@ def test_a_row_is_equal_and_hashes_alike_with_or_without_its_schema():
     assert carrying == ROW and hash(carrying) == hash(ROW)
 
 
+def test_a_rows_repr_leaves_its_schema_out_as_its_equality_does():
+    carrying = RowChangedEvent(5, "shop", "items", ROW.columns, table_id=42, table_schema=ITEMS)
+    assert repr(carrying) == repr(ROW)
+
+
 def test_a_ddl_carries_the_schema_after_it_and_the_one_before():
     before = TableSchema("shop", "items", 42, 6, ITEMS.columns[:1], ITEMS.indexes[:1])
     ddl = DDLEvent(7, "shop", "items", "ALTER TABLE items ADD name VARCHAR(20)", DDLType.ADD_COLUMN, ITEMS, before)

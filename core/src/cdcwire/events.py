@@ -108,8 +108,8 @@ class RowChangedEvent:
 
     ``table_schema`` is the table's schema when the decoder knew it (simple's ``tableSchema``,
     debezium's and canal-json's column types): exact types, defaults, indexes. It is not part of
-    the event's equality or hash: the same change is the same event whether or not its reader
-    knew the table's DDL. Rows of one table share one TableSchema object.
+    the event's equality, hash or repr: the same change is the same event whether or not its
+    reader knew the table's DDL. Rows of one table share one TableSchema object.
     """
 
     commit_ts: int
@@ -119,7 +119,7 @@ class RowChangedEvent:
     pre_columns: Optional[Columns] = None
     table_id: Optional[int] = None
     handle_key_only: bool = False
-    table_schema: Optional[TableSchema] = field(default=None, compare=False)
+    table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.columns is None and self.pre_columns is None:
@@ -196,7 +196,7 @@ class DDLEvent:
 
     ``table_schema`` is the table after the change and ``pre_table_schema`` before it, when
     the decoder (or whoever built the event) knew them; like a row's, neither is part of the
-    event's equality or hash.
+    event's equality, hash or repr.
     """
 
     commit_ts: int
@@ -204,8 +204,8 @@ class DDLEvent:
     table: str
     query: str
     ddl_type: DDLType
-    table_schema: Optional[TableSchema] = field(default=None, compare=False)
-    pre_table_schema: Optional[TableSchema] = field(default=None, compare=False)
+    table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
+    pre_table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
