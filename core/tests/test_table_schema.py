@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 
+from cdcwire.dispatch.dispatcher import split_key_change
 from cdcwire.plugin_api import (
     Column,
     ColumnFlag,
@@ -114,3 +115,10 @@ def test_event_json_round_trips_a_row_that_carries_a_schema_to_an_equal_row_with
     row = build_row_event(5, "shop", "items", (ID, NAME), None, 42, False, ITEMS)
     back = from_json(to_json(row))
     assert back == row and back.table_schema is None
+
+
+def test_an_update_split_at_a_key_change_keeps_the_schema_on_both_halves():
+    moved = Column("id", T.INT, KEY | F.UNSIGNED, 2, "int(10) unsigned")
+    update = RowChangedEvent(5, "shop", "items", (moved, NAME), (ID, NAME), table_schema=ITEMS)
+    delete, insert = split_key_change(update)
+    assert delete.table_schema is ITEMS and insert.table_schema is ITEMS
