@@ -4,6 +4,10 @@ schema their Connect schema says."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 import cdcwire
 from cdcwire.plugin_api import (
     Column,
@@ -12,7 +16,9 @@ from cdcwire.plugin_api import (
     ColumnType,
     DDLEvent,
     DDLType,
+    DecodeError,
     IndexSchema,
+    Message,
     RowChangedEvent,
     TableSchema,
 )
@@ -117,3 +123,12 @@ def test_rows_read_back_carrying_the_schema_their_connect_schema_says_one_object
         ("id", T.INT, True, False), ("name", T.VARCHAR, False, True),
     ]
     assert second.table_schema is first.table_schema
+
+
+def test_a_table_block_with_a_type_tidb_does_not_name_is_refused_naming_the_field() -> None:
+    [message] = cdcwire.encode(URI, [CREATE])
+    value = json.loads(message.value)
+    value["payload"]["tableChanges"][0]["table"]["columns"][1]["typeName"] = "WIDGET"
+    broken = Message(message.topic, message.partition, message.key, json.dumps(value).encode())
+    with pytest.raises(DecodeError, match=r"tableChanges\[0\]\.table\.columns\[1\]\.typeName 'WIDGET'"):
+        cdcwire.decode(URI, [broken])
