@@ -101,3 +101,10 @@ def test_a_stream_read_and_written_again_keeps_its_schema_and_needs_no_bootstrap
     ddl_out, row_out = (json.loads(p.value) for e in events for p in enc.encode_event(e))
     assert ddl_out["tableSchema"] == USER_SCHEMA
     assert row_out["schemaVersion"] == 10
+
+
+def test_a_ddl_written_and_read_in_the_avro_format_keeps_its_schema() -> None:
+    ddl = DDLEvent(10, "simple", "user", CREATE_SQL, DDLType.CREATE_TABLE, USER)
+    (payload,) = encoder("encoding-format=avro", clock=Clock(1)).encode_event(ddl)
+    (back,) = decoder("encoding-format=avro").decode(Message("t", 0, None, payload.value, 0))
+    assert back.table_schema == USER
