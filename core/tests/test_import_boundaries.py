@@ -254,10 +254,11 @@ LAYERS: list[tuple[str, ...]] = [
     # foundations: errors, wire messages, parameter declarations, value and type rules
     ("cdcwire.errors", "cdcwire.type_codes", "cdcwire.bounded_cache", "cdcwire.hookspecs", "cdcwire.message",
      "cdcwire.redact", "cdcwire.params", "cdcwire.extras", "cdcwire.durations", "cdcwire.time_points",
-     "cdcwire.topic_selection", "cdcwire.column_kinds", "cdcwire.type_text", "cdcwire.value_kinds",
+     "cdcwire.topic_selection", "cdcwire.column_kinds", "cdcwire.type_text", "cdcwire.type_names", "cdcwire.value_kinds",
      "cdcwire.table_filter", "cdcwire.data_loss", "cdcwire.ddl_statements"),
     # events and values
-    ("cdcwire.events", "cdcwire.table_announcement", "cdcwire.value_text", "cdcwire.event_batch", "cdcwire.ordered_events",
+    ("cdcwire.events", "cdcwire.table_schema", "cdcwire.table_announcement", "cdcwire.value_text", "cdcwire.event_batch",
+     "cdcwire.ordered_events",
      "cdcwire.large_messages.*"),
     # events as JSON, checked events, generated workloads
     ("cdcwire.event_json", "cdcwire.validation", "cdcwire.workload"),

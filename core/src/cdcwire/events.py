@@ -6,9 +6,10 @@ codec may cache per-table work keyed on their fields.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from .table_schema import TableSchema
 from .type_codes import ColumnFlag, ColumnType, DDLType
 from .value_kinds import holds_bytes
 
@@ -104,6 +105,11 @@ class RowChangedEvent:
     (``large-message-handle-option=handle-key-only``: open-protocol ``"ohk"``, canal-json
     ``_tidb.onlyHandleKey``). Its images are not the row, only the key to look it up by,
     so a consumer that keeps tables must fetch the row, not apply the image.
+
+    ``table_schema`` is the table's schema when the decoder knew it (simple's ``tableSchema``,
+    debezium's and canal-json's column types): exact types, defaults, indexes. It is not part of
+    the event's equality, hash or repr: the same change is the same event whether or not its
+    reader knew the table's DDL. Rows of one table share one TableSchema object.
     """
 
     commit_ts: int
@@ -113,6 +119,7 @@ class RowChangedEvent:
     pre_columns: Optional[Columns] = None
     table_id: Optional[int] = None
     handle_key_only: bool = False
+    table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.columns is None and self.pre_columns is None:
@@ -164,6 +171,7 @@ def build_row_event(
     pre_columns: Optional[Columns],
     table_id: Optional[int] = None,
     handle_key_only: bool = False,
+    table_schema: Optional[TableSchema] = None,
 ) -> RowChangedEvent:
     """A RowChangedEvent at a fraction of the constructor's cost, the same way as
     :func:`build_column`, with the constructor's one check kept."""
@@ -177,19 +185,27 @@ def build_row_event(
     shell.pre_columns = pre_columns
     shell.table_id = table_id
     shell.handle_key_only = handle_key_only
+    shell.table_schema = table_schema
     shell.__class__ = RowChangedEvent  # type: ignore[assignment]
     return shell  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
 class DDLEvent:
-    """A schema change, sent after it ran upstream. ``schema``/``table`` may be empty."""
+    """A schema change, sent after it ran upstream. ``schema``/``table`` may be empty.
+
+    ``table_schema`` is the table after the change and ``pre_table_schema`` before it, when
+    the decoder (or whoever built the event) knew them; like a row's, neither is part of the
+    event's equality, hash or repr.
+    """
 
     commit_ts: int
     schema: str
     table: str
     query: str
     ddl_type: DDLType
+    table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
+    pre_table_schema: Optional[TableSchema] = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,5 +233,6 @@ __all__ = [
     "Event",
     "ResolvedEvent",
     "RowChangedEvent",
+    "TableSchema",
     "Value",
 ]

@@ -80,7 +80,17 @@ from .params import (
 )
 from .sink_uri import SinkConfig
 from .table_announcement import TableAnnouncement
+from .table_schema import (
+    ColumnSchema,
+    IndexSchema,
+    TableSchema,
+    charset_of,
+    derive_table_schema,
+    row_schema_columns,
+    table_schema_of,
+)
 from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
+from .type_names import BINARY_TYPE_NAMES, TYPE_NAMES, type_name
 from .type_text import TypeText, parse_type_text, type_text_problem
 from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 from .value_text import float32_text, float64_text
@@ -101,7 +111,11 @@ from .value_text import float32_text, float64_text
 #: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
 #: core calls once when a finite input ends (rows a stateful decoder still holds are given or
 #: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
-#: 1.7: (the table schema: another branch; the lead reconciles the numbers when merging.)
+#: 1.7: the table schema (TableSchema, ColumnSchema, IndexSchema): RowChangedEvent.table_schema,
+#: DDLEvent.table_schema and pre_table_schema (optional, not part of equality), filled by decoders
+#: that read one; derive_table_schema, table_schema_of, row_schema_columns and charset_of, the one
+#: derivation from a row's columns for encoders that write a schema no DDL gave; TiDB's type names
+#: (TYPE_NAMES, BINARY_TYPE_NAMES, type_name: ``TypeToStr``), once for every plugin that writes them.
 #: 1.8: tables' announcements: ``EventPolicy.announce_tables`` and TableAnnouncement, given to
 #: the encoders of every partition of a table's topic (or the first) before the table's first
 #: row, for a codec that describes tables in messages of their own (simple's BOOTSTRAP to every
@@ -149,6 +163,10 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "FinishingDecoder",
     ], "1.6"),
+    **dict.fromkeys([
+        "ColumnSchema", "IndexSchema", "TableSchema", "charset_of", "derive_table_schema",
+        "row_schema_columns", "table_schema_of", "BINARY_TYPE_NAMES", "TYPE_NAMES", "type_name",
+    ], "1.7"),
     **dict.fromkeys([
         "TableAnnouncement",
     ], "1.8"),

@@ -3,8 +3,22 @@
 
 from __future__ import annotations
 
-from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire.plugin_api import (
+    Column,
+    ColumnFlag,
+    ColumnSchema,
+    ColumnType,
+    DDLEvent,
+    DDLType,
+    IndexSchema,
+    ResolvedEvent,
+    RowChangedEvent,
+    TableSchema,
+)
 from debezium_cases import encoded, encoder, golden
+
+
+KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 
 
 def tiny(value: int) -> tuple[Column, ...]:
@@ -82,27 +96,47 @@ def test_drop_table_matches_ticdc() -> None:
     assert value == golden("codec_test/TestDDLEvent_6_value.json")
 
 
+#: ``create table test.table1(id int(10) primary key)`` as a DDL event carries it.
+TABLE1 = TableSchema("test", "table1", 0, 1, (ColumnSchema("id", ColumnType.INT, KEY, "int(10)", "binary", "binary"),),
+                     (IndexSchema("PRIMARY", ("id",), primary=True, unique=True),), "utf8mb4")
+
+
 def without_table(doc: dict) -> dict:
-    """A DDL golden with its change's ``table`` (the table's schema, which cdcwire's DDL
-    events do not carry) set to null, as cdcwire writes it."""
+    """A DDL golden with its change's ``table`` (the table's schema) set to null, as cdcwire
+    writes it for a DDL event that carries no table schema."""
     for change in doc["payload"]["tableChanges"]:
         change["table"] = None
     return doc
 
 
-def test_create_table_matches_ticdc_but_for_the_table_schema() -> None:
+def test_create_table_carrying_its_schema_matches_ticdc() -> None:
+    query = "CREATE TABLE test.table1(id int(10) primary key)"
+    ddl = DDLEvent(1, "test", "table1", query, DDLType.CREATE_TABLE, TABLE1)
+    key, value = encoded(encoder(disable_schema=True), ddl)
+    assert key == golden("codec_test/TestDDLEvent_3_key.json")
+    assert value == golden("codec_test/TestDDLEvent_4_value.json")
+
+
+def test_create_table_without_a_schema_matches_ticdc_but_for_the_table_which_is_null() -> None:
     query = "CREATE TABLE test.table1(id int(10) primary key)"
     key, value = encoded(encoder(disable_schema=True), DDLEvent(1, "test", "table1", query, DDLType.CREATE_TABLE))
     assert key == golden("codec_test/TestDDLEvent_3_key.json")
     assert value == without_table(golden("codec_test/TestDDLEvent_4_value.json"))
 
 
-def test_rename_table_names_old_and_new_and_matches_ticdc_but_for_the_table_schema() -> None:
+def test_rename_table_carrying_its_schema_names_old_and_new_and_matches_ticdc() -> None:
     query = "RENAME TABLE test.table1 to test.table2"
-    key, value = encoded(encoder(), DDLEvent(1, "test", "table2", query, DDLType.RENAME_TABLE))
+    after = TableSchema("test", "table2", 0, 2, TABLE1.columns, TABLE1.indexes, "utf8mb4")
+    key, value = encoded(encoder(), DDLEvent(1, "test", "table2", query, DDLType.RENAME_TABLE, after))
     assert key == golden("codec_test/TestDDLEvent_1_key.json")
-    assert value == without_table(golden("codec_test/TestDDLEvent_2_value.json"))
+    assert value == golden("codec_test/TestDDLEvent_2_value.json")
     assert value["payload"]["tableChanges"][0]["id"] == '"test"."table1","test"."table2"'
+
+
+def test_drop_table_writes_no_table_even_when_the_event_carries_one() -> None:
+    ddl = DDLEvent(1, "test", "table2", "DROP TABLE test.table2", DDLType.DROP_TABLE, TABLE1)
+    _, value = encoded(encoder(disable_schema=True), ddl)
+    assert value == golden("codec_test/TestDDLEvent_6_value.json")
 
 
 def test_a_ddl_type_ticdc_does_not_list_has_no_message() -> None:

@@ -287,6 +287,8 @@ class ColumnSelector:
 
     def apply(self, row: RowChangedEvent, select: bool = True) -> RowChangedEvent:
         """The row with only the kept columns in both images (the row itself when it loses none).
+        A row that loses columns loses its ``table_schema`` too, which would name columns it no
+        longer has: an encoder derives the schema of the kept ones.
 
         ``select=False`` only checks that the key stays (what routing on key columns alone can
         check; the columns themselves are then dropped in Arrow, see cdcwire.spark.writer.column_selection).

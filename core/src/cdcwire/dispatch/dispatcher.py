@@ -39,8 +39,10 @@ def split_key_change(row: RowChangedEvent) -> tuple[RowChangedEvent, ...]:
     for c in row.columns:
         if c.is_handle_key and (c.name not in old or old[c.name] != c.value):
             return (
-                build_row_event(row.commit_ts, row.schema, row.table, None, row.pre_columns, row.table_id),
-                build_row_event(row.commit_ts, row.schema, row.table, row.columns, None, row.table_id),
+                build_row_event(row.commit_ts, row.schema, row.table, None, row.pre_columns, row.table_id,
+                                table_schema=row.table_schema),
+                build_row_event(row.commit_ts, row.schema, row.table, row.columns, None, row.table_id,
+                                table_schema=row.table_schema),
             )
     return (row,)
 

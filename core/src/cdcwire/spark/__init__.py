@@ -29,7 +29,7 @@ from .reading import decode, events_only, read, read_events, without_broadcast_c
 from .rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .session import spark_session
 from .stream_sink import write_stream
-from .tables.table_types import TableColumn
+from .tables.table_types import TableColumn, schema_columns
 
 
 def transcode(
@@ -63,5 +63,5 @@ __all__ = [
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "raise_carried", "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
     "write_stream", "materialize", "materialize_stream", "MaterializeSummary", "TableCounts",
-    "TableColumn", "changelog", "table_columns", "typed_columns", "zero_date_counts",
+    "TableColumn", "changelog", "schema_columns", "table_columns", "typed_columns", "zero_date_counts",
 ]

@@ -17,7 +17,17 @@ from typing import Any, Optional
 
 import fastavro
 
-from cdcwire.plugin_api import Column, ColumnFlag, DecodeError, Event, Message, RowChangedEvent, build_column
+from cdcwire.plugin_api import (
+    Column,
+    ColumnFlag,
+    DecodeError,
+    Event,
+    Message,
+    RowChangedEvent,
+    TableSchema,
+    build_column,
+    derive_table_schema,
+)
 
 from . import wire
 from .column_types import Convert, column_kind_of
@@ -54,6 +64,7 @@ class AvroDecoder:
         self.client = client
         self._schemas: dict[int, WriterSchema] = {}
         self._value_fields: dict[tuple[int, int], tuple[FieldRead, ...]] = {}
+        self._tables: dict[tuple[int, int], TableSchema] = {}
 
     def decode(self, message: Message) -> list[Event]:
         if message.key is None:
@@ -65,14 +76,25 @@ class AvroDecoder:
         value_schema, value_record = self._read(message.value, "value")
         fields = self._fields_with_key(key_schema, value_schema)
         columns = _columns(fields, value_record, ColumnFlag(0), "value")
+        table = self._table_schema(key_schema, value_schema, fields)
         if not value_schema.extension:
-            return [RowChangedEvent(0, value_schema.schema, value_schema.table, columns, None)]
+            return [RowChangedEvent(0, value_schema.schema, value_schema.table, columns, None, table_schema=table)]
         op = value_record.get("_tidb_op")
         commit_ts = value_record.get("_tidb_commit_ts")
         if op not in ("c", "u") or not isinstance(commit_ts, int):
             raise DecodeError(f"_tidb_op must be 'c' or 'u', got {op!r}", wire.HEADER_SIZE, "value")
         pre = key_columns if op == "u" else None
-        return [RowChangedEvent(commit_ts, value_schema.schema, value_schema.table, columns, pre)]
+        return [RowChangedEvent(commit_ts, value_schema.schema, value_schema.table, columns, pre, table_schema=table)]
+
+    def _table_schema(self, key: WriterSchema, value: WriterSchema, fields: tuple[FieldRead, ...]) -> TableSchema:
+        """The table schema the value's record schema says (each field's type, flags and type
+        text, the key's fields as the handle key), one object per key and value schema."""
+        pair = (key.schema_id, value.schema_id)
+        found = self._tables.get(pair)
+        if found is None:
+            columns = tuple(Column(f.name, f.type, f.flags, None, f.mysql_type) for f in fields)  # type: ignore[arg-type]
+            found = self._tables[pair] = derive_table_schema(value.schema, value.table, columns)
+        return found
 
     def _read(self, data: bytes, part: str) -> tuple[WriterSchema, dict]:
         schema_id, body = wire.split(data, part)

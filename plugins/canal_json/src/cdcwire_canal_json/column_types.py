@@ -15,9 +15,11 @@ from json.encoder import encode_basestring
 from typing import Callable, Optional
 
 from cdcwire.plugin_api import (
+    BINARY_TYPE_NAMES,
     BLOB_TYPES,
     INTEGER_TYPES,
     STRING_TYPES,
+    TYPE_NAMES,
     ColumnFlag,
     ColumnType,
     float32_text,
@@ -107,44 +109,9 @@ def java_sql_type(ctype: ColumnType, flags: ColumnFlag, value: object) -> int:
 
 # --- mysqlType text ---------------------------------------------------------------------
 
-_BASE_NAMES: dict[ColumnType, str] = {
-    T.TINYINT: "tinyint",
-    T.SMALLINT: "smallint",
-    T.INT: "int",
-    T.FLOAT: "float",
-    T.DOUBLE: "double",
-    T.NULL: "null",
-    T.TIMESTAMP: "timestamp",
-    T.BIGINT: "bigint",
-    T.MEDIUMINT: "mediumint",
-    T.DATE: "date",
-    T.TIME: "time",
-    T.DATETIME: "datetime",
-    T.YEAR: "year",
-    T.NEWDATE: "date",
-    T.VARCHAR: "varchar",
-    T.BIT: "bit",
-    T.JSON: "json",
-    T.DECIMAL: "decimal",
-    T.ENUM: "enum",
-    T.SET: "set",
-    T.TINYBLOB: "tinytext",
-    T.MEDIUMBLOB: "mediumtext",
-    T.LONGBLOB: "longtext",
-    T.BLOB: "text",
-    T.VAR_STRING: "varchar",
-    T.CHAR: "char",
-    T.GEOMETRY: "geometry",
-}
-_BINARY_NAMES: dict[ColumnType, str] = {
-    T.TINYBLOB: "tinyblob",
-    T.MEDIUMBLOB: "mediumblob",
-    T.LONGBLOB: "longblob",
-    T.BLOB: "blob",
-    T.VARCHAR: "varbinary",
-    T.VAR_STRING: "varbinary",
-    T.CHAR: "binary",
-}
+#: TiDB's names (``TypeToStr``), but VAR_STRING, which the reference names as VARCHAR.
+_BASE_NAMES: dict[ColumnType, str] = {**TYPE_NAMES, T.VAR_STRING: "varchar"}
+_BINARY_NAMES: dict[ColumnType, str] = {**BINARY_TYPE_NAMES, T.VAR_STRING: "varbinary"}
 _NO_SIGN_WORDS = (T.BIT, T.YEAR)
 
 

@@ -41,8 +41,10 @@ from cdcwire.plugin_api import (
     ResolvedEvent,
     RowChangedEvent,
     StorageError,
+    TableSchema,
     build_column,
     build_row_event,
+    derive_table_schema,
     type_text_problem,
 )
 
@@ -94,9 +96,10 @@ class TableReading:
     parsers: tuple[Parser, ...]
     mysql_types: tuple[Optional[str], ...]
     shape: ImageShape  # the usual image's columns without values, for the columnar path
+    table_schema: Optional[TableSchema] = None  # what mysqlType, sqlType and pkNames say of the table
 
     @classmethod
-    def of(cls, columns: dict[str, ColumnReading]) -> TableReading:
+    def of(cls, columns: dict[str, ColumnReading], table_schema: Optional[TableSchema] = None) -> TableReading:
         readings = columns.values()
         names = list(columns)
         types = tuple(r.type for r in readings)
@@ -110,6 +113,7 @@ class TableReading:
             parsers=tuple(str.__str__ if r.parse is None else r.parse for r in readings),  # type: ignore[misc]
             mysql_types=mysql_types,
             shape=ImageShape.of(names, types, flags, mysql_types),
+            table_schema=table_schema,
         )
 
 
@@ -379,13 +383,13 @@ class CanalJSONDecoder:
                             " holds every column of its old one"
                         )
                     old = _fill_unchanged(old, data)
-            return build_row_event(commit_ts, schema, table, data, old, None, marked)
+            return build_row_event(commit_ts, schema, table, data, old, None, marked, reading.table_schema)
         old = doc["old"]
         if old is not None and not _old_written_by_older_ticdc(kind, old, doc["data"]):
             raise fields.fail("old", f"must be null in an {kind} message, got {_json_kind(old)}")
         if kind == "INSERT":
-            return build_row_event(commit_ts, schema, table, data, None, None, marked)
-        return build_row_event(commit_ts, schema, table, None, data, None, marked)
+            return build_row_event(commit_ts, schema, table, data, None, None, marked, reading.table_schema)
+        return build_row_event(commit_ts, schema, table, None, data, None, marked, reading.table_schema)
 
     def _row_values(
         self, fields: _Fields, kind: str, tidb: Optional[dict[str, Any]], commit_ts: int
@@ -441,7 +445,8 @@ class CanalJSONDecoder:
             and _INT_ONLY.issuperset(map(type, sql_types.values()))
         ):
             return known.reading
-        reading = TableReading.of(self._build_readings(fields, mysql_types, sql_types, pk_names, only_key))
+        readings = self._build_readings(fields, mysql_types, sql_types, pk_names, only_key)
+        reading = TableReading.of(readings, None if only_key else _table_schema(schema, table, mysql_types, readings))
         if mysql_types.__class__ is dict:  # a null mysqlType (no columns) is checked every time
             self._tables.remember(key, _CheckedTable(mysql_types, pk_names, reading))
         return reading
@@ -569,6 +574,18 @@ class CanalJSONDecoder:
                 except ValueError as exc:
                     return fields.fail(where, f"is not a {reading.type.name} value: {exc}")
         return fields.fail(field, "could not be read")
+
+
+def _table_schema(
+    schema: str, table: str, mysql_types: Any, readings: dict[str, ColumnReading]
+) -> Optional[TableSchema]:
+    """The table schema a message's ``mysqlType`` and ``pkNames`` say: each column's type and
+    flags as read, its ``mysqlType`` as its type text, the primary key as the one index. None
+    for a message without columns."""
+    if not readings:
+        return None
+    columns = tuple(Column(n, r.type, r.flags, None, mysql_types[n]) for n, r in readings.items())
+    return derive_table_schema(schema, table, columns)
 
 
 def _image(fields: _Fields, field: str) -> dict[str, Any]:

@@ -3,9 +3,9 @@ database name and a SchemaChangeValue with the statement and ``tableChanges``.
 
 The change kind (CREATE, ALTER, DROP) comes from the DDL type; a type TiCDC does not list
 is skipped (no message), as TiCDC skips it with a warning. A change's ``table`` (charset,
-primary key, columns with JDBC types and defaults) needs the table's schema after the DDL,
-which cdcwire's DDL events do not carry: it is written ``null``, as TiCDC writes it for
-DROP TABLE.
+primary key, columns with JDBC types and defaults) is the table's schema after the DDL
+(:mod:`.table_block`), when the DDL event carries it (``DDLEvent.table_schema``); without
+one it is written ``null``, as TiCDC writes it for DROP TABLE.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from cdcwire.plugin_api import DDLType
+from cdcwire.plugin_api import DDLType, TableSchema
 
 from .connect_schema import source_schema
+from .table_block import table_block
 
 
 def _types(*names: str) -> frozenset[DDLType]:
@@ -58,7 +59,9 @@ def _renamed_from(query: str, schema: str) -> tuple[str, str]:
     return old_schema, (m[3] or "").replace("``", "`") or m[4] or ""
 
 
-def table_changes(ddl_type: DDLType, kind: str, schema: str, table: str, query: str) -> list[dict[str, Any]]:
+def table_changes(
+    ddl_type: DDLType, kind: str, schema: str, table: str, query: str, after: Optional[TableSchema] = None
+) -> list[dict[str, Any]]:
     if table == "" or ddl_type == DDLType.TRUNCATE_TABLE:
         return []
     if ddl_type == DDLType.RENAME_TABLE:
@@ -66,7 +69,8 @@ def table_changes(ddl_type: DDLType, kind: str, schema: str, table: str, query: 
         ident = f'"{old_schema}"."{old_table}","{schema}"."{table}"'
     else:
         ident = f'"{schema}"."{table}"'
-    return [{"type": kind, "id": ident, "table": None}]
+    known = after is not None and ddl_type != DDLType.DROP_TABLE
+    return [{"type": kind, "id": ident, "table": table_block(after) if known else None}]  # type: ignore[arg-type]
 
 
 KEY_SCHEMA: dict[str, Any] = {

@@ -4,8 +4,11 @@
 schema (the ``after`` struct: ``tidb_type``, ``optional``, the logical name and parameters)
 and its handle key from the key's payload, so rows need ``debezium-disable-schema=false`` and
 ``enable-tidb-extension=true``; a row message without them is refused naming the parameter.
+Each row carries the table schema its Connect schema says (``RowChangedEvent.table_schema``:
+types, nullability, the key as the handle key; no defaults, which rows do not carry).
 An update without ``before`` (``debezium-output-old-value=false``) reads back as an insert,
-as TiCDC's decoder reads it. A DDL's type is read from its statement
+as TiCDC's decoder reads it. A DDL carries the table schema of its change's ``table`` (:mod:`.table_block`).
+A DDL's type is read from its statement
 (:func:`cdcwire.plugin_api.statement_ddl_type`), falling back to the change kind.
 """
 
@@ -27,12 +30,15 @@ from cdcwire.plugin_api import (
     Message,
     ResolvedEvent,
     RowChangedEvent,
+    TableSchema,
     build_column,
+    derive_table_schema,
     statement_ddl_type,
 )
 
 from .column_values import WireValueError, decode_value
 from .field_types import FieldType, FieldTypeError, field_type_of_schema
+from .table_block import TableBlockError, table_of_block
 
 #: What a column reads back as, worked out once per schema field: its FieldType, type code,
 #: flags (as a value column, as a key column) and type text.
@@ -73,6 +79,7 @@ class DebeziumDecoder:
     def __init__(self, options: DebeziumOptions) -> None:
         self.options = options
         self._types: BoundedCache[tuple, ReadColumn] = BoundedCache(4096)
+        self._tables: BoundedCache[tuple, TableSchema] = BoundedCache(4096)
 
     def _json(self, data: Optional[bytes], part: str) -> Any:
         if data is None:
@@ -120,7 +127,11 @@ class DebeziumDecoder:
         if isinstance(changes, list) and changes and isinstance(changes[0], dict):
             found = changes[0].get("type")
             kind = found if isinstance(found, str) else None
-        return DDLEvent(commit_ts, db, table, query, ddl_type_of(query, kind))
+        try:
+            after = table_of_block(changes[0].get("table"), db, table) if kind is not None else None
+        except TableBlockError as exc:
+            raise DecodeError(f"debezium {exc}", part="value") from None
+        return DDLEvent(commit_ts, db, table, query, ddl_type_of(query, kind), after)
 
     def _fields(self, value: dict[str, Any]) -> list[tuple[str, ReadColumn]]:
         schema = value.get("schema")
@@ -190,10 +201,19 @@ class DebeziumDecoder:
             raise DecodeError(f"debezium key names columns the value has not: {sorted(unknown)}", part="key")
         before, after = payload.get("before"), payload.get("after")
         if op == "c" or (op == "u" and before is None):
-            return RowChangedEvent(commit_ts, db, table, self._image(after, fields, keys, "after"), None)
-        if op == "d":
-            return RowChangedEvent(commit_ts, db, table, None, self._image(before, fields, keys, "before"))
-        return RowChangedEvent(
-            commit_ts, db, table,
-            self._image(after, fields, keys, "after"), self._image(before, fields, keys, "before"),
-        )
+            new, old = self._image(after, fields, keys, "after"), None
+        elif op == "d":
+            new, old = None, self._image(before, fields, keys, "before")
+        else:
+            new, old = self._image(after, fields, keys, "after"), self._image(before, fields, keys, "before")
+        schema = self._table_schema(db, table, new if new is not None else old)  # type: ignore[arg-type]
+        return RowChangedEvent(commit_ts, db, table, new, old, table_schema=schema)
+
+    def _table_schema(self, db: str, table: str, columns: tuple[Column, ...]) -> TableSchema:
+        """The table schema the value's Connect schema says (types, nullability, the key as the
+        handle key), one object per table and schema: rows of one shape share it."""
+        shape = (db, table, tuple((c.name, c.type, c.flags, c.mysql_type) for c in columns))
+        found = self._tables.get(shape)
+        if found is None:
+            found = self._tables.remember(shape, derive_table_schema(db, table, columns))
+        return found

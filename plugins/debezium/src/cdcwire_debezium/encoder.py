@@ -206,7 +206,7 @@ class DebeziumEncoder:
             "databaseName": ddl.schema,
             "schemaName": None,
             "ddl": ddl.query,
-            "tableChanges": table_changes(ddl.ddl_type, kind, ddl.schema, ddl.table, ddl.query),
+            "tableChanges": table_changes(ddl.ddl_type, kind, ddl.schema, ddl.table, ddl.query, ddl.table_schema),
         }}
         if not self.options.disable_schema:
             key["schema"] = DDL_KEY_SCHEMA

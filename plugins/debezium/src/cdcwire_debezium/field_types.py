@@ -17,28 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, TypeText, parse_type_text
+from cdcwire.plugin_api import (
+    BINARY_TYPE_NAMES,
+    TYPE_NAMES,
+    Column,
+    ColumnFlag,
+    ColumnType,
+    TypeText,
+    parse_type_text,
+)
 
-#: TiDB's ``types.TypeToStr`` names (``getTiDBType``), text and binary character sets.
-_TEXT_NAMES = {
-    ColumnType.TINYINT: "tinyint", ColumnType.SMALLINT: "smallint", ColumnType.MEDIUMINT: "mediumint",
-    ColumnType.INT: "int", ColumnType.BIGINT: "bigint", ColumnType.FLOAT: "float",
-    ColumnType.DOUBLE: "double", ColumnType.DECIMAL: "decimal", ColumnType.DATE: "date",
-    ColumnType.NEWDATE: "date", ColumnType.TIME: "time", ColumnType.DATETIME: "datetime",
-    ColumnType.TIMESTAMP: "timestamp", ColumnType.YEAR: "year", ColumnType.BIT: "bit",
-    ColumnType.JSON: "json", ColumnType.ENUM: "enum", ColumnType.SET: "set",
-    ColumnType.VARCHAR: "varchar", ColumnType.CHAR: "char", ColumnType.VAR_STRING: "var_string",
-    ColumnType.TINYBLOB: "tinytext", ColumnType.BLOB: "text", ColumnType.MEDIUMBLOB: "mediumtext",
-    ColumnType.LONGBLOB: "longtext",
-}
+#: TiDB's ``types.TypeToStr`` names (``getTiDBType``), text and binary character sets, for the
+#: types debezium maps (not NULL or GEOMETRY).
+_TEXT_NAMES = {t: n for t, n in TYPE_NAMES.items() if t not in (ColumnType.NULL, ColumnType.GEOMETRY)}
 #: With the binary character set. VAR_STRING: TiDB writes "var_string" for both, which would
 #: leave a reader unable to tell base64 from text; TiDB's own tables never have VAR_STRING
 #: columns (varchar is VARCHAR), so cdcwire writes "varbinary" and reads it back as VARCHAR.
-_BINARY_NAMES = {
-    ColumnType.VARCHAR: "varbinary", ColumnType.CHAR: "binary", ColumnType.VAR_STRING: "varbinary",
-    ColumnType.TINYBLOB: "tinyblob", ColumnType.BLOB: "blob", ColumnType.MEDIUMBLOB: "mediumblob",
-    ColumnType.LONGBLOB: "longblob",
-}
+_BINARY_NAMES = {**BINARY_TYPE_NAMES, ColumnType.VAR_STRING: "varbinary"}
 STRING_TYPES = frozenset(_BINARY_NAMES)
 #: getTiDBType: these never get " unsigned".
 _NO_UNSIGNED_SUFFIX = frozenset(

@@ -32,6 +32,7 @@ from cdcwire.plugin_api import (
     ResolvedEvent,
     RowChangedEvent,
     StorageError,
+    TableSchema as EventTableSchema,
     build_column,
     build_row_event,
 )
@@ -39,7 +40,14 @@ from cdcwire.plugin_api import (
 from .ddl_kinds import DDL_KINDS, ddl_type_of
 from .encoder import format_of
 from .options import SimpleOptions
-from .table_schema import ReadColumn, SchemaError, TableSchema, read_columns, table_schema_from_wire
+from .table_schema import (
+    ReadColumn,
+    SchemaError,
+    TableSchema,
+    event_schema_of,
+    read_columns,
+    table_schema_from_wire,
+)
 
 _U64_LIMIT = 1 << 64
 #: The most rows held waiting for their schema.
@@ -48,6 +56,9 @@ _ROW_TYPES = ("INSERT", "UPDATE", "DELETE")
 
 #: A column as a reader rebuilds it, with the function that reads its values.
 Reader = tuple[ReadColumn, Callable[[Any], Any]]
+#: What the decoder keeps of a table schema: as read, its column readers, and the event model's
+#: schema its rows and DDL carry (rows of one version share the one object).
+Known = tuple[TableSchema, tuple[Reader, ...], Optional[EventTableSchema]]
 
 
 class SimpleDecoder(FinishingDecoder):
@@ -56,7 +67,7 @@ class SimpleDecoder(FinishingDecoder):
     def __init__(self, options: SimpleOptions) -> None:
         self.options = options
         self._format = format_of(options)
-        self._tables: BoundedCache[tuple[str, str, int], tuple[TableSchema, tuple[Reader, ...]]] = (
+        self._tables: BoundedCache[tuple[str, str, int], Known] = (
             BoundedCache(65536)
         )
         self._parked: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
@@ -174,13 +185,13 @@ class SimpleDecoder(FinishingDecoder):
         if known is not None and not schema.columns and known[0].columns:
             return []
         readers = tuple((c, self._format.reader(c.type, c.flags)) for c in read_columns(schema))
-        self._tables.remember(key, (schema, readers))
+        known = self._tables.remember(key, (schema, readers, event_schema_of(schema)))
         if not schema.columns or key not in self._parked:
             return []
         waiting = self._parked.pop(key)
         del self._first_parked[key]
         self._parked_count -= len(waiting)
-        return [self._row(obj, readers) for obj in waiting]
+        return [self._row(obj, known) for obj in waiting]
 
     def _ddl(self, obj: dict[str, Any], kind: str, commit_ts: int) -> list[Event]:
         sql = obj.get("sql", "")
@@ -190,7 +201,7 @@ class SimpleDecoder(FinishingDecoder):
         before = self._schema(obj, "preTableSchema")
         named = after or before
         event = DDLEvent(commit_ts, named.schema if named else "", named.table if named else "", sql,
-                         ddl_type_of(sql, kind))
+                         ddl_type_of(sql, kind), after and event_schema_of(after), before and event_schema_of(before))
         out: list[Event] = self._learn(before) if before is not None else []
         out.append(event)
         if after is not None:
@@ -227,7 +238,7 @@ class SimpleDecoder(FinishingDecoder):
         key = (db, table, version)
         known = self._tables.get(key)
         if known is not None and known[0].columns:
-            return [self._row(obj, known[1])]
+            return [self._row(obj, known)]
         self._check_row_fields(obj)
         if self._parked_count >= PARKED_LIMIT:
             raise DecodeError(
@@ -256,8 +267,9 @@ class SimpleDecoder(FinishingDecoder):
             if not isinstance(obj.get(field), dict):
                 raise DecodeError(f"simple {kind} needs an object {field!r}", part="value")
 
-    def _row(self, obj: dict[str, Any], readers: tuple[Reader, ...]) -> RowChangedEvent:
+    def _row(self, obj: dict[str, Any], known: Known) -> RowChangedEvent:
         self._check_row_fields(obj)
+        readers = known[1]
         kind = obj["type"]
         table_id = obj.get("tableID") or None
         if table_id is not None and (table_id.__class__ is not int or not 0 < table_id < 1 << 63):
@@ -266,7 +278,8 @@ class SimpleDecoder(FinishingDecoder):
         old = self._image(obj["old"], readers, "old", obj["data"] if kind == "UPDATE" else None) \
             if kind != "INSERT" else None
         return build_row_event(
-            obj["commitTs"], obj["database"], obj["table"], data, old, table_id, obj.get("handleKeyOnly") is True
+            obj["commitTs"], obj["database"], obj["table"], data, old, table_id, obj.get("handleKeyOnly") is True,
+            known[2],
         )
 
     @staticmethod

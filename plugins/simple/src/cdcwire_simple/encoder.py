@@ -2,9 +2,9 @@
 messages carrying a table's schema.
 
 A row refers to its table schema by ``schemaVersion``; a reader types the row with the
-schema of that version, from a DDL or BOOTSTRAP message. cdcwire's DDL events carry no
-columns, so the encoder keeps, per table, the schema it derived from the table's rows
-(:mod:`.table_schema`) and when it was last sent:
+schema of that version, from a DDL or BOOTSTRAP message. The encoder keeps, per table, the
+schema its events carried (``table_schema``, from a reader that knew it) or, where they carry
+none, the one derived from the table's rows (:mod:`.table_schema`), and when it was last sent:
 
 - a row whose columns match the table's schema uses its version; a DDL gives the table a
   new version (its commit ts, TiDB's table UpdateTS) with the columns known so far;
@@ -56,7 +56,7 @@ from cdcwire.plugin_api import (
 from .ddl_kinds import ddl_kind
 from .json_format import JsonFormat
 from .options import SimpleOptions
-from .table_schema import TableSchema, row_columns, table_schema_of
+from .table_schema import TableSchema, row_columns, table_schema_of, wire_schema
 
 _U64_LIMIT = 1 << 64
 
@@ -138,6 +138,10 @@ class SimpleEncoder:
 
     @staticmethod
     def _derived(row: RowChangedEvent, image: Columns, version: int) -> TableSchema:
+        """The row's schema: the one it carries (with its own version when it has one), else
+        derived from its columns."""
+        if row.table_schema is not None:
+            return wire_schema(row.table_schema, row.table_schema.version or version)
         return table_schema_of(row.schema, row.table, row.table_id or 0, version, image)
 
     # -- encoding ------------------------------------------------------------------------
@@ -226,16 +230,21 @@ class SimpleEncoder:
             return message
         key = (ddl.schema, ddl.table)
         before = self._tables.get(key)
-        if before is None or kind == "CREATE":  # a created table's columns: unknown until its first row
+        if ddl.table_schema is not None:  # the table after the DDL, as the event's reader knew it
+            after = wire_schema(ddl.table_schema, ddl.table_schema.version or ddl.commit_ts)
+        elif before is None or kind == "CREATE":  # a created table's columns: unknown until its first row
             after = TableSchema(ddl.schema, ddl.table, 0, ddl.commit_ts)
         else:
             old = before.schema
             after = TableSchema(ddl.schema, ddl.table, old.table_id, ddl.commit_ts, old.columns, old.indexes)
         message["tableSchema"] = after.wire()
-        if before is not None and kind != "CREATE":
+        if ddl.pre_table_schema is not None and kind != "CREATE":
+            message["preTableSchema"] = wire_schema(ddl.pre_table_schema).wire()
+        elif before is not None and kind != "CREATE":
             message["preTableSchema"] = before.schema.wire()
         if ddl.table:
-            shape = before.shape if before is not None and after.columns else None
+            carried = ddl.table_schema is not None  # rows are matched to it afresh
+            shape = before.shape if before is not None and after.columns and not carried else None
             self._tables[key] = _Table(after, shape, self._clock() if after.columns else None)
         return message
 

@@ -1,15 +1,20 @@
 """The table schema simple messages carry (``tableSchema``, ``preTableSchema``), both ways.
 
-cdcwire's events carry no table schema (a DDL event has only its statement), so the encoder
-derives one from a row's columns as TiCDC would have written the table: the type name as
-TiDB's ``TypeToStr`` gives it (``int``, ``varbinary``, ``text``/``blob``), charset
-``binary`` for everything but text, TiDB's default length where the column's type text
-gives none, ``nullable`` from the NULLABLE flag, and one index: the handle key (named
-``primary`` when its columns are the primary key, as TiCDC names a PK it adds itself).
+The classes here are the wire's shape (``dataType`` with length, decimal, elements); the
+event model's :class:`cdcwire.plugin_api.TableSchema` is what events carry. The writer takes
+the event's schema when it carries one, else the core derives it from a row's columns
+(:func:`cdcwire.plugin_api.derive_table_schema`: type, flags, type text, TiDB's charset for
+the type, the handle key as the one index). It is written as TiCDC writes a table: the type
+name as TiDB's ``TypeToStr`` gives it (``int``, ``varbinary``, ``text``/``blob``), TiDB's
+default length where the column's type text gives none, ``nullable`` from the NULLABLE flag,
+the index named ``primary`` when its columns are the primary key (as TiCDC names a PK it adds
+itself).
 
 The reader rebuilds each column from its ``dataType`` as TiCDC's decoder does: the type code
 from the name, UNSIGNED from ``unsigned``, NULLABLE from ``nullable``, BINARY from charset
-``binary`` (strings, BLOBs, times, JSON), the key flags from the indexes, and a type text.
+``binary`` (strings, BLOBs, times, JSON), the key flags from the indexes, and a type text;
+:func:`event_schema_of` makes that the event model's schema, with charset, collation and
+default, for the events the decoder gives.
 """
 
 from __future__ import annotations
@@ -18,38 +23,31 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from cdcwire.plugin_api import (
+    BINARY_TYPE_NAMES,
     BLOB_TYPES,
     STRING_TYPES,
     Column,
     ColumnFlag,
     ColumnType,
+    TYPE_NAMES,
     TypeText,
+    charset_of,
+    derive_table_schema,
     parse_type_text,
+    type_name,
 )
+from cdcwire.plugin_api import ColumnSchema as EventColumnSchema
+from cdcwire.plugin_api import IndexSchema as EventIndexSchema
+from cdcwire.plugin_api import TableSchema as EventTableSchema
+from cdcwire.plugin_api import row_schema_columns as row_columns
 
 T = ColumnType
 _F = ColumnFlag
 
-#: TiDB's ``type2Str`` (``TypeToStr`` with a text charset).
-TYPE_NAMES: dict[ColumnType, str] = {
-    T.TINYINT: "tinyint", T.SMALLINT: "smallint", T.INT: "int", T.FLOAT: "float", T.DOUBLE: "double",
-    T.NULL: "null", T.TIMESTAMP: "timestamp", T.BIGINT: "bigint", T.MEDIUMINT: "mediumint",
-    T.DATE: "date", T.TIME: "time", T.DATETIME: "datetime", T.YEAR: "year", T.NEWDATE: "date",
-    T.VARCHAR: "varchar", T.BIT: "bit", T.JSON: "json", T.DECIMAL: "decimal", T.ENUM: "enum",
-    T.SET: "set", T.TINYBLOB: "tinytext", T.MEDIUMBLOB: "mediumtext", T.LONGBLOB: "longtext",
-    T.BLOB: "text", T.VAR_STRING: "var_string", T.CHAR: "char", T.GEOMETRY: "geometry",
-}
-#: ``TypeToStr`` with charset binary: text becomes blob, char becomes binary (var_string stays).
-BINARY_TYPE_NAMES: dict[ColumnType, str] = {
-    T.TINYBLOB: "tinyblob", T.MEDIUMBLOB: "mediumblob", T.LONGBLOB: "longblob", T.BLOB: "blob",
-    T.VARCHAR: "varbinary", T.CHAR: "binary",
-}
 _CODE_BY_NAME: dict[str, ColumnType] = {
     **{name: code for code, name in TYPE_NAMES.items() if code != T.NEWDATE},
     **{name: code for code, name in BINARY_TYPE_NAMES.items()},
 }
-_TEXT_CHARSET = ("utf8mb4", "utf8mb4_bin")
-_BINARY_CHARSET = ("binary", "binary")
 #: Types that hold text unless the BINARY flag says bytes; ENUM and SET are always text.
 _TEXT_TYPES = STRING_TYPES | BLOB_TYPES
 _CHARSET_TYPES = _TEXT_TYPES | {T.ENUM, T.SET}
@@ -133,18 +131,14 @@ class TableSchema:
         }
 
 
-# -- writing: a schema from a row's columns -------------------------------------------------
+# -- writing: the wire's schema of an event schema ------------------------------------------
 
 
-def column_schema(column: Column) -> ColumnSchema:
-    """The columnSchema of a column, from its type code, flags and type text."""
+def column_schema(column: EventColumnSchema) -> ColumnSchema:
+    """The columnSchema of a column, from its type code, flags, type text, charset and default."""
     ctype, flags = column.type, column.flags
-    binary = bool(flags & _F.BINARY)
-    name = BINARY_TYPE_NAMES.get(ctype) if binary else None
-    if name is None:
-        name = TYPE_NAMES[ctype]
-    charset, collate = _TEXT_CHARSET if ctype in _CHARSET_TYPES and not (binary and ctype in _TEXT_TYPES) \
-        else _BINARY_CHARSET
+    name = type_name(ctype, bool(flags & _F.BINARY))
+    charset, collate = (column.charset, column.collation) if column.charset else charset_of(ctype, flags)
     text = parse_type_text(column.mysql_type) if column.mysql_type else None
     parsed = text if isinstance(text, TypeText) else None
     unsigned = bool(flags & _F.UNSIGNED)
@@ -153,7 +147,7 @@ def column_schema(column: Column) -> ColumnSchema:
     elements = parsed.elements if parsed is not None and ctype in (T.ENUM, T.SET) else None
     return ColumnSchema(
         column.name, name, charset, collate, length, decimal, elements or None, unsigned, zerofill,
-        bool(flags & _F.NULLABLE),
+        bool(flags & _F.NULLABLE), column.default,
     )
 
 
@@ -173,28 +167,25 @@ def _length_and_decimal(ctype: ColumnType, unsigned: bool, parsed: Optional[Type
     return (default[1] if unsigned else default[0], 0) if default else (0, 0)
 
 
-def row_columns(columns: Optional[tuple[Column, ...]], pre_columns: Optional[tuple[Column, ...]]) -> tuple[Column, ...]:
-    """The columns a row's table schema is derived from: its image's, then any column only its
-    old image has (an update whose images differ)."""
-    if columns is None or pre_columns is None:
-        return columns if columns is not None else pre_columns  # type: ignore[return-value]
-    names = {c.name for c in columns}
-    return columns + tuple(c for c in pre_columns if c.name not in names)
+def wire_schema(table: EventTableSchema, version: Optional[int] = None) -> TableSchema:
+    """The wire's TableSchema of an event schema (``version`` in place of its own when given);
+    an index is nullable when any of its columns is."""
+    nullable = {c.name for c in table.columns if c.nullable}
+    indexes = tuple(
+        IndexSchema(i.name, i.unique, i.primary, any(n in nullable for n in i.columns), i.columns)
+        for i in table.indexes
+    )
+    return TableSchema(
+        table.schema, table.table, table.table_id, table.version if version is None else version,
+        tuple(column_schema(c) for c in table.columns), indexes,
+    )
 
 
 def table_schema_of(
     schema: str, table: str, table_id: int, version: int, columns: tuple[Column, ...]
 ) -> TableSchema:
-    """The TableSchema of a row's columns: each column's schema and the handle key as its index."""
-    keys = tuple(c for c in columns if c.flags & _F.HANDLE_KEY)
-    indexes: tuple[IndexSchema, ...] = ()
-    if keys:
-        primary = all(c.flags & _F.PRIMARY_KEY for c in keys)
-        indexes = (IndexSchema(
-            "primary" if primary else "handle_key", True, primary,
-            any(c.flags & _F.NULLABLE for c in keys), tuple(c.name for c in keys),
-        ),)
-    return TableSchema(schema, table, table_id, version, tuple(column_schema(c) for c in columns), indexes)
+    """The wire's TableSchema of a row's columns, derived by the core as TiCDC derives it."""
+    return wire_schema(derive_table_schema(schema, table, columns, table_id, version))
 
 
 # -- reading: a schema from its object, columns from the schema ------------------------------
@@ -282,6 +273,26 @@ def read_columns(table: TableSchema) -> tuple[ReadColumn, ...]:
         for name in handle.columns:
             key_flags[name] = key_flags.get(name, _F(0)) | _F.HANDLE_KEY
     return tuple(_read_column(c, key_flags.get(c.name, _F(0))) for c in table.columns)
+
+
+def event_schema_of(table: TableSchema) -> Optional[EventTableSchema]:
+    """The event model's schema of a wire schema, None for one without columns (the encoder
+    writes a DDL's schema so when it knows no columns: that says nothing of the table)."""
+    if not table.columns:
+        return None
+    columns = tuple(
+        EventColumnSchema(r.name, r.type, r.flags, r.mysql_type, c.charset, c.collate, _default(c.default))
+        for r, c in zip(read_columns(table), table.columns)
+    )
+    indexes = tuple(EventIndexSchema(i.name, i.columns, i.primary, i.unique) for i in table.indexes)
+    return EventTableSchema(table.schema, table.table, table.table_id, table.version, columns, indexes)
+
+
+def _default(value: Any) -> Any:
+    """A default as the event model holds it: a number or text (JSON's other kinds as their text)."""
+    if value is None or isinstance(value, (str, float)) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return str(value)
 
 
 def _read_column(col: ColumnSchema, key_flags: ColumnFlag) -> ReadColumn:

@@ -39,6 +39,9 @@ GEOMETRY                       binary (WKB)               binary
 NULL                           string (always null)       string
 =============================  =========================  ===========================
 
+An event that carries its table's schema (``table_schema``) has the type text of every column
+where its rows may have none: :func:`schema_columns` types a table from it.
+
 Unsigned is the UNSIGNED flag or the word ``unsigned`` in the type text. A column seen with
 types that map differently is widened (:func:`widen`): int and bigint to bigint, integers and
 decimals to the decimal holding both (string past precision 38), float and double to double,
@@ -65,6 +68,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from ...table_schema import TableSchema
 from ...type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 
 T = ColumnType
@@ -204,6 +208,14 @@ class TableColumn:
         return None
 
 
+def schema_columns(table: TableSchema) -> list[TableColumn]:
+    """The typed columns of a table schema (an event's ``table_schema``, e.g. a DDL's as simple
+    or debezium read it), in its order: each column typed by the module's table from the
+    schema's type text, so exact where the rows alone carry none (open-protocol, craft) and known
+    before a stream runs (``changelog(stream, table, columns=schema_columns(ddl.table_schema))``)."""
+    return [TableColumn.of(c.name, c.type, int(c.flags), c.mysql_type) for c in table.columns]
+
+
 def _integral_digits(t: DataType) -> Optional[tuple[int, int]]:
     """(integer digits, scale) of an exact numeric type."""
     if isinstance(t, IntegerType):
@@ -236,5 +248,5 @@ def widen(a: DataType, b: DataType) -> DataType:
 
 __all__ = [
     "MAX_DECIMAL_PRECISION", "TableColumn", "bit_length", "column_type", "decimal_precision_scale",
-    "element_names", "is_unsigned", "spark_type_of", "widen",
+    "element_names", "is_unsigned", "schema_columns", "spark_type_of", "widen",
 ]
