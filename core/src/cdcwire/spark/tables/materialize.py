@@ -56,8 +56,6 @@ _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
 _READ_BACK = {"spark.sql.parquet.columnarReaderBatchSize": "512"}
-#: How the decided changes are laid out on disk (see ``_apply``).
-_DECIDED_DIRECTORIES = ("_last", "schema", "table")
 _EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
                        "topic", "partition", "offset", "_seq")
 
@@ -243,15 +241,13 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     ready = _not_yet_applied(ready, applied)
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
-    # as Parquet (as the events are) for the stages that read them again, in directories by
-    # (_last, schema, table): a table's apply reads its own deciding changes, not every change
-    # of the run (the partition values are read back as the types written, never inferred)
+    # as Parquet (as the events are) for the stages that read them again
     decided_dir = f"_cdcwire/decided-{run:06d}"
     step("deduplicating changes")
-    decided_frame = decided_changes(row_changes(ready.where(~key_only_rows)))
-    decided_frame.write.partitionBy(*_DECIDED_DIRECTORIES).mode("overwrite").parquet(str(Path(out) / decided_dir))
+    decided_changes(row_changes(ready.where(~key_only_rows))).write.mode("overwrite").parquet(
+        str(Path(out) / decided_dir))
     try:
-        decided = spark.read.schema(decided_frame.schema).parquet(str(Path(out) / decided_dir))
+        decided = spark.read.parquet(str(Path(out) / decided_dir))
         step("counting changes per table")
         stats, columns_of_tables = _table_stats(decided, ready.where(key_only_rows))
         keyless = sorted(name for name, r in stats.items() if r["keyless"])
