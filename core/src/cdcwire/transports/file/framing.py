@@ -77,6 +77,7 @@ class _Parsed:
     end: int
     key: Optional[bytes] = None
     value: Optional[bytes] = None
+    crc: int = 0
 
 
 def _parse(f: BinaryIO, pos: int, size: int) -> _Parsed:
@@ -97,7 +98,16 @@ def _parse(f: BinaryIO, pos: int, size: int) -> _Parsed:
         return _Parsed("is truncated (body)", size)
     if zlib.crc32(body, zlib.crc32(h[: _LENGTHS.size])) != crc:
         return _Parsed("fails its CRC check", end)
-    return _Parsed("", end, None if klen == NONE_LEN else body[:kn], None if vlen == NONE_LEN else body[kn:])
+    return _Parsed("", end, None if klen == NONE_LEN else body[:kn], None if vlen == NONE_LEN else body[kn:], crc)
+
+
+def record_crc(f: BinaryIO, pos: int, size: int) -> Optional[int]:
+    """The CRC of the intact record at byte ``pos`` (its CRC checked), None when no intact
+    record starts there: how an offset index entry is checked before it is used."""
+    if pos < len(MAGIC):
+        return None
+    parsed = _parse(f, pos, size)
+    return None if parsed.problem else parsed.crc
 
 
 def next_intact(f: BinaryIO, start: int, size: int) -> Optional[int]:
@@ -183,7 +193,9 @@ def damage_error(name: str, record: int, byte: int, problem: str) -> TransportEr
     )
 
 
-def count_frames(f: BinaryIO, name: str, size: int) -> tuple[int, Optional[Damage]]:
+def count_frames(
+    f: BinaryIO, name: str, size: int, begin: tuple[int, int] = (0, len(MAGIC))
+) -> tuple[int, Optional[Damage]]:
     """How many records the first ``size`` bytes of ``f`` hold, from their headers alone.
 
     Why headers only: a count must not cost a read of the whole partition. Each header's
@@ -194,11 +206,12 @@ def count_frames(f: BinaryIO, name: str, size: int) -> tuple[int, Optional[Damag
     magic); else ``(records before it, the first record whose lengths run past size while
     an intact record follows)``, a damaged length, which the caller reports or hands to a
     skipping read. A file that is not a cdcwire file raises TransportError, as it does for
-    a read.
+    a read. ``begin``: (offset, byte) of a record known to start there (an offset index
+    entry), where the walk starts instead of the first record.
     """
     if not check_magic(f, size, name):
         return 0, None  # a torn start of a file: nothing written yet
-    pos, record = len(MAGIC), 0
+    record, pos = begin
     f.seek(pos)
     while pos < size:
         head = f.read(_HEAD.size) if pos + _HEAD.size <= size else b""
@@ -224,6 +237,8 @@ def read_frames(
     name: str,
     size: Optional[int] = None,
     on_damage: Optional[Callable[[Damage], None]] = None,
+    begin: tuple[int, int] = (0, len(MAGIC)),
+    note: Optional[Callable[[int, int, int], None]] = None,
 ) -> Iterator[tuple[int, Optional[bytes], Optional[bytes]]]:
     """Yield (offset, key, value) of the records in the first ``size`` bytes (default: all).
 
@@ -232,17 +247,24 @@ def read_frames(
     a record: :func:`holds_record`), and reading resumes at the
     next intact record (see the module docstring). An incomplete last record (and a torn
     magic) is no damage: the records end before it.
+
+    ``begin``: (offset, byte) of a record known to start there (an offset index entry: see
+    :mod:`.offset_index`), where reading starts instead of the first record. ``note``: called
+    with (offset, byte, CRC) of each record read, CRC checked, until the first damage (an
+    offset index keeps some of them).
     """
     if size is None:
         f.seek(0, 2)
         size = f.tell()
     if not check_magic(f, size, name):
         return  # a torn start of a file: nothing written yet
-    offset, pos = 0, len(MAGIC)
+    offset, pos = begin
     f.seek(pos)
     while pos < size:
         parsed = _parse(f, pos, size)
         if not parsed.problem:
+            if note is not None:
+                note(offset, pos, parsed.crc)
             yield offset, parsed.key, parsed.value
             offset, pos = offset + 1, parsed.end
             continue
@@ -253,6 +275,7 @@ def read_frames(
         if on_damage is None:
             raise damage_error(name, offset, pos, parsed.problem)
         end = size if resume is None else resume
+        note = None  # offsets past damage are not an index's to keep
         on_damage(Damage(name, offset, pos, end - pos, parsed.problem))
         offset, pos = offset + holds_record(end - pos), end
         f.seek(pos)

@@ -22,9 +22,10 @@ over any number of partition files of one sink directory:
 4. Journal: the original state of every target (length to keep, or absent; for an
    overwrite, a hard link keeping the old file) is written to a temporary file,
    fsynced and renamed into ``journal/<id>.journal``.
-5. Apply: append the staged records (or rename a staged file into place), fsync each
-   file and directory. Removing the journal is the commit point; then kept-aside
-   files go and the locks are released.
+5. Apply: append the staged records (or rename a staged file into place, removing the
+   old file's offset index, :mod:`.offset_index`), fsync each file and directory.
+   Removing the journal is the commit point; then kept-aside files go and the locks are
+   released.
 6. Rollback (of a dead journal): a kept-aside file is renamed back over its target; a
    target that did not exist is removed; any other is truncated to its kept length.
    Every step can be repeated, so a rollback that dies is finished by the next one.
@@ -45,6 +46,7 @@ from ...errors import TransportError
 from .checks import Checked, check_target, remember
 from .framing import MAGIC
 from .locks import Key, PartitionLocks
+from .offset_index import remove_index
 from .paths import fsync_dir, internal_dir, partition_path, topic_file
 from .topics import record_count, topic_count
 
@@ -242,6 +244,7 @@ def _apply(directory: Path, jdir: Path, plan: Plan, e: JournalEntry) -> None:
     if e.kept:
         os.link(target, jdir / e.kept)
     if plan.overwrite or e.length == ABSENT:
+        remove_index(directory, *key)  # of the file replaced (or of one removed by hand): it names its inode anyway
         if not sources:
             target.unlink(missing_ok=True)
         else:

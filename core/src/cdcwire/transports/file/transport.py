@@ -43,6 +43,7 @@ from ...transport import MessageReader, MessageWriter, Transport
 from .checks import Checked, check_target
 from .framing import Damage, count_frames, damage_error, frame, read_frames
 from .job import FileWriteJob
+from .offset_index import OffsetIndex, index_path
 from .locks import Key, PartitionLocks
 from .paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir, topic_problem
 from .publish import ABSENT, Plan, journal_dir, publish, recover
@@ -182,18 +183,24 @@ class FileReader(MessageReader):
         on_damage = self._on_damage_for(partition_path(self.directory, topic, partition))
         if end is not None and start >= end:
             return
-        for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage):
-            if end is not None and offset >= end:
-                return
-            if offset >= start:
-                yield Message(topic, partition, key, value, offset)
-            if end is not None and offset + 1 >= end:
-                return  # what lies past the end is not parsed (nor its damage reported)
+        index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+        begin = index.start_of(f, size, start)  # the records before it were read and checked before
+        try:
+            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note):
+                if end is not None and offset >= end:
+                    return
+                if offset >= start:
+                    yield Message(topic, partition, key, value, offset)
+                if end is not None and offset + 1 >= end:
+                    return  # what lies past the end is not parsed (nor its damage reported)
+        finally:
+            index.save()
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
         the record count, from the record headers alone (:func:`.file_framing.count_frames`),
-        so it costs a seek per record, not a read of every payload.
+        so it costs a seek per record, not a read of every payload, and only for the records
+        past the offset index's last entry (:mod:`.offset_index`).
 
         An incomplete last record (a write still in progress, or one that died) is not a
         record yet: ``high`` stops before it, as reads do, so a follower takes it once it is
@@ -209,7 +216,8 @@ class FileReader(MessageReader):
         f, size = opened
         name = f"{topic}/{partition}"
         with f:
-            count, damage = count_frames(f, name, size)
+            begin = OffsetIndex.load(index_path(self.directory, topic, partition), f).start_of(f, size, 1 << 62)
+            count, damage = count_frames(f, name, size, begin)
             if damage is None:
                 return (0, count)
             if not self.skip_damaged:
