@@ -130,20 +130,18 @@ def schema_lookback(text: Optional[str]) -> Optional[int]:
     """``schemaLookbackMessages``: a positive number (default :data:`SCHEMA_LOOKBACK`), or ``all``
     (None: from the query's start, exact whatever the bootstrap interval, at a cost that grows
     with the query's age)."""
-    if text is None or str(text).strip() == "":
-        return SCHEMA_LOOKBACK
-    if str(text).strip().lower() == "all":
+    if text is not None and str(text).strip().lower() == "all":
         return None
-    try:
-        n = int(str(text).strip())
-    except ValueError:
-        n = 0
-    if n <= 0:
-        raise CdcwireError(f"option schemaLookbackMessages must be a positive number of messages or 'all'; got {text!r}")
-    return n
+    n = message_count(text, "schemaLookbackMessages", " or 'all'")
+    return SCHEMA_LOOKBACK if n is None else n
 
 
 def max_offsets(text: Optional[str]) -> Optional[int]:
+    return message_count(text, "maxOffsetsPerTrigger")
+
+
+def message_count(text: Optional[str], option: str, or_else: str = "") -> Optional[int]:
+    """A stream option's positive number of messages; None when it is not given."""
     if text is None or str(text).strip() == "":
         return None
     try:
@@ -151,7 +149,7 @@ def max_offsets(text: Optional[str]) -> Optional[int]:
     except ValueError:
         n = 0
     if n <= 0:
-        raise CdcwireError(f"option maxOffsetsPerTrigger must be a positive number of messages; got {text!r}")
+        raise CdcwireError(f"option {option} must be a positive number of messages{or_else}; got {text!r}")
     return n
 
 
