@@ -27,6 +27,7 @@ from .tables.materialize import materialize as _materialize
 from .pipeline import PartitionCount, WriteSummary, prepare, write
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from .jvm.jar import java_tier_jar
 from .session import spark_session
 from .stream_sink import write_stream
 from .tables.table_types import TableColumn, schema_columns
@@ -62,6 +63,6 @@ __all__ = [
     "CdcwireDataSource", "EVENT_SCHEMA", "EventLinesDataSource", "PERMISSIVE_EVENT_SCHEMA", "PartitionCount",
     "READ_EVENT_SCHEMA", "WriteSummary", "decode", "events_only", "prepare", "read", "read_dead_letters", "read_events",
     "raise_carried", "register_data_sources", "spark_session", "transcode", "without_broadcast_copies", "write",
-    "write_stream", "materialize", "materialize_stream", "MaterializeSummary", "TableCounts",
+    "write_stream", "java_tier_jar", "materialize", "materialize_stream", "MaterializeSummary", "TableCounts",
     "TableColumn", "changelog", "schema_columns", "table_columns", "typed_columns", "zero_date_counts",
 ]

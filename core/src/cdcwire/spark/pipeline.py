@@ -42,6 +42,7 @@ from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
+from .writer.jvm_encoding import encoding_tier, jvm_encoded
 from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .writer.routing_counts import COUNTERS, COUNTS_COLUMN
@@ -196,10 +197,12 @@ def _laid_out(
     ``jvm``: whether the JVM tier may route (where :func:`routing_tier` takes it)."""
     plan = plan_routes(df.sparkSession, df, sink, dead_letter)
     tier = routing_tier(sink, df, dead_letter)[0] if jvm else "python"
-    plan = replace(plan, tier=tier)
+    plan = replace(plan, tier=tier, encoding=encoding_tier(sink, df, tier)[0])
     events = with_malformed_column(df).withColumn("_cdc_seq", F.monotonically_increasing_id())
     if tier == "jvm":
         routed = jvm_routed(events.drop("_malformed"), sink, plan)
+        if plan.encoding == "jvm":
+            routed = jvm_encoded(routed, sink)
     else:
         routed = events.mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
     return routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS), plan
@@ -230,7 +233,8 @@ def write(
         laid, plan = _laid_out(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
     task = EncodingTask(
-        job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter(), checks_rows=plan.tier == "jvm"
+        job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter(), checks_rows=plan.tier == "jvm",
+        jvm_values=plan.encoding == "jvm",
     )
     try:
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()

@@ -10,6 +10,8 @@ from typing import Optional
 
 from pyspark.sql import SparkSession
 
+from .jvm.jar import java_tier_jar
+
 _LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
 
 #: Spark's console logging at one level: its default layout, on stderr. PySpark counts as a
@@ -85,6 +87,9 @@ def spark_session(
     lines too) when this call starts the JVM, else from now on: ERROR by default, OFF for
     none (``cdcwire run`` says what failed in one line of its own), WARN or INFO for
     Spark's usual output. A ``spark.driver.extraJavaOptions`` of yours is left as it is.
+
+    The Java tier's jar (:func:`cdcwire.spark.jvm.jar.java_tier_jar`) is added to ``spark.jars``
+    (after any of yours) when this machine has it, so that writes encode in the JVM where they can.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -103,6 +108,9 @@ def spark_session(
     builder = builder.config("spark.sql.execution.arrow.maxRecordsPerBatch", "4096")
     if "spark.driver.extraJavaOptions" not in conf:
         builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j_file(log_level)}")
+    jar = java_tier_jar()  # the Java tier's encoders (built on first use; None without a JDK)
+    if jar is not None:
+        conf = {**conf, "spark.jars": ",".join(j for j in (conf.get("spark.jars"), jar) if j)}
     for key, value in conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()

@@ -110,13 +110,14 @@ class _RuleTable:
 
     @classmethod
     def of(cls, ctypes: list[Optional[ColumnType]]) -> "_RuleTable":
-        rows = [_rules(t) for t in [*ctypes, None]]
+        rows = [value_rules(t) for t in [*ctypes, None]]
         columns = list(zip(*rows))
         return cls(*(np.array(c) for c in columns))
 
 
-def _rules(ctype: Optional[ColumnType]) -> tuple:
-    """One row of :class:`_RuleTable`; an empty int range (1..0) where no int may be."""
+def value_rules(ctype: Optional[ColumnType]) -> tuple:
+    """One row of :class:`_RuleTable` (the Java tier's record checks get their tables from it too,
+    see :mod:`cdcwire.spark.writer.java_canal_json`); an empty int range (1..0) where no int may be."""
     none = (1, 0, 1, 0, False, False, -1.0)
     if ctype in INTEGER_RANGES:
         (slo, shi), (ulo, uhi) = INTEGER_RANGES[ctype]  # type: ignore[index]

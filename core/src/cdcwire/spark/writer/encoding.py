@@ -32,6 +32,7 @@ from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, Stru
 from ...codec_calls import encode_batches, encoder_for
 from ...errors import CdcwireError
 from ...events import Event
+from ...message import Payload
 from ...message_writing import write_payloads
 from ...redact import redact_url
 from ...transport import WriteJob
@@ -40,6 +41,7 @@ from ..rows.arrow_batches import routed_event_batch
 from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RefusedEvents, encode_refusing, input_row
+from .jvm_encoding import VALUE_COLUMN
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
 
@@ -79,6 +81,8 @@ class EncodingTask:
     #: (refusing the first malformed row) and count the routed copies (that tier sends count
     #: rows only for events without a message).
     checks_rows: bool = False
+    #: The JVM encoding tier made the message values it could (:data:`~.jvm_encoding.VALUE_COLUMN`).
+    jvm_values: bool = False
 
     def __repr__(self) -> str:
         return f"EncodingTask({self.job!r}, {redact_url(self.sink_uri)!r}, dead_letter={self.dead_letter!r})"
@@ -97,7 +101,7 @@ def _partition_runs(
         if not batch.num_rows:
             continue
         if checks_rows:
-            refuse_malformed(batch)
+            refuse_malformed(python_encoded(batch))
             events = pc.sum(pc.equal(batch.column("_cdc_sub"), 0)).as_py() or 0
             received.add(RoutingCounts(events_in=events, routed=events, copies=batch.num_rows))
         topics = batch.column("_cdc_topic")
@@ -113,6 +117,37 @@ def _partition_runs(
             length = sum(1 for _ in run)
             yield tp, batch.slice(start, length)
             start += length
+
+
+def python_encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The rows of a batch the JVM encoding tier left to Python (all rows without that tier):
+    the others were checked by the Java tier's conservative port of the record checks."""
+    if VALUE_COLUMN not in batch.schema.names:
+        return batch
+    values = batch.column(VALUE_COLUMN)
+    return batch if values.null_count == len(values) else batch.filter(values.is_null())
+
+
+def _mixed_payloads(encoder: Any, batches: Iterable[pa.RecordBatch]) -> Iterator[Payload]:
+    """The messages of batches the JVM encoding tier made in part: its values as they are, the
+    runs of rows it left null encoded by ``encoder``, each in its place."""
+    for batch in batches:
+        values = batch.column(VALUE_COLUMN)
+        if values.null_count == 0:
+            for value in values.to_pylist():
+                yield Payload(None, value, 1)
+            continue
+        present = values.is_valid().to_pylist()
+        start = 0
+        for made, run in itertools.groupby(present):
+            length = sum(1 for _ in run)
+            piece = batch.slice(start, length)
+            start += length
+            if made:
+                for value in piece.column(VALUE_COLUMN).to_pylist():
+                    yield Payload(None, value, 1)
+            else:
+                yield from encode_batches(encoder, [routed_event_batch(piece)])
 
 
 def refuse_malformed(batch: pa.RecordBatch) -> None:
@@ -171,7 +206,10 @@ def encode_routed(
             refuse = refused.refuser(topic, partition)
             if refuse is None:  # the columnar path: no Column objects (see codec_calls.encode_batches)
                 encoder = encoder_for(sink, topic, partition, events_checked=True)
-                payloads = encode_batches(encoder, map(routed_event_batch, routed()))
+                if task.jvm_values:
+                    payloads = _mixed_payloads(encoder, routed())
+                else:
+                    payloads = encode_batches(encoder, map(routed_event_batch, routed()))
             else:  # dead letters need each event's input row: the Event path, one event at a time
                 payloads = encode_refusing(sink, topic, partition, _event_copies(routed()), refuse)
             written = write_payloads(writer, topic, partition, payloads)

@@ -63,12 +63,14 @@ class RoutePlan:
     write_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     #: The tier that routes: "python" (this module) or "jvm" (:mod:`cdcwire.spark.writer.jvm_routing`).
     tier: str = "python"
+    #: The tier that encodes: "python" (the codec's encoder) or "jvm" (:mod:`cdcwire.spark.writer.jvm_encoding`).
+    encoding: str = "python"
 
     def __repr__(self) -> str:
         """The sink URI redacted: a plan is public (``cdcwire.spark.prepare``) and gets printed."""
         return (
             f"RoutePlan(sink_uri={redact_url(self.sink_uri)!r}, partition_counts={self.partition_counts!r}, "
-            f"tasks={self.tasks}, dead_letter={self.dead_letter!r}, tier={self.tier!r})"
+            f"tasks={self.tasks}, dead_letter={self.dead_letter!r}, tier={self.tier!r}, encoding={self.encoding!r})"
         )
 
     @property

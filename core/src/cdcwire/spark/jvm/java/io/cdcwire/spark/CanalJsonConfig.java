@@ -1,0 +1,119 @@
+package io.cdcwire.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * What one sink's canal-json encoding needs, read from the JSON text the Python side builds
+ * ({@code cdcwire.spark.writer.java_canal_json.udf_config}): the sink's options, the record
+ * checks' tables (taken from the Python rules, never written twice) and canal-json's column
+ * table (each column shape's {@code mysqlType}, {@code sqlType}, promotion and the value
+ * fields the codec writes, as the installed Python codec writes a one-column row of it).
+ */
+final class CanalJsonConfig {
+    /** One column shape as canal-json writes it. */
+    static final class Writing {
+        final String mysqlType;
+        final int sqlType;
+        final java.math.BigInteger promotionMax; // null: no promotion
+        final int promotionCode;
+        final Set<String> fields;
+
+        Writing(JsonNode node) {
+            mysqlType = node.get("mysql_type").asText();
+            sqlType = node.get("sql_type").asInt();
+            JsonNode promotion = node.get("promotion");
+            if (promotion == null || promotion.isNull()) {
+                promotionMax = null;
+                promotionCode = 0;
+            } else {
+                promotionMax = promotion.get(0).bigIntegerValue();
+                promotionCode = promotion.get(1).asInt();
+            }
+            fields = new HashSet<>();
+            for (JsonNode f : node.get("fields")) {
+                fields.add(f.asText());
+            }
+        }
+    }
+
+    /** The record checks' value rules of one type code ({@code record_checks.value_rules}). */
+    static final class Rules {
+        final long slo, shi, ulo, uhi;
+        final boolean uintSigned, uintUnsigned;
+        final double floatLimit;
+        final boolean strPlain, strBinary, bytesPlain, bytesBinary;
+        final Pattern form; // null: no text form
+
+        Rules(JsonNode r, String form) {
+            slo = r.get(0).asLong();
+            shi = r.get(1).asLong();
+            ulo = r.get(2).asLong();
+            uhi = r.get(3).asLong();
+            uintSigned = r.get(4).asBoolean();
+            uintUnsigned = r.get(5).asBoolean();
+            floatLimit = r.get(6).asDouble();
+            strPlain = r.get(7).asBoolean();
+            strBinary = r.get(8).asBoolean();
+            bytesPlain = r.get(9).asBoolean();
+            bytesBinary = r.get(10).asBoolean();
+            this.form = form == null ? null : Pattern.compile(form);
+        }
+    }
+
+    final boolean extension;
+    final long limit;
+    final Map<String, Rules> rules = new HashMap<>();
+    final Map<String, Set<String>> codes = new HashMap<>();
+    final Map<String, Long> lengthLimits = new HashMap<>();
+    final Map<String, Long> scaleLimits = new HashMap<>();
+    final Map<String, Long> elementLimits = new HashMap<>();
+    final Map<String, Writing> columns = new HashMap<>();
+
+    CanalJsonConfig(String text) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        extension = root.get("extension").asBoolean();
+        limit = root.get("limit").asLong();
+        JsonNode forms = root.get("forms");
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("rules").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode form = forms.get(e.getKey());
+            rules.put(e.getKey(), new Rules(e.getValue(), form == null ? null : form.asText()));
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("codes").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            Set<String> names = new HashSet<>();
+            for (JsonNode n : e.getValue()) {
+                names.add(n.asText());
+            }
+            codes.put(e.getKey(), names);
+        }
+        longs(root.get("length_limits"), lengthLimits);
+        longs(root.get("scale_limits"), scaleLimits);
+        longs(root.get("element_limits"), elementLimits);
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("columns").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            columns.put(e.getKey(), new Writing(e.getValue()));
+        }
+    }
+
+    private static void longs(JsonNode node, Map<String, Long> into) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            into.put(e.getKey(), e.getValue().asLong());
+        }
+    }
+}

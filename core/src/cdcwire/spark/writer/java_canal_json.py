@@ -1,0 +1,166 @@
+"""canal-json's row messages made by the Java tier's UDF (``io.cdcwire.spark.CanalJsonUdf``).
+
+The Python codec (the ``cdcwire_canal_json`` plugin) stays the reference: the UDF gives its
+bytes, byte for byte, for the rows it takes, and null for every other event, which the
+encoding stage then encodes in Python (:mod:`cdcwire.spark.writer.encoding`). It takes
+insert, update and delete rows the record checks certainly pass (its own conservative port
+of them), whose message fits ``max-message-bytes`` and whose columns are of shapes the
+codec writes as they are; DDL and resolved events and everything else go to Python.
+
+Nothing the UDF needs is written twice: this module hands it, as one JSON text, the record
+checks' tables (:func:`cdcwire.spark.rows.record_checks.value_rules`, the validation's time
+forms, the type-text reader's names and limits) and canal-json's column table, which
+:func:`column_table` gets from the installed codec by encoding a one-column row of every
+type and flag combination (``mysqlType`` names, ``sqlType`` codes and their promotion for
+large unsigned values, which value kinds a column takes).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from pyspark.sql import Column, SparkSession
+from pyspark.sql import functions as F
+
+from ...codec_calls import encoder_for
+from ...errors import CdcwireError
+from ...events import Column as EventColumn
+from ...events import RowChangedEvent
+from ...message import MESSAGE_OVERHEAD
+from ...plugin_api import LargeMessageOptions
+from ...sink import Sink
+from ...type_codes import ColumnFlag, ColumnType
+from ...type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS
+from ...validation import INTEGER_RANGES, TIME_PATTERNS
+from ..jvm.jar import CANAL_JSON_UDF
+from ..rows.record_checks import value_rules
+
+_BINARY = int(ColumnFlag.BINARY)
+_UNSIGNED = int(ColumnFlag.UNSIGNED)
+#: Value kinds a probe offers a column, by the VALUE field that holds them.
+_PROBES = {"int": 1, "double": 1.5, "string": "1", "binary": b"1"}
+
+
+def refusal(sink: Sink) -> Optional[str]:
+    """Why the Java tier cannot encode the sink's messages, or None when it can."""
+    codec = sink.codec
+    if codec.name != "canal-json" or not type(codec).__module__.startswith("cdcwire_canal_json."):
+        return f"no Java encoder for protocol {codec.name!r}"
+    config = sink.config
+    for name in ("only-output-updated-columns", "delete-only-output-handle-key-columns", "content-compatible"):
+        if config[name]:
+            return f"canal-json's {name} is encoded in Python only"
+    large = LargeMessageOptions.from_config(config)
+    if large.mode != "none" or large.compression.enabled:
+        return "canal-json's large-message handling and compression are encoded in Python only"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnWriting:
+    """How canal-json writes a column of one shape (see :func:`column_key`)."""
+
+    mysql_type: str
+    sql_type: int
+    promotion: Optional[tuple[int, int]]  # (signed maximum, sqlType of a larger value)
+    fields: frozenset[str]  # the VALUE fields whose values the codec writes
+
+
+def column_key(type_name: str, flags: int, zerofill: bool) -> str:
+    """The key of a column shape in :func:`column_table` (``ColumnEntry.key`` in Java): what
+    canal-json's tables depend on."""
+    return f"{type_name}:{int(bool(flags & _BINARY))}{int(bool(flags & _UNSIGNED))}{int(zerofill)}"
+
+
+def column_table(sink: Sink) -> dict[str, ColumnWriting]:
+    """Every column shape's writing, as the sink's own encoder writes a one-column row of it."""
+    encoder = encoder_for(sink, sink.topic, 0, events_checked=True)
+
+    def message(column: EventColumn) -> Optional[dict]:
+        try:
+            payloads = list(encoder.encode([RowChangedEvent(1 << 18, "s", "t", (column,), None)]))
+        except CdcwireError:
+            return None
+        return json.loads(payloads[0].value)
+
+    table: dict[str, ColumnWriting] = {}
+    for ctype in ColumnType:
+        for flags in (0, _BINARY, _UNSIGNED, _BINARY | _UNSIGNED):
+            for mysql_type in (None, "zerofill"):
+                base = message(EventColumn("c", ctype, ColumnFlag(flags), None, mysql_type))
+                if base is None:
+                    continue
+                fields = frozenset(
+                    name for name, value in _PROBES.items()
+                    if message(EventColumn("c", ctype, ColumnFlag(flags), value, mysql_type)) is not None
+                )
+                promotion = None
+                if "int" in fields and ctype in INTEGER_RANGES:
+                    largest = INTEGER_RANGES[ctype][0][1]
+                    if largest < INTEGER_RANGES[ctype][1][1]:
+                        bigger = message(EventColumn("c", ctype, ColumnFlag(flags), largest + 1, mysql_type))
+                        if bigger is not None and bigger["sqlType"]["c"] != base["sqlType"]["c"]:
+                            promotion = (largest, bigger["sqlType"]["c"])
+                key = column_key(ctype.name, flags, mysql_type is not None)
+                table[key] = ColumnWriting(base["mysqlType"]["c"], base["sqlType"]["c"], promotion, fields)
+    return table
+
+
+@functools.cache
+def _check_tables() -> dict:
+    """The record checks' tables, as the UDF reads them (``CanalJsonConfig``)."""
+    return {
+        "rules": {t.name: list(value_rules(t)) for t in ColumnType},
+        "forms": {t.name: pattern for t, pattern in TIME_PATTERNS.items()},
+        "codes": {base: sorted(c.name for c in codes) for base, codes in _CODES_BY_NAME.items()},
+        "length_limits": {base: limits[0] for base, limits in _NUMBER_LIMITS.items()},
+        "scale_limits": {base: limits[1] for base, limits in _NUMBER_LIMITS.items() if limits[1] is not None},
+        "element_limits": dict(_ELEMENT_LIMITS),
+    }
+
+
+_COLUMN_TABLES: dict[type, dict] = {}
+
+
+def udf_config(sink: Sink) -> str:
+    """The JSON text the UDF is made with: the sink's options, the checks' tables, the column table."""
+    codec_type = type(sink.codec)
+    columns = _COLUMN_TABLES.get(codec_type)
+    if columns is None:
+        columns = _COLUMN_TABLES[codec_type] = {
+            key: {"mysql_type": w.mysql_type, "sql_type": w.sql_type,
+                  "promotion": list(w.promotion) if w.promotion else None, "fields": sorted(w.fields)}
+            for key, w in column_table(sink).items()
+        }
+    config = sink.config
+    return json.dumps({
+        "extension": bool(config["enable-tidb-extension"]),
+        "limit": int(config["max-message-bytes"]) - MESSAGE_OVERHEAD,
+        **_check_tables(),
+        "columns": columns,
+    }, sort_keys=True)
+
+
+def java_class(spark: SparkSession, name: str):
+    """The session's JVM class of that name (a py4j JavaClass), or None when its classpath does
+    not have it (the Java tier's jar is not in ``spark.jars``)."""
+    from py4j.java_gateway import JavaClass
+
+    found = functools.reduce(getattr, name.split("."), spark.sparkContext._jvm)
+    return found if isinstance(found, JavaClass) else None
+
+
+def canal_json_value(spark: SparkSession, sink: Sink) -> Callable[[Column, Column], Column]:
+    """The UDF of this sink's messages, registered with the session under a name of its own
+    configuration: ``f(event struct, clock)`` (see ``CanalJsonUdf``) is the value column."""
+    text = udf_config(sink)
+    name = "cdcwire_canal_json_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    jvm = spark.sparkContext._jvm
+    udf = java_class(spark, CANAL_JSON_UDF)(text)
+    binary = jvm.org.apache.spark.sql.types.DataTypes.BinaryType
+    spark._jsparkSession.udf().register(name, udf, binary)
+    return lambda event, clock: F.call_function(name, event, clock)

@@ -1,0 +1,278 @@
+"""The Java encoding tier against the Python codec: canal-json message bytes made by the Java
+tier's UDF are the Python encoder's, byte for byte, and the Python tier serves the rest."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import struct
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from pyspark.sql import functions as F
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
+from cdcwire import spark as cs
+from cdcwire.column_kinds import COLUMN_KINDS
+from cdcwire.errors import CdcwireError
+from cdcwire.spark.jvm import jar
+from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
+from cdcwire.spark.writer.java_canal_json import canal_json_value
+from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, encoding_tier
+from cdcwire.transports.file.framing import read_frames
+from cdcwire.workload import Workload, value_maker
+
+CLOCK = 1_700_000_000_000
+PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+UDF_FIELDS = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only")
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def every_kind_rows(n: int = 40) -> list[RowChangedEvent]:
+    """Inserts, updates and deletes of a table with a column of every kind the workload has."""
+    rng = random.Random(5)
+    out = []
+    for i in range(n):
+        def image(j: int) -> tuple[Column, ...]:
+            cols = [Column("id", ColumnType.INT, PK, i, "int(11)")]
+            for k in COLUMN_KINDS:
+                value = None if rng.random() < 0.1 else value_maker(k.label)(rng)
+                cols.append(Column(f"c_{k.label}", k.type, k.flags | ColumnFlag.NULLABLE, value, k.mysql_type))
+            return tuple(cols)
+
+        ts = 420_000_000_000_000_000 + i
+        out.append(RowChangedEvent(ts, "shop", "every_kind", image(0), None))
+        out.append(RowChangedEvent(ts, "shop", "every_kind", image(1), image(2)))
+        out.append(RowChangedEvent(ts, "shop", "every_kind", None, image(3)))
+    return out
+
+
+def trap_rows() -> list[RowChangedEvent]:
+    """Floats whose Java 17 toString is not the shortest text (random bit patterns, powers of
+    two, the smallest subnormals), control characters (Jackson escapes them in upper case),
+    text Go would HTML-escape, unsigned values past the signed maximum."""
+    rng = random.Random(7)
+    floats = [struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0] for _ in range(300)]
+    doubles = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(300)]
+    floats += [2.0 ** k for k in range(-149, 128, 7)] + [1.401298464324817e-45, -0.0, 3.4028234663852886e38]
+    doubles += [2.0 ** k for k in range(-1074, 1024, 37)] + [5e-324, 1e23, 2e23, -0.0, 0.1, 1e16, 123.456]
+    out = []
+    for i, (f32, f64) in enumerate(zip(floats, doubles)):
+        f32 = _f32(f32)
+        if f32 != f32 or abs(f32) == float("inf") or f64 != f64 or abs(f64) == float("inf"):
+            continue
+        cols = (
+            Column("id", ColumnType.BIGINT, PK | ColumnFlag.UNSIGNED, (1 << 64) - 1 - i, "bigint(20) unsigned"),
+            Column("f", ColumnType.FLOAT, ColumnFlag(0), f32, "float"),
+            Column("d", ColumnType.DOUBLE, ColumnFlag(0), f64, "double"),
+            Column("u", ColumnType.TINYINT, ColumnFlag.UNSIGNED, 200 + i % 50, "tinyint(3) unsigned"),
+        )
+        out.append(RowChangedEvent(430_000_000_000_000_000 + i, "shop", "floats", cols, None))
+    controls = "".join(chr(c) for c in range(32)) + '"\\/\x7f\u2028 <a href="x">&amp;</a> ünï ✓ 🐘 \\u001F'
+    named = controls.replace("\x00", "")  # a NUL is text in a value, not in a name
+    for i, text in enumerate([controls, "a\x0bb", "\\\x1f", "\\\\u000B"]):
+        cols = (
+            Column(f"name{named}", ColumnType.VARCHAR, ColumnFlag(0), text, "varchar(255)"),
+            Column("blob", ColumnType.BLOB, ColumnFlag.BINARY, text.encode()[:20], "blob"),
+        )
+        out.append(RowChangedEvent(440_000_000_000_000_000 + i, f"s{named}", "t\x1b", cols, None))
+    return out
+
+
+def _frame(spark, events: list):
+    batch = events_to_batch(events, {"_cdc_seq": pa.array(range(len(events)), pa.int64())})
+    return spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
+
+
+def _java_values(spark, sink, frame) -> list:
+    """The Java tier's value of each row of ``frame`` (as routed: whole events, no halves), in row order."""
+    event = F.struct(*(F.col(f"`{c}`") for c in UDF_FIELDS), F.lit(0).cast("byte").alias("half"))
+    value = canal_json_value(spark, sink)(event, F.lit(CLOCK))
+    rows = frame.select("_cdc_seq", value.alias("v")).orderBy("_cdc_seq").collect()
+    return [None if r.v is None else bytes(r.v) for r in rows]
+
+
+def _compare_values(spark, tmp_path: Path, query: str, events: list) -> None:
+    from cdcwire_canal_json.encoder import CanalJSONEncoder
+    from cdcwire_canal_json.options import CanalOptions
+
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
+    java = _java_values(spark, sink, _frame(spark, events))
+    python = CanalJSONEncoder(CanalOptions.from_config(sink.config), clock=lambda: CLOCK)
+    assert [i for i, v in enumerate(java) if v is None] == []  # none left to Python
+    assert java == [python.encode_event(e) for e in events]
+
+
+@pytest.mark.parametrize("extension", ["true", "false"])
+def test_canal_json_rows_of_every_workload_column_kind_encode_in_java_as_the_python_codec(spark, tmp_path, extension):
+    rows = [e for e in Workload(400, seed=11) if isinstance(e, RowChangedEvent)] + every_kind_rows()
+    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", rows)
+
+
+@pytest.mark.parametrize("extension", ["true", "false"])
+def test_canal_json_floats_control_characters_and_unsigned_values_encode_in_java_as_the_python_codec(
+    spark, tmp_path, extension
+):
+    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", trap_rows())
+
+
+def test_every_row_the_python_record_checks_refuse_is_left_to_python(spark, tmp_path):
+    """The Java checks may be stricter than Python's, never looser: each broken row is left to Python."""
+    good = every_kind_rows(1)[0]
+    cols = list(good.columns)
+
+    def swap(i: int, **change) -> RowChangedEvent:
+        c = cols[i]
+        fields = {"name": c.name, "type": c.type, "flags": c.flags, "value": c.value, "mysql_type": c.mysql_type}
+        fields.update(change)
+        new = cols[:i] + [Column(**fields)] + cols[i + 1:]
+        return RowChangedEvent(good.commit_ts, good.schema, good.table, tuple(new), None)
+
+    at = {c.name: i for i, c in enumerate(cols)}
+    broken = [
+        swap(at["c_tinyint"], value=128),
+        swap(at["c_tinyint_unsigned"], value=256),
+        swap(at["c_json"], value='{"a":1} x'),
+        swap(at["c_json"], value="[1] [2]"),
+        swap(at["c_json"], value="{}] [{}"),
+        swap(at["c_json"], value="NaN"),
+        swap(at["c_json"], value="[" * 1001 + "]" * 1001),
+        swap(at["c_decimal"], value="12345678.1"),
+        swap(at["c_decimal"], value="1.23456"),
+        swap(at["c_decimal"], value="abc"),
+        swap(at["c_decimal"], value="1.5\n"),
+        swap(at["c_date"], value="2023-02-29"),
+        swap(at["c_date"], value="2023-02-28\n"),
+        swap(at["c_time"], value="839:00:00"),
+        swap(at["c_enum"], value=4),
+        swap(at["c_set"], value=8),
+        swap(at["c_bit"], value=1 << 12),
+        swap(at["c_int"], mysql_type="varchar(10)"),
+        swap(at["c_int"], mysql_type="int(300)"),
+        swap(at["c_int"], mysql_type="int(11)("),
+        swap(at["c_varchar"], mysql_type="varchar(70000)"),
+        swap(at["c_enum"], mysql_type="enum(3)"),
+        swap(at["c_varchar"], value=b"bytes"),
+        swap(at["c_blob"], value="text"),
+        swap(at["c_float"], value=1e39),
+        swap(at["c_int"], name="c_varchar"),
+        swap(at["c_int"], name="bad\x00name"),
+        swap(at["c_int"], type="NOT_A_TYPE"),
+    ]
+    batch = events_to_batch(broken, {"_cdc_seq": pa.array(range(len(broken)), pa.int64())})
+    assert sorted(batch_problems(batch)) == list(range(len(broken)))  # each one is refused in Python
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?protocol=canal-json")
+    frame = spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
+    assert _java_values(spark, sink, frame) == [None] * len(broken)
+    assert _java_values(spark, sink, _frame(spark, [good]))[0] is not None
+
+
+def _messages(directory: Path) -> dict[str, list[bytes]]:
+    """Each file's message values, ``ts`` (the wall clock) blanked."""
+    out = {}
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        with open(path, "rb") as f:
+            out[str(path.relative_to(directory))] = [
+                re.sub(rb'"ts":\d+', b'"ts":0', value or b"") for _, _, value in read_frames(f, path.name)
+            ]
+    return out
+
+
+@pytest.mark.parametrize("extension", ["true", "false"])
+def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, extension):
+    """Key-changing updates split, DDL and resolved events (left to Python) among the rows."""
+    from test_spark_jvm_routing import edge_events
+
+    events = _frame(spark, list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60))
+                    + edge_events(with_nan=False)).drop("_cdc_seq")
+    query = f"protocol=canal-json&enable-tidb-extension={extension}&partition=index-value&partition-num=3"
+    assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
+    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        python = cs.write(events, f"file://{tmp_path}/py?{query}")
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+    assert _messages(tmp_path / "jvm") == _messages(tmp_path / "py")
+    assert (jvm.events_in, jvm.events_encoded, jvm.messages, jvm.bytes) == (
+        python.events_in, python.events_encoded, python.messages, python.bytes
+    )
+    assert jvm.reconciles
+
+
+def test_a_malformed_row_fails_a_java_tier_write_as_it_fails_the_python_tier(spark, tmp_path):
+    good = every_kind_rows(1)[0]
+    bad = RowChangedEvent(good.commit_ts + 1, "shop", "t", (Column("id", ColumnType.TINYINT, PK, 300, "tinyint(4)"),), None)
+    events = _frame(spark, [good, bad]).drop("_cdc_seq").coalesce(1)
+    errors = []
+    for setting in ("auto", "python"):
+        spark.conf.set(ENCODING_SETTING, setting)
+        try:
+            with pytest.raises(CdcwireError, match=r"malformed input record at input row .*300") as raised:
+                cs.write(events, f"file://{tmp_path}/{setting}?protocol=canal-json")
+        finally:
+            spark.conf.unset(ENCODING_SETTING)
+        errors.append(type(raised.value))
+    assert errors[0] is errors[1]
+
+
+@pytest.mark.parametrize(
+    "query, dead_letter, why",
+    [
+        ("protocol=open-protocol", None, "no Java encoder for protocol 'open-protocol'"),
+        ("protocol=canal-json&only-output-updated-columns=true", None, "only-output-updated-columns"),
+        ("protocol=canal-json&enable-tidb-extension=true&large-message-handle-option=handle-key-only", None,
+         "large-message handling"),
+        ("protocol=canal-json", "dl", "the Python tier routes this write"),
+    ],
+)
+def test_the_python_tier_encodes_what_the_java_tier_cannot(spark, tmp_path, query, dead_letter, why):
+    from cdcwire.spark.writer.jvm_routing import routing_tier
+
+    df = _frame(spark, every_kind_rows(1)).drop("_cdc_seq")
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
+    routing = routing_tier(sink, df, dead_letter and str(tmp_path / dead_letter))[0]
+    tier, reason = encoding_tier(sink, df, routing)
+    assert tier == "python"
+    assert why in reason
+
+
+def test_the_session_setting_picks_the_python_tier_and_refuses_an_unknown_tier(spark, tmp_path):
+    df = _frame(spark, every_kind_rows(1)).drop("_cdc_seq")
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?protocol=canal-json&enable-tidb-extension=true")
+    assert encoding_tier(sink, df, "jvm")[0] == "jvm"
+    try:
+        spark.conf.set(ENCODING_SETTING, "python")
+        assert encoding_tier(sink, df, "jvm") == ("python", f"{ENCODING_SETTING}=python")
+        spark.conf.set(ENCODING_SETTING, "fast")
+        with pytest.raises(CdcwireError, match=r"spark.cdcwire.encoding='fast' is not an encoding tier"):
+            encoding_tier(sink, df, "jvm")
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+
+
+def test_a_machine_without_a_jdk_gets_no_jar_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv("CDCWIRE_JVM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    path, why = jar.jar_and_reason.__wrapped__()
+    assert path is None
+    assert why.startswith("no JDK (javac) on this machine: the Python tier encodes")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").iterdir())
+
+
+def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path, monkeypatch):
+    monkeypatch.setenv("CDCWIRE_JVM_CACHE", str(tmp_path / "cache"))
+    path, why = jar.jar_and_reason.__wrapped__()
+    assert why.startswith("the Java tier's jar was built")
+    assert os.path.basename(path).startswith("cdcwire-jvm-")
+    import zipfile
+
+    assert "io/cdcwire/spark/CanalJsonUdf.class" in zipfile.ZipFile(path).namelist()
+    assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")
