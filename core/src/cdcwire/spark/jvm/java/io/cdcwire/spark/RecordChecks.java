@@ -133,8 +133,15 @@ final class RecordChecks {
         int nesting = 0;
         for (int i = 0; i < text.length(); i++) {
             char ch = text.charAt(i);
-            if (ch < 0x20 || Character.isSurrogate(ch) || ch == '\uFEFF') {
-                return false; // control characters, surrogates (even paired) and a BOM: left to Python
+            if (ch < 0x20 || ch == '\uFEFF') {
+                return false; // control characters and a BOM: left to Python
+            }
+            if (Character.isSurrogate(ch)) {
+                if (!Character.isHighSurrogate(ch) || i + 1 >= text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+                    return false; // a lone surrogate is not text Python can hold as UTF-8
+                }
+                i++;
+                continue;
             }
             if (ch == '[' || ch == '{') {
                 nesting++;
