@@ -20,8 +20,11 @@ from cdcwire.column_kinds import COLUMN_KINDS
 from cdcwire.errors import CdcwireError
 from cdcwire.spark.jvm import jar
 from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
+from cdcwire.spark.pipeline import _laid_out
+from cdcwire.spark.writer import jvm_encoding
 from cdcwire.spark.writer.java_canal_json import canal_json_value
-from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, encoding_tier
+from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions
+from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN, COUNTS_TYPE
 from cdcwire.transports.file.framing import read_frames
 from cdcwire.workload import Workload, value_maker
 
@@ -90,29 +93,36 @@ def _frame(spark, events: list):
     return spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
 
 
-def _java_values(spark, sink, frame) -> list:
-    """The Java tier's value of each row of ``frame`` (as routed: whole events, no halves), in row order."""
-    event = F.struct(*(F.col(f"`{c}`") for c in UDF_FIELDS), F.lit(0).cast("byte").alias("half"))
-    value = canal_json_value(spark, sink)(event, F.lit(CLOCK))
-    rows = frame.select("_cdc_seq", value.alias("v")).orderBy("_cdc_seq").collect()
-    return [None if r.v is None else bytes(r.v) for r in rows]
+def _java_values(spark, sink, frame, encoder: str = "rows") -> list:
+    """The Java tier's value of each row of ``frame`` (as routed: whole events, no halves), in row
+    order, made by its encoder over internal rows (``rows``) or by its UDF (``udf``)."""
+    if encoder == "udf":
+        event = F.struct(*(F.col(f"`{c}`") for c in UDF_FIELDS), F.lit(0).cast("byte").alias("half"))
+        value = canal_json_value(spark, sink)(event, F.lit(CLOCK))
+        rows = frame.select("_cdc_seq", value.alias("v")).orderBy("_cdc_seq").collect()
+        return [None if r.v is None else bytes(r.v) for r in rows]
+    routed = frame.select("*", F.lit(0).cast("byte").alias("_cdc_half"), F.lit(None).cast(COUNTS_TYPE).alias(COUNTS_COLUMN))
+    rows = jvm_encoded_partitions(routed, sink, CLOCK).select("_cdc_seq", VALUE_COLUMN).orderBy("_cdc_seq").collect()
+    return [None if r[VALUE_COLUMN] is None else bytes(r[VALUE_COLUMN]) for r in rows]
 
 
-def _compare_values(spark, tmp_path: Path, query: str, events: list) -> None:
+def _compare_values(spark, tmp_path: Path, query: str, events: list, encoder: str = "rows") -> None:
     from cdcwire_canal_json.encoder import CanalJSONEncoder
     from cdcwire_canal_json.options import CanalOptions
 
     sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
-    java = _java_values(spark, sink, _frame(spark, events))
+    java = _java_values(spark, sink, _frame(spark, events), encoder)
     python = CanalJSONEncoder(CanalOptions.from_config(sink.config), clock=lambda: CLOCK)
     assert [i for i, v in enumerate(java) if v is None] == []  # none left to Python
     assert java == [python.encode_event(e) for e in events]
 
 
-@pytest.mark.parametrize("extension", ["true", "false"])
-def test_canal_json_rows_of_every_workload_column_kind_encode_in_java_as_the_python_codec(spark, tmp_path, extension):
+@pytest.mark.parametrize("encoder, extension", [("rows", "true"), ("rows", "false"), ("udf", "true")])
+def test_canal_json_rows_of_every_workload_column_kind_encode_in_java_as_the_python_codec(
+    spark, tmp_path, encoder, extension
+):
     rows = [e for e in Workload(400, seed=11) if isinstance(e, RowChangedEvent)] + every_kind_rows()
-    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", rows)
+    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", rows, encoder)
 
 
 @pytest.mark.parametrize("extension", ["true", "false"])
@@ -183,9 +193,11 @@ def _messages(directory: Path) -> dict[str, list[bytes]]:
     return out
 
 
-@pytest.mark.parametrize("extension", ["true", "false"])
-def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, extension):
-    """Key-changing updates split, DDL and resolved events (left to Python) among the rows."""
+@pytest.mark.parametrize("encoder, extension", [("udf", "true"), ("udf", "false"), ("rows", "true")])
+def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, monkeypatch, encoder, extension):
+    """Key-changing updates split, DDL and resolved events (left to Python) among the rows;
+    with either Java encoder (``jvm_encoding.JAVA_ENCODER``)."""
+    monkeypatch.setattr(jvm_encoding, "JAVA_ENCODER", encoder)
     from test_spark_jvm_routing import edge_events
 
     events = _frame(spark, list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60))
@@ -203,6 +215,38 @@ def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spar
         python.events_in, python.events_encoded, python.messages, python.bytes
     )
     assert jvm.reconciles
+
+
+def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_and_resolved_events_their_images(
+    spark, tmp_path
+):
+    """Encoded over the internal rows after the sort (``CanalJsonPartitions``): the same
+    partitions and order as the laid-out frame, a value and no images for each row copy it
+    encoded, the images kept for a row it leaves to Python, no value for DDL and resolved events."""
+    from test_spark_jvm_routing import edge_events
+
+    events = _frame(spark, list(Workload(200, seed=3, tables=2, resolved_every=25, ddl_every=50))
+                    + edge_events(with_nan=False)).drop("_cdc_seq").cache()  # the same input rows twice
+    query = "protocol=canal-json&enable-tidb-extension=true&partition=index-value&partition-num=3"
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
+    place = ("_cdc_topic", "_cdc_partition", "_cdc_seq", "_cdc_sub")
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        laid, plan = _laid_out(events, sink, None)  # routed in the JVM, shuffled and sorted
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+    assert plan.tier == "jvm"
+    rows = jvm_encoded_partitions(laid, sink).select(
+        *place, "kind", F.spark_partition_id().alias("p"), F.col(VALUE_COLUMN).isNotNull().alias("made"),
+        (F.col("columns").isNull() & F.col("pre_columns").isNull()).alias("no_images"),
+    ).collect()
+    expected = laid.select(*place, F.spark_partition_id().alias("p")).collect()
+    events.unpersist()
+    assert [r[:4] + (r.p,) for r in rows] == [tuple(r) for r in expected]
+    copies = [r for r in rows if r._cdc_seq >= 0]  # not the routing's count rows
+    assert {r.kind for r in copies if r.made} == {"insert", "update", "delete"}
+    assert {r.kind for r in copies if not r.made} >= {"ddl", "resolved"}
+    assert all(r.no_images == (r.made or r.kind in ("ddl", "resolved")) for r in copies)
 
 
 def test_a_malformed_row_fails_a_java_tier_write_as_it_fails_the_python_tier(spark, tmp_path):

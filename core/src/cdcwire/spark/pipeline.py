@@ -42,7 +42,8 @@ from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
-from .writer.jvm_encoding import encoding_tier, jvm_encoded
+from .writer import jvm_encoding
+from .writer.jvm_encoding import encoding_tier, jvm_encoded, jvm_encoded_partitions
 from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .writer.routing_counts import COUNTERS, COUNTS_COLUMN
@@ -201,11 +202,14 @@ def _laid_out(
     events = with_malformed_column(df).withColumn("_cdc_seq", F.monotonically_increasing_id())
     if tier == "jvm":
         routed = jvm_routed(events.drop("_malformed"), sink, plan)
-        if plan.encoding == "jvm":
+        if plan.encoding == "jvm" and jvm_encoding.JAVA_ENCODER == "udf":
             routed = jvm_encoded(routed, sink)
     else:
         routed = events.mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
-    return routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS), plan
+    laid = routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS)
+    if plan.encoding == "jvm" and jvm_encoding.JAVA_ENCODER == "rows":
+        laid = jvm_encoded_partitions(laid, sink)
+    return laid, plan
 
 
 def write(

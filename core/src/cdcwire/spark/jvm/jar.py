@@ -24,6 +24,8 @@ from typing import Optional
 
 #: The Java tier's canal-json UDF (``java/io/cdcwire/spark/CanalJsonUdf.java``).
 CANAL_JSON_UDF = "io.cdcwire.spark.CanalJsonUdf"
+#: The Java tier's canal-json encoding over Spark's internal rows (``CanalJsonPartitions.java``).
+CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
 SOURCES = Path(__file__).parent / "java"
 _COMPILE_SECONDS = 300
 

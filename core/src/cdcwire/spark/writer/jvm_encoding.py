@@ -19,8 +19,8 @@ from pyspark.sql import functions as F
 
 from ...errors import CdcwireError
 from ...sink import Sink
-from ..jvm.jar import CANAL_JSON_UDF, jar_and_reason
-from .java_canal_json import canal_json_value, java_class
+from ..jvm.jar import CANAL_JSON_PARTITIONS, CANAL_JSON_UDF, jar_and_reason
+from .java_canal_json import canal_json_value, java_class, udf_config
 from .java_canal_json import refusal as java_refusal
 from .routing_counts import COUNTS_COLUMN
 
@@ -28,6 +28,11 @@ from .routing_counts import COUNTS_COLUMN
 #: or ``python`` (always the Python codecs).
 ENCODING_SETTING = "spark.cdcwire.encoding"
 VALUE_COLUMN = "_cdc_value"
+#: Which Java encoder the tier runs: ``"udf"`` (``CanalJsonUdf``, :func:`jvm_encoded`, before the
+#: shuffle) or ``"rows"`` (``CanalJsonPartitions`` over Spark's internal rows after the sort,
+#: :func:`jvm_encoded_partitions`). A measured prototype, not a user setting:
+#: ``benchmarks/spark_encoding_stages.py`` sets it to compare them in one run.
+JAVA_ENCODER = "udf"
 #: The columns an encoded copy no longer needs (the sort still reads commit_ts).
 _IMAGES = ("columns", "pre_columns")
 #: The event fields the UDFs read, in their order (``CanalJsonUdf``), and the routed copy's half.
@@ -89,3 +94,22 @@ def jvm_encoded(routed: DataFrame, sink: Sink, clock: Optional[Column] = None) -
         *(F.when(~encoded, F.col(f"`{c}`")).alias(c) if c in _IMAGES else F.col(f"`{c}`") for c in routed.columns),
         VALUE_COLUMN,
     )
+
+
+def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = None) -> DataFrame:
+    """``laid`` (the JVM routing tier's copies, shuffled and sorted) with :data:`VALUE_COLUMN`,
+    images nulled where it is set, made over Spark's internal rows by ``CanalJsonPartitions``
+    (no conversion of the nested images to external rows, one pass in the order written).
+    ``clock``: canal-json's ``ts`` (ms), the wall clock per row by default.
+
+    The rows go through the RDD of ``laid``'s plan and back into a DataFrame of the same
+    partitions (``internalCreateDataFrame``, public in Spark's bytecode): the encoding stage
+    that follows keeps them, one Spark partition per topic-partition, in their order."""
+    spark = laid.sparkSession
+    jvm = spark.sparkContext._jvm
+    jdf = laid._jdf
+    partitions = java_class(spark, CANAL_JSON_PARTITIONS)
+    encode = partitions(udf_config(sink), jdf.schema(), -1 if clock is None else clock)
+    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode).rdd()
+    schema = partitions.output(jdf.schema(), VALUE_COLUMN)
+    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, schema, False), spark)

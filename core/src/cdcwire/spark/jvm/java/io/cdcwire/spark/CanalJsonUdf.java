@@ -1,10 +1,5 @@
 package io.cdcwire.spark;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF2;
 
@@ -25,7 +20,6 @@ import org.apache.spark.sql.api.java.UDF2;
  */
 public final class CanalJsonUdf implements UDF2<Row, Long, byte[]> {
     private static final long serialVersionUID = 1L;
-    private static final BigInteger U64 = BigInteger.ONE.shiftLeft(64);
 
     private final String configText;
     private transient CanalJsonConfig config;
@@ -49,182 +43,12 @@ public final class CanalJsonUdf implements UDF2<Row, Long, byte[]> {
         if (event == null || event.isNullAt(0) || event.isNullAt(1)) {
             return null;
         }
-        String kind = event.getString(0);
-        BigDecimal ts = event.getDecimal(1);
-        String schema = event.isNullAt(2) ? null : event.getString(2);
-        String table = event.isNullAt(3) ? null : event.getString(3);
-        List<ColumnEntry> news = ColumnEntry.image(event, 4);
-        List<ColumnEntry> olds = ColumnEntry.image(event, 5);
-        Boolean keyOnly = event.isNullAt(6) ? null : event.getBoolean(6);
-        int half = event.isNullAt(7) ? 0 : ((Number) event.get(7)).intValue();
-        if (!checks.plainRow(kind, ts, schema, table, news, olds, keyOnly)) {
-            return null; // checked as the event came (both images of a split update)
-        }
-        if (half == 1) {
-            kind = "delete";
-            news = null;
-        } else if (half == 2) {
-            kind = "insert";
-            olds = null;
-        }
-        List<ColumnEntry> image = kind.equals("delete") ? olds : news;
-        boolean update = kind.equals("update");
-        if (update && !sameShapes(news, olds)) {
-            return null;
-        }
-        long now = clock == null ? System.currentTimeMillis() : clock;
-        String text = message(cfg, kind, ts.toBigInteger(), schema, table, image, update ? olds : null, now);
-        if (text == null) {
-            return null;
-        }
-        byte[] value = text.getBytes(StandardCharsets.UTF_8);
-        return value.length > cfg.limit ? null : value;
-    }
-
-    private static boolean sameShapes(List<ColumnEntry> news, List<ColumnEntry> olds) {
-        if (news.size() != olds.size()) {
-            return false;
-        }
-        for (int i = 0; i < news.size(); i++) {
-            if (!news.get(i).sameShape(olds.get(i))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The message text, in the reference field order; null to leave the row to Python. */
-    private static String message(CanalJsonConfig cfg, String kind, BigInteger ts, String schema, String table,
-                                  List<ColumnEntry> image, List<ColumnEntry> old, long now) {
-        List<CanalJsonConfig.Writing> writings = new ArrayList<>(image.size());
-        for (ColumnEntry c : image) {
-            CanalJsonConfig.Writing w = cfg.columns.get(c.key());
-            if (w == null || !writes(w, c)) {
-                return null;
-            }
-            writings.add(w);
-        }
-        if (old != null) {
-            for (int i = 0; i < old.size(); i++) {
-                if (!writes(writings.get(i), old.get(i))) {
-                    return null;
-                }
-            }
-        }
-        StringBuilder out = new StringBuilder(256 + image.size() * 48);
-        out.append("{\"id\":0,\"database\":");
-        if (!JsonText.append(out, schema)) {
-            return null;
-        }
-        out.append(",\"table\":");
-        if (!JsonText.append(out, table)) {
-            return null;
-        }
-        out.append(",\"pkNames\":");
-        boolean anyKey = false;
-        for (ColumnEntry c : image) {
-            if (c.has(ColumnEntry.PRIMARY_KEY)) {
-                out.append(anyKey ? ',' : '[');
-                anyKey = true;
-                JsonText.append(out, c.name);
-            }
-        }
-        out.append(anyKey ? "]" : "null");
-        out.append(",\"isDdl\":false,\"type\":\"").append(kind.toUpperCase(java.util.Locale.ROOT));
-        out.append("\",\"es\":").append(ts.shiftRight(18)).append(",\"ts\":").append(now);
-        out.append(",\"sql\":\"\",\"sqlType\":{");
-        for (int i = 0; i < image.size(); i++) {
-            ColumnEntry c = image.get(i);
-            CanalJsonConfig.Writing w = writings.get(i);
-            if (i > 0) {
-                out.append(',');
-            }
-            if (!JsonText.append(out, c.name)) {
-                return null;
-            }
-            BigInteger number = c.number();
-            boolean promoted = w.promotionMax != null && number != null && number.compareTo(w.promotionMax) > 0;
-            out.append(':').append(promoted ? w.promotionCode : w.sqlType);
-        }
-        out.append("},\"mysqlType\":{");
-        for (int i = 0; i < image.size(); i++) {
-            if (i > 0) {
-                out.append(',');
-            }
-            JsonText.append(out, image.get(i).name);
-            out.append(':');
-            if (!JsonText.append(out, writings.get(i).mysqlType)) {
-                return null;
-            }
-        }
-        out.append("},\"old\":");
-        if (old == null) {
-            out.append("null");
-        } else if (!values(out, old, image)) {
-            return null;
-        }
-        out.append(",\"data\":");
-        if (!values(out, image, image)) {
-            return null;
-        }
-        if (cfg.extension) {
-            out.append(",\"_tidb\":{\"commitTs\":").append(ts.mod(U64)).append('}');
-        }
-        return out.append('}').toString();
-    }
-
-    /** Whether the codec writes this value of a column of this shape (its field is one the shape takes). */
-    private static boolean writes(CanalJsonConfig.Writing w, ColumnEntry c) {
-        if (c.intValue != null || c.uintValue != null) {
-            return w.fields.contains("int");
-        }
-        if (c.doubleValue != null) {
-            return w.fields.contains("double");
-        }
-        if (c.stringValue != null) {
-            return w.fields.contains("string");
-        }
-        if (c.binaryValue != null) {
-            return w.fields.contains("binary");
-        }
-        return true;
-    }
-
-    /** {@code [{"name":"text",...}]} of an image's values, the names (and FLOAT or DOUBLE) of {@code shape}. */
-    private static boolean values(StringBuilder out, List<ColumnEntry> image, List<ColumnEntry> shape) {
-        out.append("[{");
-        for (int i = 0; i < image.size(); i++) {
-            ColumnEntry c = image.get(i);
-            if (i > 0) {
-                out.append(',');
-            }
-            JsonText.append(out, c.name);
-            out.append(':');
-            String text = text(c, shape.get(i).type);
-            if (text == null) {
-                out.append("null");
-            } else if (!JsonText.append(out, text)) {
-                return false;
-            }
-        }
-        out.append("}]");
-        return true;
-    }
-
-    /** The value's text, null for SQL NULL ({@code cdcwire_canal_json.column_types.formatter_for}). */
-    private static String text(ColumnEntry c, String type) {
-        if (c.intValue != null) {
-            return Long.toString(c.intValue);
-        }
-        if (c.uintValue != null) {
-            return c.uintValue.toBigInteger().toString();
-        }
-        if (c.doubleValue != null) {
-            return type.equals("FLOAT") ? FloatText.float32(c.doubleValue) : FloatText.float64(c.doubleValue);
-        }
-        if (c.stringValue != null) {
-            return c.stringValue;
-        }
-        return c.binaryValue == null ? null : JsonText.latin1(c.binaryValue);
+        return CanalJsonMessage.value(cfg, checks, event.getString(0), event.getDecimal(1),
+                event.isNullAt(2) ? null : event.getString(2),
+                event.isNullAt(3) ? null : event.getString(3),
+                ColumnEntry.image(event, 4), ColumnEntry.image(event, 5),
+                event.isNullAt(6) ? null : event.getBoolean(6),
+                event.isNullAt(7) ? 0 : ((Number) event.get(7)).intValue(),
+                clock == null ? System.currentTimeMillis() : clock);
     }
 }

@@ -5,17 +5,25 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.ArrayData;
 
 /**
  * One COLUMN struct of the event row ({@code cdcwire.spark.rows.schema}): name, type (a
  * ColumnType name, any case), flags, the VALUE struct's fields (at most one set) and the type
  * text. {@code fieldsSet} counts the VALUE fields set, which the checks need.
+ *
+ * <p>Read from an external {@link Row} (the UDF tier) or from Spark's {@link InternalRow}
+ * (the partition tier, {@link CanalJsonPartitions}), which Spark need not convert first.
  */
 final class ColumnEntry {
     // cdcwire.type_codes.ColumnFlag
     static final int BINARY = 0x01;
     static final int PRIMARY_KEY = 0x08;
     static final int UNSIGNED = 0x80;
+    /** The number of fields of COLUMN and of VALUE. */
+    static final int COLUMN_FIELDS = 5;
+    static final int VALUE_FIELDS = 5;
 
     final String name;
     final String typeName; // as given
@@ -29,26 +37,18 @@ final class ColumnEntry {
     final String mysqlType;
     final int fieldsSet;
 
-    private ColumnEntry(Row c) {
-        name = c.isNullAt(0) ? null : c.getString(0);
-        typeName = c.isNullAt(1) ? null : c.getString(1);
-        type = typeName == null ? null : typeName.toUpperCase(java.util.Locale.ROOT);
-        flags = c.isNullAt(2) ? null : c.getInt(2);
-        Row v = c.isNullAt(3) ? null : c.getStruct(3);
-        if (v == null) {
-            intValue = null;
-            uintValue = null;
-            doubleValue = null;
-            stringValue = null;
-            binaryValue = null;
-        } else {
-            intValue = v.isNullAt(0) ? null : v.getLong(0);
-            uintValue = v.isNullAt(1) ? null : v.getDecimal(1);
-            doubleValue = v.isNullAt(2) ? null : v.getDouble(2);
-            stringValue = v.isNullAt(3) ? null : v.getString(3);
-            binaryValue = v.isNullAt(4) ? null : (byte[]) v.get(4);
-        }
-        mysqlType = c.isNullAt(4) ? null : c.getString(4);
+    private ColumnEntry(String name, String typeName, Integer flags, Long intValue, BigDecimal uintValue,
+                        Double doubleValue, String stringValue, byte[] binaryValue, String mysqlType) {
+        this.name = name;
+        this.typeName = typeName;
+        this.type = typeName == null ? null : typeName.toUpperCase(java.util.Locale.ROOT);
+        this.flags = flags;
+        this.intValue = intValue;
+        this.uintValue = uintValue;
+        this.doubleValue = doubleValue;
+        this.stringValue = stringValue;
+        this.binaryValue = binaryValue;
+        this.mysqlType = mysqlType;
         int set = 0;
         for (Object o : new Object[] {intValue, uintValue, doubleValue, stringValue, binaryValue}) {
             if (o != null) {
@@ -56,6 +56,52 @@ final class ColumnEntry {
             }
         }
         fieldsSet = set;
+    }
+
+    private static ColumnEntry of(Row c) {
+        Row v = c.isNullAt(3) ? null : c.getStruct(3);
+        return new ColumnEntry(
+                c.isNullAt(0) ? null : c.getString(0),
+                c.isNullAt(1) ? null : c.getString(1),
+                c.isNullAt(2) ? null : c.getInt(2),
+                v == null || v.isNullAt(0) ? null : v.getLong(0),
+                v == null || v.isNullAt(1) ? null : v.getDecimal(1),
+                v == null || v.isNullAt(2) ? null : v.getDouble(2),
+                v == null || v.isNullAt(3) ? null : v.getString(3),
+                v == null || v.isNullAt(4) ? null : (byte[]) v.get(4),
+                c.isNullAt(4) ? null : c.getString(4));
+    }
+
+    private static String text(InternalRow r, int i) {
+        return r.isNullAt(i) ? null : r.getUTF8String(i).toString();
+    }
+
+    private static ColumnEntry of(InternalRow c) {
+        InternalRow v = c.isNullAt(3) ? null : c.getStruct(3, VALUE_FIELDS);
+        return new ColumnEntry(
+                text(c, 0),
+                text(c, 1),
+                c.isNullAt(2) ? null : c.getInt(2),
+                v == null || v.isNullAt(0) ? null : v.getLong(0),
+                v == null || v.isNullAt(1) ? null : v.getDecimal(1, 20, 0).toJavaBigDecimal(),
+                v == null || v.isNullAt(2) ? null : v.getDouble(2),
+                v == null ? null : text(v, 3),
+                v == null || v.isNullAt(4) ? null : v.getBinary(4),
+                text(c, 4));
+    }
+
+    /** The entries of an image (array field {@code field} of an internal event row), as {@link #image(Row, int)}. */
+    static List<ColumnEntry> image(InternalRow event, int field) {
+        if (event.isNullAt(field)) {
+            return null;
+        }
+        ArrayData entries = event.getArray(field);
+        int n = entries.numElements();
+        List<ColumnEntry> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(entries.isNullAt(i) ? null : of(entries.getStruct(i, COLUMN_FIELDS)));
+        }
+        return out;
     }
 
     /** The entries of an image, null for a null image; an entry that is itself null stays null. */
@@ -66,7 +112,7 @@ final class ColumnEntry {
         List<Row> rows = event.getList(field);
         List<ColumnEntry> out = new ArrayList<>(rows.size());
         for (Row r : rows) {
-            out.add(r == null ? null : new ColumnEntry(r));
+            out.add(r == null ? null : of(r));
         }
         return out;
     }

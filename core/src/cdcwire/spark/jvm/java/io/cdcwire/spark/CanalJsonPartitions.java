@@ -1,0 +1,107 @@
+package io.cdcwire.spark;
+
+import java.util.Iterator;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * canal-json's row messages made over Spark's internal rows: a partition of routed, sorted
+ * event copies in, the same rows out with their message value appended (binary, last field)
+ * and their images ({@code columns}, {@code pre_columns}) nulled where the value is set.
+ *
+ * <p>Why not the UDF ({@link CanalJsonUdf}): a Java UDF is handed external {@code Row}s, so
+ * Spark converts every nested image into Scala objects first; here the images are read where
+ * they lie ({@code getArray(i).getStruct(j, n)}). And it runs after the sort, once per copy
+ * in the order the encoding stage writes them, so the shuffle carries the events as they are.
+ *
+ * <p>A row it leaves null (DDL and resolved events, count rows, rows the record checks are not
+ * sure of, a message over max-message-bytes) keeps its images: the encoding stage encodes it
+ * in Python, in its place. Made on the driver with the sink's configuration text
+ * ({@link CanalJsonConfig}), the input's schema and the {@code ts} clock in ms (negative: the wall
+ * clock, read per row as the Python encoder reads it per message).
+ */
+public final class CanalJsonPartitions implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
+    private static final long serialVersionUID = 1L;
+
+    private final String configText;
+    private final StructType input;
+    private final long clock;
+    private final int kind, commitTs, schema, table, columns, preColumns, keyOnly, half, counts;
+
+    public CanalJsonPartitions(String configText, StructType input, long clock) {
+        this.configText = configText;
+        this.input = input;
+        this.clock = clock;
+        kind = input.fieldIndex("kind");
+        commitTs = input.fieldIndex("commit_ts");
+        schema = input.fieldIndex("schema");
+        table = input.fieldIndex("table");
+        columns = input.fieldIndex("columns");
+        preColumns = input.fieldIndex("pre_columns");
+        keyOnly = input.fieldIndex("handle_key_only");
+        half = input.fieldIndex("_cdc_half");
+        counts = input.fieldIndex("_cdc_counts");
+    }
+
+    /** The output's schema: the input's, then the value. */
+    public static StructType output(StructType input, String valueColumn) {
+        return input.add(valueColumn, org.apache.spark.sql.types.DataTypes.BinaryType, true);
+    }
+
+    @Override
+    public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
+        CanalJsonConfig cfg = new CanalJsonConfig(configText);
+        RecordChecks checks = new RecordChecks(cfg);
+        StructField[] fields = input.fields();
+        DataType[] types = new DataType[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            types[i] = fields[i].dataType();
+        }
+        DecimalType tsType = (DecimalType) types[commitTs];
+        UnsafeProjection unsafe = UnsafeProjection.create(output(input, "value"));
+        Object[] values = new Object[fields.length + 1];
+        GenericInternalRow out = new GenericInternalRow(values);
+        return new Iterator<InternalRow>() {
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public InternalRow next() {
+                InternalRow row = rows.next();
+                byte[] value = encode(row, cfg, checks, tsType);
+                for (int i = 0; i < fields.length; i++) {
+                    boolean dropped = value != null && (i == columns || i == preColumns);
+                    values[i] = dropped || row.isNullAt(i) ? null : row.get(i, types[i]);
+                }
+                values[fields.length] = value;
+                return unsafe.apply(out).copy(); // the input row's buffer is reused by its iterator
+            }
+        };
+    }
+
+    private byte[] encode(InternalRow row, CanalJsonConfig cfg, RecordChecks checks, DecimalType tsType) {
+        if (!row.isNullAt(counts) || row.isNullAt(kind) || row.isNullAt(commitTs)) {
+            return null;
+        }
+        String k = row.getUTF8String(kind).toString();
+        if (!(k.equals("insert") || k.equals("update") || k.equals("delete"))) {
+            return null; // DDL and resolved events: Python
+        }
+        return CanalJsonMessage.value(cfg, checks, k,
+                row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(),
+                row.isNullAt(schema) ? null : row.getUTF8String(schema).toString(),
+                row.isNullAt(table) ? null : row.getUTF8String(table).toString(),
+                ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns),
+                row.isNullAt(keyOnly) ? null : row.getBoolean(keyOnly),
+                row.isNullAt(half) ? 0 : row.getByte(half),
+                clock < 0 ? System.currentTimeMillis() : clock);
+    }
+}
