@@ -1,0 +1,119 @@
+"""Where a canal-json ``cs.write`` spends its time, stage by stage, next to Spark's own JSON writer,
+in one run on Spark local[2].
+
+    python benchmarks/spark_encoding_stages.py [--size 200000] [--master local[2]] [--driver-memory 4g]
+
+Writers, each timed whole: plain ``df.write.json``, the like-for-like
+``df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts").write.json``, then
+``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")``
+with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier's two encoders
+(``jvm_encoding.JAVA_ENCODER``: its UDF before the shuffle, ``CanalJsonPartitions`` over the
+internal rows after the sort).
+
+Then the internal-row encoder's stages, each run to Spark's ``noop`` sink so that only what
+comes before it is done: reading the input, + routing (the JVM tier's expressions), + shuffle
+and sort, + encoding, + the hand-over to Python (the rows to Arrow and into a Python worker
+that drops them); the whole write (above) adds the encoding stage's Python work (the
+messages Java left, the checks of those rows, the transport's writes). Each stage's own cost
+is its difference to the one before; last, how many rows Java encoded. The input is
+``Workload(size, seed=42)`` stored as Parquet first (not timed), as in spark_pipeline.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from spark_pipeline import QUIET, make_input  # noqa: E402
+
+QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=6"
+
+
+def timed(label: str, run) -> float:
+    started = time.monotonic()
+    run()
+    seconds = time.monotonic() - started
+    print(json.dumps({"stage": label, "seconds": round(seconds, 2)}), flush=True)
+    return seconds
+
+
+def noop(df) -> None:
+    df.write.format("noop").mode("overwrite").save()
+
+
+def measure(size: int, work: Path, master: str, memory: str) -> None:
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from cdcwire import open_sink
+    from cdcwire import spark as cs
+    from cdcwire.spark.pipeline import _laid_out
+    from cdcwire.spark.writer import jvm_encoding
+    from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, jvm_encoded_partitions
+    from cdcwire.spark.writer.jvm_routing import jvm_routed
+    from cdcwire.spark.writer.routing import plan_routes
+
+    spark = cs.spark_session(master, shuffle_partitions=8, **{**QUIET, "spark.driver.memory": memory})
+    events = cs.read_events(spark, str(work / f"events-{size}.parquet"))
+    noop(events)  # warm the JVM up before anything is timed
+    timed("plain df.write.json", lambda: events.write.json(str(work / "plain")))
+    timed("like-for-like json", lambda: events.repartition(6, "schema", "table")
+          .sortWithinPartitions("commit_ts").write.json(str(work / "like")))
+
+    def write(tier: str, name: str) -> None:
+        spark.conf.set(ENCODING_SETTING, tier)
+        summary = cs.write(events, f"file://{work}/sink-{name}/events?{QUERY}")
+        assert summary.reconciles, summary.report()
+        shutil.rmtree(work / f"sink-{name}")
+
+    timed("canal-json, Python tier", lambda: write("python", "python"))
+    for encoder, label in (("udf", "Java tier, UDF before the shuffle"), ("rows", "Java tier, internal rows")):
+        jvm_encoding.JAVA_ENCODER = encoder
+        timed(f"canal-json, {label}", lambda: write("auto", encoder))
+
+    sink = open_sink(f"file://{work}/stages/events?{QUERY}")
+    spark.conf.set(ENCODING_SETTING, "python")  # the laid-out frame before encoding
+    laid, plan = _laid_out(events, sink, None)
+    seq = events.withColumn("_cdc_seq", F.monotonically_increasing_id())
+    timed("stage: reading the input", lambda: noop(events))
+    timed("stage: + routing", lambda: noop(jvm_routed(seq, sink, plan)))
+    timed("stage: + shuffle and sort", lambda: noop(laid))
+    timed("stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid, sink)))
+
+    def dropped(batches):
+        for batch in batches:
+            pass
+        yield pa.RecordBatch.from_pylist([{"n": 0}])
+
+    timed("stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid, sink)
+          .mapInArrow(dropped, "n long").collect())
+    counted = jvm_encoded_partitions(laid, sink).select(
+        F.count("*").alias("rows"), F.count(VALUE_COLUMN).alias("java")).first()
+    print(json.dumps({"rows": counted["rows"], "made_in_java": counted["java"]}), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=200000)
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--driver-memory", default="4g")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix=f"cdcwire-stages-{args.size}-"))
+    try:
+        import subprocess
+
+        subprocess.run([sys.executable, str(Path(__file__).parent / "spark_pipeline.py"), "--make-input",
+                        str(args.size), "--work", str(work), "--master", args.master], check=True)
+        measure(args.size, work, args.master, args.driver_memory)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
