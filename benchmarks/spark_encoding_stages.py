@@ -3,7 +3,7 @@ in one run on Spark local[2].
 
     python benchmarks/spark_encoding_stages.py [--size 200000] [--master local[2]] [--driver-memory 4g]
 
-Writers, each timed whole: plain ``df.write.json``, the like-for-like
+Writers, each timed whole (the cs.write ones twice, in one order and back): plain ``df.write.json``, the like-for-like
 ``df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts").write.json``, then
 ``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")``
 with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier's two encoders
@@ -72,28 +72,35 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
         assert summary.reconciles, summary.report()
         shutil.rmtree(work / f"sink-{name}")
 
-    timed("canal-json, Python tier", lambda: write("python", "python"))
-    for encoder, label in (("udf", "Java tier, UDF before the shuffle"), ("rows", "Java tier, internal rows")):
+    tiers = [("python", "udf", "Python tier"), ("auto", "udf", "Java tier, UDF before the shuffle"),
+             ("auto", "rows", "Java tier, internal rows")]
+    for setting, encoder, label in tiers + tiers[::-1]:  # there and back: a load that drifts evens out
         jvm_encoding.JAVA_ENCODER = encoder
-        timed(f"canal-json, {label}", lambda: write("auto", encoder))
+        timed(f"canal-json, {label}", lambda: write(setting, f"{setting}-{encoder}"))
 
     sink = open_sink(f"file://{work}/stages/events?{QUERY}")
-    spark.conf.set(ENCODING_SETTING, "python")  # the laid-out frame before encoding
-    laid, plan = _laid_out(events, sink, None)
+    spark.conf.set(ENCODING_SETTING, "python")
+
+    def laid_out():
+        """The laid-out frame before encoding, new each time: the RDD of a frame's plan runs its
+        shuffle once, and a second stage over the same frame would start after it."""
+        return _laid_out(events, sink, None)[0]
+
+    plan = _laid_out(events, sink, None)[1]
     seq = events.withColumn("_cdc_seq", F.monotonically_increasing_id())
     timed("stage: reading the input", lambda: noop(events))
     timed("stage: + routing", lambda: noop(jvm_routed(seq, sink, plan)))
-    timed("stage: + shuffle and sort", lambda: noop(laid))
-    timed("stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid, sink)))
+    timed("stage: + shuffle and sort", lambda: noop(laid_out()))
+    timed("stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid_out(), sink)))
 
     def dropped(batches):
         for batch in batches:
             pass
         yield pa.RecordBatch.from_pylist([{"n": 0}])
 
-    timed("stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid, sink)
+    timed("stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid_out(), sink)
           .mapInArrow(dropped, "n long").collect())
-    counted = jvm_encoded_partitions(laid, sink).select(
+    counted = jvm_encoded_partitions(laid_out(), sink).select(
         F.count("*").alias("rows"), F.count(VALUE_COLUMN).alias("java")).first()
     print(json.dumps({"rows": counted["rows"], "made_in_java": counted["java"]}), flush=True)
 
