@@ -45,9 +45,11 @@ from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
+from ..runtime.side_by_side import side_by_side
 from .table_changes import (
     ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
+from .table_buckets import WRITE_SETTINGS
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
@@ -207,7 +209,7 @@ def apply_events(
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
         fresh = spark.read.parquet(str(Path(out) / staged))
-        with session_settings(spark, _READ_BACK):
+        with session_settings(spark, {**_READ_BACK, **WRITE_SETTINGS}):  # for the tables written side by side
             return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
     finally:
         remove_snapshot(out, staged)
@@ -264,11 +266,11 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         step("typing tables")
         columns_by_table = {name: cols for name, cols in columns_of_tables.items() if name in changed}
         zero_dates = zero_dates_of_tables(_upserts_as_inserts(last), columns_by_table, time_zone)
-        counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
-        replaced: list[Optional[str]] = []
-        for i, name in enumerate(changed):
-            step(f"applying {name}", done=i, total=len(changed))
+        finished: list[str] = []
+
+        def apply_table(name: str) -> tuple[Optional[str], int, dict[str, int]]:
+            step(f"applying {name}", done=len(finished), total=len(changed))
             schema, table = name.split(".", 1)
             columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
@@ -279,11 +281,28 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             if format == "parquet":
                 directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run,
                                                    stats[name]["changes"])
+            else:
+                directory = None
+                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}/{name}", run,
+                                      stats[name]["changes"])
+            finished.append(name)
+            running = [n for n in changed if n not in finished]
+            if running:
+                step(f"applying {running[0]}", done=len(finished), total=len(changed))
+            return directory, up_to, done
+
+        # the tables' jobs side by side: a small table's job is mostly fixed costs
+        try:
+            applied_tables = side_by_side(spark, [lambda name=name: apply_table(name) for name in changed])
+        finally:
+            for staging in (f"_cdcwire/changes-{run:06d}", f"_cdcwire/buckets-{run:06d}"):
+                remove_snapshot(out, staging)
+        counts: dict[str, TableCounts] = {}
+        replaced: list[Optional[str]] = []
+        for name, (directory, up_to, done) in zip(changed, applied_tables):
+            if format == "parquet":
                 replaced.append(snapshots.get(name))
                 snapshots[name] = directory
-            else:
-                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}", run,
-                                      stats[name]["changes"])
             applied[name] = up_to
             r = stats[name]
             counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], r["insert"], r["update"],

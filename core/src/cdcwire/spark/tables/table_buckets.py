@@ -54,7 +54,10 @@ ROWS_PER_BUCKET = 1_000_000
 MIN_BUCKETS = 16
 BUCKET = "_bucket"
 _NAME = re.compile(r"^bucket-(\d{5,})-of-(\d{5,})-run-\d+-[0-9a-f]+-\d+\.parquet$")
-_TIMESTAMP_TYPE = "spark.sql.parquet.outputTimestampType"
+#: Timestamps written as INT64 microseconds (Spark's default INT96 is deprecated, and delta-rs
+#: reads it as nanoseconds). A caller writing several tables side by side sets these around all
+#: of them: each write's own setting and restoring then finds the same value, never another's.
+WRITE_SETTINGS = {"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS"}
 
 
 def bucket_count_for(rows: int) -> int:
@@ -187,9 +190,8 @@ def _merged(old: DataFrame, marked: DataFrame, keys: list[str], buckets: int, ob
 
 
 def _write(rows: DataFrame, staging: Path) -> None:
-    """One Parquet file per bucket into ``staging/_bucket=K/``, timestamps as INT64
-    microseconds (Spark's default INT96 is deprecated, and delta-rs reads it as nanoseconds)."""
-    with session_settings(rows.sparkSession, {_TIMESTAMP_TYPE: "TIMESTAMP_MICROS"}):
+    """One Parquet file per bucket into ``staging/_bucket=K/``, with :data:`WRITE_SETTINGS`."""
+    with session_settings(rows.sparkSession, WRITE_SETTINGS):
         rows.write.partitionBy(BUCKET).mode("overwrite").parquet(str(staging))
 
 
