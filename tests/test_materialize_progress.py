@@ -64,10 +64,10 @@ def test_around_materialize_the_display_names_each_step_and_ends_with_a_summary(
     lines = log.getvalue().splitlines()
     for shown in ("cdcwire materialize: staging events; ", "cdcwire materialize: deduplicating changes, "):
         assert any(line.startswith(shown) for line in lines), (shown, lines)
-    # the two tables are applied side by side: either may be the one shown
-    assert any(re.match(r"cdcwire materialize: applying shop\.(orders|items) \(1/2\), ", line) for line in lines), lines
-    assert any(re.match(r"cdcwire materialize: applying shop\.(orders|items) \(2/2\), \d+ events read \([\d,]+/s\),"
-                        r" 1/2 tables applied, ~\d+s left; ", line) for line in lines), lines
+    # the two tables are applied side by side: either may be the one shown (how a line counts the tables
+    # applied and the time left: test_a_step_line_shows_the_table_applied_events_read_their_rate_and_the_time_left)
+    assert any(re.match(r"cdcwire materialize: applying shop\.(orders|items) \(1/2\), \d+ events read \([\d,]+/s\),"
+                        r" 0/2 tables applied", line) for line in lines), lines
     assert re.fullmatch(rf"cdcwire materialize: ended after [\d.]+s, {summary.events_read:,} events read"
                         r" \([\d,]+/s\), 2/2 tables applied", lines[-1]), lines[-1]
 

@@ -246,7 +246,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # as Parquet (as the events are) for the stages that read them again
     decided_dir = f"_cdcwire/decided-{run:06d}"
     step("deduplicating changes")
-    decided_changes(row_changes(ready.where(~key_only_rows))).write.mode("overwrite").parquet(
+    _staged_decisions(decided_changes(row_changes(ready.where(~key_only_rows)))).write.mode("overwrite").parquet(
         str(Path(out) / decided_dir))
     try:
         decided = spark.read.parquet(str(Path(out) / decided_dir))
@@ -326,6 +326,15 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     )
 
 
+def _staged_decisions(decided: DataFrame) -> DataFrame:
+    """The decided changes as staged: every change keeps its image's signature (the table's
+    columns come from all of them), but only the change deciding its key's row keeps the image
+    itself. In a stream of many changes per row, the values of the changes that do not decide
+    were most of what the step wrote and read back, for nothing."""
+    return decided.withColumn("signature", image_signature(F.col("_image"))).withColumn(
+        "_image", F.when(F.col("_last"), F.col("_image")))
+
+
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     """(events read, the next offset per partition, the release point), from one aggregate per
     partition over the new events and the pending ones of the last run (a partition whose rows
@@ -356,7 +365,7 @@ def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dic
     table and image signature (a handful per table), and the counts are summed here."""
     flagged = decided.select(
         "schema", "table", "kind", "_op", "_key", "_copies", "_conflict", "commit_ts", F.lit(False).alias("_hko"),
-        image_signature(F.col("_image")).alias("signature"),
+        "signature",
     ).unionByName(key_only.select(
         "schema", "table", "kind", F.lit("U").alias("_op"), F.lit("").alias("_key"), F.lit(1).cast("int").alias("_copies"),
         F.lit(False).alias("_conflict"), "commit_ts", F.lit(True).alias("_hko"),
