@@ -5,6 +5,7 @@ by ``cs.read`` as the events; a failed write leaves the layout at its old checkp
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from cdcwire.spark.rows.arrow_events import batch_to_events
 from cdcwire.spark.rows.schema import EVENT_COLUMNS
 from cdcwire.workload import Workload
 from fixtures.s3_server import SECRET_KEY, S3Bucket
-from test_storage_read import WRITTEN, per_table, user
+from test_storage_read import WRITTEN, user
 
 #: A generated workload (every column kind, an ADD COLUMN between two versions of shop.customers)
 #: and the reference's tables: app.users with an ADD COLUMN, app.orders partitioned.
@@ -29,6 +30,15 @@ def events_df(spark, tmp_path: Path, events: list):
     with open(path, "w", encoding="utf-8") as out:
         cdcwire.write_jsonl(events, out)
     return cs.read_events(spark, str(path))
+
+
+def per_table(events: list) -> dict[tuple, list]:
+    """Each table's DDLs in order, and its rows in order per partition (a layout orders no further)."""
+    tables: dict[tuple, list] = {}
+    for e in events:
+        if not isinstance(e, ResolvedEvent):
+            tables.setdefault((e.schema, e.table, "ddl" if isinstance(e, DDLEvent) else e.table_id), []).append(e)
+    return tables
 
 
 def files(root: Path) -> dict[str, bytes]:
@@ -101,7 +111,7 @@ def test_a_write_that_fails_in_a_task_leaves_the_old_checkpoint(spark, tmp_path:
 
 
 def test_a_malformed_record_fails_the_write_naming_it_and_publishes_nothing(spark, tmp_path: Path) -> None:
-    insert_without_columns = {"kind": "insert", "commit_ts": 110, "schema": "app", "table": "users"}
+    insert_without_columns = {"kind": "insert", "commit_ts": Decimal(110), "schema": "app", "table": "users"}
     df = spark.createDataFrame([insert_without_columns], schema=cs.EVENT_SCHEMA)
     with pytest.raises(CdcwireError, match=r"malformed input record at input row 0 "):
         cs.write(df, f"local://{tmp_path}/layout?{CSV}")
