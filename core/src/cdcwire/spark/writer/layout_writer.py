@@ -10,8 +10,9 @@ encoded and written on the executors.
    by commit ts, then input order: a row's version and date rise with its commit ts, so each
    data directory's rows arrive together. Each task places its rows by the plan, encodes
    each directory's data file (csv records, canal-json lines: the Python writer's encoders)
-   and puts it, and hands back one small row per file: its directory, name, counts and first
-   row. Malformed records fail the write (a layout has no dead letters).
+   and puts it (in a directory the layout already has, after its files: never one a reader
+   reads), and hands back one small row per file: its directory, name, counts and first row.
+   Malformed records fail the write (a layout has no dead letters).
 3. The driver takes each table version's first row (by commit ts, then input order) from
    those rows, the version's schema file from it, and publishes: schema files, each
    directory's index file, and the root checkpoint last. Until the checkpoint moves, a
@@ -21,8 +22,8 @@ encoded and written on the executors.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,7 +36,7 @@ from ...event_json import from_json, to_json
 from ...events import DDLEvent, RowChangedEvent
 from ...storage_writing import line_encoder
 from ...transports.storage.data_files import (
-    DataFile, FirstRow, WrittenFile, checkpoint_ts, first_images, publish,
+    DataFile, FirstRow, WrittenFile, checkpoint_ts, first_images, next_indexes, publish,
 )
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.paths import DataDir
@@ -101,10 +102,12 @@ class LayoutWriteSummary:
 
 @dataclass(frozen=True, slots=True)
 class LayoutTask:
-    """What the driver ships to every write task: the location (its URI) and the table plan."""
+    """What the driver ships to every write task: the location (its URI), the table plan, and the
+    next file index of each directory the layout already has (see ``data_files.next_indexes``)."""
 
     uri: str
     plan: TablePlan
+    indexes: Mapping[DataDir, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"LayoutTask({StorageLocation.parse(self.uri).display()!r})"
@@ -139,7 +142,7 @@ def write_layout(df: DataFrame, uri: str, dead_letter: Optional[str] = None, ove
         with cdcwire_errors_raised():
             survey = _survey(events)
             rows = [r.asDict() for r in _laid_out(events, location, survey).mapInArrow(
-                layout_stage(LayoutTask(uri, survey.plan)), FILES_SCHEMA).collect()]
+                layout_stage(LayoutTask(uri, survey.plan, next_indexes(location))), FILES_SCHEMA).collect()]
         written = [_written(r) for r in rows]
         if sum(f.rows for f in written) != survey.rows:
             raise CdcwireError(
@@ -257,7 +260,7 @@ def write_data_files(task: LayoutTask, batches: Iterable[pa.RecordBatch]) -> Ite
                 if directory in done:  # the sort keeps a directory's rows together: never
                     raise CdcwireError(f"rows of {directory.path()} came apart; the write's rows were not sorted")
                 done.add(directory)
-                current = DataFile(location, directory, encode_line)
+                current = DataFile(location, directory, encode_line, task.indexes.get(directory, 1))
             current.add(event, seq)
     if current is not None:
         written.append(current.write())

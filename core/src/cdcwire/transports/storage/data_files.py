@@ -2,8 +2,10 @@
 
 A :class:`DataFile` is one data directory's file: its rows come in (in commit ts order, then
 input order), encoded as they come (csv records by :class:`CsvEncoder`, canal-json lines by the
-caller's encoder), and it is put whole. Nothing reads it until its directory's index file
-names it, so data files go first, wherever they are written (Spark: each task its own), and
+caller's encoder), and it is put whole, as ``CDC<index>``: index 1 in a new directory, and in
+one the layout already has, the one after its index file's (:func:`next_indexes`), as TiCDC's
+writer counts on, so a write never replaces a file a reader reads. Nothing reads it until its
+directory's index file names it, so data files go first, wherever they are written (Spark: each task its own), and
 :func:`publish` then writes what makes them part of the layout, in TiCDC's order: the schema
 files, each directory's index file, and the root checkpoint last. A write that fails before
 the checkpoint leaves a layout that reads up to its old one.
@@ -18,7 +20,7 @@ from typing import Callable, Iterable, Optional
 from ...events import Column, RowChangedEvent
 from .csv_encoding import CsvEncoder
 from .location import StorageLocation
-from .paths import METADATA, DataDir
+from .paths import METADATA, DataDir, IndexPath, data_file_index, parse_path
 from .replay import csv_options
 from .schema_files import SchemaFile
 from .table_versions import VersionKey
@@ -30,6 +32,20 @@ LineEncoder = Callable[[RowChangedEvent], bytes]
 def data_file_name(location: StorageLocation, index: int = 1) -> str:
     """``CDC<index>.<ext>``, the index ``file-index-digit`` digits wide."""
     return f"CDC{index:0{location['file-index-digit']}d}{location.extension}"
+
+
+def next_indexes(location: StorageLocation) -> dict[DataDir, int]:
+    """The next file index of each data directory the layout already has (one listing, and each
+    index file read): one past the file its index file names."""
+    storage = location.storage
+    found: dict[DataDir, int] = {}
+    for name in storage.names():
+        named = parse_path(name, location["date-separator"], False)
+        if isinstance(named, IndexPath) and not named.dispatcher:
+            last = data_file_index(storage.get(name).decode("utf-8", "replace").strip())
+            if last is not None:
+                found[named.directory] = last[1] + 1
+    return found
 
 
 def index_file_path(directory: DataDir) -> str:
@@ -64,9 +80,11 @@ class WrittenFile:
 class DataFile:
     """One data directory's file, encoded as its rows are added."""
 
-    def __init__(self, location: StorageLocation, directory: DataDir, encode_line: Optional[LineEncoder]) -> None:
+    def __init__(self, location: StorageLocation, directory: DataDir, encode_line: Optional[LineEncoder],
+                 index: int = 1) -> None:
         self.location = location
         self.directory = directory
+        self.index = index
         self.encode_line = encode_line
         self.parts: list[bytes] = []
         self.rows = 0
@@ -95,7 +113,7 @@ class DataFile:
     def write(self) -> WrittenFile:
         """Put the file whole (it is not read until :func:`publish` writes its index file)."""
         assert self.first is not None, "a data file has at least one row"
-        name = data_file_name(self.location)
+        name = data_file_name(self.location, self.index)
         data = b"".join(self.parts)
         self.location.storage.put(f"{self.directory.path()}/{name}", data)
         self.parts = []

@@ -6,7 +6,7 @@ versions, directories and schema files in :mod:`.table_versions`, data files and
 of publication in :mod:`.data_files`. Here the events are all in hand: the DDLs and each
 table's first row commit ts make the plan, every row goes to its directory, each
 directory's rows (in commit ts order, then input order) make one data file ``CDC<index>``
-(``file-index-digit`` digits), and :func:`~.data_files.publish` writes the schema files, the
+(``file-index-digit`` digits; the next index in a directory the layout has), and :func:`~.data_files.publish` writes the schema files, the
 index files and the root checkpoint (the newest resolved ts, else the newest commit ts), so
 a write that fails part way leaves a layout a reader reads up to its old checkpoint.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from .data_files import DataFile, LineEncoder, checkpoint_ts, first_images, publish
+from .data_files import DataFile, LineEncoder, checkpoint_ts, first_images, next_indexes, publish
 from .location import StorageLocation
 from .paths import DataDir
 from .table_versions import TableKey, TablePlan
@@ -42,9 +42,10 @@ def write_layout(location: StorageLocation, events: Iterable[Event], encode_line
     directories: dict[DataDir, list[tuple[int, RowChangedEvent]]] = {}
     for seq, row in sorted(rows, key=lambda item: item[1].commit_ts):  # stable: input order at one ts
         directories.setdefault(plan.data_dir(location, row), []).append((seq, row))
+    indexes = next_indexes(location)
     written = []
     for directory in sorted(directories, key=DataDir.sort_key):
-        data_file = DataFile(location, directory, encode_line)
+        data_file = DataFile(location, directory, encode_line, indexes.get(directory, 1))
         for seq, row in directories[directory]:
             data_file.add(row, seq)
         written.append(data_file.write())
