@@ -123,18 +123,20 @@ class _Survey:
     checkpoint: int
 
 
-def write_layout(df: DataFrame, uri: str, dead_letter: Optional[str] = None, overwrite: bool = False) -> LayoutWriteSummary:
+def write_layout(
+    df: DataFrame, uri: str, dead_letter: Optional[str] = None, overwrite: bool = False
+) -> LayoutWriteSummary:
     """Write the events of ``df`` (the event columns and ``_malformed``) as a layout at ``uri``."""
     location = StorageLocation.parse(uri)
     if dead_letter is not None:
         raise CdcwireError(
-            f"a storage-sink layout has no dead letters ({location.display()}): a malformed record fails the write,"
-            " which leaves the layout at its old checkpoint; filter the input or leave dead_letter out"
+            f"a storage-sink layout has no dead letters ({location.display()}): a malformed record fails"
+            " the write, which leaves the layout at its old checkpoint; filter the input or leave dead_letter out"
         )
     if overwrite:
         raise CdcwireError(
-            f"overwrite does not apply to a storage-sink layout ({location.display()}): a write replaces the data"
-            " files of the directories it writes and moves the checkpoint; remove the layout yourself to start anew"
+            f"overwrite does not apply to a storage-sink layout ({location.display()}): a write adds data files"
+            " after the layout's own and moves its checkpoint; remove the layout yourself to start anew"
         )
     started = time.monotonic()
     events = df.withColumn("_cdc_seq", F.monotonically_increasing_id())
@@ -146,20 +148,21 @@ def write_layout(df: DataFrame, uri: str, dead_letter: Optional[str] = None, ove
         written = [_written(r) for r in rows]
         if sum(f.rows for f in written) != survey.rows:
             raise CdcwireError(
-                f"the write put {sum(f.rows for f in written)} rows in data files, the survey of the input counted"
-                f" {survey.rows}: the input gave other rows each time it was read (read it once, e.g. df.cache(),"
-                " or from a bounded source)"
+                f"the write put {sum(f.rows for f in written)} rows in data files, the survey of the input"
+                f" counted {survey.rows}: the input gave other rows each time it was read (read it once, e.g."
+                " df.cache(), or from a bounded source)"
             )
         schema_files = survey.plan.schema_files(first_images(written))
         publish(location, schema_files, written, survey.checkpoint)
     except BaseException as exc:
         exc.add_note(
-            f"nothing was published to {location.display()}: its checkpoint is where it was, and a reader reads the"
-            " layout as before (data files this write put in place are named by no new index file)"
+            f"nothing was published to {location.display()}: its checkpoint is where it was, and a reader"
+            " reads the layout as before (data files this write put in place are named by no index file)"
         )
         raise
     return LayoutWriteSummary(
-        sink=location.display(), events_in=survey.rows + survey.ddls + survey.resolved, rows=sum(f.rows for f in written),
+        sink=location.display(), events_in=survey.rows + survey.ddls + survey.resolved,
+        rows=sum(f.rows for f in written),
         ddls=survey.ddls, resolved=survey.resolved, data_files=len(written), schema_files=len(schema_files),
         bytes=sum(f.bytes for f in written), checkpoint=survey.checkpoint, seconds=time.monotonic() - started,
     )
@@ -172,7 +175,7 @@ def _survey(events: DataFrame) -> _Survey:
     is_ddl, is_resolved = kind == "ddl", kind == "resolved"
     found = (
         events.where(is_row | is_ddl | is_resolved)
-        .groupBy(F.when(~is_resolved, F.col("schema")).alias("schema"), F.when(~is_resolved, F.col("table")).alias("table"))
+        .groupBy(*(F.when(~is_resolved, F.col(c)).alias(c) for c in ("schema", "table")))
         .agg(
             F.min(F.when(is_row, ts)).alias("first_row_ts"),
             F.count(F.when(is_row, 1)).alias("rows"),
@@ -225,7 +228,8 @@ def _laid_out(events: DataFrame, location: StorageLocation, survey: _Survey) -> 
     )
     rows = events.where(kind.isNull() | ~kind.isin("ddl", "resolved") | bad_resolved)
     key = ["schema", "table"] + (["table_id"] if location["enable-partition-separator"] else [])
-    tasks = max(1, min(survey.groups, int(events.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)))
+    shuffle_partitions = int(events.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
+    tasks = max(1, min(survey.groups, shuffle_partitions))
     return rows.repartition(tasks, *key).sortWithinPartitions(*key, "commit_ts", "_cdc_seq")
 
 
@@ -258,7 +262,7 @@ def write_data_files(task: LayoutTask, batches: Iterable[pa.RecordBatch]) -> Ite
                 if current is not None:
                     written.append(current.write())
                 if directory in done:  # the sort keeps a directory's rows together: never
-                    raise CdcwireError(f"rows of {directory.path()} came apart; the write's rows were not sorted")
+                    raise CdcwireError(f"rows of {directory.path()} came apart: the write's rows were not sorted")
                 done.add(directory)
                 current = DataFile(location, directory, encode_line, task.indexes.get(directory, 1))
             current.add(event, seq)

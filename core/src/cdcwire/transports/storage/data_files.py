@@ -5,9 +5,9 @@ input order), encoded as they come (csv records by :class:`CsvEncoder`, canal-js
 caller's encoder), and it is put whole, as ``CDC<index>``: index 1 in a new directory, and in
 one the layout already has, the one after its index file's (:func:`next_indexes`), as TiCDC's
 writer counts on, so a write never replaces a file a reader reads. Nothing reads it until its
-directory's index file names it, so data files go first, wherever they are written (Spark: each task its own), and
-:func:`publish` then writes what makes them part of the layout, in TiCDC's order: the schema
-files, each directory's index file, and the root checkpoint last. A write that fails before
+directory's index file names it, so data files go first, wherever they are written (Spark:
+each task its own), and :func:`publish` then writes what makes them part of the layout, in
+TiCDC's order: the schema files, each directory's index file, and the root checkpoint last. A write that fails before
 the checkpoint leaves a layout that reads up to its old one.
 """
 
@@ -102,8 +102,8 @@ class DataFile:
         """Add ``row`` (``seq``: its input order), after every row added before it in commit ts order."""
         if self.first is None:
             self.first = FirstRow(row.commit_ts, seq, row.image)
-            if self.header:
-                self.parts.append(self.csv.header(c.name for c in row.image).encode("utf-8"))  # type: ignore[union-attr]
+            if self.header and self.csv is not None:
+                self.parts.append(self.csv.header(c.name for c in row.image).encode("utf-8"))
         if self.csv is not None:
             self.parts.append(self.csv.encode(row).encode("utf-8"))
         else:

@@ -6,9 +6,10 @@ versions, directories and schema files in :mod:`.table_versions`, data files and
 of publication in :mod:`.data_files`. Here the events are all in hand: the DDLs and each
 table's first row commit ts make the plan, every row goes to its directory, each
 directory's rows (in commit ts order, then input order) make one data file ``CDC<index>``
-(``file-index-digit`` digits; the next index in a directory the layout has), and :func:`~.data_files.publish` writes the schema files, the
-index files and the root checkpoint (the newest resolved ts, else the newest commit ts), so
-a write that fails part way leaves a layout a reader reads up to its old checkpoint.
+(``file-index-digit`` digits; the next index in a directory the layout has), and
+:func:`~.data_files.publish` writes the schema files, the index files and the root checkpoint
+(the newest resolved ts, else the newest commit ts), so a write that fails part way leaves a
+layout a reader reads up to its old checkpoint.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from .paths import DataDir
 from .table_versions import TableKey, TablePlan
 
 
-def write_layout(location: StorageLocation, events: Iterable[Event], encode_line: Optional[LineEncoder] = None) -> int:
+def write_layout(
+    location: StorageLocation, events: Iterable[Event], encode_line: Optional[LineEncoder] = None
+) -> int:
     """Write ``events`` as a layout under the location; returns how many row events were written."""
     ddls: list[DDLEvent] = []
     rows: list[tuple[int, RowChangedEvent]] = []

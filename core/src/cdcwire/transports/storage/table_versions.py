@@ -107,8 +107,8 @@ class TablePlan:
         versions = self.versions.get((schema, table))
         if not versions:
             raise UnplannedTableError(
-                f"a row of {schema}.{table} at {commit_ts}, a table the write did not plan: the input gave other rows"
-                " when its tables were planned (read it once, e.g. df.cache(), or from a bounded source)"
+                f"a row of {schema}.{table} at {commit_ts}, a table the write did not plan: the input gave"
+                " other rows when its tables were planned (read it once, e.g. df.cache(), or from a bounded source)"
             )
         return versions[max(bisect.bisect_right(versions, commit_ts) - 1, 0)]
 
@@ -118,9 +118,12 @@ class TablePlan:
         form = _DATE_FORMS[location["date-separator"]]
         date = datetime.fromtimestamp((row.commit_ts >> 18) / 1000, timezone.utc).strftime(form) if form else ""
         partition = row.table_id if location["enable-partition-separator"] else None
-        return DataDir(self.version_of(row.schema, row.table, row.commit_ts), row.schema, row.table, partition, date)
+        version = self.version_of(row.schema, row.table, row.commit_ts)
+        return DataDir(version, row.schema, row.table, partition, date)
 
-    def schema_files(self, first_images: Mapping[VersionKey, tuple[Column, ...]]) -> list[tuple[str, SchemaFile]]:
+    def schema_files(
+        self, first_images: Mapping[VersionKey, tuple[Column, ...]]
+    ) -> list[tuple[str, SchemaFile]]:
         """Every schema file of the write, with its path: the database-level ones, then each
         table's versions in order. ``first_images``: each version's first row image (see
         :func:`~cdcwire.transports.storage.data_files.first_images`)."""
@@ -135,7 +138,7 @@ class TablePlan:
                 if image is not None:
                     columns = tuple(table_col(c) for c in image)
                 ddl: Optional[DDLEvent] = self.ddls.get((schema, table), {}).get(version)
-                sf = SchemaFile(schema, table, version, ddl.query if ddl else "", int(ddl.ddl_type) if ddl else 0,
-                                columns, len(columns))
+                query, ddl_type = (ddl.query, int(ddl.ddl_type)) if ddl else ("", 0)
+                sf = SchemaFile(schema, table, version, query, ddl_type, columns, len(columns))
                 files.append((f"{schema}/{table}/meta/{sf.file_name()}", sf))
         return files
