@@ -119,7 +119,7 @@ class _Survey:
     rows: int
     ddls: int
     resolved: int
-    groups: int  # table partitions with rows: the write's tasks at most
+    groups: int  # table partitions with rows (about: a distinct count estimate): the write's tasks at most
     checkpoint: int
 
 
@@ -182,7 +182,7 @@ def _survey(events: DataFrame) -> _Survey:
             F.count(F.when(is_resolved, 1)).alias("resolved"),
             F.max(F.when(is_resolved, ts)).alias("resolved_ts"),
             F.max(ts).alias("newest"),
-            F.count_distinct(F.when(is_row, F.coalesce(F.col("table_id"), F.lit(-1)))).alias("partitions"),
+            F.approx_count_distinct(F.when(is_row, F.coalesce(F.col("table_id"), F.lit(-1)))).alias("partitions"),
             F.collect_list(F.when(is_ddl, F.struct(*(F.col(f"`{c}`") for c in EVENT_COLUMNS), "_cdc_seq")))
             .alias("ddls"),
         )
