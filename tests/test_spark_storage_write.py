@@ -105,7 +105,7 @@ def test_a_write_that_fails_in_a_task_leaves_the_old_checkpoint(spark, tmp_path:
              RowChangedEvent(510, "app", "items", user(510, 1, "i").columns)]
     with pytest.raises(CdcwireError, match="cannot write app/users/500/") as info:
         cs.write(events_df(spark, tmp_path, later), uri)
-    assert "its checkpoint is where it was" in "\n".join(info.value.__notes__)
+    assert "a reader reads the layout up to its old checkpoint" in "\n".join(info.value.__notes__)
     assert {p: d for p, d in files(tmp_path / "layout").items() if p in before} == before
     assert per_table(list(cdcwire.read_storage(uri))) == per_table(WRITTEN)
 

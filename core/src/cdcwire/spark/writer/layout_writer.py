@@ -15,8 +15,8 @@ encoded and written on the executors.
    Malformed records fail the write (a layout has no dead letters).
 3. The driver takes each table version's first row (by commit ts, then input order) from
    those rows, the version's schema file from it, and publishes: schema files, each
-   directory's index file, and the root checkpoint last. Until the checkpoint moves, a
-   reader reads the layout as it was; a failed write publishes nothing.
+   directory's index file, and the root checkpoint last. A failed write leaves the
+   checkpoint where it was, and a reader reads the layout up to it.
 """
 
 from __future__ import annotations
@@ -156,8 +156,8 @@ def write_layout(
         publish(location, schema_files, written, survey.checkpoint)
     except BaseException as exc:
         exc.add_note(
-            f"nothing was published to {location.display()}: its checkpoint is where it was, and a reader"
-            " reads the layout as before (data files this write put in place are named by no index file)"
+            f"the write failed before it moved the checkpoint of {location.display()}: a reader reads the"
+            " layout up to its old checkpoint (data files of this write that no index file names are not read)"
         )
         raise
     return LayoutWriteSummary(
