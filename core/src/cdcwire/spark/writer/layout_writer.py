@@ -153,7 +153,7 @@ def write_layout(
                 " df.cache(), or from a bounded source)"
             )
         schema_files = survey.plan.schema_files(first_images(written))
-        publish(location, schema_files, written, survey.checkpoint)
+        checkpoint = publish(location, schema_files, written, survey.checkpoint)
     except BaseException as exc:
         exc.add_note(
             f"the write failed before it moved the checkpoint of {location.display()}: a reader reads the"
@@ -164,7 +164,7 @@ def write_layout(
         sink=location.display(), events_in=survey.rows + survey.ddls + survey.resolved,
         rows=sum(f.rows for f in written),
         ddls=survey.ddls, resolved=survey.resolved, data_files=len(written), schema_files=len(schema_files),
-        bytes=sum(f.bytes for f in written), checkpoint=survey.checkpoint, seconds=time.monotonic() - started,
+        bytes=sum(f.bytes for f in written), checkpoint=checkpoint, seconds=time.monotonic() - started,
     )
 
 

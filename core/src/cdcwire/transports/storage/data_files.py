@@ -19,8 +19,10 @@ from typing import Callable, Iterable, Optional
 
 from ...events import Column, RowChangedEvent
 from .csv_encoding import CsvEncoder
+from .layout import read_checkpoint
 from .location import StorageLocation
 from .paths import METADATA, DataDir, IndexPath, data_file_index, parse_path
+from .places import LayoutError
 from .replay import csv_options
 from .schema_files import SchemaFile
 from .table_versions import VersionKey
@@ -134,13 +136,20 @@ def first_images(files: Iterable[WrittenFile]) -> dict[VersionKey, tuple[Column,
 
 
 def publish(location: StorageLocation, schema_files: Iterable[tuple[str, SchemaFile]],
-            files: Iterable[WrittenFile], checkpoint: int) -> None:
+            files: Iterable[WrittenFile], checkpoint: int) -> int:
     """Make the written data files part of the layout: schema files, then each directory's index
-    file (in layout order), then the root checkpoint."""
+    file (in layout order), then the root checkpoint, which never moves back (a write of older
+    events into a layout keeps its newer checkpoint, or the newer data would no longer be read).
+    Returns the checkpoint written."""
     storage = location.storage
     for path, sf in schema_files:
         storage.put(path, sf.marshal())
     for f in sorted(files, key=lambda f: f.directory.sort_key()):
         storage.put(index_file_path(f.directory), (f.name + "\n").encode())
+    try:
+        checkpoint = max(checkpoint, read_checkpoint(storage))
+    except LayoutError:  # no checkpoint yet (or a damaged one, which this write replaces)
+        pass
     storage.put(METADATA, json.dumps({"checkpoint-ts": checkpoint}).encode())
+    return checkpoint
 
