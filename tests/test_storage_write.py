@@ -67,3 +67,23 @@ def test_a_workload_of_every_column_kind_round_trips_through_csv(tmp_path: Path)
     uri = local(tmp_path, **{"output-old-value": "true"})
     cdcwire.write_storage(uri, events)
     assert per_table(list(cdcwire.read_storage(uri))) == per_table(events)
+
+
+def test_a_write_into_a_layout_adds_files_after_those_it_has(tmp_path: Path) -> None:
+    """A file a reader reads is never replaced: the same events written again go to the next file
+    index of each directory, and read back once (replayed rows are dropped, as TiCDC's are)."""
+    uri = local(tmp_path, **{"file-index-digit": "6", "date-separator": "none"})
+    cdcwire.write_storage(uri, WRITTEN)
+    first = (tmp_path / "app/users/100/CDC000001.csv").read_bytes()
+    cdcwire.write_storage(uri, WRITTEN)
+    assert (tmp_path / "app/users/100/CDC000001.csv").read_bytes() == first
+    assert (tmp_path / "app/users/100/meta/CDC.index").read_text() == "CDC000002.csv\n"
+    assert per_table(list(cdcwire.read_storage(uri))) == per_table(WRITTEN)
+
+
+def test_a_write_of_older_events_keeps_the_newer_checkpoint(tmp_path: Path) -> None:
+    uri = local(tmp_path)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(1000)])
+    cdcwire.write_storage(uri, [user(120, 2, "bob")])
+    assert (tmp_path / "metadata").read_bytes() == b'{"checkpoint-ts": 1000}'
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 110, 120, 1000]

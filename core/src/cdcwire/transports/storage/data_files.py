@@ -1,0 +1,155 @@
+"""A written layout's data files, and the small files that publish them.
+
+A :class:`DataFile` is one data directory's file: its rows come in (in commit ts order, then
+input order), encoded as they come (csv records by :class:`CsvEncoder`, canal-json lines by the
+caller's encoder), and it is put whole, as ``CDC<index>``: index 1 in a new directory, and in
+one the layout already has, the one after its index file's (:func:`next_indexes`), as TiCDC's
+writer counts on, so a write never replaces a file a reader reads. Nothing reads it until its
+directory's index file names it, so data files go first, wherever they are written (Spark:
+each task its own), and :func:`publish` then writes what makes them part of the layout, in
+TiCDC's order: the schema files, each directory's index file, and the root checkpoint last. A write that fails before
+the checkpoint leaves a layout that reads up to its old one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Callable, Iterable, Optional
+
+from ...events import Column, RowChangedEvent
+from .csv_encoding import CsvEncoder
+from .layout import read_checkpoint
+from .location import StorageLocation
+from .paths import METADATA, DataDir, IndexPath, data_file_index, parse_path
+from .places import LayoutError
+from .replay import csv_options
+from .schema_files import SchemaFile
+from .table_versions import VersionKey
+
+#: Encodes one row event as a canal-json line (the caller's, from the codec registry).
+LineEncoder = Callable[[RowChangedEvent], bytes]
+
+
+def data_file_name(location: StorageLocation, index: int = 1) -> str:
+    """``CDC<index>.<ext>``, the index ``file-index-digit`` digits wide."""
+    return f"CDC{index:0{location['file-index-digit']}d}{location.extension}"
+
+
+def next_indexes(location: StorageLocation) -> dict[DataDir, int]:
+    """The next file index of each data directory the layout already has (one listing, and each
+    index file read): one past the file its index file names."""
+    storage = location.storage
+    found: dict[DataDir, int] = {}
+    for name in storage.names():
+        named = parse_path(name, location["date-separator"], False)
+        if isinstance(named, IndexPath) and not named.dispatcher:
+            last = data_file_index(storage.get(name).decode("utf-8", "replace").strip())
+            if last is not None:
+                found[named.directory] = last[1] + 1
+    return found
+
+
+def index_file_path(directory: DataDir) -> str:
+    return f"{directory.path()}/meta/CDC.index"
+
+
+def checkpoint_ts(resolved: int, newest_commit_ts: int) -> int:
+    """The root checkpoint of a write: its newest resolved ts, else its newest commit ts."""
+    return max(resolved, newest_commit_ts, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class FirstRow:
+    """A data file's first row: its commit ts, input order and image (the schema file's columns)."""
+
+    commit_ts: int
+    seq: int
+    image: tuple[Column, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenFile:
+    """A data file in place, not yet published: its directory, name, rows, bytes and first row."""
+
+    directory: DataDir
+    name: str
+    rows: int
+    bytes: int
+    first: FirstRow
+
+
+class DataFile:
+    """One data directory's file, encoded as its rows are added."""
+
+    def __init__(self, location: StorageLocation, directory: DataDir, encode_line: Optional[LineEncoder],
+                 index: int = 1) -> None:
+        self.location = location
+        self.directory = directory
+        self.index = index
+        self.encode_line = encode_line
+        self.parts: list[bytes] = []
+        self.rows = 0
+        self.first: Optional[FirstRow] = None
+        if location.protocol == "csv":
+            options = csv_options(location)
+            self.csv: Optional[CsvEncoder] = CsvEncoder(options, location["binary-encoding-method"])
+            self.header = options.header
+        else:
+            assert encode_line is not None, "canal-json needs the canal-json encoder"
+            self.csv, self.header = None, False
+            self.terminator = location["terminator"].encode()
+
+    def add(self, row: RowChangedEvent, seq: int) -> None:
+        """Add ``row`` (``seq``: its input order), after every row added before it in commit ts order."""
+        if self.first is None:
+            self.first = FirstRow(row.commit_ts, seq, row.image)
+            if self.header and self.csv is not None:
+                self.parts.append(self.csv.header(c.name for c in row.image).encode("utf-8"))
+        if self.csv is not None:
+            self.parts.append(self.csv.encode(row).encode("utf-8"))
+        else:
+            self.parts.append(self.encode_line(row) + self.terminator)  # type: ignore[misc]
+        self.rows += 1
+
+    def write(self) -> WrittenFile:
+        """Put the file whole (it is not read until :func:`publish` writes its index file)."""
+        assert self.first is not None, "a data file has at least one row"
+        name = data_file_name(self.location, self.index)
+        data = b"".join(self.parts)
+        self.location.storage.put(f"{self.directory.path()}/{name}", data)
+        self.parts = []
+        return WrittenFile(self.directory, name, self.rows, len(data), self.first)
+
+
+def first_images(files: Iterable[WrittenFile]) -> dict[VersionKey, tuple[Column, ...]]:
+    """Each table version's first row image, over its data files: the row first by commit ts, then
+    input order (a version's directories, partitions and dates, may have been written apart)."""
+    firsts: dict[VersionKey, FirstRow] = {}
+    for f in files:
+        d = f.directory
+        key = (d.schema, d.table, d.version)
+        known = firsts.get(key)
+        if known is None or (f.first.commit_ts, f.first.seq) < (known.commit_ts, known.seq):
+            firsts[key] = f.first
+    return {key: first.image for key, first in firsts.items()}
+
+
+def publish(location: StorageLocation, schema_files: Iterable[tuple[str, SchemaFile]],
+            files: Iterable[WrittenFile], checkpoint: int) -> int:
+    """Make the written data files part of the layout: schema files, then each directory's index
+    file (in layout order), then the root checkpoint, which never moves back (a write of older
+    events into a layout keeps its newer checkpoint, or the newer data would no longer be read).
+    Returns the checkpoint written."""
+    storage = location.storage
+    for path, sf in schema_files:
+        storage.put(path, sf.marshal())
+    for f in sorted(files, key=lambda f: f.directory.sort_key()):
+        storage.put(index_file_path(f.directory), (f.name + "\n").encode())
+    try:
+        checkpoint = max(checkpoint, read_checkpoint(storage))
+    except LayoutError:  # no checkpoint yet (or a damaged one, which this write replaces)
+        pass
+    storage.put(METADATA, json.dumps({"checkpoint-ts": checkpoint}).encode())
+    return checkpoint
+
