@@ -98,12 +98,12 @@ class Snapshot:
         return LayoutPosition.of(self.checkpoint, files)
 
     def of_tables(self, wanted: Callable[[str, str], bool]) -> "Snapshot":
-        """Only the schema files and directories of the tables ``wanted(schema, table)`` keeps
-        (database-level schema files stay)."""
+        """Only the schema files and directories of the tables ``wanted(schema, table)`` keeps (a
+        database-level schema file is asked with table "", as a topic's database DDL is)."""
         def kept(item: Item) -> bool:
             if isinstance(item, DirItem):
                 return wanted(item.schema_name, item.table_name)
-            return not item.file.table or wanted(item.file.schema, item.file.table)
+            return wanted(item.file.schema, item.file.table)
 
         return Snapshot(self.checkpoint, tuple(i for i in self.items if kept(i)))
 
