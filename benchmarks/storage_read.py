@@ -32,9 +32,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cdcwire-storage-bench-") as tmp:
-        uri = f"local://{tmp}?protocol=csv&include-commit-ts=true&output-old-value=true"
+        uri = f"local://{tmp}/layout?protocol=csv&include-commit-ts=true&output-old-value=true"
         rows = cdcwire.write_storage(uri, Workload(args.events, seed=7))
-        files = [str(p) for p in Path(tmp).rglob("CDC*.csv")]
+        files = [str(p) for p in (Path(tmp) / "layout").rglob("CDC*.csv")]
         spark = cs.spark_session(master=args.master)
         runs = {
             "spark.read.csv (baseline)": lambda: spark.read.csv(files).write.format("noop").mode("overwrite").save(),
