@@ -108,17 +108,19 @@ def replayed(uri: str) -> dict[str, dict[int, dict]]:
     return tables
 
 
-def materialized(out: Path, fmt: str) -> dict[str, dict[int, dict]]:
-    tables = {}
-    for name in ("app.users", "app.orders"):
-        if fmt == "delta":
-            from deltalake import DeltaTable
+def materialized_table(out: Path, fmt: str, name: str) -> dict[int, dict]:
+    """A table as materialized: id -> row (NULLs left out)."""
+    if fmt == "delta":
+        from deltalake import DeltaTable
 
-            rows = DeltaTable(str(out / name)).to_pyarrow_table().to_pylist()
-        else:
-            rows = pq.read_table(out / TablesState.load(str(out), "parquet").snapshots[name]).to_pylist()
-        tables[name] = {r["id"]: {k: v for k, v in r.items() if v is not None} for r in rows}
-    return tables
+        rows = DeltaTable(str(out / name)).to_pyarrow_table().to_pylist()
+    else:
+        rows = pq.read_table(out / TablesState.load(str(out), "parquet").snapshots[name]).to_pylist()
+    return {r["id"]: {k: v for k, v in r.items() if v is not None} for r in rows}
+
+
+def materialized(out: Path, fmt: str) -> dict[str, dict[int, dict]]:
+    return {name: materialized_table(out, fmt, name) for name in ("app.users", "app.orders")}
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
@@ -175,6 +177,17 @@ def test_a_table_filter_reads_only_its_tables_files(spark, tmp_path: Path) -> No
     assert sorted(summary.tables) == ["app.orders"]
     assert [p for p, _ in TablesState.load(str(out), "parquet").layout.files] == [
         "app/orders/105/60/meta/CDC.index", "app/orders/105/61/meta/CDC.index"]
+
+
+def test_a_layout_on_s3_materializes_and_its_keys_stay_out_of_the_state(spark, tmp_path: Path, s3_bucket) -> None:
+    from fixtures.s3_server import SECRET_KEY
+
+    uri = s3_bucket.storage_uri("cdc") + "&" + PARAMS
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), user(120, 2, "bob"), delete(user(130, 1, "ann"))])
+    summary = cs.materialize(spark, uri, str(tmp_path / "tables"))
+    assert summary.release_ts == 130 and materialized_table(tmp_path / "tables", "parquet", "app.users") == {
+        2: {"id": 2, "name": "bob"}}
+    assert SECRET_KEY not in (tmp_path / "tables" / STATE_FILE).read_text()
 
 
 def test_a_state_materialized_from_a_topic_refuses_a_layout(spark, tmp_path: Path) -> None:
