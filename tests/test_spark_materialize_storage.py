@@ -209,3 +209,11 @@ def test_a_csv_layout_without_commit_ts_is_refused_naming_the_parameter(spark, t
     with pytest.raises(CdcwireError, match="materialize needs each row's commit ts.*give include-commit-ts=true"):
         cs.materialize(spark, f"local://{tmp_path}?protocol=csv", str(tmp_path / "tables"))
     assert not (tmp_path / "tables" / STATE_FILE).exists()
+
+
+def test_a_damaged_layout_position_in_the_state_is_one_error_naming_the_field(tmp_path: Path) -> None:
+    TablesState("parquet", source="local:///x", run=1, layout=LayoutPosition(250)).save(str(tmp_path))
+    state = tmp_path / STATE_FILE
+    state.write_text(state.read_text().replace('"checkpoint": 250', '"checkpoint": "250"'))
+    with pytest.raises(CdcwireError, match=r"is damaged: field layout is \{.*, not null or where the read of a storage-sink"):
+        TablesState.load(str(tmp_path), "parquet")

@@ -27,8 +27,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from ...errors import SinkURIError
-from ...storage_reading import line_decoder
 from ...events import DDLEvent
+from ...storage_reading import line_decoder
 from ...table_filter import TableFilter
 from ...transports.storage.layout import Snapshot, snapshot
 from ...transports.storage.location import StorageLocation
