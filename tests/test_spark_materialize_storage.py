@@ -179,6 +179,17 @@ def test_a_table_filter_reads_only_its_tables_files(spark, tmp_path: Path) -> No
         "app/orders/105/60/meta/CDC.index", "app/orders/105/61/meta/CDC.index"]
 
 
+def test_a_run_whose_deletes_empty_the_buckets_they_touch_applies_them(spark, tmp_path: Path) -> None:
+    root, out = tmp_path / "layout", tmp_path / "tables"
+    cdcwire.write_storage(uri_of(root), [CREATE_ORDERS, order(115, 7, 61), order(120, 8, 61)])
+    cs.materialize(spark, uri_of(root), str(out))
+    ticdc = TiCDC(root)
+    ticdc.file("app/orders/105/61", [delete(order(130, 8, 61))])  # order 8's bucket holds no other row
+    ticdc.layout.checkpoint(130)
+    summary = cs.materialize(spark, uri_of(root), str(out))
+    assert summary.tables["app.orders"].deleted == 1 and materialized_table(out, "parquet", "app.orders") == {7: {"id": 7}}
+
+
 def test_a_layout_on_s3_materializes_and_its_keys_stay_out_of_the_state(spark, tmp_path: Path, s3_bucket) -> None:
     from fixtures.s3_server import SECRET_KEY
 

@@ -55,6 +55,8 @@ MIN_BUCKETS = 16
 BUCKET = "_bucket"
 _NAME = re.compile(r"^bucket-(\d{5,})-of-(\d{5,})-run-\d+-[0-9a-f]+-\d+\.parquet$")
 _TIMESTAMP_TYPE = "spark.sql.parquet.outputTimestampType"
+_AQE_EXCLUDED = "spark.sql.adaptive.optimizer.excludedRules"
+_AQE_EMPTY_RELATION = "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"
 
 
 def bucket_count_for(rows: int) -> int:
@@ -188,8 +190,14 @@ def _merged(old: DataFrame, marked: DataFrame, keys: list[str], buckets: int, ob
 
 def _write(rows: DataFrame, staging: Path) -> None:
     """One Parquet file per bucket into ``staging/_bucket=K/``, timestamps as INT64
-    microseconds (Spark's default INT96 is deprecated, and delta-rs reads it as nanoseconds)."""
-    with session_settings(rows.sparkSession, {_TIMESTAMP_TYPE: "TIMESTAMP_MICROS"}):
+    microseconds (Spark's default INT96 is deprecated, and delta-rs reads it as nanoseconds).
+    Adaptive execution keeps the plan it ran: when the changes delete every row of the buckets
+    they touch, its empty-relation rule would swap the plan for an empty one after the join
+    ran, and the counts observed on the join would be lost with it (an AssertionError in
+    ``Observation.get``)."""
+    spark = rows.sparkSession
+    excluded = ",".join(r for r in (spark.conf.get(_AQE_EXCLUDED, None), _AQE_EMPTY_RELATION) if r)
+    with session_settings(spark, {_TIMESTAMP_TYPE: "TIMESTAMP_MICROS", _AQE_EXCLUDED: excluded}):
         rows.write.partitionBy(BUCKET).mode("overwrite").parquet(str(staging))
 
 
