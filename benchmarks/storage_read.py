@@ -6,7 +6,9 @@ workload (every column kind, four tables) written by ``cdcwire.write_storage``. 
 Spark's ``noop`` sink. Then ``cs.read`` of the layout (typed events, replay order, replays
 dropped) into the same sink, and ``cdcwire.read_storage`` in this process. Each figure is
 the best of ``--repeat`` runs in rows per second and its ratio to the baseline (the issue's goal for ``cs.read``: >= 0.8x).
-On a shared machine only the ratios mean something.
+Last, one ``cs.materialize`` of the layout into Parquet tables (a first run: read, staged,
+deduplicated, typed, written), against ``cs.read`` of it. On a shared machine only the ratios
+mean something.
 
     .venv/bin/python benchmarks/storage_read.py [--events N] [--master local[2]] [--repeat 3]
 """
@@ -30,9 +32,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cdcwire-storage-bench-") as tmp:
-        uri = f"local://{tmp}?protocol=csv&include-commit-ts=true&output-old-value=true"
+        uri = f"local://{tmp}/layout?protocol=csv&include-commit-ts=true&output-old-value=true"
         rows = cdcwire.write_storage(uri, Workload(args.events, seed=7))
-        files = [str(p) for p in Path(tmp).rglob("CDC*.csv")]
+        files = [str(p) for p in (Path(tmp) / "layout").rglob("CDC*.csv")]
         spark = cs.spark_session(master=args.master)
         runs = {
             "spark.read.csv (baseline)": lambda: spark.read.csv(files).write.format("noop").mode("overwrite").save(),
@@ -47,10 +49,16 @@ def main() -> None:
                 run()
                 best = min(best, time.perf_counter() - start)
             timings[name] = best
+        start = time.perf_counter()
+        summary = cs.materialize(spark, uri, str(Path(tmp) / "tables"))
+        materialized = time.perf_counter() - start
         base = timings["spark.read.csv (baseline)"]
         print(f"{rows} rows in {len(files)} files, {args.master}")
         for name, seconds in timings.items():
             print(f"{name:<38} {rows / seconds:>10,.0f} rows/s  {base / seconds:5.2f}x")
+        read = timings["cs.read of the layout"]
+        print(f"{'cs.materialize of the layout (1 run)':<38} {rows / materialized:>10,.0f} rows/s  {base / materialized:5.2f}x"
+              f"  ({read / materialized:.2f}x cs.read; {len(summary.tables)} tables up to {summary.release_ts})")
         spark.stop()
 
 

@@ -41,3 +41,12 @@ def test_a_damaged_line_fails_the_spark_read_naming_it(spark, tmp_path: Path) ->
         cs.read(spark, layout.uri(**CSV)).collect()
     err = cdcwire_error_in(info.value)
     assert isinstance(err, LayoutError) and str(err).startswith(f"{path.relative_to(tmp_path)}:2: 6 fields")
+
+
+def test_a_table_filter_keeps_its_tables_events_and_reads_no_other_tables_files(spark, tmp_path: Path) -> None:
+    layout = reference_layout(tmp_path)
+    [damaged] = tmp_path.glob("app/users/200/*/CDC000002.csv")
+    damaged.write_bytes(b"not csv of users\r\n")  # read, it would fail the job
+    rows = cs.read(spark, layout.uri(**CSV), tables="app.orders").collect()
+    assert sorted((r["kind"], r["table"], int(r["commit_ts"])) for r in rows) == [
+        ("ddl", "orders", 105), ("insert", "orders", 115), ("insert", "orders", 130), ("resolved", None, 250)]

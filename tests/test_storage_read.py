@@ -172,3 +172,8 @@ def test_no_secret_of_an_s3_location_is_shown(s3_bucket: S3Bucket) -> None:
         with pytest.raises(cdcwire.SinkURIError) as info:
             cdcwire.read_storage(bad)
         assert SECRET_KEY not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_local_location_is_shown_as_written_in_its_errors(tmp_path: Path) -> None:
+    with pytest.raises(cdcwire.SinkURIError, match=f"parameter 'protocol' is required .*\\(local://{tmp_path}\\?delimiter=x\\)"):
+        cdcwire.read_storage(f"local://{tmp_path}?delimiter=x")

@@ -2,6 +2,8 @@
 
     spark.read.format("cdcwire-storage").option("source-uri", "s3://bucket/prefix?protocol=csv&...").load()
         # option checkpoint: the ts to read up to (cdcwire.spark.read pins the layout's, once)
+        # options since / until: LayoutPosition JSON, the files of a later read (materialize's)
+        # option tables: a table filter ("app.*,!app.tmp_*"): other tables' files are not read
 
 The driver takes one snapshot of the layout (its schema files and the data files its index
 files vouch for, bounded by the checkpoint) and cuts it per table and partition
@@ -10,11 +12,14 @@ plus one for the DDLs and the closing resolved event. Each executor replays its 
 ``cdcwire.read_storage`` does (files in index order, replayed rows dropped), so the rows of a
 table partition keep their order and replays are dropped across its files. Each row's place:
 ``topic`` is the file's path under the root, ``offset`` the line (0 for a schema file and
-for the checkpoint's resolved event), ``partition`` 0.
+for the checkpoint's resolved event), ``partition`` 0. Read ``since`` a position, only
+the events above its checkpoint are given (DDLs of later table versions, rows of later commit
+ts): what is at or below it was read before.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -22,10 +27,13 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from ...errors import SinkURIError
+from ...events import DDLEvent
 from ...storage_reading import line_decoder
+from ...table_filter import TableFilter
 from ...transports.storage.layout import Snapshot, snapshot
 from ...transports.storage.location import StorageLocation
-from ...transports.storage.replay import replay
+from ...transports.storage.position import LayoutPosition
+from ...transports.storage.replay import Replayer
 from ..rows.arrow_events import events_to_batch
 from ..rows.schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
@@ -41,13 +49,16 @@ class LayoutPart(InputPartition):
     part: Snapshot
 
 
-def read_part(uri: str, part: LayoutPart) -> Iterator[pa.RecordBatch]:
+def read_part(uri: str, part: LayoutPart, after: int = -1) -> Iterator[pa.RecordBatch]:
+    """The events of one part; ``after``: the checkpoint of an earlier read (its events are not given again)."""
     location = StorageLocation.parse(uri)
     first = part.number == 0
     events: list = []
     paths: list[str] = []
     lines: list[int] = []
-    for placed in replay(location, line_decoder(location), part.part, ddl=first, resolved=first):
+    for placed in Replayer(location, line_decoder(location)).events(part.part, after, ddl=first, resolved=first):
+        if isinstance(placed.event, DDLEvent) and placed.event.commit_ts <= after:
+            continue
         events.append(placed.event)
         paths.append(placed.place.path)
         lines.append(placed.place.line or 0)
@@ -65,17 +76,23 @@ def _batch(events: list, paths: list[str], lines: list[int]) -> pa.RecordBatch:
 
 
 class StorageLayoutReader(DataSourceReader):
-    def __init__(self, uri: str, checkpoint: Optional[int]) -> None:
+    def __init__(self, uri: str, checkpoint: Optional[int], since: Optional[LayoutPosition] = None,
+                 until: Optional[LayoutPosition] = None, tables: Optional[TableFilter] = None) -> None:
         self.uri = uri
         self.checkpoint = checkpoint
+        self.since = since
+        self.until = until
+        self.tables = tables
 
     def partitions(self) -> list[LayoutPart]:
-        parts = snapshot(StorageLocation.parse(self.uri), self.checkpoint).by_table()
-        return [LayoutPart(i, p) for i, p in enumerate(parts)]
+        shot = snapshot(StorageLocation.parse(self.uri), self.checkpoint, self.since, self.until)
+        if self.tables is not None:
+            shot = shot.of_tables(self.tables.matches)
+        return [LayoutPart(i, p) for i, p in enumerate(shot.by_table())]
 
     def read(self, partition: LayoutPart) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("reading a storage-sink layout"):  # see job_errors
-            yield from read_part(self.uri, partition)
+            yield from read_part(self.uri, partition, self.since.checkpoint if self.since is not None else -1)
 
 
 class StorageLayoutDataSource(DataSource):
@@ -96,4 +113,16 @@ class StorageLayoutDataSource(DataSource):
         checkpoint = self.options.get("checkpoint")
         if checkpoint is not None and not str(checkpoint).isdigit():
             raise SinkURIError(f"option checkpoint must be a ts (digits), got {str(checkpoint)[:40]!r}", "checkpoint")
-        return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None)
+        tables = self.options.get("tables")
+        return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None, _position(self.options, "since"),
+                                   _position(self.options, "until"), TableFilter.of(tables) if tables else None)
+
+
+def _position(options, name: str) -> Optional[LayoutPosition]:
+    text = options.get(name)
+    if text is None:
+        return None
+    try:
+        return LayoutPosition.from_doc(json.loads(text))
+    except ValueError as exc:
+        raise SinkURIError(f"option {name} is not a layout position: {exc}", name) from None

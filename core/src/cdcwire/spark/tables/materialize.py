@@ -2,6 +2,7 @@
 
     summary = cs.materialize(spark, "kafka://.../orders?protocol=canal-json&enable-tidb-extension=true",
                              "/data/tables", format="delta")
+    summary = cs.materialize(spark, "s3://bucket/prefix?protocol=csv&include-commit-ts=true", "/data/tables")
 
 Each run reads the source from where the last run stopped, keeps the events above the
 release point for later (see :mod:`cdcwire.spark.tables.table_changes`), applies the rest to one
@@ -9,7 +10,9 @@ table per upstream table (typed columns, see :mod:`cdcwire.spark.tables.changelo
 its progress with the tables (:mod:`cdcwire.spark.tables.table_state`). A re-run continues
 exactly from there; a failed run leaves the last commit, and running again applies the
 same events to the same result. ``materialize_stream`` does the same for every
-micro-batch of a streaming frame.
+micro-batch of a streaming frame. A TiCDC storage-sink layout (``s3://``, ``local://``) is read
+from where the last run stopped as well (:mod:`cdcwire.spark.reader.layout_since`); its release
+point is its checkpoint, which the read stops at, so nothing waits.
 
 Stages of one run::
 
@@ -37,19 +40,22 @@ from ...data_loss import DataLossError
 from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
+from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
+from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
+from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
 from ..runtime.side_by_side import side_by_side
 from .table_changes import (
-    ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
+    ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
-from .table_buckets import WRITE_SETTINGS
+from .table_buckets import write_settings
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
@@ -133,11 +139,14 @@ def materialize(
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
     ``fail_on_data_loss`` (default True): a partition that no longer holds the offset the last
     run stopped at (retention), or ends before it (the topic was deleted and written again), is
-    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest."""
+    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest.
+    A storage-sink layout: read from each directory's last file read before, up to its checkpoint
+    (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
     _check_format(format)
-    sink = open_sink(source_uri)
+    layout = _layout_location(source_uri, topics)
+    sink = open_sink(source_uri) if layout is None else None
     state = TablesState.load(out, format)
-    source = redact_url(sink.config.uri)
+    source = redact_url(sink.config.uri) if sink is not None else shown_uri(str(source_uri))
     if state.source and state.source != source:
         raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
     state.source = source
@@ -150,6 +159,12 @@ def materialize(
         )
     state.tables = table_filter
     started = time.monotonic()
+    if layout is not None:
+        read = read_layout_since(spark, layout, str(source_uri), state.layout, table_filter_option(tables))
+        if read.events is None:  # the checkpoint has not moved: nothing new, no Spark job
+            return MaterializeSummary(out, format, state.release_ts, state.release_ts is not None, 0, 0, nothing_new=True,
+                                      seconds=time.monotonic() - started)
+        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
         ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
@@ -194,9 +209,11 @@ def materialize_stream(
 
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
-    time_zone: str = "UTC",
+    time_zone: str = "UTC", layout: Optional[LayoutPosition] = None,
 ) -> MaterializeSummary:
-    """One run over a frame of events read back (topic, partition, offset): the stages above."""
+    """One run over a frame of events read back (topic, partition, offset): the stages above.
+    ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
+    release point (committed as the state's ``layout`` instead of offsets)."""
     started = time.monotonic()
     run = state.run + 1
     # the events are read from the source once and staged on disk as Parquet (never cached in
@@ -209,20 +226,22 @@ def apply_events(
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
         fresh = spark.read.parquet(str(Path(out) / staged))
-        with session_settings(spark, {**_READ_BACK, **WRITE_SETTINGS}):  # for the tables written side by side
-            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
+        with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout)
     finally:
         remove_snapshot(out, staged)
 
 
-def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started) -> MaterializeSummary:
+def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout) -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     events = fresh if pending_before is None else fresh.unionByName(pending_before)
     step("finding the release point")
     events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
+        offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     step("keeping the events above it", events=events_read)
     rows = events.where(F.col("kind").isin(*ROW_KINDS))
-    if point.ts is None:
+    if point.ts is None or layout is not None:
         ready, later = rows, None
     else:
         ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
@@ -316,6 +335,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
+    state.layout = layout if layout is not None else state.layout
     state.save(out)  # the commit: what follows only tidies up
     for directory in replaced:
         remove_snapshot(out, directory)
@@ -456,6 +476,24 @@ def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:
         F.transform(image, lambda c: c["name"]).alias("k")
     ).first()
     return list(row["k"])
+
+
+def _layout_location(source_uri: SinkLike, topics) -> Optional[StorageLocation]:
+    """The storage-sink layout the source URI names (None: a sink's topic), checked for what
+    materialize needs of it: each row's commit ts, which orders a key's changes and tells the
+    rows a later run reads again from the ones it has not applied."""
+    if not is_storage_uri(source_uri):
+        return None
+    location = StorageLocation.parse(str(source_uri))
+    if topics is not None:
+        raise CdcwireError(f"{location.display()} is a storage-sink layout, read whole: topics do not apply to it")
+    needed = "include-commit-ts" if location.protocol == "csv" else "enable-tidb-extension"
+    if not location[needed]:
+        raise CdcwireError(
+            f"{location.display()}: materialize needs each row's commit ts, to order a key's changes and to tell the"
+            f" rows an earlier run applied: give {needed}=true (TiCDC must write the layout with it)"
+        )
+    return location
 
 
 def _has_resolved(sink) -> bool:

@@ -11,7 +11,10 @@ partition (the release point is their minimum); per table, the commit ts it has 
 applied up to (events at or below it are replays and are skipped); each Parquet table's
 current snapshot directory; the file of pending events (read, but above the release
 point); the table filter the runs apply (a later run with another filter is refused: a
-table it added would have missed the events earlier runs read past). Delta tables also
+table it added would have missed the events earlier runs read past); for a storage-sink
+layout instead of offsets, where its read stopped (a
+:class:`~cdcwire.transports.storage.position.LayoutPosition`: the checkpoint and each data
+directory's last file). Delta tables also
 carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
 written in the MERGE that applies it.
 
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...errors import CdcwireError
+from ...transports.storage.position import LayoutPosition
 
 STATE_FILE = "_cdcwire_state.json"
 STATE_VERSION = 1
@@ -56,12 +60,20 @@ def _object(key: Callable[[str], bool], value: Callable[[Any], bool]) -> Callabl
     return lambda v: isinstance(v, dict) and all(isinstance(k, str) and key(k) and value(x) for k, x in v.items())
 
 
+def _layout_position(v: Any) -> bool:
+    try:
+        LayoutPosition.from_doc(v)
+    except ValueError:
+        return False
+    return True
+
+
 def _or_null(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: v is None or check(v)
 
 
-#: Each field of the state: (its check, what it must be). ``tables`` may be missing (states
-#: written before it was kept: every table).
+#: Each field of the state: (its check, what it must be). ``tables`` and ``layout`` may be
+#: missing (states written before they were kept: every table; a topic's state).
 STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "format": (_text, "a table format"),
     "source": (_text, "the source URI"),
@@ -73,8 +85,10 @@ STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "release_ts": (_or_null(_count), "null or a commit ts (an integer >= 0)"),
     "run": (_count, "the number of the last run (an integer >= 0)"),
     "tables": (_or_null(_text), "null or the table filter of the runs"),
+    "layout": (_or_null(_layout_position), 'null or where the read of a storage-sink layout stopped: {"checkpoint":'
+               ' ts, "files": {"<data directory>/meta/CDC.index": the last file index read there}}'),
 }
-_OPTIONAL_FIELDS = ("tables",)
+_OPTIONAL_FIELDS = ("tables", "layout")
 _WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
@@ -90,6 +104,7 @@ class TablesState:
     release_ts: Optional[int] = None
     run: int = 0
     tables: Optional[str] = None  # the table filter of the runs (None: every table)
+    layout: Optional[LayoutPosition] = None  # a storage-sink layout's source: where its read stopped
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
@@ -111,6 +126,8 @@ class TablesState:
             )
         doc.pop("state_version")
         _check_fields(doc, path)
+        if doc.get("layout") is not None:
+            doc["layout"] = LayoutPosition.from_doc(doc["layout"])
         state = cls(**doc)
         state._check_on_disk(Path(out), path)
         return state
@@ -143,7 +160,9 @@ class TablesState:
         directory.mkdir(parents=True, exist_ok=True)
         aside = directory / f".{STATE_FILE}.{os.getpid()}.tmp"
         with open(aside, "w", encoding="utf-8") as f:
-            json.dump({"state_version": STATE_VERSION, **asdict(self)}, f, indent=1, sort_keys=True)
+            doc = {"state_version": STATE_VERSION, **asdict(self)}
+            doc["layout"] = self.layout.to_doc() if self.layout is not None else None
+            json.dump(doc, f, indent=1, sort_keys=True)
             f.flush()
             os.fsync(f.fileno())
         os.replace(aside, directory / STATE_FILE)

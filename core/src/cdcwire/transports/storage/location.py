@@ -64,12 +64,18 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("file-size", "int", 64 << 20, "TiCDC's write side; not used to read", minimum=1),
 )
 _DECLARED = {p.name: p for p in PARAMETERS}
+_SECRETS = ("access-key", "secret-access-key", "session-token")
 
 
 def shown(storage: Storage) -> str:
     """A layout's root for messages, in the spelling its URI uses: ``local:///dir`` (a ``file://``
     would read as cdcwire's own message log) or ``s3://bucket/prefix`` with its keys masked."""
     return f"local://{storage.root}" if storage.scheme == "file" else storage.display()
+
+
+def shown_uri(uri: str) -> str:
+    """The URI for messages and for a record of where a read came from: keys masked."""
+    return redact_url(uri, _SECRETS, known_names=(*_DECLARED, *S3_PARAMETERS))
 
 
 def is_storage_uri(uri: object) -> bool:
@@ -106,7 +112,7 @@ class StorageLocation:
     @classmethod
     def parse(cls, uri: str) -> "StorageLocation":
         """The location a storage-sink URI names, or a SinkURIError naming the parameter (never a secret)."""
-        shown = redact_url(uri, ("access-key", "secret-access-key", "session-token"))
+        shown = shown_uri(uri)
         try:
             parts = urlsplit(uri)
         except ValueError as exc:
