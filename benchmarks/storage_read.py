@@ -23,6 +23,7 @@ from pathlib import Path
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.workload import Workload
+from best_of import best_seconds
 
 
 def main() -> None:
@@ -41,14 +42,7 @@ def main() -> None:
             "cs.read of the layout": lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save(),
             "cdcwire.read_storage (one process)": lambda: sum(1 for _ in cdcwire.read_storage(uri)),
         }
-        timings = {}
-        for name, run in runs.items():  # the best of --repeat runs; the first warms Spark and its workers
-            best = float("inf")
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                run()
-                best = min(best, time.perf_counter() - start)
-            timings[name] = best
+        timings = best_seconds(runs, args.repeat)
         start = time.perf_counter()
         summary = cs.materialize(spark, uri, str(Path(tmp) / "tables"))
         materialized = time.perf_counter() - start

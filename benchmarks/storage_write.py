@@ -18,13 +18,13 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.workload import Workload
 from pyspark.sql import functions as F
+from best_of import best_seconds
 
 OPTIONS = "protocol=csv&include-commit-ts=true&output-old-value=true"
 
@@ -59,14 +59,7 @@ def main() -> None:
             "cdcwire.write_storage (one process)": lambda: cdcwire.write_storage(f"local://{fresh('python')}?{OPTIONS}",
                                                                                  events),
         }
-        timings = {}
-        for name, run in runs.items():  # the best of --repeat runs; the first warms Spark and its workers
-            best = float("inf")
-            for _ in range(args.repeat):
-                start = time.perf_counter()
-                run()
-                best = min(best, time.perf_counter() - start)
-            timings[name] = best
+        timings = best_seconds(runs, args.repeat)
         base = timings["df.write.csv (baseline)"]
         print(f"{rows} rows of {len(events)} events, {args.master}")
         for name, seconds in timings.items():
