@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import cdcwire
-from cdcwire import Column, ColumnFlag as F, ColumnType as T, RowChangedEvent
+from cdcwire import Column, ColumnFlag as F, ColumnType as T, DDLEvent, RowChangedEvent
 from cdcwire import spark as cs
+from cdcwire.ddl_statements import renamed_tables
 from cdcwire.errors import CdcwireError
 from cdcwire.spark.tables.table_state import STATE_FILE, TablesState
 from cdcwire.transports.storage.csv_encoding import CsvEncoder
@@ -99,6 +100,8 @@ def replayed(uri: str) -> dict[str, dict[int, dict]]:
     """The tables replaying the layout in order gives: table -> id -> row (NULLs left out)."""
     tables: dict[str, dict[int, dict]] = {}
     for e in cdcwire.read_storage(uri):
+        for old, new in renamed_tables(e.query) if isinstance(e, DDLEvent) else ():  # the table moves, rows and all
+            tables[f"{new.schema or e.schema}.{e.table}"] = tables.pop(f"{old.schema or e.schema}.{old.table}", {})
         if isinstance(e, RowChangedEvent):
             table = tables.setdefault(f"{e.schema}.{e.table}", {})
             if e.pre_columns is not None:
@@ -119,8 +122,30 @@ def materialized_table(out: Path, fmt: str, name: str) -> dict[int, dict]:
     return {r["id"]: {k: v for k, v in r.items() if v is not None} for r in rows}
 
 
-def materialized(out: Path, fmt: str) -> dict[str, dict[int, dict]]:
-    return {name: materialized_table(out, fmt, name) for name in ("app.users", "app.orders")}
+def materialized(out: Path, fmt: str, names=("app.users", "app.orders")) -> dict[str, dict[int, dict]]:
+    return {name: materialized_table(out, fmt, name) for name in names}
+
+
+def tables_in(out: Path, fmt: str) -> set[str]:
+    state = TablesState.load(str(out), fmt)
+    return set(state.snapshots if fmt == "parquet" else state.applied)
+
+
+RENAME_USERS = "RENAME TABLE `app`.`users` TO `app`.`people`"
+
+
+def person(ts: int, id_: int, name: str, age) -> RowChangedEvent:
+    row = user(ts, id_, name, age)
+    return RowChangedEvent(ts, "app", "people", row.columns)
+
+
+def renamed_users(ticdc: TiCDC) -> None:
+    """users renamed to people at 300: rows of users up to it, then an update of an older row
+    and an insert under the new name."""
+    ticdc.file("app/users/200", [user(270, 3, "cyd", 31), user(280, 6, "fay", 60)])
+    ticdc.layout.schema("app", "people", 300, [ID, NAME, AGE], RENAME_USERS, 14)
+    ticdc.file("app/people/300", [update(person(310, 1, "annie", 41)), person(320, 7, "gus", 70)])
+    ticdc.layout.checkpoint(350)
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
@@ -144,6 +169,28 @@ def test_a_run_and_two_incremental_runs_equal_an_in_order_replay_of_the_layout(s
     assert tables == replayed(uri)
     assert tables["app.users"][1] == {"id": 1, "name": "ann", "email": "a@x"}  # rows of both versions, the new column
     assert tables["app.users"][3] == {"id": 3, "name": "cyd", "age": 31}  # null in it for the older rows
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_renamed_after_a_run_keeps_its_rows_under_its_new_name(spark, tmp_path: Path, fmt) -> None:
+    root, out = tmp_path / "layout", tmp_path / "tables"
+    ticdc, uri = first_layout(root), uri_of(root)
+    cs.materialize(spark, uri, str(out), format=fmt)
+    renamed_users(ticdc)
+    cs.materialize(spark, uri, str(out), format=fmt)
+    people = materialized_table(out, fmt, "app.people")
+    assert people == replayed(uri)["app.people"]
+    assert people[1] == {"id": 1, "name": "annie", "age": 41} and people[3]["name"] == "cyd"  # older rows moved
+    assert tables_in(out, fmt) == {"app.people", "app.orders"}
+
+
+def test_a_table_renamed_within_a_run_is_one_table_under_its_new_name(spark, tmp_path: Path) -> None:
+    root, out = tmp_path / "layout", tmp_path / "tables"
+    ticdc, uri = first_layout(root), uri_of(root)
+    renamed_users(ticdc)
+    cs.materialize(spark, uri, str(out))
+    assert materialized_table(out, "parquet", "app.people") == replayed(uri)["app.people"]
+    assert tables_in(out, "parquet") == {"app.people", "app.orders"}
 
 
 def test_the_state_keeps_the_checkpoint_and_the_last_file_read_in_each_directory(spark, tmp_path: Path) -> None:

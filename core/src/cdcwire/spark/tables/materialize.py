@@ -45,7 +45,7 @@ from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
-from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
+from .parquet_tables import apply_to_parquet, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
@@ -56,6 +56,7 @@ from .table_changes import (
     ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
 from .table_buckets import write_settings
+from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
@@ -64,7 +65,7 @@ _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
 _READ_BACK = {"spark.sql.parquet.columnarReaderBatchSize": "512"}
-_EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
+_EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only", "ddl_type", "query",
                        "topic", "partition", "offset", "_seq")
 
 
@@ -215,6 +216,8 @@ def apply_events(
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
     release point (committed as the state's ``layout`` instead of offsets)."""
     started = time.monotonic()
+    if state.renaming is not None:  # a run killed while it moved Delta tables to their new names
+        _finish_moves(out, state)
     run = state.run + 1
     # the events are read from the source once and staged on disk as Parquet (never cached in
     # memory: a run's events may be many times the executors' memory); every later stage reads
@@ -234,13 +237,14 @@ def apply_events(
 
 def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout) -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
-    events = fresh if pending_before is None else fresh.unionByName(pending_before)
+    # (pending events staged by a version before the DDL columns were kept lack them)
+    events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    events_read, offsets, point, renames = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     step("keeping the events above it", events=events_read)
-    rows = events.where(F.col("kind").isin(*ROW_KINDS))
+    rows = relabelled(events.where(F.col("kind").isin(*ROW_KINDS)), renames)
     if point.ts is None or layout is not None:
         ready, later = rows, None
     else:
@@ -253,6 +257,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
+    replaced: list[Optional[str]] = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
     if format == "delta":
         for name in _delta_tables_in(out):
@@ -317,7 +322,6 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             for staging in (f"_cdcwire/changes-{run:06d}", f"_cdcwire/buckets-{run:06d}"):
                 remove_snapshot(out, staging)
         counts: dict[str, TableCounts] = {}
-        replaced: list[Optional[str]] = []
         for name, (directory, up_to, done) in zip(changed, applied_tables):
             if format == "parquet":
                 replaced.append(snapshots.get(name))
@@ -356,9 +360,9 @@ def _staged_decisions(decided: DataFrame) -> DataFrame:
 
 
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
-    """(events read, the next offset per partition, the release point), from one aggregate per
-    partition over the new events and the pending ones of the last run (a partition whose rows
-    all wait, with no resolved ts yet, still holds the release point back)."""
+    """(events read, the next offset per partition, the release point, the renames among the new
+    DDLs), from one aggregate per partition over the new events and the pending ones of the last
+    run (a partition whose rows all wait, with no resolved ts yet, still holds the release point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
         marked = marked.unionByName(pending_before.withColumn("_fresh", F.lit(False)), allowMissingColumns=True)
@@ -368,13 +372,16 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.count_if(F.col("_fresh")).alias("n"),
         F.count_if(F.col("kind").isNotNull()).alias("events"),
         F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
+        F.collect_list(F.when(F.col("_fresh") & F.col("ddl_type").isin(*RENAME_TYPES),
+                              F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
         if r["last"] is not None:  # a partition whose offsets restarted (loss accepted) goes back
             offsets[r["place"]] = int(r["last"]) + 1
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
-    return sum(r["n"] for r in rows), offsets, point
+    renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
+    return sum(r["n"] for r in rows), offsets, point, renames
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
@@ -425,6 +432,43 @@ def _upserts_as_inserts(last: DataFrame) -> DataFrame:
         F.lit("insert").alias("kind"), "commit_ts", "schema", "table", F.col("_image").alias("columns"),
         F.when(F.lit(False), F.col("_image")).alias("pre_columns"),  # null, of the image's type
     )
+
+
+def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> list[str]:
+    """Give the tables of earlier runs the names the run's renames not applied yet give them (see
+    :mod:`.table_renames`); the Parquet snapshots to remove after the commit. A renamed Parquet
+    table's snapshot is linked under its new name (``<new>/renamed-N``), so the directory a
+    reader finds is named for the table, whether or not the run changes it."""
+    new = [r for r in renames if state.renamed_ts is None or r.ts > state.renamed_ts]
+    if not new:
+        return []
+    state.renamed_ts = max(r.ts for r in new)
+    moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
+    if not moved:
+        return []
+    before = state.snapshots
+    state.applied = renamed_entries(state.applied, moved)
+    state.snapshots = renamed_entries(state.snapshots, moved)
+    for old, name in moved.items():
+        if old in before:
+            state.snapshots[name] = f"{name}/renamed-{run:06d}"
+            linked_snapshot(out, before[old], state.snapshots[name])
+    dropped = [d for name, d in before.items() if name in moved or name in moved.values()]
+    if format == "delta":  # directories named for their tables: moved now, through a journal in the state
+        state.renaming = journal(moved)
+        state.save(out)
+        _finish_moves(out, state)
+    return dropped
+
+
+def _finish_moves(out: str, state: TablesState) -> None:
+    def saved(renaming: dict) -> None:
+        state.renaming = renaming
+        state.save(out)
+
+    make_moves(out, state.renaming, saved)
+    state.renaming = None
+    state.save(out)
 
 
 def _delta_tables_in(out: str) -> list[str]:

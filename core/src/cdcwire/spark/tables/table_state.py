@@ -14,7 +14,8 @@ point); the table filter the runs apply (a later run with another filter is refu
 table it added would have missed the events earlier runs read past); for a storage-sink
 layout instead of offsets, where its read stopped (a
 :class:`~cdcwire.transports.storage.position.LayoutPosition`: the checkpoint and each data
-directory's last file). Delta tables also
+directory's last file); the commit ts of the last RENAME TABLE applied to the tables, and
+a journal of Delta tables being moved to their new names (:mod:`.table_renames`). Delta tables also
 carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
 written in the MERGE that applies it.
 
@@ -68,6 +69,12 @@ def _layout_position(v: Any) -> bool:
     return True
 
 
+def _moves(v: Any) -> bool:
+    return (isinstance(v, dict) and set(v) == {"phase", "moves"} and v["phase"] in (1, 2) and isinstance(v["moves"], list)
+            and all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) and _table(x) for x in m)
+                    for m in v["moves"]))
+
+
 def _or_null(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: v is None or check(v)
 
@@ -87,8 +94,10 @@ STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "tables": (_or_null(_text), "null or the table filter of the runs"),
     "layout": (_or_null(_layout_position), 'null or where the read of a storage-sink layout stopped: {"checkpoint":'
                ' ts, "files": {"<data directory>/meta/CDC.index": the last file index read there}}'),
+    "renamed_ts": (_or_null(_count), "null or the commit ts of the last RENAME TABLE applied to the tables"),
+    "renaming": (_or_null(_moves), 'null or the Delta tables being renamed: {"phase": 1 or 2, "moves": [["old", "new"]]}'),
 }
-_OPTIONAL_FIELDS = ("tables", "layout")
+_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming")
 _WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
@@ -105,6 +114,8 @@ class TablesState:
     run: int = 0
     tables: Optional[str] = None  # the table filter of the runs (None: every table)
     layout: Optional[LayoutPosition] = None  # a storage-sink layout's source: where its read stopped
+    renamed_ts: Optional[int] = None  # the last RENAME TABLE applied to the tables (see table_renames)
+    renaming: Optional[dict] = None  # Delta tables being moved to their new names (see table_renames)
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
@@ -143,7 +154,8 @@ class TablesState:
         named = [(f"snapshots[{name!r}]", d) for name, d in sorted(self.snapshots.items())]
         named += [("pending", self.pending)] if self.pending is not None else []
         if self.format == "delta":
-            named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied)]
+            moving = {new for _, new in self.renaming["moves"]} if self.renaming else set()  # see table_renames
+            named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied) if name not in moving]
         root = out.resolve()
         for field_name, directory in named:
             place = (out / directory).resolve()
