@@ -174,9 +174,9 @@ def first_images(files: Iterable[WrittenFile]) -> dict[VersionKey, tuple[Column,
 def publish(location: StorageLocation, schema_files: Iterable[tuple[str, SchemaFile]],
             files: Iterable[WrittenFile], checkpoint: int) -> int:
     """Make the written data files part of the layout: schema files, then each directory's index
-    file (in layout order, naming the directory's last file), then the root checkpoint, which never moves back (a write of older
-    events into a layout keeps its newer checkpoint, or the newer data would no longer be read).
-    Returns the checkpoint written."""
+    file (in layout order, naming the directory's last file), then the root checkpoint, which
+    never moves back (a write of older events into a layout keeps its newer checkpoint, or the
+    newer data would no longer be read). Returns the checkpoint written."""
     storage = location.storage
     for path, sf in schema_files:
         storage.put(path, sf.marshal())
