@@ -188,7 +188,7 @@ class ObjectWriter:
     place by :meth:`commit`; S3: an upload in :data:`PART_BYTES` parts (one PUT when smaller)
     that :meth:`commit` completes. :meth:`abort` (and any failure) leaves nothing behind: the
     aside file is removed, the upload aborted. A failure is a :class:`StorageError` naming the
-    object and the storage."""
+    object and the storage. ``bytes``: how many have been written to it."""
 
     def __init__(self, storage: Storage, name: str) -> None:
         self.storage, self.name = storage, name
