@@ -193,6 +193,20 @@ def test_a_table_renamed_within_a_run_is_one_table_under_its_new_name(spark, tmp
     assert tables_in(out, "parquet") == {"app.people", "app.orders"}
 
 
+def test_a_layout_written_in_small_files_materializes_as_one_written_in_whole_files(spark, tmp_path: Path) -> None:
+    """cdcwire.write_storage at a small file-size puts a directory's rows in many files: the tables
+    are those the same events give when each directory is one file."""
+    events = [CREATE_USERS, CREATE_ORDERS, *(user(110 + i, i, f"u{i}") for i in range(12)), order(125, 7, 61),
+              update(user(130, 3, "cy")), delete(user(140, 5, "u5")), order(150, 8, 61)]
+    small, whole = tmp_path / "small", tmp_path / "whole"
+    cdcwire.write_storage(uri_of(small) + "&file-size=80", events)
+    cdcwire.write_storage(uri_of(whole), events)
+    assert len(list((small / "app/users/100").glob("CDC*.csv"))) >= 5
+    cs.materialize(spark, uri_of(small) + "&file-size=80", str(tmp_path / "tables"))
+    tables = materialized(tmp_path / "tables", "parquet")
+    assert tables == replayed(uri_of(whole)) and tables["app.users"][3] == {"id": 3, "name": "cy"}
+
+
 def test_the_state_keeps_the_checkpoint_and_the_last_file_read_in_each_directory(spark, tmp_path: Path) -> None:
     root, out = tmp_path / "layout", tmp_path / "tables"
     second_files(first_layout(root))

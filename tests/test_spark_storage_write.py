@@ -5,6 +5,7 @@ by ``cs.read`` as the events; a failed write leaves the layout at its old checkp
 from __future__ import annotations
 
 import re
+from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from cdcwire.spark.rows.arrow_events import batch_to_events
 from cdcwire.spark.rows.schema import EVENT_COLUMNS
 from cdcwire.workload import Workload
 from fixtures.s3_server import SECRET_KEY, S3Bucket
-from test_storage_read import WRITTEN, user
+from test_storage_read import CREATE_USERS, WRITTEN, user
 
 #: A generated workload (every column kind, an ADD COLUMN between two versions of shop.orders)
 #: and the reference's tables: app.users with an ADD COLUMN, app.orders partitioned.
@@ -121,3 +122,59 @@ def test_a_malformed_record_fails_the_write_naming_it_and_publishes_nothing(spar
 def test_dead_letters_are_refused_for_a_layout(spark, tmp_path: Path) -> None:
     with pytest.raises(CdcwireError, match="a storage-sink layout has no dead letters"):
         cs.write(events_df(spark, tmp_path, WRITTEN), f"local://{tmp_path}/layout?{CSV}", dead_letter=str(tmp_path))
+
+
+def data_file_counts(layout: dict[str, bytes]) -> dict[str, int]:
+    """How many data files each data directory of a layout has."""
+    counts: dict[str, int] = {}
+    for path in layout:
+        directory, _, name = path.rpartition("/")
+        if name.startswith("CDC") and "/meta" not in path:
+            counts[directory] = counts.get(directory, 0) + 1
+    return counts
+
+
+def test_both_writers_start_the_next_file_at_file_size_alike(spark, tmp_path: Path) -> None:
+    uri = f"{CSV}&file-size=300"
+    summary = cs.write(events_df(spark, tmp_path, EVENTS), f"local://{tmp_path}/spark?{uri}")
+    cdcwire.write_storage(f"local://{tmp_path}/python?{uri}", EVENTS)
+    written = files(tmp_path / "spark")
+    assert written == files(tmp_path / "python")
+    counts = data_file_counts(written)
+    assert max(counts.values()) >= 5 and summary.data_files == sum(counts.values())
+    rows_in = Counter(p.place.path for p in cdcwire.read_storage_placed(f"local://{tmp_path}/spark?{uri}")
+                      if isinstance(p.event, RowChangedEvent))
+    assert all(len(written[path]) <= 300 or rows == 1 for path, rows in rows_in.items())  # a larger row: alone
+
+
+def test_a_layout_of_small_files_reads_back_with_cs_read_as_the_events(spark, tmp_path: Path) -> None:
+    uri = f"local://{tmp_path}/layout?{CSV}&file-size=200"
+    cs.write(events_df(spark, tmp_path, EVENTS), uri)
+    back = [e for b in cs.read(spark, uri).select(*(f"`{c}`" for c in EVENT_COLUMNS)).toArrow().to_batches()
+            for e in batch_to_events(b)]
+    assert max(data_file_counts(files(tmp_path / "layout")).values()) >= 5
+    assert per_table(back) == per_table(EVENTS)
+
+
+def test_a_task_that_fails_between_files_leaves_the_layout_and_the_next_write_takes_the_next_index(
+    spark, tmp_path: Path
+) -> None:
+    """The task puts CDC000002 and fails at CDC000003 (a directory stands where it goes): the file
+    the index names is as it was, nothing written aside is left, the layout reads as before; the
+    next write starts again at CDC000002."""
+    uri = f"local://{tmp_path}/layout?{CSV}&file-size=74&file-index-digit=6&date-separator=none"
+    users = tmp_path / "layout/app/users/100"
+    cs.write(events_df(spark, tmp_path, [CREATE_USERS, user(105, 9, "zed")]), uri)
+    first = (users / "CDC000001.csv").read_bytes()
+    (users / "CDC000003.csv").mkdir()
+    five = [CREATE_USERS, *(user(110 + i, i, "abc") for i in range(5))]  # 37 bytes a row: two a file
+    with pytest.raises(CdcwireError, match=r"cannot write app/users/100/CDC000003\.csv to "):
+        cs.write(events_df(spark, tmp_path, five), uri)
+    assert (users / "CDC000001.csv").read_bytes() == first and (users / "CDC000002.csv").is_file()
+    assert (users / "meta/CDC.index").read_text() == "CDC000001.csv\n"
+    assert not list((tmp_path / "layout").rglob("*.tmp"))
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 105, 105]
+    (users / "CDC000003.csv").rmdir()
+    cs.write(events_df(spark, tmp_path, five), uri)
+    assert (users / "meta/CDC.index").read_text() == "CDC000004.csv\n"
+    assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == [user(105, 9, "zed"), *five[1:]]

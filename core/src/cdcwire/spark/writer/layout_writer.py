@@ -8,10 +8,13 @@ encoded and written on the executors.
    from it (the table versions), as the Python writer does from its events.
 2. The rows, shuffled by table (and partition, with ``enable-partition-separator``) and sorted
    by commit ts, then input order: a row's version and date rise with its commit ts, so each
-   data directory's rows arrive together. Each task places its rows by the plan, encodes
-   each directory's data file (csv records, canal-json lines: the Python writer's encoders)
-   and puts it (in a directory the layout already has, after its files: never one a reader
-   reads), and hands back one small row per file: its directory, name, counts and first row.
+   data directory's rows arrive together. Each task places its rows by the plan and streams
+   each directory's rows into its data files as it encodes them (csv records, canal-json
+   lines: the Python writer's :class:`~cdcwire.transports.storage.data_files.DataFiles`, the
+   next file at ``file-size``), so what a task holds is one file's write buffer (1 MiB on
+   disk, an 8 MiB part on S3) and a batch of rows, never a directory's data. Files go in a
+   directory the layout already has after its files (never one a reader reads), and the
+   task hands back one small row per file: its directory, name, counts and first row.
    Malformed records fail the write (a layout has no dead letters).
 3. The driver takes each table version's first row (by commit ts, then input order) from
    those rows, the version's schema file from it, and publishes: schema files, each
@@ -36,7 +39,7 @@ from ...event_json import from_json, to_json
 from ...events import DDLEvent, RowChangedEvent
 from ...storage_writing import line_encoder
 from ...transports.storage.data_files import (
-    DataFile, FirstRow, WrittenFile, checkpoint_ts, first_images, next_indexes, publish,
+    DataFiles, FirstRow, WrittenFile, checkpoint_ts, first_images, next_indexes, publish,
 )
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.paths import DataDir
@@ -248,26 +251,31 @@ def write_data_files(task: LayoutTask, batches: Iterable[pa.RecordBatch]) -> Ite
     location = StorageLocation.parse(task.uri)
     encode_line = line_encoder(location)
     written: list[WrittenFile] = []
-    current: Optional[DataFile] = None
+    current: Optional[DataFiles] = None
     done: set[DataDir] = set()
-    for batch in batches:
-        events, problems = checked_events(batch)
-        if problems:
-            _refuse(batch, problems)
-        for seq, event in zip(batch.column("_cdc_seq").to_pylist(), events):
-            if not isinstance(event, RowChangedEvent):
-                continue
-            directory = task.plan.data_dir(location, event)
-            if current is None or directory != current.directory:
-                if current is not None:
-                    written.append(current.write())
-                if directory in done:  # the sort keeps a directory's rows together: never
-                    raise CdcwireError(f"rows of {directory.path()} came apart: the write's rows were not sorted")
-                done.add(directory)
-                current = DataFile(location, directory, encode_line, task.indexes.get(directory, 1))
-            current.add(event, seq)
-    if current is not None:
-        written.append(current.write())
+    try:
+        for batch in batches:
+            events, problems = checked_events(batch)
+            if problems:
+                _refuse(batch, problems)
+            for seq, event in zip(batch.column("_cdc_seq").to_pylist(), events):
+                if not isinstance(event, RowChangedEvent):
+                    continue
+                directory = task.plan.data_dir(location, event)
+                if current is None or directory != current.directory:
+                    if current is not None:
+                        written.extend(current.close())
+                    if directory in done:  # the sort keeps a directory's rows together: never
+                        raise CdcwireError(f"rows of {directory.path()} came apart: the write's rows were not sorted")
+                    done.add(directory)
+                    current = DataFiles(location, directory, encode_line, task.indexes.get(directory, 1))
+                current.add(event, seq)
+        if current is not None:
+            written.extend(current.close())
+    except BaseException:
+        if current is not None:
+            current.abort()  # its file in progress; the files put before are past the index files, unread
+        raise
     yield _files_batch(written)
 
 

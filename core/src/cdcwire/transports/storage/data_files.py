@@ -1,14 +1,19 @@
 """A written layout's data files, and the small files that publish them.
 
-A :class:`DataFile` is one data directory's file: its rows come in (in commit ts order, then
-input order), encoded as they come (csv records by :class:`CsvEncoder`, canal-json lines by the
-caller's encoder), and it is put whole, as ``CDC<index>``: index 1 in a new directory, and in
-one the layout already has, the one after its index file's (:func:`next_indexes`), as TiCDC's
-writer counts on, so a write never replaces a file a reader reads. Nothing reads it until its
-directory's index file names it, so data files go first, wherever they are written (Spark:
-each task its own), and :func:`publish` then writes what makes them part of the layout, in
-TiCDC's order: the schema files, each directory's index file, and the root checkpoint last. A write that fails before
-the checkpoint leaves a layout that reads up to its old one.
+:class:`DataFiles` writes one data directory's files: its rows come in (in commit ts order,
+then input order), encoded as they come (csv records by :class:`CsvEncoder`, canal-json lines
+by the caller's encoder) and streamed into ``CDC<index>`` through the storage's
+:class:`~cdcwire.large_messages.storage.ObjectWriter`, so a directory's data is never in
+memory. At ``file-size`` bytes the next row starts the next index (TiCDC's rotation): a file
+never goes past ``file-size`` unless one row alone does, and that row has a file of its own;
+a row is never split. The first index is 1 in a new directory, and in one the layout already
+has, the one after its index file's (:func:`next_indexes`), as TiCDC's writer counts on, so a
+write never replaces a file a reader reads. Nothing reads a data file until its directory's
+index file names it (the last of the directory's files), so data files go first, wherever they
+are written (Spark: each task its own), and :func:`publish` then writes what makes them part
+of the layout, in TiCDC's order: the schema files, each directory's index file, and the root
+checkpoint last. A write that fails before the checkpoint leaves a layout that reads up to its
+old one; its data files past the index files are not read, and the next write writes over them.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
 from ...events import Column, RowChangedEvent
+from ...large_messages.storage import ObjectWriter
 from .csv_encoding import CsvEncoder
 from .layout import read_checkpoint
 from .location import StorageLocation
@@ -79,18 +85,28 @@ class WrittenFile:
     first: FirstRow
 
 
-class DataFile:
-    """One data directory's file, encoded as its rows are added."""
+@dataclass(slots=True)
+class _OpenFile:
+    """The data file being written: its writer, name, rows so far and first row."""
+
+    writer: ObjectWriter
+    name: str
+    first: FirstRow
+    rows: int = 0
+
+
+class DataFiles:
+    """One data directory's files, written as its rows are added (see the module's text)."""
 
     def __init__(self, location: StorageLocation, directory: DataDir, encode_line: Optional[LineEncoder],
                  index: int = 1) -> None:
         self.location = location
         self.directory = directory
-        self.index = index
+        self.index = index  # the next file's
         self.encode_line = encode_line
-        self.parts: list[bytes] = []
-        self.rows = 0
-        self.first: Optional[FirstRow] = None
+        self.file_size: int = location["file-size"]
+        self.written: list[WrittenFile] = []
+        self.open: Optional[_OpenFile] = None
         if location.protocol == "csv":
             options = csv_options(location)
             self.csv: Optional[CsvEncoder] = CsvEncoder(options, location["binary-encoding-method"])
@@ -102,24 +118,44 @@ class DataFile:
 
     def add(self, row: RowChangedEvent, seq: int) -> None:
         """Add ``row`` (``seq``: its input order), after every row added before it in commit ts order."""
-        if self.first is None:
-            self.first = FirstRow(row.commit_ts, seq, row.image)
-            if self.header and self.csv is not None:
-                self.parts.append(self.csv.header(c.name for c in row.image).encode("utf-8"))
         if self.csv is not None:
-            self.parts.append(self.csv.encode(row).encode("utf-8"))
+            data = self.csv.encode(row).encode("utf-8")
         else:
-            self.parts.append(self.encode_line(row) + self.terminator)  # type: ignore[misc]
-        self.rows += 1
+            data = self.encode_line(row) + self.terminator  # type: ignore[misc]
+        current = self.open
+        if current is not None and current.writer.bytes + len(data) > self.file_size:
+            self._finish()
+            current = None
+        if current is None:
+            current = self._start(FirstRow(row.commit_ts, seq, row.image))
+        current.writer.write(data)
+        current.rows += 1
 
-    def write(self) -> WrittenFile:
-        """Put the file whole (it is not read until :func:`publish` writes its index file)."""
-        assert self.first is not None, "a data file has at least one row"
+    def close(self) -> list[WrittenFile]:
+        """Put the last file in place; the directory's files, in index order (none without rows)."""
+        if self.open is not None:
+            self._finish()
+        return self.written
+
+    def abort(self) -> None:
+        """Give up the file being written (the write failed): nothing of it is left."""
+        if self.open is not None:
+            self.open.writer.abort()
+            self.open = None
+
+    def _start(self, first: FirstRow) -> _OpenFile:
         name = data_file_name(self.location, self.index)
-        data = b"".join(self.parts)
-        self.location.storage.put(f"{self.directory.path()}/{name}", data)
-        self.parts = []
-        return WrittenFile(self.directory, name, self.rows, len(data), self.first)
+        self.index += 1
+        self.open = _OpenFile(self.location.storage.writer(f"{self.directory.path()}/{name}"), name, first)
+        if self.header and self.csv is not None:
+            self.open.writer.write(self.csv.header(c.name for c in first.image).encode("utf-8"))
+        return self.open
+
+    def _finish(self) -> None:
+        done, self.open = self.open, None
+        assert done is not None
+        done.writer.commit()
+        self.written.append(WrittenFile(self.directory, done.name, done.rows, done.writer.bytes, done.first))
 
 
 def first_images(files: Iterable[WrittenFile]) -> dict[VersionKey, tuple[Column, ...]]:
@@ -138,14 +174,17 @@ def first_images(files: Iterable[WrittenFile]) -> dict[VersionKey, tuple[Column,
 def publish(location: StorageLocation, schema_files: Iterable[tuple[str, SchemaFile]],
             files: Iterable[WrittenFile], checkpoint: int) -> int:
     """Make the written data files part of the layout: schema files, then each directory's index
-    file (in layout order), then the root checkpoint, which never moves back (a write of older
-    events into a layout keeps its newer checkpoint, or the newer data would no longer be read).
-    Returns the checkpoint written."""
+    file (in layout order, naming the directory's last file), then the root checkpoint, which
+    never moves back (a write of older events into a layout keeps its newer checkpoint, or the
+    newer data would no longer be read). Returns the checkpoint written."""
     storage = location.storage
     for path, sf in schema_files:
         storage.put(path, sf.marshal())
-    for f in sorted(files, key=lambda f: f.directory.sort_key()):
-        storage.put(index_file_path(f.directory), (f.name + "\n").encode())
+    last: dict[DataDir, str] = {}
+    for f in files:  # a directory's files have names of one width: the last is the greatest
+        last[f.directory] = max(last.get(f.directory, f.name), f.name)
+    for directory in sorted(last, key=DataDir.sort_key):
+        storage.put(index_file_path(directory), (last[directory] + "\n").encode())
     try:
         checkpoint = max(checkpoint, read_checkpoint(storage))
     except LayoutError:  # no checkpoint yet (or a damaged one, which this write replaces)

@@ -5,8 +5,9 @@ The rules are shared with the Spark writer (``cdcwire.spark.write`` of a layout)
 versions, directories and schema files in :mod:`.table_versions`, data files and the order
 of publication in :mod:`.data_files`. Here the events are all in hand: the DDLs and each
 table's first row commit ts make the plan, every row goes to its directory, each
-directory's rows (in commit ts order, then input order) make one data file ``CDC<index>``
-(``file-index-digit`` digits; the next index in a directory the layout has), and
+directory's rows (in commit ts order, then input order) are encoded into its data files
+``CDC<index>`` as they come (``file-index-digit`` digits; the next index in a directory the
+layout has; the next file at ``file-size`` bytes: :class:`~.data_files.DataFiles`), and
 :func:`~.data_files.publish` writes the schema files, the index files and the root checkpoint
 (the newest resolved ts, else the newest commit ts), so a write that fails part way leaves a
 layout a reader reads up to its old checkpoint.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from .data_files import DataFile, LineEncoder, checkpoint_ts, first_images, next_indexes, publish
+from .data_files import DataFiles, LineEncoder, WrittenFile, checkpoint_ts, first_images, next_indexes, publish
 from .location import StorageLocation
 from .paths import DataDir
 from .table_versions import TableKey, TablePlan
@@ -46,11 +47,15 @@ def write_layout(
     for seq, row in sorted(rows, key=lambda item: item[1].commit_ts):  # stable: input order at one ts
         directories.setdefault(plan.data_dir(location, row), []).append((seq, row))
     indexes = next_indexes(location)
-    written = []
+    written: list[WrittenFile] = []
     for directory in sorted(directories, key=DataDir.sort_key):
-        data_file = DataFile(location, directory, encode_line, indexes.get(directory, 1))
-        for seq, row in directories[directory]:
-            data_file.add(row, seq)
-        written.append(data_file.write())
+        files = DataFiles(location, directory, encode_line, indexes.get(directory, 1))
+        try:
+            for seq, row in directories[directory]:
+                files.add(row, seq)
+            written.extend(files.close())
+        except BaseException:
+            files.abort()
+            raise
     publish(location, plan.schema_files(first_images(written)), written, checkpoint_ts(resolved, newest))
     return len(rows)

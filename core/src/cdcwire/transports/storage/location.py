@@ -61,7 +61,8 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("enable-tidb-extension", "bool", True, "canal-json rows carry _tidb.commitTs (the consumer needs it)"),
     Parameter("worker-count", "int", 16, "TiCDC's write side; not used to read", minimum=1),
     Parameter("flush-interval", "str", "5s", "TiCDC's write side; not used to read"),
-    Parameter("file-size", "int", 64 << 20, "TiCDC's write side; not used to read", minimum=1),
+    Parameter("file-size", "int", 64 << 20, "bytes of a written data file: a row that would take a file past it"
+              " starts the next CDC<index> (a larger row gets a file of its own); not used to read", minimum=1),
 )
 _DECLARED = {p.name: p for p in PARAMETERS}
 _SECRETS = ("access-key", "secret-access-key", "session-token")
