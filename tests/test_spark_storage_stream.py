@@ -1,0 +1,235 @@
+"""``spark.readStream.format("cdcwire-storage")``: a TiCDC storage-sink layout as a stream.
+
+What the stream must promise: it gives what a batch read of the layout gives; files TiCDC
+writes later (more files in a directory, a new partition directory, a new table version) come in
+a later micro-batch, exactly once; rows past the checkpoint wait for a checkpoint that passes
+them; a query restarted from its checkpoint re-plans an unfinished batch exactly and goes on;
+``materialize_stream`` of a layout gives the tables an in-order replay gives.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import cdcwire
+from cdcwire import spark as cs
+from cdcwire.errors import CdcwireError
+from cdcwire.spark.reader.storage_stream_source import StorageLayoutStreamReader
+from test_spark_materialize_storage import (
+    TiCDC, first_layout, materialized, replayed, second_files, third_files, uri_of,
+)
+from test_storage_read import CREATE_ORDERS, order, user
+
+
+def stream(spark, uri: str, **options: str):
+    cs.register_data_sources(spark)
+    reader = spark.readStream.format("cdcwire-storage").option("source-uri", uri)
+    for name, value in options.items():
+        reader = reader.option(name, value)
+    return reader.load()
+
+
+def run_available_now(df, checkpoint: Path, batches: dict[int, list[str]]) -> None:
+    """Everything available now, each micro-batch's rows kept in ``batches`` by batch id."""
+    def keep(batch, batch_id: int) -> None:
+        batches[batch_id] = rows(batch)
+
+    query = df.writeStream.foreachBatch(keep).option("checkpointLocation", str(checkpoint))
+    query = query.trigger(availableNow=True).start()
+    query.awaitTermination(300)
+    assert not query.isActive, "an availableNow query ends by itself"
+    if query.exception() is not None:
+        raise query.exception()
+
+
+def rows(df) -> list[str]:
+    """The rows as sorted JSON texts: a multiset compared in Python (these frames are small)."""
+    return sorted(json.dumps(r.asDict(recursive=True), sort_keys=True, default=str) for r in df.collect())
+
+
+def resolved_ts(texts: list[str]) -> list[int]:
+    return sorted(json.loads(t)["commit_ts"] for t in texts if json.loads(t)["kind"] == "resolved")
+
+
+def without_resolved(texts: list[str]) -> list[str]:
+    return sorted(t for t in texts if json.loads(t)["kind"] != "resolved")
+
+
+def users_ids(texts: list[str]) -> set[tuple[int, int]]:
+    """(commit ts, id) of the users rows."""
+    found = set()
+    for t in texts:
+        e = json.loads(t)
+        if e["table"] == "users" and e["kind"] in ("insert", "update"):
+            found.add((e["commit_ts"], int(next(c["value"] for c in e["columns"] if c["name"] == "id"))))
+    return found
+
+
+def test_an_available_now_stream_gives_the_events_a_batch_read_gives(spark, tmp_path: Path) -> None:
+    uri = uri_of(tmp_path / "layout")
+    first_layout(tmp_path / "layout")
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    assert [b for b in batches.values() if b] and sorted(sum(batches.values(), [])) == rows(cs.read(spark, uri))
+
+
+def test_files_written_after_a_batch_come_in_the_next_batch_exactly_once(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    second_files(ticdc)  # more files in a directory, a new partition directory, the checkpoint at 290
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    third_files(ticdc)  # a new table version with an ADD COLUMN, the checkpoint at 350
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    streamed = sum(batches.values(), [])
+    assert resolved_ts(streamed) == [250, 290, 350]  # one micro-batch per checkpoint
+    assert without_resolved(streamed) == without_resolved(rows(cs.read(spark, uri)))
+    second, third = batches[1], batches[2]
+    assert any('"table": "orders"' in t and "app/orders/105/62/" in t for t in second)  # the new partition
+    ddls = [json.loads(t) for t in third if json.loads(t)["kind"] == "ddl"]
+    assert [(d["commit_ts"], d["query"]) for d in ddls] == [(310, "ALTER TABLE users ADD COLUMN email VARCHAR(40)")]
+
+
+def test_rows_past_the_checkpoint_come_only_after_the_checkpoint_passes_them(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)  # eve (260) is written, the checkpoint is at 250
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    assert (260, 5) not in users_ids(batches[0])
+    ticdc.layout.checkpoint(270)  # no new file: the checkpoint passes eve
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    assert users_ids(batches[1]) == {(260, 5)} and resolved_ts(batches[1]) == [270]
+
+
+def test_a_query_restarted_from_its_checkpoint_replans_its_unfinished_batch_and_goes_on(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    second_files(ticdc)
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    finished = dict(batches)
+    (tmp_path / "ck" / "commits" / "1").unlink()  # batch 1 planned, its end recorded, but never committed
+    third_files(ticdc)  # TiCDC writes on meanwhile
+    batches.clear()
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    assert sorted(batches) == [1, 2] and batches[1] == finished[1]  # the same files, nothing of the new ones
+    streamed = finished[0] + batches[1] + batches[2]
+    assert without_resolved(streamed) == without_resolved(rows(cs.read(spark, uri)))
+
+
+def test_partitions_are_a_pure_function_of_the_two_offsets(tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    reader = StorageLayoutStreamReader({"source-uri": uri})
+    start = reader.initialOffset()
+    end = reader.latestOffset(start, None)
+    planned = reader.partitions(start, end)
+    second_files(ticdc)
+    third_files(ticdc)
+    assert reader.partitions(start, end) == planned and reader.latestOffset(start, None) != end
+    assert reader.partitions(end, end) == []
+
+
+def test_an_unmoved_checkpoint_keeps_the_offset_without_listing(tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    reader = StorageLayoutStreamReader({"source-uri": uri})
+    end = reader.latestOffset(reader.initialOffset(), None)
+    ticdc.file("app/users/200", [user(300, 8, "gil", 20)])  # written, but the checkpoint has not moved
+    shutil.rmtree(root / "app" / "orders")  # a listing would now miss these directories
+    assert reader.latestOffset(end, None) == end
+
+
+def test_starting_offsets_latest_gives_only_what_comes_after_the_checkpoint(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri, startingOffsets="latest"), tmp_path / "ck", batches)
+    assert batches == {}
+    second_files(ticdc)
+    run_available_now(stream(spark, uri, startingOffsets="latest"), tmp_path / "ck", batches)
+    assert users_ids(batches[0]) == {(260, 5), (270, 3), (280, 6)} and resolved_ts(batches[0]) == [290]
+
+
+def test_a_table_filter_gives_only_its_tables_events(spark, tmp_path: Path) -> None:
+    uri = uri_of(tmp_path / "layout")
+    first_layout(tmp_path / "layout")
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri, tables="app.orders"), tmp_path / "ck", batches)
+    tables = {json.loads(t)["table"] for t in sum(batches.values(), []) if json.loads(t)["kind"] != "resolved"}
+    assert tables == {"orders"}
+
+
+@pytest.mark.parametrize("fmt", ["parquet"])
+def test_materialize_stream_of_a_layout_equals_an_in_order_replay(spark, tmp_path: Path, fmt: str) -> None:
+    root, out = tmp_path / "layout", tmp_path / "tables"
+    ticdc, uri = first_layout(root), uri_of(root)
+
+    def run() -> None:
+        query = cs.materialize_stream(stream(spark, uri), uri, str(out), str(tmp_path / "ck"), format=fmt,
+                                      trigger={"availableNow": True})
+        query.awaitTermination(300)
+        if query.exception() is not None:
+            raise query.exception()
+
+    run()
+    assert materialized(out, fmt) == replayed(uri)
+    second_files(ticdc)
+    run()
+    assert materialized(out, fmt) == replayed(uri)
+    third_files(ticdc)
+    run()
+    assert materialized(out, fmt) == replayed(uri)
+
+
+def test_materialize_stream_of_a_csv_layout_without_commit_ts_is_refused_naming_the_parameter(spark, tmp_path):
+    uri = f"local://{tmp_path}/layout?protocol=csv"
+    cdcwire.write_storage(uri, [CREATE_ORDERS, order(115, 7, 61)])
+    with pytest.raises(CdcwireError, match="needs each row's commit ts.*give include-commit-ts=true"):
+        cs.materialize_stream(stream(spark, uri), uri, str(tmp_path / "tables"), str(tmp_path / "ck"))
+
+
+def test_an_option_of_topics_is_refused_naming_the_options_a_layout_stream_takes(spark, tmp_path: Path) -> None:
+    uri = uri_of(tmp_path / "layout")
+    first_layout(tmp_path / "layout")
+    with pytest.raises(Exception, match=r"format\('cdcwire-storage'\) has no option 'maxoffsetspertrigger'; it takes"
+                                        r" source-uri, startingOffsets, tables"):
+        run_available_now(stream(spark, uri, maxOffsetsPerTrigger="10"), tmp_path / "ck", {})
+
+
+def test_a_batch_option_is_refused_saying_where_a_stream_starts(spark, tmp_path: Path) -> None:
+    uri = uri_of(tmp_path / "layout")
+    first_layout(tmp_path / "layout")
+    with pytest.raises(Exception, match=r"option 'since' is for batch reads of a storage-sink layout; a stream starts"
+                                        r" where startingOffsets says"):
+        run_available_now(stream(spark, uri, since='{"checkpoint": 1, "files": {}}'), tmp_path / "ck", {})
+
+
+def test_a_checkpoint_that_moved_back_fails_the_query_in_one_line(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    ticdc, uri = first_layout(root), uri_of(root)
+    run_available_now(stream(spark, uri), tmp_path / "ck", {})
+    ticdc.layout.checkpoint(200)  # written again from scratch, or another changefeed's
+    with pytest.raises(Exception, match=r"checkpoint 200 is behind 250, which an earlier read reached: the layout was"
+                                        r" written again \(or is another changefeed's\); read it with a new"
+                                        r" checkpointLocation"):
+        run_available_now(stream(spark, uri), tmp_path / "ck", {})
+
+
+def test_a_stream_that_starts_later_takes_a_layout_written_before_and_after(spark, tmp_path: Path) -> None:
+    root = tmp_path / "layout"
+    uri = uri_of(root)
+    cdcwire.write_storage(uri, [CREATE_ORDERS, order(115, 7, 61)])
+    batches: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    ticdc = TiCDC(root)
+    ticdc.file("app/orders/105/61", [order(130, 8, 61)])
+    ticdc.layout.checkpoint(130)
+    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
+    assert [json.loads(t)["commit_ts"] for t in without_resolved(batches[1])] == [130]
