@@ -20,7 +20,7 @@ from cdcwire import spark as cs
 from cdcwire.errors import CdcwireError
 from cdcwire.spark.reader.storage_stream_source import StorageLayoutStreamReader
 from test_spark_materialize_storage import (
-    TiCDC, first_layout, materialized, replayed, second_files, third_files, uri_of,
+    first_layout, materialized, replayed, second_files, third_files, uri_of,
 )
 from test_storage_read import CREATE_ORDERS, order, user
 
@@ -46,13 +46,29 @@ def run_available_now(df, checkpoint: Path, batches: dict[int, list[str]]) -> No
         raise query.exception()
 
 
+def following(df, checkpoint: Path, batches: dict[int, list[str]]):
+    """A running query, triggered every 200 ms, each micro-batch's rows kept in ``batches``;
+    ``query.processAllAvailable()`` waits until it has read what the layout holds."""
+    def keep(batch, batch_id: int) -> None:
+        batches[batch_id] = rows(batch)
+
+    query = df.writeStream.foreachBatch(keep).option("checkpointLocation", str(checkpoint))
+    return query.trigger(processingTime="200 milliseconds").start()
+
+
+def caught_up(query) -> None:
+    query.processAllAvailable()
+    if query.exception() is not None:
+        raise query.exception()
+
+
 def rows(df) -> list[str]:
     """The rows as sorted JSON texts: a multiset compared in Python (these frames are small)."""
     return sorted(json.dumps(r.asDict(recursive=True), sort_keys=True, default=str) for r in df.collect())
 
 
 def resolved_ts(texts: list[str]) -> list[int]:
-    return sorted(json.loads(t)["commit_ts"] for t in texts if json.loads(t)["kind"] == "resolved")
+    return sorted(int(json.loads(t)["commit_ts"]) for t in texts if json.loads(t)["kind"] == "resolved")
 
 
 def without_resolved(texts: list[str]) -> list[str]:
@@ -65,7 +81,7 @@ def users_ids(texts: list[str]) -> set[tuple[int, int]]:
     for t in texts:
         e = json.loads(t)
         if e["table"] == "users" and e["kind"] in ("insert", "update"):
-            found.add((e["commit_ts"], int(next(c["value"] for c in e["columns"] if c["name"] == "id"))))
+            found.add((int(e["commit_ts"]), int(next(c["value"] for c in e["columns"] if c["name"] == "id"))))
     return found
 
 
@@ -81,46 +97,51 @@ def test_files_written_after_a_batch_come_in_the_next_batch_exactly_once(spark, 
     root = tmp_path / "layout"
     ticdc, uri = first_layout(root), uri_of(root)
     batches: dict[int, list[str]] = {}
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    second_files(ticdc)  # more files in a directory, a new partition directory, the checkpoint at 290
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    third_files(ticdc)  # a new table version with an ADD COLUMN, the checkpoint at 350
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    streamed = sum(batches.values(), [])
-    assert resolved_ts(streamed) == [250, 290, 350]  # one micro-batch per checkpoint
-    assert without_resolved(streamed) == without_resolved(rows(cs.read(spark, uri)))
-    second, third = batches[1], batches[2]
-    assert any('"table": "orders"' in t and "app/orders/105/62/" in t for t in second)  # the new partition
-    ddls = [json.loads(t) for t in third if json.loads(t)["kind"] == "ddl"]
-    assert [(d["commit_ts"], d["query"]) for d in ddls] == [(310, "ALTER TABLE users ADD COLUMN email VARCHAR(40)")]
+    query = following(stream(spark, uri), tmp_path / "ck", batches)
+    try:
+        caught_up(query)
+        second_files(ticdc)  # more files in a directory, a new partition directory, the checkpoint at 290
+        caught_up(query)
+        third_files(ticdc)  # a new table version with an ADD COLUMN, the checkpoint at 350
+        caught_up(query)
+    finally:
+        query.stop()
+    streamed = [batches[i] for i in sorted(batches)]
+    assert [resolved_ts(b) for b in streamed] == [[250], [290], [350]]  # one micro-batch per checkpoint
+    assert without_resolved(sum(streamed, [])) == without_resolved(rows(cs.read(spark, uri)))
+    assert any('"table": "orders"' in t and "app/orders/105/62/" in t for t in streamed[1])  # the new partition
+    ddls = [json.loads(t) for t in streamed[2] if json.loads(t)["kind"] == "ddl"]
+    assert [(int(d["commit_ts"]), d["query"]) for d in ddls] == [(310, "ALTER TABLE users ADD COLUMN email VARCHAR(40)")]
 
 
 def test_rows_past_the_checkpoint_come_only_after_the_checkpoint_passes_them(spark, tmp_path: Path) -> None:
     root = tmp_path / "layout"
     ticdc, uri = first_layout(root), uri_of(root)  # eve (260) is written, the checkpoint is at 250
     batches: dict[int, list[str]] = {}
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    assert (260, 5) not in users_ids(batches[0])
-    ticdc.layout.checkpoint(270)  # no new file: the checkpoint passes eve
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    assert users_ids(batches[1]) == {(260, 5)} and resolved_ts(batches[1]) == [270]
+    query = following(stream(spark, uri), tmp_path / "ck", batches)
+    try:
+        caught_up(query)
+        assert (260, 5) not in users_ids(sum(batches.values(), []))
+        ticdc.layout.checkpoint(270)  # no new file: the checkpoint passes eve
+        caught_up(query)
+    finally:
+        query.stop()
+    last = batches[max(batches)]
+    assert users_ids(last) == {(260, 5)} and resolved_ts(last) == [270]
 
 
 def test_a_query_restarted_from_its_checkpoint_replans_its_unfinished_batch_and_goes_on(spark, tmp_path: Path) -> None:
     root = tmp_path / "layout"
     ticdc, uri = first_layout(root), uri_of(root)
-    batches: dict[int, list[str]] = {}
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    second_files(ticdc)
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    finished = dict(batches)
-    (tmp_path / "ck" / "commits" / "1").unlink()  # batch 1 planned, its end recorded, but never committed
-    third_files(ticdc)  # TiCDC writes on meanwhile
-    batches.clear()
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    assert sorted(batches) == [1, 2] and batches[1] == finished[1]  # the same files, nothing of the new ones
-    streamed = finished[0] + batches[1] + batches[2]
-    assert without_resolved(streamed) == without_resolved(rows(cs.read(spark, uri)))
+    first: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", first)
+    for name in ("0", ".0.crc"):  # batch 0 planned, its end recorded, but never committed
+        (tmp_path / "ck" / "commits" / name).unlink()
+    second_files(ticdc)  # TiCDC writes on meanwhile
+    again: dict[int, list[str]] = {}
+    run_available_now(stream(spark, uri), tmp_path / "ck", again)
+    assert sorted(again) == [0, 1] and again[0] == first[0]  # the same files, nothing of the new ones
+    assert without_resolved(again[0] + again[1]) == without_resolved(rows(cs.read(spark, uri)))
 
 
 def test_partitions_are_a_pure_function_of_the_two_offsets(tmp_path: Path) -> None:
@@ -150,11 +171,16 @@ def test_starting_offsets_latest_gives_only_what_comes_after_the_checkpoint(spar
     root = tmp_path / "layout"
     ticdc, uri = first_layout(root), uri_of(root)
     batches: dict[int, list[str]] = {}
-    run_available_now(stream(spark, uri, startingOffsets="latest"), tmp_path / "ck", batches)
-    assert batches == {}
-    second_files(ticdc)
-    run_available_now(stream(spark, uri, startingOffsets="latest"), tmp_path / "ck", batches)
-    assert users_ids(batches[0]) == {(260, 5), (270, 3), (280, 6)} and resolved_ts(batches[0]) == [290]
+    query = following(stream(spark, uri, startingOffsets="latest"), tmp_path / "ck", batches)
+    try:
+        caught_up(query)
+        assert sum(batches.values(), []) == []
+        second_files(ticdc)
+        caught_up(query)
+    finally:
+        query.stop()
+    streamed = sum(batches.values(), [])
+    assert users_ids(streamed) == {(260, 5), (270, 3), (280, 6)} and resolved_ts(streamed) == [290]
 
 
 def test_a_table_filter_gives_only_its_tables_events(spark, tmp_path: Path) -> None:
@@ -166,26 +192,20 @@ def test_a_table_filter_gives_only_its_tables_events(spark, tmp_path: Path) -> N
     assert tables == {"orders"}
 
 
-@pytest.mark.parametrize("fmt", ["parquet"])
-def test_materialize_stream_of_a_layout_equals_an_in_order_replay(spark, tmp_path: Path, fmt: str) -> None:
+def test_materialize_stream_of_a_layout_equals_an_in_order_replay(spark, tmp_path: Path) -> None:
     root, out = tmp_path / "layout", tmp_path / "tables"
     ticdc, uri = first_layout(root), uri_of(root)
-
-    def run() -> None:
-        query = cs.materialize_stream(stream(spark, uri), uri, str(out), str(tmp_path / "ck"), format=fmt,
-                                      trigger={"availableNow": True})
-        query.awaitTermination(300)
-        if query.exception() is not None:
-            raise query.exception()
-
-    run()
-    assert materialized(out, fmt) == replayed(uri)
-    second_files(ticdc)
-    run()
-    assert materialized(out, fmt) == replayed(uri)
-    third_files(ticdc)
-    run()
-    assert materialized(out, fmt) == replayed(uri)
+    query = cs.materialize_stream(stream(spark, uri), uri, str(out), str(tmp_path / "ck"),
+                                  trigger={"processingTime": "200 milliseconds"})
+    try:
+        caught_up(query)
+        assert materialized(out, "parquet") == replayed(uri)
+        second_files(ticdc)  # a replayed file going on, a new partition directory, rows past the checkpoint
+        third_files(ticdc)  # a new table version adding a column, a delete in a partition
+        caught_up(query)
+        assert materialized(out, "parquet") == replayed(uri)
+    finally:
+        query.stop()
 
 
 def test_materialize_stream_of_a_csv_layout_without_commit_ts_is_refused_naming_the_parameter(spark, tmp_path):
@@ -211,25 +231,16 @@ def test_a_batch_option_is_refused_saying_where_a_stream_starts(spark, tmp_path:
         run_available_now(stream(spark, uri, since='{"checkpoint": 1, "files": {}}'), tmp_path / "ck", {})
 
 
-def test_a_checkpoint_that_moved_back_fails_the_query_in_one_line(spark, tmp_path: Path) -> None:
+def test_a_checkpoint_that_moved_back_fails_the_query_saying_to_start_afresh(spark, tmp_path: Path) -> None:
     root = tmp_path / "layout"
     ticdc, uri = first_layout(root), uri_of(root)
-    run_available_now(stream(spark, uri), tmp_path / "ck", {})
-    ticdc.layout.checkpoint(200)  # written again from scratch, or another changefeed's
-    with pytest.raises(Exception, match=r"checkpoint 200 is behind 250, which an earlier read reached: the layout was"
-                                        r" written again \(or is another changefeed's\); read it with a new"
-                                        r" checkpointLocation"):
-        run_available_now(stream(spark, uri), tmp_path / "ck", {})
-
-
-def test_a_stream_that_starts_later_takes_a_layout_written_before_and_after(spark, tmp_path: Path) -> None:
-    root = tmp_path / "layout"
-    uri = uri_of(root)
-    cdcwire.write_storage(uri, [CREATE_ORDERS, order(115, 7, 61)])
-    batches: dict[int, list[str]] = {}
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    ticdc = TiCDC(root)
-    ticdc.file("app/orders/105/61", [order(130, 8, 61)])
-    ticdc.layout.checkpoint(130)
-    run_available_now(stream(spark, uri), tmp_path / "ck", batches)
-    assert [json.loads(t)["commit_ts"] for t in without_resolved(batches[1])] == [130]
+    query = following(stream(spark, uri), tmp_path / "ck", {})
+    try:
+        caught_up(query)
+        ticdc.layout.checkpoint(200)  # written again from scratch, or another changefeed's
+        with pytest.raises(Exception, match=r"checkpoint 200 is behind 250, which an earlier read reached: the layout"
+                                            r" was written again \(or is another changefeed's\); read it with a new"
+                                            r" checkpointLocation"):
+            query.awaitTermination(120)
+    finally:
+        query.stop()
