@@ -81,7 +81,7 @@ def users_ids(texts: list[str]) -> set[tuple[int, int]]:
     for t in texts:
         e = json.loads(t)
         if e["table"] == "users" and e["kind"] in ("insert", "update"):
-            found.add((int(e["commit_ts"]), int(next(c["value"] for c in e["columns"] if c["name"] == "id"))))
+            found.add((int(e["commit_ts"]), int(next(c["value"]["int"] for c in e["columns"] if c["name"] == "id"))))
     return found
 
 
