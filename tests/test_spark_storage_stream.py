@@ -244,3 +244,15 @@ def test_a_checkpoint_that_moved_back_fails_the_query_saying_to_start_afresh(spa
             query.awaitTermination(120)
     finally:
         query.stop()
+
+
+def test_a_csv_layout_without_commit_ts_is_refused_by_the_stream_naming_the_parameter(tmp_path: Path) -> None:
+    with pytest.raises(CdcwireError, match=r"a stream of a storage-sink layout needs each row's commit ts.*"
+                                           r"give include-commit-ts=true"):
+        StorageLayoutStreamReader({"source-uri": f"local://{tmp_path}?protocol=csv"})
+
+
+def test_a_starting_offset_other_than_earliest_or_latest_is_refused_in_one_line(tmp_path: Path) -> None:
+    with pytest.raises(CdcwireError, match=r"^option startingOffsets of a storage-sink layout is earliest or latest;"
+                                           r" got '\{\"app\": 1\}'$"):
+        StorageLayoutStreamReader({"source-uri": uri_of(tmp_path), "startingOffsets": '{"app": 1}'})
