@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_skip_damaged(p, "input")
     p.add_argument(
         "--stream", action="store_true",
-        help="with a source URI: keep transcoding as the source is written (a streaming query), until Ctrl-C",
+        help="with a source URI (a topic, or a storage-sink layout): keep transcoding as the source is written"
+        " (a streaming query), until Ctrl-C",
     )
     p.add_argument("--checkpoint", help="with --stream: the query's checkpoint directory (a restart continues from it)")
     p.add_argument("--trigger-seconds", type=float, default=0.0,
@@ -134,12 +135,24 @@ def _run_stream(args: argparse.Namespace, cs, sink, from_source: bool) -> int:
     import sys
     import threading
 
+    from ..transports.storage.location import is_storage_uri, shown_uri
+
     if not from_source:
-        raise CdcwireError("run --stream needs a source URI as --input (kafka://... or file://...?protocol=...)")
+        raise CdcwireError("run --stream needs a source URI as --input (kafka://... or file://...?protocol=..., or a"
+                           " storage-sink layout: s3://... or local:///dir?protocol=...)")
     if not args.checkpoint:
         raise CdcwireError("run --stream needs --checkpoint DIR: a restarted run continues from it")
+    layout = is_storage_uri(args.input)
+    if layout:
+        given = [flag for flag, value in (("--topics", args.topics), ("--max-offsets-per-trigger",
+                 args.max_offsets_per_trigger), ("--dead-letter", args.dead_letter)) if value]
+        if given:
+            raise CdcwireError(
+                f"{given[0]} does not apply to a storage-sink layout ({shown_uri(args.input)}): its stream reads the"
+                " files of each checkpoint whole, and a damaged file fails the run naming it; leave it out"
+            )
     spark = session_for(args)
-    reader = spark.readStream.format("cdcwire").option("source-uri", args.input)
+    reader = spark.readStream.format("cdcwire-storage" if layout else "cdcwire").option("source-uri", args.input)
     if args.topics:
         reader = reader.option("topics", args.topics)
     if args.max_offsets_per_trigger:

@@ -45,11 +45,8 @@ def read_layout_since(spark: SparkSession, location: StorageLocation, uri: str, 
     checkpoint = read_checkpoint(location.storage)
     if since is not None and checkpoint == since.checkpoint:
         return LayoutRead(None, since)
-    if since is not None and checkpoint < since.checkpoint:
-        raise CdcwireError(
-            f"{location.display()}: checkpoint {checkpoint} is behind {since.checkpoint}, which an earlier read reached:"
-            " the layout was written again (or is another changefeed's); read it into a new output directory"
-        )
+    if since is not None:
+        refuse_going_back(location, checkpoint, since, "read it into a new output directory")
     shot = snapshot(location, checkpoint, since)
     if tables:
         shot = shot.of_tables(TableFilter.of(tables).matches)
@@ -62,3 +59,13 @@ def read_layout_since(spark: SparkSession, location: StorageLocation, uri: str, 
         reader = reader.option("tables", tables)
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
         return LayoutRead(reader.load(), until)
+
+
+def refuse_going_back(location: StorageLocation, checkpoint: int, since: LayoutPosition, remedy: str) -> None:
+    """A checkpoint behind the one an earlier read reached: the layout was written again, or
+    is another changefeed's; one line, ending with ``remedy``."""
+    if checkpoint < since.checkpoint:
+        raise CdcwireError(
+            f"{location.display()}: checkpoint {checkpoint} is behind {since.checkpoint}, which an earlier read reached:"
+            f" the layout was written again (or is another changefeed's); {remedy}"
+        )

@@ -4,6 +4,8 @@
         # option checkpoint: the ts to read up to (cdcwire.spark.read pins the layout's, once)
         # options since / until: LayoutPosition JSON, the files of a later read (materialize's)
         # option tables: a table filter ("app.*,!app.tmp_*"): other tables' files are not read
+    spark.readStream.format("cdcwire-storage").option("source-uri", uri).load()
+        # a stream, micro-batch by micro-batch as the checkpoint moves: see .storage_stream_source
 
 The driver takes one snapshot of the layout (its schema files and the data files its index
 files vouch for, bounded by the checkpoint) and cuts it per table and partition
@@ -20,59 +22,20 @@ ts): what is at or below it was read before.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Iterator, Optional
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader
 
 from ...errors import SinkURIError
-from ...events import DDLEvent
-from ...storage_reading import line_decoder
 from ...table_filter import TableFilter
-from ...transports.storage.layout import Snapshot, snapshot
+from ...transports.storage.layout import snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition
-from ...transports.storage.replay import Replayer
-from ..rows.arrow_events import events_to_batch
-from ..rows.schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from ..rows.schema import READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
-
-BATCH_EVENTS = 4096
-
-
-@dataclass(frozen=True)
-class LayoutPart(InputPartition):
-    """One part of the snapshot; part 0 holds the DDLs and the resolved event."""
-
-    number: int
-    part: Snapshot
-
-
-def read_part(uri: str, part: LayoutPart, after: int = -1) -> Iterator[pa.RecordBatch]:
-    """The events of one part; ``after``: the checkpoint of an earlier read (its events are not given again)."""
-    location = StorageLocation.parse(uri)
-    first = part.number == 0
-    events: list = []
-    paths: list[str] = []
-    lines: list[int] = []
-    for placed in Replayer(location, line_decoder(location)).events(part.part, after, ddl=first, resolved=first):
-        if isinstance(placed.event, DDLEvent) and placed.event.commit_ts <= after:
-            continue
-        events.append(placed.event)
-        paths.append(placed.place.path)
-        lines.append(placed.place.line or 0)
-        if len(events) >= BATCH_EVENTS:
-            yield _batch(events, paths, lines)
-            events, paths, lines = [], [], []
-    if events:
-        yield _batch(events, paths, lines)
-
-
-def _batch(events: list, paths: list[str], lines: list[int]) -> pa.RecordBatch:
-    extra = {"topic": pa.array(paths, pa.string()), "partition": pa.array([0] * len(events), pa.int32()),
-             "offset": pa.array(lines, pa.int64())}
-    return events_to_batch(events, extra, ARROW_READ_EVENT_SCHEMA)
+from .layout_parts import LayoutPart, read_part
+from .storage_stream_source import StorageLayoutStreamReader
 
 
 class StorageLayoutReader(DataSourceReader):
@@ -88,11 +51,12 @@ class StorageLayoutReader(DataSourceReader):
         shot = snapshot(StorageLocation.parse(self.uri), self.checkpoint, self.since, self.until)
         if self.tables is not None:
             shot = shot.of_tables(self.tables.matches)
-        return [LayoutPart(i, p) for i, p in enumerate(shot.by_table())]
+        after = self.since.checkpoint if self.since is not None else -1
+        return [LayoutPart(i, p, after) for i, p in enumerate(shot.by_table())]
 
     def read(self, partition: LayoutPart) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("reading a storage-sink layout"):  # see job_errors
-            yield from read_part(self.uri, partition, self.since.checkpoint if self.since is not None else -1)
+            yield from read_part(self.uri, partition)
 
 
 class StorageLayoutDataSource(DataSource):
@@ -116,6 +80,10 @@ class StorageLayoutDataSource(DataSource):
         tables = self.options.get("tables")
         return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None, _position(self.options, "since"),
                                    _position(self.options, "until"), TableFilter.of(tables) if tables else None)
+
+    def streamReader(self, schema) -> StorageLayoutStreamReader:
+        """``spark.readStream.format("cdcwire-storage")``: see :mod:`.storage_stream_source`."""
+        return StorageLayoutStreamReader(self.options)
 
 
 def _position(options, name: str) -> Optional[LayoutPosition]:

@@ -29,7 +29,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -190,17 +190,22 @@ def materialize_stream(
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
-    StreamingQuery. The source's offsets are the query's checkpoint; the state keeps the rest."""
+    StreamingQuery. The source's offsets are the query's checkpoint; the state keeps the rest.
+    A storage-sink layout (``spark.readStream.format("cdcwire-storage")``): each micro-batch is
+    released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
-    sink = open_sink(source_uri)
-    has_resolved = _has_resolved(sink)
+    layout = _layout_location(source_uri, None)
+    sink = open_sink(source_uri) if layout is None else None
+    source = redact_url(sink.config.uri) if sink is not None else shown_uri(str(source_uri))
+    has_resolved = _has_resolved(sink) if sink is not None else True
 
     def apply_batch(batch: DataFrame, batch_id: int) -> None:
         state = TablesState.load(out, format)
-        state.source = redact_url(sink.config.uri)
-        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone)
+        state.source = source
+        position = _layout_batch_position(state) if layout is not None else None
+        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position)
 
     writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
     if trigger:
@@ -208,13 +213,31 @@ def materialize_stream(
     return writer.start()
 
 
+def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPosition]:
+    """How a micro-batch of a layout stream finds where it stops: its closing resolved event is
+    the checkpoint it read up to (the release point). The stream's own checkpoint keeps its files;
+    the state keeps the last run's, from which a later ``materialize`` reads again what is above
+    the checkpoint (more than it must, never less)."""
+    def position(events: DataFrame) -> LayoutPosition:
+        ts = events.where(F.col("kind") == "resolved").agg(F.max("commit_ts")).first()[0]
+        if ts is None:
+            raise CdcwireError(
+                "a micro-batch of the storage-sink layout stream holds no resolved event, which says the checkpoint"
+                " it read up to: pass materialize_stream the frame spark.readStream.format('cdcwire-storage') loads,"
+                " unfiltered"
+            )
+        return LayoutPosition.of(int(ts), state.layout.last_read() if state.layout is not None else {})
+    return position
+
+
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
-    time_zone: str = "UTC", layout: Optional[LayoutPosition] = None,
+    time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
 ) -> MaterializeSummary:
     """One run over a frame of events read back (topic, partition, offset): the stages above.
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
-    release point (committed as the state's ``layout`` instead of offsets)."""
+    release point (committed as the state's ``layout`` instead of offsets); or how to find that
+    position in the staged events (a micro-batch of a layout stream)."""
     started = time.monotonic()
     if state.renaming is not None:  # a run killed while it moved Delta tables to their new names
         _finish_moves(out, state)
@@ -229,6 +252,8 @@ def apply_events(
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
         fresh = spark.read.parquet(str(Path(out) / staged))
+        if callable(layout):
+            layout = layout(fresh)
         with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
             return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout)
     finally:
@@ -531,8 +556,8 @@ def _layout_location(source_uri: SinkLike, topics) -> Optional[StorageLocation]:
     location = StorageLocation.parse(str(source_uri))
     if topics is not None:
         raise CdcwireError(f"{location.display()} is a storage-sink layout, read whole: topics do not apply to it")
-    needed = "include-commit-ts" if location.protocol == "csv" else "enable-tidb-extension"
-    if not location[needed]:
+    needed = location.commit_ts_parameter()
+    if needed is not None:
         raise CdcwireError(
             f"{location.display()}: materialize needs each row's commit ts, to order a key's changes and to tell the"
             f" rows an earlier run applied: give {needed}=true (TiCDC must write the layout with it)"

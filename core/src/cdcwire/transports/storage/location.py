@@ -103,6 +103,13 @@ class StorageLocation:
     def __getitem__(self, name: str) -> Any:
         return self.params[name]
 
+    def commit_ts_parameter(self) -> str | None:
+        """The parameter this URI turns off that puts each row's commit ts in the files (None: the
+        rows carry it). A read that continues (materialize, a stream) needs it: the commit ts
+        orders a key's changes and tells the rows read before from the ones not read yet."""
+        needed = "include-commit-ts" if self.protocol == "csv" else "enable-tidb-extension"
+        return None if self.params[needed] else needed
+
     def display(self) -> str:
         """The location for messages: its root as its URI spells it, keys masked."""
         return shown(self.storage)
