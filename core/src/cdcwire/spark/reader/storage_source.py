@@ -37,6 +37,7 @@ from ...transports.storage.replay import Replayer
 from ..rows.arrow_events import events_to_batch
 from ..rows.schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
+from .storage_batch_replay import BatchReplayer
 
 BATCH_EVENTS = 4096
 
@@ -49,14 +50,23 @@ class LayoutPart(InputPartition):
     part: Snapshot
 
 
-def read_part(uri: str, part: LayoutPart, after: int = -1) -> Iterator[pa.RecordBatch]:
-    """The events of one part; ``after``: the checkpoint of an earlier read (its events are not given again)."""
+def read_part(uri: str, part: LayoutPart, after: int = -1, tier: str = "fast") -> Iterator[pa.RecordBatch]:
+    """The events of one part; ``after``: the checkpoint of an earlier read (its events are not
+    given again). ``tier``: ``fast`` reads csv files with :mod:`.storage_csv_batches` where it
+    can, ``reference`` reads every file as ``cdcwire.read_storage`` does (same events)."""
     location = StorageLocation.parse(uri)
     first = part.number == 0
+    replayer = (BatchReplayer if tier == "fast" else Replayer)(location, line_decoder(location))
     events: list = []
     paths: list[str] = []
     lines: list[int] = []
-    for placed in Replayer(location, line_decoder(location)).events(part.part, after, ddl=first, resolved=first):
+    for placed in replayer.events(part.part, after, ddl=first, resolved=first):
+        if isinstance(placed, pa.RecordBatch):
+            if events:
+                yield _batch(events, paths, lines)
+                events, paths, lines = [], [], []
+            yield placed
+            continue
         if isinstance(placed.event, DDLEvent) and placed.event.commit_ts <= after:
             continue
         events.append(placed.event)
