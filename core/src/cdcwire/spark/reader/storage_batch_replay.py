@@ -98,8 +98,7 @@ def _repeated(rows: FileRows, at: np.ndarray, kept_ts: np.ndarray) -> np.ndarray
     out = np.zeros(len(at), dtype=bool)
     if len(np.unique(kept_ts)) == len(kept_ts):
         return out
-    index = pa.array(at, pa.int64())
-    keys = {name: array.take(index) for name, array in rows.keys.items()}
+    keys = rows.keys.at(at)
     keys["row"] = pa.array(np.arange(len(at)))
     table = pa.table(keys)
     names = [n for n in keys if n != "row"]

@@ -70,9 +70,7 @@ class FileRows:
     schema: str
     table: str
     table_id: Optional[int]
-    #: per event, per column of the schema file: the typed value arrays of both images (the
-    #: key that tells two events apart, for the replay rules' dropping of repeated rows)
-    keys: dict[str, pa.Array]
+    keys: "RowKeys"
 
 
 def csv_file_rows(data: bytes, path: str, specs: tuple[ColumnSpec, ...], options: CsvOptions, default_ts: int,
@@ -164,11 +162,10 @@ def _check_quoting(data: bytes, fields: list[pa.Array], options: CsvOptions) -> 
             closing = pos[quoted] + raw[quoted] - 1
             if (closing >= len(buf)).any() or (buf[closing] != quote).any():
                 raise Refused
-            for i in np.flatnonzero(quoted & (inner > 0)).tolist():  # few: values holding a quote
-                value = f[i].as_py().encode()
-                at = int(pos[i])
-                if data[at:at + raw[i]] != b"%c%s%c" % (quote, value.replace(d.quote.encode(), d.quote.encode() * 2), quote):
-                    raise Refused
+            doubled = quoted & (inner > 0)  # few: values holding a quote, JSON documents
+            if doubled.any() and not _quoted_alike(buf, pos[doubled] + 1, raw[doubled] - 2,
+                                                   f.filter(pa.array(doubled)), d.quote):
+                raise Refused
         end = pos + raw
         if j < last:
             if (end >= ends).any() or (buf[end] != delim).any():
@@ -176,6 +173,20 @@ def _check_quoting(data: bytes, fields: list[pa.Array], options: CsvOptions) -> 
             pos = end + 1
         elif (end != ends).any():
             raise Refused
+
+
+def _quoted_alike(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, values: pa.Array, quote: str) -> bool:
+    """Each span of the file (a quoted field's inside) is its value with every quote doubled."""
+    bounds = np.empty(2 * len(starts), dtype=np.int64)
+    bounds[0::2], bounds[1::2] = starts, starts + lengths
+    if (np.diff(bounds) < 0).any():
+        return False
+    bounds = np.concatenate((bounds, [bounds[-1]]))
+    spans = pa.Array.from_buffers(pa.large_binary(), len(bounds) - 1,
+                                  [None, pa.py_buffer(bounds), pa.py_buffer(buf)])
+    insides = spans.take(pa.array(np.arange(0, len(bounds) - 1, 2)))
+    expected = pc.replace_substring(values, quote, quote * 2).cast(pa.large_binary())
+    return bool(pc.all(pc.equal(insides, expected)).as_py())
 
 
 def _events(fields: list[pa.Array], rows: int, first_line: int, path: str, specs: tuple[ColumnSpec, ...],
@@ -238,19 +249,40 @@ def _events(fields: list[pa.Array], rows: int, first_line: int, path: str, specs
         pa.array(event_rows + first_line, pa.int64()),
     ]
     batch = pa.RecordBatch.from_arrays(arrays, schema=ARROW_READ_EVENT_SCHEMA)
-    keys = {"ts": pa.array(ts, pa.uint64()), "kind": pa.array(kinds, pa.int8()),
-            "old_shape": pa.array(old_shape, pa.int8())}
-    key_columns = set(key_specs) if key_shape == 2 else set(range(len(specs)))
-    for j, values in enumerate(typed):
-        for name, array in values.items():
-            if name == "double":
-                array = pc.add(array, 0.0)  # -0.0 == 0.0, as Python compares them
-            keys[f"n{j}{name}"] = _take_rows(array, new_rows)
-            old = _take_rows(array, old_rows)
-            if j not in key_columns:  # a key-only old image does not hold this column
-                old = pc.if_else(pa.array(old_shape == 2), pa.nulls(n, old.type), old)
-            keys[f"o{j}{name}"] = old
-    return FileRows(batch, ts, schema, table, table_id, keys)
+    key_columns = frozenset(key_specs) if key_shape == 2 else frozenset(range(len(specs)))
+    return FileRows(batch, ts, schema, table, table_id,
+                    RowKeys(typed, key_columns, ts, kinds, new_rows, old_rows, old_shape))
+
+
+@dataclass(frozen=True)
+class RowKeys:
+    """What tells a file's events apart, for the replay rules' dropping of repeated rows: two
+    events of one file are equal when their ts, kind, images and typed values are."""
+
+    typed: list[dict[str, pa.Array]]  # per column of the schema file, its values by VALUE field
+    key_columns: frozenset  # the columns a key-only old image holds
+    ts: np.ndarray
+    kinds: np.ndarray
+    new_rows: np.ndarray
+    old_rows: np.ndarray
+    old_shape: np.ndarray
+
+    def at(self, events: np.ndarray) -> dict[str, pa.Array]:
+        """Key columns of the events ``events`` (indices into the file's events)."""
+        keys = {"ts": pa.array(self.ts[events], pa.uint64()), "kind": pa.array(self.kinds[events], pa.int8()),
+                "old_shape": pa.array(self.old_shape[events], pa.int8())}
+        new_rows, old_rows = self.new_rows[events], self.old_rows[events]
+        key_only = pa.array(self.old_shape[events] == 2)
+        for j, values in enumerate(self.typed):
+            for name, array in values.items():
+                if name == "double":
+                    array = pc.add(array, 0.0)  # -0.0 == 0.0, as Python compares them
+                keys[f"n{j}{name}"] = _take_rows(array, new_rows)
+                old = _take_rows(array, old_rows)
+                if j not in self.key_columns:  # a key-only old image does not hold this column
+                    old = pc.if_else(key_only, pa.nulls(len(events), old.type), old)
+                keys[f"o{j}{name}"] = old
+        return keys
 
 
 def _repeat(value, n: int, type_: pa.DataType) -> pa.Array:

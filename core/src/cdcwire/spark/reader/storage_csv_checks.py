@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 from ...transports.storage.table_columns import ColumnSpec
 from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 from ...type_text import TypeText, parse_type_text
-from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem, type_text_bound
+from ...validation import (FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem, type_text_bound,
+                           value_check)
 
 I64_MAX = (1 << 63) - 1
 _DECIMAL = r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)$"
@@ -79,8 +80,9 @@ def _field_valid(field: str, array: pa.Array, ctype: ColumnType, flags: int, spe
             plain = pc.and_(plain, pc.match_substring_regex(array, rf"^[-+]?0*[0-9]{{0,{whole}}}(\.[0-9]{{0,{scale}}})?$"))
         others = array.filter(pc.invert(pc.fill_null(plain, True)))
         return _judged(others, ctype, flags, spec.mysql_type)  # the exponent form, or a bad value
-    if ctype == ColumnType.JSON:
-        return _judged(array, ctype, flags, spec.mysql_type)
+    if ctype == ColumnType.JSON:  # no regular expression says JSON: each document is judged
+        check = value_check(ctype, flags)
+        return all(check(v) is None for v in pc.unique(array).to_pylist())
     if ctype == ColumnType.GEOMETRY:
         return True
     if ctype in BLOB_TYPES or ctype in STRING_TYPES:
