@@ -130,6 +130,17 @@ def test_updates_and_deletes_read_alike_with_and_without_old_values(tmp_path: Pa
     assert files_taken(uri) == [True]
 
 
+def test_quote_less_values_with_escapes_are_read_by_the_reference_tier(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "users", 100, [ID, NAME])
+    layout.data("app/users/100", 1, ["I,users,app,110,1,a\\,b\\\\c\\nd", "I,users,app,120,2,plain"])
+    layout.checkpoint(200)
+    uri = layout.uri(**FLAT, quote="")
+    rows = both_tiers(uri).to_pylist()
+    assert [r["columns"][1]["value"]["string"] for r in rows if r["kind"] == "insert"] == ["a,b\\c\nd", "plain"]
+    assert files_taken(uri) == [False]
+
+
 def test_a_value_with_a_line_break_is_read_by_the_reference_tier_with_its_lines(tmp_path: Path) -> None:
     layout = Layout(tmp_path)
     layout.schema("app", "users", 100, [ID, NAME])
@@ -179,20 +190,32 @@ DAMAGES = {
     "an integer past INT": (",1,", ",99999999999,"),
     "a byte that is not UTF-8": ("ann", "a\xffn"),
     "an unknown operation": ('"I"', '"X"'),
+    "a byte order mark": ('"I","users","app",110', '\ufeff"I","users","app",110'),
     "an update's D row alone": ('"I","users","app",120,false', '"D","users","app",120,true'),
 }
 
 
-@pytest.mark.parametrize("damage", DAMAGES.values(), ids=DAMAGES.keys())
-def test_a_damaged_file_gives_the_same_error_from_both_tiers(tmp_path: Path, damage: tuple[str, str]) -> None:
+QUOTING = {"text after a closing quote", "a quote never closed"}  # damages of quoted fields only
+CASES = [pytest.param(damage, '"', id=f"{name}, quoted") for name, damage in DAMAGES.items()] + [
+    pytest.param(damage, "", id=f"{name}, quote-less")
+    for name, damage in DAMAGES.items() if name not in QUOTING]
+
+
+@pytest.mark.parametrize("damage, quote", CASES)
+def test_a_damaged_file_gives_the_same_error_from_both_tiers(tmp_path: Path, damage: tuple[str, str], quote: str) -> None:
     layout = Layout(tmp_path)
     layout.schema("app", "users", 100, [ID, NAME])
-    path = layout.data("app/users/100", 1, ['"I","users","app",110,false,2,"bob"', '"I","users","app",120,false,1,"ann"'])
-    target = tmp_path / path
+    lines = ['"I","users","app",110,false,2,"bob"', '"I","users","app",120,false,1,"ann"']
     old, new = damage
+    if not quote:
+        old, new = old.replace('"', ""), new.replace('"', "")
+        lines = [line.replace('"', "") for line in lines]
+    path = layout.data("app/users/100", 1, lines)
+    target = tmp_path / path
     damaged = target.read_bytes().decode().rsplit("\r\n", 2)
-    damaged[1] = damaged[1].replace(old, new, 1)
+    line = 0 if "\ufeff" in new else 1
+    damaged[line] = damaged[line].replace(old, new, 1)
     target.write_bytes("\r\n".join(damaged).encode("latin-1" if "\xff" in new else "utf-8"))
     layout.checkpoint(200)
-    fast, reference = errors_of_both(layout.uri(**FLAT, **{"output-old-value": "true"}))
-    assert fast == reference and reference.startswith(f"{path}:2: ")
+    fast, reference = errors_of_both(layout.uri(**FLAT, **{"output-old-value": "true", "quote": quote}))
+    assert fast == reference and reference.startswith(f"{path}:{line + 1}: ")
