@@ -29,7 +29,21 @@ from .storage_csv_batches import FileRows, csv_file_rows
 
 class BatchReplayer(Replayer):
     """A :class:`Replayer` whose csv rows come as record batches (one per data file the fast
-    tier takes) and as placed events (the files it does not)."""
+    tier takes) and as placed events (the files it does not).
+
+    The rows given at a table's newest commit ts are kept as batches until a comparison needs
+    them as events (a refused file, or a file whose rows start at that ts): building events
+    is the costly part, and most reads never need them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.unseen: dict[tuple, list[pa.RecordBatch]] = {}
+
+    def _seen(self, key: tuple, dedup: Dedup) -> set:
+        """``dedup.seen``, with the rows kept as batches for it made events."""
+        for batch in self.unseen.pop(key, ()):
+            dedup.seen.update(batch_to_events(batch))
+        return dedup.seen
 
     def _rows(self, item: DirItem, checkpoint: int, after: int) -> Iterator[Union[PlacedEvent, pa.RecordBatch]]:
         if self.location.protocol != "csv":
@@ -42,6 +56,8 @@ class BatchReplayer(Replayer):
             data = self.location.storage.get(path)
             rows = csv_file_rows(data, path, specs, self.options, version, partition)
             if rows is None:
+                for key in list(self.unseen):
+                    self._seen(key, self.dedups[key])
                 yield from self.replayed(csv_file_events(path, data, specs, self.options, version, partition),
                                          checkpoint, after)
                 continue
@@ -62,7 +78,8 @@ class BatchReplayer(Replayer):
         at = np.flatnonzero(keep)
         if len(at) == 0:
             return rows.batch.slice(0, 0)
-        dedup = self.dedups.setdefault((rows.schema, rows.table, rows.table_id), Dedup())
+        key = (rows.schema, rows.table, rows.table_id)
+        dedup = self.dedups.setdefault(key, Dedup())
         kept_ts = ts[at]
         newest = np.maximum.accumulate(kept_ts)
         before = np.concatenate(([kept_ts[0]], newest[:-1]))
@@ -78,18 +95,20 @@ class BatchReplayer(Replayer):
             earlier = kept_ts == np.uint64(dedup.ts)
             if earlier.any():
                 events = batch_to_events(rows.batch.take(pa.array(at[earlier])))
-                seen = np.array([e in dedup.seen for e in events])
+                given = self._seen(key, dedup)
+                seen = np.array([e in given for e in events])
                 drop = np.zeros(len(at), dtype=bool)
                 drop[np.flatnonzero(earlier)[seen]] = True
                 at, kept_ts = at[~drop], kept_ts[~drop]
         if len(at) == 0:
             return rows.batch.slice(0, 0)
         final = int(kept_ts.max())
-        last = batch_to_events(rows.batch.take(pa.array(at[kept_ts == np.uint64(final)])))
+        last = rows.batch.take(pa.array(at[kept_ts == np.uint64(final)]))
         if final > dedup.ts:
-            dedup.ts, dedup.seen = final, set(last)
+            dedup.ts, dedup.seen = final, set()
+            self.unseen[key] = [last]
         else:
-            dedup.seen.update(last)
+            self.unseen.setdefault(key, []).append(last)
         return rows.batch.take(pa.array(at))
 
 
