@@ -141,6 +141,40 @@ def test_quote_less_values_with_escapes_are_read_by_the_reference_tier(tmp_path:
     assert files_taken(uri) == [False]
 
 
+BLOB = TableCol("b", "VARBINARY", "20")
+
+
+@pytest.mark.parametrize("encoding, texts", [
+    ("base64", ['""', '"YQ=="', '"YWI="', '"YWJj"', "\\N", '"/+8A"']),
+    ("hex", ['""', '"61"', '"6162"', '"FF00"', "\\N", '"0aBc"']),
+])
+def test_binary_values_read_alike_in_each_encoding(tmp_path: Path, encoding: str, texts: list[str]) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "blobs", 100, [ID, BLOB])
+    layout.data("app/blobs/100", 1, [f'"I","blobs","app",{110 + i},{i},{t}' for i, t in enumerate(texts)])
+    layout.checkpoint(200)
+    uri = layout.uri(**FLAT, **{"binary-encoding-method": encoding})
+    rows = both_tiers(uri).to_pylist()
+    assert [r["columns"][1]["value"]["binary"] for r in rows if r["kind"] == "insert"][:4] == [b"", b"a", b"ab", (
+        b"abc" if encoding == "base64" else b"\xff\x00")]
+    assert files_taken(uri) == [True]
+
+
+@pytest.mark.parametrize("encoding, text", [("base64", '"YQ="'), ("base64", '"Y=Q="'), ("hex", '"6"'), ("hex", '"61 62"')])
+def test_a_binary_text_off_the_plain_form_gives_the_reference_tiers_answer(tmp_path: Path, encoding: str, text: str) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "blobs", 100, [ID, BLOB])
+    layout.data("app/blobs/100", 1, ['"I","blobs","app",110,1,""', f'"I","blobs","app",120,2,{text}'])
+    layout.checkpoint(200)
+    uri = layout.uri(**FLAT, **{"binary-encoding-method": encoding})
+    if text == '"61 62"':  # bytes.fromhex takes spaces between the bytes
+        assert [r["columns"][1]["value"]["binary"] for r in both_tiers(uri).to_pylist() if r["kind"] == "insert"] == [
+            b"", b"ab"]
+    else:
+        fast, reference = errors_of_both(uri)
+        assert fast == reference and f"CDC000001.csv:2: column 'b' (varbinary(20)): {text[1:-1]!r} is not {encoding}" in reference
+
+
 def test_a_value_with_a_line_break_is_read_by_the_reference_tier_with_its_lines(tmp_path: Path) -> None:
     layout = Layout(tmp_path)
     layout.schema("app", "users", 100, [ID, NAME])

@@ -25,8 +25,9 @@ or its exact error (file, line, column). It refuses:
 - a value or name the event checks (:mod:`.storage_csv_checks`, the columnar form of
   :func:`cdcwire.validation.check_event`) may find wrong.
 
-ENUM, SET, BIT and binary values (base64, hex) are read by the reference tier's own readers,
-once per distinct text.
+Binary values (base64, hex) are decoded a column at a time (:mod:`.storage_csv_binary`); ENUM,
+SET and BIT values, and binary texts off the plain form, are read by the reference tier's own
+readers, once per distinct text.
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ import pyarrow.csv as pacsv
 
 from ...type_codes import ColumnFlag, ColumnType
 from ...transports.storage.csv_rows import CsvOptions
-from ...transports.storage.table_columns import ColumnSpec
+from ...transports.storage.table_columns import ColumnSpec, read_base64, read_hex
 from ..rows.schema import ARROW_COLUMN, ARROW_READ_EVENT_SCHEMA, ARROW_VALUE
+from .storage_csv_binary import base64_values, hex_values
 from .storage_csv_checks import names_valid, values_valid
 
 I64_MAX = (1 << 63) - 1
@@ -317,6 +319,10 @@ def _typed(text: pa.Array, spec: ColumnSpec) -> dict[str, pa.Array]:
             if pc.any(pc.is_inf(doubles)).as_py():
                 raise Refused  # past float32: the reference tier says so
         return {"double": doubles}
+    if read is read_base64 or read is read_hex:
+        values = (base64_values if read is read_base64 else hex_values)(text)
+        if values is not None:
+            return {"binary": values}
     return _read_distinct(text, read)
 
 
