@@ -21,8 +21,8 @@ import pyarrow.compute as pc
 from ...transports.storage.table_columns import ColumnSpec
 from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 from ...type_text import TypeText, parse_type_text
-from ...validation import (FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem, type_text_bound,
-                           value_check)
+from ...validation import (FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem,
+                           type_text_bound, value_check)
 
 I64_MAX = (1 << 63) - 1
 _DECIMAL = r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)$"
@@ -77,7 +77,8 @@ def _field_valid(field: str, array: pa.Array, ctype: ColumnType, flags: int, spe
         plain = pc.match_substring_regex(array, _DECIMAL)
         if isinstance(parsed, TypeText) and parsed.length is not None:
             whole, scale = parsed.length - (parsed.scale or 0), parsed.scale or 0
-            plain = pc.and_(plain, pc.match_substring_regex(array, rf"^[-+]?0*[0-9]{{0,{whole}}}(\.[0-9]{{0,{scale}}})?$"))
+            fits = rf"^[-+]?0*[0-9]{{0,{whole}}}(\.[0-9]{{0,{scale}}})?$"
+            plain = pc.and_(plain, pc.match_substring_regex(array, fits))
         others = array.filter(pc.invert(pc.fill_null(plain, True)))
         return _judged(others, ctype, flags, spec.mysql_type)  # the exponent form, or a bad value
     if ctype == ColumnType.JSON:  # no regular expression says JSON: each document is judged

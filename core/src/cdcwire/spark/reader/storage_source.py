@@ -110,7 +110,8 @@ class StorageLayoutReader(DataSourceReader):
 
     def read(self, partition: LayoutPart) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("reading a storage-sink layout"):  # see job_errors
-            yield from read_part(self.uri, partition, self.since.checkpoint if self.since is not None else -1, self.tier)
+            after = self.since.checkpoint if self.since is not None else -1
+            yield from read_part(self.uri, partition, after, self.tier)
 
 
 class StorageLayoutDataSource(DataSource):
@@ -134,7 +135,8 @@ class StorageLayoutDataSource(DataSource):
         tables = self.options.get("tables")
         tier = self.options.get("csv-tier", "fast")
         if tier not in CSV_TIERS:
-            raise SinkURIError(f"option csv-tier must be one of {', '.join(CSV_TIERS)}, got {str(tier)[:40]!r}", "csv-tier")
+            raise SinkURIError(f"option csv-tier must be one of {', '.join(CSV_TIERS)}, got {str(tier)[:40]!r}",
+                               "csv-tier")
         return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None, _position(self.options, "since"),
                                    _position(self.options, "until"), TableFilter.of(tables) if tables else None, tier)
 
