@@ -23,8 +23,11 @@ from ...transports.storage.location import StorageLocation
 from ...transports.storage.replay import Replayer
 from ..rows.arrow_events import events_to_batch
 from ..rows.schema import ARROW_READ_EVENT_SCHEMA
+from .storage_batch_replay import BatchReplayer
 
 BATCH_EVENTS = 4096
+#: How csv data files are read: ``fast`` where the fast tier takes a file, or ``reference`` always.
+CSV_TIERS = ("fast", "reference")
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,24 @@ class LayoutPart(InputPartition):
     after: int = -1
 
 
-def read_part(uri: str, part: LayoutPart) -> Iterator[pa.RecordBatch]:
-    """The events of one part of the layout at ``uri``, above the part's ``after``."""
+def read_part(uri: str, part: LayoutPart, tier: str = "fast") -> Iterator[pa.RecordBatch]:
+    """The events of one part of the layout at ``uri``, above the part's ``after``. ``tier``:
+    ``fast`` reads csv files with :mod:`.storage_csv_batches` where it can, ``reference`` reads
+    every file as ``cdcwire.read_storage`` does (same events)."""
     location = StorageLocation.parse(uri)
     after = part.after
     first = part.number == 0
+    replayer = (BatchReplayer if tier == "fast" else Replayer)(location, line_decoder(location))
     events: list = []
     paths: list[str] = []
     lines: list[int] = []
-    for placed in Replayer(location, line_decoder(location)).events(part.part, after, ddl=first, resolved=first):
+    for placed in replayer.events(part.part, after, ddl=first, resolved=first):
+        if isinstance(placed, pa.RecordBatch):
+            if events:
+                yield _batch(events, paths, lines)
+                events, paths, lines = [], [], []
+            yield placed
+            continue
         if isinstance(placed.event, DDLEvent) and placed.event.commit_ts <= after:
             continue
         events.append(placed.event)

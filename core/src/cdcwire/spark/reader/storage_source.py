@@ -4,6 +4,7 @@
         # option checkpoint: the ts to read up to (cdcwire.spark.read pins the layout's, once)
         # options since / until: LayoutPosition JSON, the files of a later read (materialize's)
         # option tables: a table filter ("app.*,!app.tmp_*"): other tables' files are not read
+        # option csv-tier: fast (the default) or reference: how csv data files are read (same rows)
     spark.readStream.format("cdcwire-storage").option("source-uri", uri).load()
         # a stream, micro-batch by micro-batch as the checkpoint moves: see .storage_stream_source
 
@@ -12,7 +13,10 @@ files vouch for, bounded by the checkpoint) and cuts it per table and partition
 (:meth:`~cdcwire.transports.storage.layout.Snapshot.by_table`): one Spark partition each,
 plus one for the DDLs and the closing resolved event. Each executor replays its part as
 ``cdcwire.read_storage`` does (files in index order, replayed rows dropped), so the rows of a
-table partition keep their order and replays are dropped across its files. Each row's place:
+table partition keep their order and replays are dropped across its files. A csv data file is
+read by the fast tier (:mod:`.storage_csv_batches`: pyarrow.csv, the event batch built
+columnar) unless it refuses the file, which the reference tier then reads (per row, as
+``cdcwire.read_storage``); ``csv-tier=reference`` reads every file so (same rows, slower). Each row's place:
 ``topic`` is the file's path under the root, ``offset`` the line (0 for a schema file and
 for the checkpoint's resolved event), ``partition`` 0. Read ``since`` a position, only
 the events above its checkpoint are given (DDLs of later table versions, rows of later commit
@@ -34,14 +38,16 @@ from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition
 from ..rows.schema import READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
-from .layout_parts import LayoutPart, read_part
+from .layout_parts import CSV_TIERS, LayoutPart, read_part
 from .storage_stream_source import StorageLayoutStreamReader
 
 
 class StorageLayoutReader(DataSourceReader):
     def __init__(self, uri: str, checkpoint: Optional[int], since: Optional[LayoutPosition] = None,
-                 until: Optional[LayoutPosition] = None, tables: Optional[TableFilter] = None) -> None:
+                 until: Optional[LayoutPosition] = None, tables: Optional[TableFilter] = None,
+                 tier: str = "fast") -> None:
         self.uri = uri
+        self.tier = tier
         self.checkpoint = checkpoint
         self.since = since
         self.until = until
@@ -56,7 +62,7 @@ class StorageLayoutReader(DataSourceReader):
 
     def read(self, partition: LayoutPart) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("reading a storage-sink layout"):  # see job_errors
-            yield from read_part(self.uri, partition)
+            yield from read_part(self.uri, partition, self.tier)
 
 
 class StorageLayoutDataSource(DataSource):
@@ -78,8 +84,12 @@ class StorageLayoutDataSource(DataSource):
         if checkpoint is not None and not str(checkpoint).isdigit():
             raise SinkURIError(f"option checkpoint must be a ts (digits), got {str(checkpoint)[:40]!r}", "checkpoint")
         tables = self.options.get("tables")
+        tier = self.options.get("csv-tier", "fast")
+        if tier not in CSV_TIERS:
+            raise SinkURIError(f"option csv-tier must be one of {', '.join(CSV_TIERS)}, got {str(tier)[:40]!r}",
+                               "csv-tier")
         return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None, _position(self.options, "since"),
-                                   _position(self.options, "until"), TableFilter.of(tables) if tables else None)
+                                   _position(self.options, "until"), TableFilter.of(tables) if tables else None, tier)
 
     def streamReader(self, schema) -> StorageLayoutStreamReader:
         """``spark.readStream.format("cdcwire-storage")``: see :mod:`.storage_stream_source`."""
