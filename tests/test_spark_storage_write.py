@@ -178,3 +178,24 @@ def test_a_task_that_fails_between_files_leaves_the_layout_and_the_next_write_ta
     cs.write(events_df(spark, tmp_path, five), uri)
     assert (users / "meta/CDC.index").read_text() == "CDC000004.csv\n"
     assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == [user(105, 9, "zed"), *five[1:]]
+
+
+def test_cdcwire_run_transcodes_a_topic_into_a_layout(spark, tmp_path: Path, capsys) -> None:
+    from cdcwire.cli import main
+
+    topic = f"file://{tmp_path}/src/app?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    cdcwire.write(topic, cdcwire.encode(topic, WRITTEN))
+    layout = f"local://{tmp_path}/layout?protocol=csv&include-commit-ts=true"
+    assert main(["run", "--input", topic, "--sink-uri", layout]) == 0, capsys.readouterr().err
+    assert "reconciled" in capsys.readouterr().out
+    rows = [(e.table, e.commit_ts) for e in cdcwire.read_storage(layout) if isinstance(e, RowChangedEvent)]
+    assert sorted(rows) == sorted((e.table, e.commit_ts) for e in WRITTEN if isinstance(e, RowChangedEvent))
+
+
+def test_cdcwire_run_into_a_layout_refuses_a_dead_letter_directory_in_one_line(tmp_path: Path, capsys) -> None:
+    from cdcwire.cli import main
+
+    layout = f"local://{tmp_path}/layout?protocol=csv"
+    assert main(["run", "--input", str(tmp_path), "--sink-uri", layout, "--dead-letter", str(tmp_path / "dl")]) == 2
+    err = capsys.readouterr().err
+    assert "--dead-letter does not apply to a storage-sink layout" in err and len(err.strip().splitlines()) == 1
