@@ -9,7 +9,8 @@ is events read per second and its ratio to the read (the issue's goals: first ru
 >= 0.5x, an incremental Delta run <= 0.25x the time of the first), the Spark jobs the run
 started, and the peak resident memory over the run of the JVM, of the Python workers
 (summed) and of this driver process, sampled from /proc: on a shared machine only
-ratios and memory mean something, never seconds.
+ratios and memory mean something, never seconds. Then the seconds each run spent per step
+(the steps the run tells its progress display): where the time goes.
 
     .venv/bin/python benchmarks/materialize_rate.py [--events N ...] [--master local[2]] [--driver-memory 4g]
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import cdcwire
 from cdcwire import spark as cs
+from cdcwire.spark.runtime.run_steps import RunSteps, unwatch, watch
 from cdcwire.workload import Workload
 
 
@@ -95,15 +97,30 @@ def _cmdline(pid: int) -> str:
 
 
 def _jobs(spark, run):
-    """(what ``run()`` returned, seconds, Spark jobs it started, peak memory)."""
+    """(what ``run()`` returned, seconds, Spark jobs it started, peak memory, seconds per step)."""
     group = f"bench-{time.monotonic_ns()}"
     spark.sparkContext.setJobGroup(group, group)
-    with PeakMemory() as memory:
-        start = time.perf_counter()
-        result = run()
-        seconds = time.perf_counter() - start
+    steps = RunSteps()
+    token = watch(steps)  # the run tells its steps (as to the command's progress display)
+    try:
+        with PeakMemory() as memory:
+            start = time.perf_counter()
+            result = run()
+            seconds = time.perf_counter() - start
+    finally:
+        steps.end()
+        unwatch(token)
     spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
-    return result, seconds, len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)), memory
+    return result, seconds, len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)), memory, _by_stage(steps)
+
+
+def _by_stage(steps: RunSteps) -> dict[str, float]:
+    """Seconds per step, the per-table "applying <table>" steps summed as one."""
+    stages: dict[str, float] = {}
+    for name, seconds in steps.seconds.items():
+        key = "applying tables" if name.startswith("applying ") else name
+        stages[key] = stages.get(key, 0.0) + seconds
+    return stages
 
 
 def bench(spark, events: int, work: Path, master: str) -> None:
@@ -112,14 +129,17 @@ def bench(spark, events: int, work: Path, master: str) -> None:
     workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9))
     cdcwire.write(uri, cdcwire.encode(uri, workload[:events]))
     read_back = cs.read(spark, uri).count()  # and a warm-up
-    _, read, read_jobs, read_memory = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
+    _, read, read_jobs, read_memory, _ = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
     rows = [("cs.read into noop", read, read_jobs, read_memory, None, read_back)]
+    stages = {}
     for fmt in ("parquet", "delta"):
-        summary, seconds, jobs, memory = _jobs(spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
+        summary, seconds, jobs, memory, stages[f"{fmt} first"] = _jobs(
+            spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, first run", seconds, jobs, memory, summary, read_back))
     cdcwire.write(uri, cdcwire.encode(uri, workload[events:]))
     for fmt in ("parquet", "delta"):
-        summary, seconds, jobs, memory = _jobs(spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
+        summary, seconds, jobs, memory, stages[f"{fmt} incremental"] = _jobs(
+            spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, +10% incremental", seconds, jobs, memory, summary, summary.events_read))
     print(f"\n{read_back:,} events read back, {master}, driver memory"
           f" {spark.conf.get('spark.driver.memory', '1g (default)')}")
@@ -137,6 +157,11 @@ def bench(spark, events: int, work: Path, master: str) -> None:
         )
         print(f"{label:<38} {n:>9,} {n / seconds:>9,.0f} {(n / seconds) / (read_back / read):>6.2f}"
               f" {of_first} {jobs:>5} {memory.text()}  {tables}")
+    print(f"\nwhere a run's time goes, seconds per step (the read into noop: {read:.1f}s)")
+    names = list(dict.fromkeys(name for run in stages.values() for name in run))
+    print(f"{'step':<28}" + "".join(f" {run:>19}" for run in stages))
+    for name in names:
+        print(f"{name:<28}" + "".join(f" {run.get(name, 0.0):>19.1f}" for run in stages.values()))
 
 
 def main() -> None:

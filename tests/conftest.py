@@ -3,7 +3,7 @@ Schema Registry, Spark) are started by the fixture modules under
 ``tests/fixtures/``; each is listed here once it exists.
 
 ``CDCWIRE_SUITE_PART=spark|rest`` keeps one half of the suite: the tests that use the shared
-Spark session (the ``spark`` fixture, directly or through another fixture) or all the others
+Spark session (the ``spark`` fixture, directly or through another fixture) or the local cluster, or all the others
 (including those that start Spark in a process of their own). ``scripts/test`` runs the two
 halves side by side: one Spark session still serves the run, and the tests that wait on
 brokers, subprocesses and installs use the time its jobs leave."""
@@ -22,8 +22,13 @@ pytest_plugins = [
 PARTS = ("spark", "rest")
 
 
+#: Fixtures whose tests run in the Spark half: the shared session, and the local cluster (one
+#: module-scoped cluster of three JVMs; its tests must not start it once in each half).
+SPARK_HALF_FIXTURES = ("spark", "cluster")
+
+
 def uses_spark(item) -> bool:
-    return "spark" in getattr(item, "fixturenames", ())
+    return any(name in getattr(item, "fixturenames", ()) for name in SPARK_HALF_FIXTURES)
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -471,3 +471,22 @@ def test_a_fatal_error_raised_as_a_bare_kafka_error_object_replaces_the_producer
     for partition in range(2):
         got = [m.value for m in read_partition(uri, partition)]
         assert list(dict.fromkeys(got)) == [m.value for m in written if m.partition == partition]
+
+
+def test_the_writer_confirms_what_it_sent_at_most_every_confirm_every_messages(kafka_broker, kafka_topic, monkeypatch):
+    # Successes get no delivery report each (a callback per message cost as much as producing it):
+    # the writer confirms the messages it sent in whole, at a flush, and flushes every
+    # CONFIRM_EVERY messages, so what it keeps to send again stays bounded.
+    from cdcwire.transports.kafka import writer as kafka_writer
+
+    monkeypatch.setattr(kafka_writer, "CONFIRM_EVERY", 4)
+    config = parse_sink_uri(kafka_broker.uri(kafka_topic, partition_num=2))
+    writer = open_sink(config).transport.writer(config)
+    try:
+        confirmed = []
+        for message in numbered(kafka_topic, 10, 2):
+            writer.write(message)
+            confirmed.append(writer.delivered)
+    finally:
+        writer.close()
+    assert confirmed == [0, 0, 0, 4, 4, 4, 4, 8, 8, 8] and writer.delivered == 10

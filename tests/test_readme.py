@@ -276,3 +276,11 @@ def test_the_storage_read_example_runs_and_prints_what_it_shows(tmp_path, capsys
     shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
     _readme_python("storage-read-example", tmp_path)
     assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_the_storage_materialize_example_runs_and_prints_what_it_shows(spark, tmp_path, capsys):
+    code = re.search(r"```python\n(.*?)```", readme_block("storage-materialize-example"), re.S).group(1)
+    shown = [line[3:] for line in code.splitlines() if line.startswith("#> ")]
+    names = _readme_python("storage-materialize-example", tmp_path)
+    assert capsys.readouterr().out.splitlines() == shown
+    assert names["summary"].release_ts == list(names["cdcwire"].read_storage(names["uri"]))[-1].ts

@@ -53,6 +53,13 @@ def test_demo_verifies_every_protocol_and_leaves_no_temporary_files(spark, tmp_p
     assert not list(tmp_path.glob("cdcwire-demo-*"))
 
 
+def test_demo_refuses_a_protocol_that_is_not_installed_before_starting_spark(tmp_path, capsys):
+    assert main(["demo", "--protocols", "canal-json,no-such", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--protocols names no-such: not an installed protocol" in err and "canal-json" in err
+    assert not list(tmp_path.iterdir())
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

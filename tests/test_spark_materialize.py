@@ -495,3 +495,59 @@ def test_a_run_adds_at_most_two_spark_jobs_per_table_it_writes(spark, tmp_path) 
         uri = _file_source(tmp_path / f"src{tables}", _tables_stream(tables))
         jobs[tables] = _jobs_of(spark, lambda: cs.materialize(spark, uri, str(tmp_path / f"out{tables}")))
     assert jobs[4] - jobs[1] <= 2 * 3, jobs
+
+
+def _renamed(ts: int, old: str, new: str) -> DDLEvent:
+    return DDLEvent(ts, "shop", new, f"RENAME TABLE `shop`.`{old}` TO `shop`.`{new}`", DDLType.RENAME_TABLE)
+
+
+def _in_table(table: str, event: RowChangedEvent) -> RowChangedEvent:
+    return RowChangedEvent(event.commit_ts, "shop", table, event.columns, event.pre_columns)
+
+
+def _rows_of(out: Path, fmt: str, table: str) -> dict[int, str]:
+    if fmt == "delta":
+        from deltalake import DeltaTable
+
+        rows = DeltaTable(str(out / table)).to_pyarrow_table().to_pylist()
+    else:
+        rows = pq.read_table(out / TablesState.load(str(out), "parquet").snapshots[table]).to_pylist()
+    return {r["id"]: r["name"] for r in rows}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_renamed_upstream_keeps_its_rows_under_its_new_name(spark, tmp_path, fmt) -> None:
+    out = tmp_path / "tables"
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), _row(11 << 18, 2, "b"), ResolvedEvent(12 << 18)])
+    cs.materialize(spark, uri, str(out), format=fmt)
+    cdcwire.write(uri, cdcwire.encode(uri, [
+        _renamed(20 << 18, "orders", "sales"), _in_table("sales", _row(21 << 18, 1, "a2")),
+        _in_table("sales", _row(22 << 18, 3, "c")), ResolvedEvent(23 << 18)]))
+    cs.materialize(spark, uri, str(out), format=fmt)
+    assert _rows_of(out, fmt, "shop.sales") == {1: "a2", 2: "b", 3: "c"}
+    assert set(TablesState.load(str(out), fmt).applied) == {"shop.sales"} and not (out / "shop.orders").exists()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_two_tables_swapped_by_renames_at_one_ts_come_out_swapped(spark, tmp_path, fmt) -> None:
+    out = tmp_path / "tables"
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), _in_table("returns", _row(11 << 18, 2, "r")),
+                                  ResolvedEvent(12 << 18)])
+    cs.materialize(spark, uri, str(out), format=fmt)
+    swap = [_renamed(20 << 18, "orders", "tmp"), _renamed(20 << 18, "returns", "orders"),
+            _renamed(20 << 18, "tmp", "returns")]
+    cdcwire.write(uri, cdcwire.encode(uri, [*swap, _row(21 << 18, 3, "r3"), ResolvedEvent(22 << 18)]))
+    cs.materialize(spark, uri, str(out), format=fmt)
+    assert (_rows_of(out, fmt, "shop.returns"), _rows_of(out, fmt, "shop.orders")) == ({1: "a"}, {2: "r", 3: "r3"})
+
+
+def test_a_renamed_parquet_tables_snapshot_is_under_its_new_name_even_when_the_run_leaves_it_unchanged(
+        spark, tmp_path) -> None:
+    out = tmp_path / "tables"
+    uri = _file_source(tmp_path, [_row(10 << 18, 1, "a"), ResolvedEvent(12 << 18)])
+    cs.materialize(spark, uri, str(out))
+    cdcwire.write(uri, cdcwire.encode(uri, [_renamed(20 << 18, "orders", "sales"), ResolvedEvent(22 << 18)]))
+    cs.materialize(spark, uri, str(out))
+    snapshot = TablesState.load(str(out), "parquet").snapshots["shop.sales"]
+    assert snapshot.startswith("shop.sales/") and _rows_of(out, "parquet", "shop.sales") == {1: "a"}
+    assert not (out / "shop.orders").exists()

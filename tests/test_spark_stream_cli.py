@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Sequence
 
 import cdcwire
 from cdcwire import RowChangedEvent
@@ -15,9 +16,10 @@ from cdcwire.cli import main
 from cdcwire.workload import Workload
 
 
-def _run_stream(capsys, source: str, sink: str, checkpoint: str) -> tuple[int, str, str]:
+def _run_stream(capsys, source: str, sink: str, checkpoint: str,
+                flags: Sequence[str] = ("--max-offsets-per-trigger", "200")) -> tuple[int, str, str]:
     code = main(["run", "--stream", "--available-now", "--quiet", "--input", source, "--sink-uri", sink,
-                 "--checkpoint", checkpoint, "--max-offsets-per-trigger", "200"])
+                 "--checkpoint", checkpoint, *flags])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -51,3 +53,25 @@ def test_run_stream_refuses_a_file_of_events_as_input(tmp_path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode != 0 and "needs a source URI" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_run_stream_transcodes_a_storage_sink_layout_up_to_its_checkpoint(spark, tmp_path, capsys) -> None:
+    from test_spark_materialize_storage import uri_of
+    from test_storage_read import CREATE_ORDERS, order
+
+    root = tmp_path / "layout"
+    sink = f"file://{tmp_path}/dst/orders?protocol=canal-json&enable-tidb-extension=true"
+    cdcwire.write_storage(uri_of(root), [CREATE_ORDERS, order(115, 7, 61), order(120, 8, 62)])
+    code, out, err = _run_stream(capsys, uri_of(root), sink, str(tmp_path / "ckpt"), [])
+    assert code == 0, err
+    assert "caught up: 1 micro-batches" in out
+    assert sorted(r.commit_ts for r in _rows(sink)) == [115, 120]
+
+
+def test_run_stream_of_a_layout_refuses_a_message_cap_in_one_line(tmp_path, capsys) -> None:
+    layout = f"local://{tmp_path}/layout?protocol=csv&include-commit-ts=true"
+    code = main(["run", "--stream", "--input", layout, "--sink-uri", f"file://{tmp_path}/dst/t?protocol=canal-json",
+                 "--checkpoint", str(tmp_path / "c"), "--max-offsets-per-trigger", "200"])
+    err = capsys.readouterr().err
+    assert code != 0 and err.count("\n") == 1
+    assert "--max-offsets-per-trigger does not apply to a storage-sink layout" in err

@@ -101,6 +101,15 @@ def test_a_damaged_file_on_s3_is_named_without_the_secret(tmp_path: Path, s3_buc
     assert SECRET_KEY not in str(info.value)
 
 
+def test_a_float_past_float32_is_named_by_path_line_and_column(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "m", 100, [ID, TableCol("f", "FLOAT")])
+    layout.data("app/m/100", 1, ['"I","m","app",110,1,1.5', '"I","m","app",120,2,1e39'])
+    layout.checkpoint(CHECKPOINT)
+    with pytest.raises(LayoutError, match=r"^app/m/100/CDC000001.csv:2: column 'f' \(float\): float too large"):
+        list(cdcwire.read_storage(layout.uri(**{"include-commit-ts": "true", "date-separator": "none"})))
+
+
 CANAL = "file:///tmp/cdcwire-storage-canal/t?protocol=canal-json&enable-tidb-extension=true"
 
 
@@ -172,3 +181,8 @@ def test_no_secret_of_an_s3_location_is_shown(s3_bucket: S3Bucket) -> None:
         with pytest.raises(cdcwire.SinkURIError) as info:
             cdcwire.read_storage(bad)
         assert SECRET_KEY not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_local_location_is_shown_as_written_in_its_errors(tmp_path: Path) -> None:
+    with pytest.raises(cdcwire.SinkURIError, match=f"parameter 'protocol' is required .*\\(local://{tmp_path}\\?delimiter=x\\)"):
+        cdcwire.read_storage(f"local://{tmp_path}?delimiter=x")

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import cdcwire
-from cdcwire import ResolvedEvent, RowChangedEvent
+from cdcwire import CdcwireError, ResolvedEvent, RowChangedEvent
+from cdcwire.large_messages.storage import PART_BYTES, Storage
 from fixtures.s3_server import S3Bucket
 from test_storage_read import CANAL, CREATE_USERS, WRITTEN, per_table, user
 
@@ -67,3 +70,113 @@ def test_a_workload_of_every_column_kind_round_trips_through_csv(tmp_path: Path)
     uri = local(tmp_path, **{"output-old-value": "true"})
     cdcwire.write_storage(uri, events)
     assert per_table(list(cdcwire.read_storage(uri))) == per_table(events)
+
+
+def test_a_write_into_a_layout_adds_files_after_those_it_has(tmp_path: Path) -> None:
+    """A file a reader reads is never replaced: the same events written again go to the next file
+    index of each directory, and read back once (replayed rows are dropped, as TiCDC's are)."""
+    uri = local(tmp_path, **{"file-index-digit": "6", "date-separator": "none"})
+    cdcwire.write_storage(uri, WRITTEN)
+    first = (tmp_path / "app/users/100/CDC000001.csv").read_bytes()
+    cdcwire.write_storage(uri, WRITTEN)
+    assert (tmp_path / "app/users/100/CDC000001.csv").read_bytes() == first
+    assert (tmp_path / "app/users/100/meta/CDC.index").read_text() == "CDC000002.csv\n"
+    assert per_table(list(cdcwire.read_storage(uri))) == per_table(WRITTEN)
+
+
+def test_a_write_of_older_events_keeps_the_newer_checkpoint(tmp_path: Path) -> None:
+    uri = local(tmp_path)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(1000)])
+    cdcwire.write_storage(uri, [user(120, 2, "bob")])
+    assert (tmp_path / "metadata").read_bytes() == b'{"checkpoint-ts": 1000}'
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 110, 120, 1000]
+
+
+#: Five rows of app.users, 31 bytes each in csv with the commit ts.
+FIVE = [user(110 + i, i, "abc") for i in range(5)]
+SMALL_FILES = {"file-size": "62", "file-index-digit": "6", "date-separator": "none"}
+
+
+def data_files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.glob("CDC*")) if p.is_file()}
+
+
+def test_file_size_starts_the_next_data_file(tmp_path: Path) -> None:
+    """A file that has reached file-size takes no more rows: five 31-byte rows at a file-size of 62
+    make files of two, two and one row, and the directory's index file names the last."""
+    cdcwire.write_storage(local(tmp_path, **SMALL_FILES), [CREATE_USERS, *FIVE])
+    written = data_files(tmp_path / "app/users/100")
+    assert {name: len(data) for name, data in written.items()} == {
+        "CDC000001.csv": 62, "CDC000002.csv": 62, "CDC000003.csv": 31}
+    assert written["CDC000003.csv"] == b'"I","users","app",114,4,"abc"\r\n'
+    assert (tmp_path / "app/users/100/meta/CDC.index").read_text() == "CDC000003.csv\n"
+
+
+def test_a_row_larger_than_file_size_has_a_file_of_its_own(tmp_path: Path) -> None:
+    big = user(120, 2, "x" * 100)
+    cdcwire.write_storage(local(tmp_path, **SMALL_FILES), [CREATE_USERS, user(110, 1, "ann"), big, user(130, 3, "cy")])
+    written = data_files(tmp_path / "app/users/100")
+    assert [data.count(b"\r\n") for data in written.values()] == [1, 1, 1]
+    assert b"x" * 100 in written["CDC000002.csv"] and len(written["CDC000002.csv"]) > 62
+
+
+def test_each_data_file_starts_with_the_header(tmp_path: Path) -> None:
+    """The header counts toward file-size: 86 bytes of it and two 31-byte rows make a file of 148."""
+    uri = local(tmp_path, **{**SMALL_FILES, "output-field-header": "true", "file-size": "148"})
+    cdcwire.write_storage(uri, [CREATE_USERS, *FIVE])
+    written = data_files(tmp_path / "app/users/100")
+    assert [len(data) for data in written.values()] == [148, 148, 117]
+    assert all(data.startswith(b"ticdc-meta$operation,") for data in written.values())
+    assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == FIVE
+
+
+def test_a_layout_of_many_small_files_reads_back_as_its_events(tmp_path: Path) -> None:
+    from cdcwire.workload import Workload
+
+    events = list(Workload(300, seed=3))
+    uri = local(tmp_path, **{"output-old-value": "true", "file-size": "300"})
+    cdcwire.write_storage(uri, events)
+    assert max(len(list(d.glob("CDC*"))) for d in tmp_path.rglob("*") if d.is_dir()) >= 5
+    assert per_table(list(cdcwire.read_storage(uri))) == per_table(events)
+
+
+def test_a_write_that_fails_between_files_leaves_the_layout_and_the_next_write_takes_the_next_index(
+    tmp_path: Path,
+) -> None:
+    """The second write puts CDC000002 and fails at CDC000003 (a directory stands where it goes):
+    the file the index names is as it was, nothing written aside is left, the layout reads as
+    before; the next write starts again at CDC000002, and everything reads back once."""
+    uri = local(tmp_path, **SMALL_FILES)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(105, 9, "zed")])
+    users = tmp_path / "app/users/100"
+    before = data_files(users)
+    (users / "CDC000003.csv").mkdir()
+    with pytest.raises(CdcwireError, match=r"cannot write app/users/100/CDC000003\.csv to "):
+        cdcwire.write_storage(uri, [CREATE_USERS, *FIVE])
+    assert data_files(users)["CDC000001.csv"] == before["CDC000001.csv"] and "CDC000002.csv" in data_files(users)
+    assert (users / "meta/CDC.index").read_text() == "CDC000001.csv\n"
+    assert not [p for p in tmp_path.rglob("*.tmp")]
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 105, 105]
+    (users / "CDC000003.csv").rmdir()
+    cdcwire.write_storage(uri, [CREATE_USERS, *FIVE])
+    assert (users / "meta/CDC.index").read_text() == "CDC000004.csv\n"
+    assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == [user(105, 9, "zed"), *FIVE]
+
+
+def test_a_data_file_larger_than_an_s3_part_goes_up_in_parts(s3_bucket: S3Bucket) -> None:
+    uri = s3_bucket.storage_uri("out") + "&protocol=csv&include-commit-ts=true&date-separator=none"
+    rows = [user(110 + i, i, "x" * 10_000) for i in range(PART_BYTES // 10_000 + 100)]
+    cdcwire.write_storage(uri, [CREATE_USERS, *rows])
+    key = "out/app/users/100/CDC00000000000000000001.csv"
+    head = s3_bucket.client().head_object(Bucket=s3_bucket.name, Key=key)
+    assert head["ContentLength"] > PART_BYTES and head["ETag"].strip('"').endswith("-2")  # a two-part upload
+    assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == rows
+
+
+def test_an_s3_data_file_given_up_leaves_no_object_and_no_upload(s3_bucket: S3Bucket) -> None:
+    client = s3_bucket.client()
+    writer = Storage.parse(s3_bucket.storage_uri("out"), "uri").writer("app/users/100/CDC000001.csv")
+    writer.write(b"x" * (PART_BYTES + 1))
+    assert client.list_multipart_uploads(Bucket=s3_bucket.name).get("Uploads")  # a part went up
+    writer.abort()
+    assert s3_bucket.keys() == [] and not client.list_multipart_uploads(Bucket=s3_bucket.name).get("Uploads")

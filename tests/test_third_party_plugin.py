@@ -160,13 +160,15 @@ def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
 
 def test_cdcwire_demo_runs_the_plugin_with_the_parameters_its_codec_asks_for(installed_plugin, tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "cdcwire", "demo", "--events", "300", "--out", str(tmp_path), "--master", "local[1]"],
+        [sys.executable, "-m", "cdcwire", "demo", "--events", "300", "--out", str(tmp_path), "--master", "local[1]",
+         "--protocols", "reverse-json"],
         capture_output=True, text=True, env={**os.environ, **installed_plugin.env, "CDCWIRE_PLUGINS": "reverse-json"},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     row = next(line for line in done.stdout.splitlines() if line.startswith("reverse-json"))
     assert "equal (" in row and "MISMATCH" not in done.stdout
     assert "the demo services of reverse-json are closed" in done.stdout
+    assert not any(line.startswith(("canal-json", "open-protocol", "craft")) for line in done.stdout.splitlines())
 
 
 # -- a plugin that cannot load is left out, not allowed to stop every command ----------------

@@ -19,9 +19,13 @@ class Layout:
         return f"local://{self.root}?{query}"
 
     def put(self, path: str, data: bytes) -> None:
+        """Written aside and renamed into place, as TiCDC's storage writes a file: a reader
+        following the layout (a stream) never sees half of one."""
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        aside = target.with_name(f".{target.name}.tmp")
+        aside.write_bytes(data)
+        aside.replace(target)
 
     def checkpoint(self, ts: int) -> None:
         self.put("metadata", json.dumps({"checkpoint-ts": ts}).encode())

@@ -213,6 +213,57 @@ def _rename(rest: Sequence[Token]) -> Optional[DDLType]:
     return D.RENAME_TABLES if pairs > 1 else D.RENAME_TABLE
 
 
+@dataclass(frozen=True, slots=True)
+class TableName:
+    """A table as a statement names it: ``schema`` None when the name is bare (the statement's
+    current database). Bare words come lower-cased; compare with :meth:`names` (TiDB compares
+    table names without case)."""
+
+    schema: Optional[str]
+    table: str
+
+    def names(self, schema: str, table: str) -> bool:
+        return self.table.lower() == table.lower() and (self.schema is None or self.schema.lower() == schema.lower())
+
+
+def renamed_tables(query: str) -> list[tuple[TableName, TableName]]:
+    """The (old, new) pairs of a ``RENAME TABLE a TO b[, c TO d]`` or an ``ALTER TABLE a RENAME
+    [TO|AS] b``; [] for any other statement, or one whose names this reader cannot take apart."""
+    toks = tokens(query)
+    if len(toks) > 2 and toks[0].is_word("alter") and toks[1].is_word("table"):
+        old, rest = _table_name(toks[2:])
+        if old is None or not rest or not rest[0].is_word("rename"):
+            return []
+        rest = rest[1:]
+        if rest and rest[0].is_word("to", "as"):
+            rest = rest[1:]
+        new, rest = _table_name(rest)
+        return [(old, new)] if new is not None and not rest else []
+    if len(toks) < 2 or not toks[0].is_word("rename") or not toks[1].is_word("table", "tables"):
+        return []
+    pairs: list[tuple[TableName, TableName]] = []
+    for spec in _specs(toks[2:]):
+        if not spec:
+            return []
+        old, rest = _table_name(spec)
+        if old is None or not rest or not rest[0].is_word("to"):
+            return []
+        new, rest = _table_name(rest[1:])
+        if new is None or rest:
+            return []
+        pairs.append((old, new))
+    return pairs
+
+
+def _table_name(toks: Sequence[Token]) -> tuple[Optional[TableName], Sequence[Token]]:
+    """The (possibly schema-qualified) table name at the start of ``toks``, and the tokens after it."""
+    if not toks or toks[0].kind not in ("word", "name"):
+        return None, toks
+    if len(toks) > 2 and toks[1].kind == "punct" and toks[1].text == "." and toks[2].kind in ("word", "name"):
+        return TableName(toks[0].text, toks[2].text), toks[3:]
+    return TableName(None, toks[0].text), toks[1:]
+
+
 def _truncate(rest: Sequence[Token]) -> Optional[DDLType]:
     if any(t.is_word("partition") for t in rest):
         return D.TRUNCATE_TABLE_PARTITION

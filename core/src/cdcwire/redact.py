@@ -95,7 +95,12 @@ def redact_url(url: str, secret_names: Iterable[str] = (), known_names: Optional
         else:
             value = _with_userinfo_masked(value)
         query.append(f"{quote(name, safe='-_.')}={quote(value, safe='-_.,:/*{}@')}")
-    return urlunsplit((parts.scheme, redact_netloc(parts.netloc), parts.path, "&".join(query), ""))
+    shown = urlunsplit((parts.scheme, redact_netloc(parts.netloc), parts.path, "&".join(query), ""))
+    head = f"{parts.scheme}:"
+    if url[len(head):].startswith("//") and not shown[len(head):].startswith("//"):
+        # urlunsplit drops the empty authority of a scheme it does not know: local:///dir stays local:///dir
+        shown = f"{head}//{shown[len(head):]}"
+    return shown
 
 
 # --- third-party logging ---------------------------------------------------------------------

@@ -106,7 +106,7 @@ def storage_is_not_a_sink(scheme: str) -> SinkURIError:
     """The one line for a TiCDC storage-sink location given where a message sink is wanted."""
     return SinkURIError(
         f"{scheme}:// names a TiCDC storage-sink location (files, not messages): read it with"
-        " cdcwire.read_storage, cs.read or cdcwire.follow, write it with cdcwire.write_storage"
+        " cdcwire.read_storage, cs.read or cdcwire.follow, write it with cdcwire.write_storage, cs.write or cdcwire run"
         " (see docs/storage-sink.md)",
         "uri",
     )

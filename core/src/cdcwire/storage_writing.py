@@ -1,6 +1,7 @@
 """Writing events as TiCDC's storage sink lays them out (csv or canal-json files on S3 or a local
 directory): :mod:`cdcwire.transports.storage.layout_writing` does the layout; canal-json lines
-come from the installed canal-json codec through the registry, with the TiDB extension on."""
+come from the installed canal-json codec through the registry, with the TiDB extension on
+(:func:`line_encoder`, which the Spark writer's tasks take too)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import Iterable
 from .codec_calls import encoder_for
 from .events import Event, RowChangedEvent
 from .sink import protocol_sink
-from .transports.storage.layout_writing import LineEncoder, write_layout
+from .transports.storage.data_files import LineEncoder
+from .transports.storage.layout_writing import write_layout
 from .transports.storage.location import StorageLocation
 from .validation import check_events
 
@@ -20,10 +22,11 @@ def write_storage(uri: str, events: Iterable[Event]) -> int:
     location = StorageLocation.parse(uri)
     events = list(events)
     check_events(events)
-    return write_layout(location, events, _line_encoder(location))
+    return write_layout(location, events, line_encoder(location))
 
 
-def _line_encoder(location: StorageLocation) -> LineEncoder | None:
+def line_encoder(location: StorageLocation) -> LineEncoder | None:
+    """The canal-json line encoder of a layout (None for csv, which the layout encodes itself)."""
     if location.protocol != "canal-json":
         return None
     encoder = encoder_for(protocol_sink("canal-json", **{"enable-tidb-extension": "true"}), "storage", 0,

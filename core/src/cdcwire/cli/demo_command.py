@@ -1,6 +1,6 @@
 """``cdcwire demo``: the embedded default end to end.
 
-Generate a workload, run it through every installed protocol to file sinks on
+Generate a workload, run it through every installed protocol (or those ``--protocols`` names) to file sinks on
 Spark (each with the parameters its codec asks for: avro starts a Schema Registry
 in-process and writes one topic per table),
 read everything back, check it equals the input as each protocol carries it
@@ -26,6 +26,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--events", type=int, default=20000, help="events to generate (default 20000)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="working directory, kept (default: a temporary one, removed at the end)")
+    p.add_argument("--protocols", metavar="NAME,...",
+                   help="only these installed protocols (default: every one), e.g. a plugin of your own")
     add_spark_flags(p)
     return p
 
@@ -50,6 +52,14 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         print("cdcwire demo: no protocol plugin is installed", file=sys.stderr)
         return 2
+    if args.protocols:
+        chosen = [n.strip() for n in args.protocols.split(",") if n.strip()]
+        unknown = [n for n in chosen if n not in names]
+        if unknown or not chosen:
+            print(f"cdcwire demo: --protocols names {', '.join(unknown) or 'nothing'}: not an installed protocol;"
+                  f" installed: {', '.join(names)}", file=sys.stderr)
+            return 2
+        names = chosen
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

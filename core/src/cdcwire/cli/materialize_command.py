@@ -19,7 +19,9 @@ from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
     p.add_argument("source_uri", metavar=SOURCE_URI, type=uri_argument,
-                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true" + FROM_ENV_OR_FILE)
+                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true, or a TiCDC"
+                   " storage-sink layout: s3://bucket/prefix?protocol=csv&include-commit-ts=true (local:///dir?...)"
+                   + FROM_ENV_OR_FILE)
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
     p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
     add_topics(p)
@@ -39,11 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from ..extras import extra_required
     from ..sink import open_sink
+    from ..transports.storage.location import StorageLocation, is_storage_uri
 
     with extra_required("spark", "cdcwire materialize (it runs on Spark)"):
         from .. import spark as cs
 
-    open_sink(args.source_uri)  # a bad URI fails before Spark starts
+    # a bad URI fails before Spark starts
+    StorageLocation.parse(args.source_uri) if is_storage_uri(args.source_uri) else open_sink(args.source_uri)
     spark = session_for(args)
     try:
         with progress(spark, args, "cdcwire materialize"):

@@ -3,7 +3,9 @@ bar on stderr and a closing summary (events, messages, bytes, per-partition coun
 and how the sink delivered).
 
 A failed run is one line on stderr: what failed, and what the write left at the sink
-(``file://``: nothing; ``kafka://``: what tasks had delivered, at least once)."""
+(``file://``: nothing; ``kafka://``: what tasks had delivered, at least once; a storage-sink
+layout, ``local:///dir?protocol=csv`` or ``s3://...``: files past its checkpoint, which
+readers do not read)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--input", required=True, type=uri_argument,
                    help="event JSON Lines / Parquet path, or a source URI to transcode" + FROM_ENV_OR_FILE)
     p.add_argument("--sink-uri", required=True, type=uri_argument,
-                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json" + FROM_ENV_OR_FILE)
+                   help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json, or a storage-sink layout"
+                   " (local:///dir?protocol=csv, s3://bucket/prefix?protocol=canal-json)" + FROM_ENV_OR_FILE)
     p.add_argument(
         "--dead-letter",
         help="directory for malformed input records, undecodable source messages and events the encoder"
@@ -31,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_skip_damaged(p, "input")
     p.add_argument(
         "--stream", action="store_true",
-        help="with a source URI: keep transcoding as the source is written (a streaming query), until Ctrl-C",
+        help="with a source URI (a topic, or a storage-sink layout): keep transcoding as the source is written"
+        " (a streaming query), until Ctrl-C",
     )
     p.add_argument("--checkpoint", help="with --stream: the query's checkpoint directory (a restart continues from it)")
     p.add_argument("--trigger-seconds", type=float, default=0.0,
@@ -50,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
     with extra_required("spark", "cdcwire run (it runs on Spark)"):
         from .. import spark as cs
     from ..spark.reading import is_source_uri
+    from ..transports.storage.location import StorageLocation, is_storage_uri
 
+    if is_storage_uri(args.sink_uri) and not args.stream:
+        StorageLocation.parse(args.sink_uri)  # a bad URI fails before Spark starts
+        return _run_to_layout(args, cs, is_source_uri(args.input))
     sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
     if args.stream:
         return _run_stream(args, cs, sink, is_source_uri(args.input))
@@ -76,6 +84,30 @@ def run(args: argparse.Namespace) -> int:
     print(summary.report())
     if args.dead_letter and summary.events_dead_lettered:
         print(f"dead-lettered records: {args.dead_letter}")
+    return 0 if summary.reconciles else 1
+
+
+def _run_to_layout(args: argparse.Namespace, cs, from_source: bool) -> int:
+    """``run --sink-uri local:///dir?protocol=csv`` (or ``s3://``): the events written as TiCDC's
+    storage sink lays them out (``cs.write`` of a layout); a layout has no dead letters."""
+    if args.dead_letter:
+        raise CdcwireError("--dead-letter does not apply to a storage-sink layout: a malformed record fails the"
+                           " write naming its input row, and the layout reads up to its old checkpoint; leave it out")
+    if not from_source:
+        _check_input_path(args.input)
+    try:
+        spark = session_for(args)
+        if from_source:
+            df = cs.without_broadcast_copies(cs.read(spark, args.input, topics=args.topics))
+        else:
+            df = cs.read_events(spark, args.input)
+        with progress(spark, args, "cdcwire run"):
+            summary = cs.write(df, args.sink_uri)
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    except Exception as exc:  # Spark's own failure (a lost executor, ...): its reason, not a JVM trace
+        raise CdcwireError(_one_line(spark_failure(exc), exc)) from None
+    print(summary.report())
     return 0 if summary.reconciles else 1
 
 
@@ -134,12 +166,24 @@ def _run_stream(args: argparse.Namespace, cs, sink, from_source: bool) -> int:
     import sys
     import threading
 
+    from ..transports.storage.location import is_storage_uri, shown_uri
+
     if not from_source:
-        raise CdcwireError("run --stream needs a source URI as --input (kafka://... or file://...?protocol=...)")
+        raise CdcwireError("run --stream needs a source URI as --input (kafka://... or file://...?protocol=..., or a"
+                           " storage-sink layout: s3://... or local:///dir?protocol=...)")
     if not args.checkpoint:
         raise CdcwireError("run --stream needs --checkpoint DIR: a restarted run continues from it")
+    layout = is_storage_uri(args.input)
+    if layout:
+        given = [flag for flag, value in (("--topics", args.topics), ("--max-offsets-per-trigger",
+                 args.max_offsets_per_trigger), ("--dead-letter", args.dead_letter)) if value]
+        if given:
+            raise CdcwireError(
+                f"{given[0]} does not apply to a storage-sink layout ({shown_uri(args.input)}): its stream reads the"
+                " files of each checkpoint whole, and a damaged file fails the run naming it; leave it out"
+            )
     spark = session_for(args)
-    reader = spark.readStream.format("cdcwire").option("source-uri", args.input)
+    reader = spark.readStream.format("cdcwire-storage" if layout else "cdcwire").option("source-uri", args.input)
     if args.topics:
         reader = reader.option("topics", args.topics)
     if args.max_offsets_per_trigger:

@@ -124,30 +124,18 @@ class Storage:
     # -- objects -------------------------------------------------------------------------
 
     def put(self, name: str, data: bytes) -> None:
-        """Write object ``name`` whole: a reader sees all of it or nothing (file: written aside
-        and renamed into place; S3: one PUT, which S3 makes visible whole)."""
-        fs, path = self._fs(), self._path(name)
+        """Write object ``name`` whole: a reader sees all of it or nothing (see :class:`ObjectWriter`)."""
+        writer = self.writer(name)
         try:
-            if self.scheme == "file":
-                folder, base = posixpath.split(path)  # a name may hold directories (a storage-sink layout)
-                os.makedirs(folder, exist_ok=True)
-                aside = posixpath.join(folder, f".{base}.{os.urandom(8).hex()}.tmp")
-                try:
-                    with open(aside, "wb") as out:
-                        out.write(data)
-                        out.flush()
-                        os.fsync(out.fileno())
-                    os.replace(aside, path)
-                except BaseException:  # a full disk, say: no half-written object stays behind
-                    try:
-                        os.unlink(aside)
-                    except OSError:
-                        pass
-                    raise
-            else:
-                fs.pipe_file(path, data)
-        except Exception as exc:  # noqa: BLE001 - any failure of the storage is one error here
-            raise StorageError(f"cannot write {name} to {self.display()}: {_reason(exc)}") from None
+            writer.write(data)
+            writer.commit()
+        except BaseException:  # an interrupt too: no half-written object stays behind
+            writer.abort()
+            raise
+
+    def writer(self, name: str) -> "ObjectWriter":
+        """An :class:`ObjectWriter` of object ``name``: its bytes come in parts, never all in memory."""
+        return ObjectWriter(self, name)
 
     def get(self, name: str) -> bytes:
         """Object ``name``'s bytes; ObjectMissing when there is none."""
@@ -186,6 +174,91 @@ class Storage:
         # botocore logs the access key and the session token at DEBUG, should an application turn it on
         keep_secrets_out_of_logs((self.options.get(k) for k in _S3_SECRETS), _S3_LOGGERS)
         return fsspec.filesystem("s3", **_s3_arguments(self.options))
+
+
+#: The part size of an S3 object written in parts (S3's smallest is 5 MiB): what a writer holds.
+PART_BYTES = 8 << 20
+
+
+class ObjectWriter:
+    """One object of a storage written in parts (a data file of a storage-sink layout, say), so
+    that its bytes are never all in memory, and a reader still sees all of it or nothing.
+
+    file: written aside (``.<name>.<random>.tmp``, through a buffered file) and renamed into
+    place by :meth:`commit`; S3: an upload in :data:`PART_BYTES` parts (one PUT when smaller)
+    that :meth:`commit` completes. :meth:`abort` (and any failure) leaves nothing behind: the
+    aside file is removed, the upload aborted. A failure is a :class:`StorageError` naming the
+    object and the storage. ``bytes``: how many have been written to it."""
+
+    def __init__(self, storage: Storage, name: str) -> None:
+        self.storage, self.name = storage, name
+        self.bytes = 0
+        path = storage._path(name)
+        self._path = path
+        self._aside: Optional[str] = None
+        self._out: Any = None
+        fs = storage._fs()  # a missing extra says what to install, not "cannot write"
+        try:
+            if storage.scheme == "file":
+                folder, base = posixpath.split(path)  # a name may hold directories (a storage-sink layout)
+                os.makedirs(folder, exist_ok=True)
+                self._aside = posixpath.join(folder, f".{base}.{os.urandom(8).hex()}.tmp")
+                self._out = open(self._aside, "wb", buffering=1 << 20)
+            else:
+                self._out = fs.open(path, "wb", block_size=PART_BYTES)
+        except Exception as exc:  # noqa: BLE001 - any failure of the storage is one error here
+            self._failed(exc)
+
+    def write(self, data: bytes) -> None:
+        """Add ``data`` to the object (held until a part is full, then sent)."""
+        try:
+            self._out.write(data)
+        except Exception as exc:  # noqa: BLE001
+            self._failed(exc)
+        self.bytes += len(data)
+
+    def commit(self) -> None:
+        """Put the object in place, whole."""
+        out, self._out = self._out, None
+        try:
+            if self._aside is not None:
+                try:
+                    out.flush()
+                    os.fsync(out.fileno())
+                finally:
+                    out.close()
+                os.replace(self._aside, self._path)
+                self._aside = None
+            else:
+                out.close()
+        except Exception as exc:  # noqa: BLE001
+            self._out = out
+            self._failed(exc)
+
+    def abort(self) -> None:
+        """Leave nothing of the object behind (a writer that failed, or one given up on)."""
+        out, self._out = self._out, None
+        aside, self._aside = self._aside, None
+        if aside is not None:
+            if out is not None:
+                try:
+                    out.close()
+                except OSError:  # a full disk: the buffered rest cannot go out, and need not
+                    pass
+            try:
+                os.unlink(aside)
+            except OSError:
+                pass
+        elif out is not None:
+            try:
+                out.discard()  # aborts the multipart upload, if one started
+            except Exception:  # noqa: BLE001 - giving up on a write that already failed
+                pass
+            out.closed = True  # or fsspec's __del__ would close it: complete what was given up
+
+    def _failed(self, exc: BaseException) -> None:
+        self.abort()
+        raise StorageError(f"cannot write {self.name} to {self.storage.display()}: {_reason(exc)}") from None
 
 
 def _s3_arguments(options: dict[str, str]) -> dict[str, Any]:

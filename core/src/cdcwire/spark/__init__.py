@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from functools import wraps
-from typing import Optional
+from typing import Optional, Union
 
 from ..sink import SinkLike
 from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
@@ -25,6 +25,7 @@ from .reader.jsonl_source import EventLinesDataSource
 from .tables.materialize import MaterializeSummary, TableCounts, materialize_stream
 from .tables.materialize import materialize as _materialize
 from .pipeline import PartitionCount, WriteSummary, prepare, write
+from .writer.layout_writer import LayoutWriteSummary
 from .reading import decode, events_only, read, read_events, without_broadcast_copies
 from .rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA, READ_EVENT_SCHEMA
 from .jvm.jar import java_tier_jar
@@ -35,8 +36,9 @@ from .tables.table_types import TableColumn, schema_columns
 
 def transcode(
     spark, source_uri: SinkLike, sink_uri: SinkLike, topics: Optional[str] = None
-) -> WriteSummary:
-    """Read a topic in one protocol and write it in another (e.g. open-protocol -> avro)."""
+) -> Union[WriteSummary, LayoutWriteSummary]:
+    """Read a topic in one protocol and write it in another (e.g. open-protocol -> avro), or into a
+    storage-sink layout (``local:///dir?protocol=csv``, ``s3://...``)."""
     return write(without_broadcast_copies(read(spark, source_uri, topics)), sink_uri)
 
 

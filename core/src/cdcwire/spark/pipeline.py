@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, Union
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -38,6 +38,7 @@ from pyspark.sql import functions as F
 from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
 from ..transport import WriteJob
+from ..transports.storage.location import is_storage_uri
 from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
@@ -45,6 +46,7 @@ from .runtime.progress import progress_counter
 from .writer import jvm_encoding
 from .writer.jvm_encoding import encoding_tier, jvm_encoded, jvm_encoded_partitions
 from .writer.jvm_routing import jvm_routed, routing_tier
+from .writer.layout_writer import LayoutWriteSummary, write_layout
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
 from .writer.routing_counts import COUNTERS, COUNTS_COLUMN
 from .rows.schema import EVENT_COLUMNS, MALFORMED_TYPE, OPTIONAL_COLUMNS
@@ -217,8 +219,12 @@ def write(
     sink_uri: SinkLike,
     dead_letter: Optional[str] = None,
     overwrite: bool = False,
-) -> WriteSummary:
+) -> Union[WriteSummary, LayoutWriteSummary]:
     """Dispatch, order, encode and write every event of ``df`` to the sink; see the module doc.
+
+    A storage-sink location (``local:///dir?protocol=csv``, ``s3://bucket/prefix?...``) gets
+    the layout ``cdcwire.write_storage`` writes, its data files written on the executors (see
+    :mod:`cdcwire.spark.writer.layout_writer`), and a :class:`LayoutWriteSummary`.
 
     ``dead_letter``: a directory for malformed records and events the encoder refuses (a row
     over ``max-message-bytes``), each with its reason and place; without it the first one
@@ -230,6 +236,8 @@ def write(
     A cdcwire error raised in any Spark task (reading the input, planning, routing, encoding)
     is raised as itself, attributes and all, as ``cdcwire.encode`` would (see job_errors).
     """
+    if is_storage_uri(sink_uri):
+        return write_layout(with_malformed_column(df), str(sink_uri), dead_letter, overwrite)
     sink = open_sink(sink_uri)
     config = sink.config
     started = time.monotonic()

@@ -81,7 +81,8 @@ def read(
     """
     register_data_sources(spark)
     if is_storage_uri(source_uri):
-        return _read_storage_layout(spark, str(source_uri), topics, start_offset, offsets, permissive, tables)
+        return _read_storage_layout(spark, str(source_uri), table_filter_option(tables), topics, start_offset, offsets,
+                                    permissive)
     table_filter = table_filter_option(tables)
     sink = open_sink(source_uri)  # a bad URI fails here, on the driver: the job's one resolution
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
@@ -92,20 +93,19 @@ def read(
     return read_ranges(spark, sink.config.uri, ranges, permissive, table_filter)
 
 
-def _read_storage_layout(spark: SparkSession, uri: str, *unsupported: object) -> DataFrame:
+def _read_storage_layout(spark: SparkSession, uri: str, tables: str, *unsupported: object) -> DataFrame:
     """A TiCDC storage-sink layout (``s3://``, ``local://``): its events up to its checkpoint, read
     now and pinned, so every action over the DataFrame reads the same events (see
-    :mod:`cdcwire.spark.reader.storage_source`)."""
+    :mod:`cdcwire.spark.reader.storage_source`); ``tables``: other tables' files are not read."""
     if any(u not in (None, False) for u in unsupported):
         raise CdcwireError(
-            "a storage-sink location is read whole, up to its checkpoint: topics, start_offset, offsets,"
-            " permissive and tables do not apply to it"
+            "a storage-sink location is read whole, up to its checkpoint: topics, start_offset, offsets"
+            " and permissive do not apply to it"
         )
     checkpoint = read_checkpoint(StorageLocation.parse(uri).storage)
+    reader = spark.read.format("cdcwire-storage").option("source-uri", uri).option("checkpoint", str(checkpoint))
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
-        return (
-            spark.read.format("cdcwire-storage").option("source-uri", uri).option("checkpoint", str(checkpoint)).load()
-        )
+        return (reader.option("tables", tables) if tables else reader).load()
 
 
 def decode(

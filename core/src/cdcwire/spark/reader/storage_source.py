@@ -2,80 +2,67 @@
 
     spark.read.format("cdcwire-storage").option("source-uri", "s3://bucket/prefix?protocol=csv&...").load()
         # option checkpoint: the ts to read up to (cdcwire.spark.read pins the layout's, once)
+        # options since / until: LayoutPosition JSON, the files of a later read (materialize's)
+        # option tables: a table filter ("app.*,!app.tmp_*"): other tables' files are not read
+        # option csv-tier: fast (the default) or reference: how csv data files are read (same rows)
+    spark.readStream.format("cdcwire-storage").option("source-uri", uri).load()
+        # a stream, micro-batch by micro-batch as the checkpoint moves: see .storage_stream_source
 
 The driver takes one snapshot of the layout (its schema files and the data files its index
 files vouch for, bounded by the checkpoint) and cuts it per table and partition
 (:meth:`~cdcwire.transports.storage.layout.Snapshot.by_table`): one Spark partition each,
 plus one for the DDLs and the closing resolved event. Each executor replays its part as
 ``cdcwire.read_storage`` does (files in index order, replayed rows dropped), so the rows of a
-table partition keep their order and replays are dropped across its files. Each row's place:
+table partition keep their order and replays are dropped across its files. A csv data file is
+read by the fast tier (:mod:`.storage_csv_batches`: pyarrow.csv, the event batch built
+columnar) unless it refuses the file, which the reference tier then reads (per row, as
+``cdcwire.read_storage``); ``csv-tier=reference`` reads every file so (same rows, slower). Each row's place:
 ``topic`` is the file's path under the root, ``offset`` the line (0 for a schema file and
-for the checkpoint's resolved event), ``partition`` 0.
+for the checkpoint's resolved event), ``partition`` 0. Read ``since`` a position, only
+the events above its checkpoint are given (DDLs of later table versions, rows of later commit
+ts): what is at or below it was read before.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
 from typing import Iterator, Optional
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader
 
 from ...errors import SinkURIError
-from ...storage_reading import line_decoder
-from ...transports.storage.layout import Snapshot, snapshot
+from ...table_filter import TableFilter
+from ...transports.storage.layout import snapshot
 from ...transports.storage.location import StorageLocation
-from ...transports.storage.replay import replay
-from ..rows.arrow_events import events_to_batch
-from ..rows.schema import ARROW_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
+from ...transports.storage.position import LayoutPosition
+from ..rows.schema import READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
-
-BATCH_EVENTS = 4096
-
-
-@dataclass(frozen=True)
-class LayoutPart(InputPartition):
-    """One part of the snapshot; part 0 holds the DDLs and the resolved event."""
-
-    number: int
-    part: Snapshot
-
-
-def read_part(uri: str, part: LayoutPart) -> Iterator[pa.RecordBatch]:
-    location = StorageLocation.parse(uri)
-    first = part.number == 0
-    events: list = []
-    paths: list[str] = []
-    lines: list[int] = []
-    for placed in replay(location, line_decoder(location), part.part, ddl=first, resolved=first):
-        events.append(placed.event)
-        paths.append(placed.place.path)
-        lines.append(placed.place.line or 0)
-        if len(events) >= BATCH_EVENTS:
-            yield _batch(events, paths, lines)
-            events, paths, lines = [], [], []
-    if events:
-        yield _batch(events, paths, lines)
-
-
-def _batch(events: list, paths: list[str], lines: list[int]) -> pa.RecordBatch:
-    extra = {"topic": pa.array(paths, pa.string()), "partition": pa.array([0] * len(events), pa.int32()),
-             "offset": pa.array(lines, pa.int64())}
-    return events_to_batch(events, extra, ARROW_READ_EVENT_SCHEMA)
+from .layout_parts import CSV_TIERS, LayoutPart, read_part
+from .storage_stream_source import StorageLayoutStreamReader
 
 
 class StorageLayoutReader(DataSourceReader):
-    def __init__(self, uri: str, checkpoint: Optional[int]) -> None:
+    def __init__(self, uri: str, checkpoint: Optional[int], since: Optional[LayoutPosition] = None,
+                 until: Optional[LayoutPosition] = None, tables: Optional[TableFilter] = None,
+                 tier: str = "fast") -> None:
         self.uri = uri
+        self.tier = tier
         self.checkpoint = checkpoint
+        self.since = since
+        self.until = until
+        self.tables = tables
 
     def partitions(self) -> list[LayoutPart]:
-        parts = snapshot(StorageLocation.parse(self.uri), self.checkpoint).by_table()
-        return [LayoutPart(i, p) for i, p in enumerate(parts)]
+        shot = snapshot(StorageLocation.parse(self.uri), self.checkpoint, self.since, self.until)
+        if self.tables is not None:
+            shot = shot.of_tables(self.tables.matches)
+        after = self.since.checkpoint if self.since is not None else -1
+        return [LayoutPart(i, p, after) for i, p in enumerate(shot.by_table())]
 
     def read(self, partition: LayoutPart) -> Iterator[pa.RecordBatch]:
         with carried_to_driver("reading a storage-sink layout"):  # see job_errors
-            yield from read_part(self.uri, partition)
+            yield from read_part(self.uri, partition, self.tier)
 
 
 class StorageLayoutDataSource(DataSource):
@@ -96,4 +83,24 @@ class StorageLayoutDataSource(DataSource):
         checkpoint = self.options.get("checkpoint")
         if checkpoint is not None and not str(checkpoint).isdigit():
             raise SinkURIError(f"option checkpoint must be a ts (digits), got {str(checkpoint)[:40]!r}", "checkpoint")
-        return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None)
+        tables = self.options.get("tables")
+        tier = self.options.get("csv-tier", "fast")
+        if tier not in CSV_TIERS:
+            raise SinkURIError(f"option csv-tier must be one of {', '.join(CSV_TIERS)}, got {str(tier)[:40]!r}",
+                               "csv-tier")
+        return StorageLayoutReader(uri, int(checkpoint) if checkpoint is not None else None, _position(self.options, "since"),
+                                   _position(self.options, "until"), TableFilter.of(tables) if tables else None, tier)
+
+    def streamReader(self, schema) -> StorageLayoutStreamReader:
+        """``spark.readStream.format("cdcwire-storage")``: see :mod:`.storage_stream_source`."""
+        return StorageLayoutStreamReader(self.options)
+
+
+def _position(options, name: str) -> Optional[LayoutPosition]:
+    text = options.get(name)
+    if text is None:
+        return None
+    try:
+        return LayoutPosition.from_doc(json.loads(text))
+    except ValueError as exc:
+        raise SinkURIError(f"option {name} is not a layout position: {exc}", name) from None

@@ -36,18 +36,31 @@ class RunSteps:
     total: int = 0  # tables to apply (0: not known yet)
     events: Optional[int] = None  # events the run read, once counted
     tables_since: Optional[float] = None  # when the first table began: the time per table since then
+    seconds: dict[str, float] = field(default_factory=dict)  # per step name, until the next step (or end())
+    _step_name: str = ""
+    _step_since: Optional[float] = None
 
     def tell(self, name: str, done: Optional[int] = None, total: Optional[int] = None,
              events: Optional[int] = None, now: Optional[float] = None) -> None:
+        now = time.monotonic() if now is None else now
+        self.end(now)
+        self._step_name, self._step_since = name, now
         if total is not None:
             self.total = total
             if self.tables_since is None:
-                self.tables_since = time.monotonic() if now is None else now
+                self.tables_since = now
         if done is not None:
             self.done = done
         if events is not None:
             self.events = events
         self.name = f"{name} ({done + 1}/{total})" if done is not None and total is not None and done < total else name
+
+    def end(self, now: Optional[float] = None) -> None:
+        """Close the current step: its time goes into ``seconds`` (where a run's time went, by step)."""
+        if self._step_since is not None:
+            now = time.monotonic() if now is None else now
+            self.seconds[self._step_name] = self.seconds.get(self._step_name, 0.0) + now - self._step_since
+            self._step_since = None
 
     def left(self, now: float) -> Optional[float]:
         """Seconds until the last table is applied, from the time per table so far (None before

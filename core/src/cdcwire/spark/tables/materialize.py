@@ -2,6 +2,7 @@
 
     summary = cs.materialize(spark, "kafka://.../orders?protocol=canal-json&enable-tidb-extension=true",
                              "/data/tables", format="delta")
+    summary = cs.materialize(spark, "s3://bucket/prefix?protocol=csv&include-commit-ts=true", "/data/tables")
 
 Each run reads the source from where the last run stopped, keeps the events above the
 release point for later (see :mod:`cdcwire.spark.tables.table_changes`), applies the rest to one
@@ -9,7 +10,9 @@ table per upstream table (typed columns, see :mod:`cdcwire.spark.tables.changelo
 its progress with the tables (:mod:`cdcwire.spark.tables.table_state`). A re-run continues
 exactly from there; a failed run leaves the last commit, and running again applies the
 same events to the same result. ``materialize_stream`` does the same for every
-micro-batch of a streaming frame.
+micro-batch of a streaming frame. A TiCDC storage-sink layout (``s3://``, ``local://``) is read
+from where the last run stopped as well (:mod:`cdcwire.spark.reader.layout_since`); its release
+point is its checkpoint, which the read stops at, so nothing waits.
 
 Stages of one run::
 
@@ -26,7 +29,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -37,17 +40,23 @@ from ...data_loss import DataLossError
 from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
+from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
+from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
-from .parquet_tables import apply_to_parquet, remove_snapshot, rows_in
+from .parquet_tables import apply_to_parquet, linked_snapshot, remove_snapshot, rows_in
+from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
+from ..runtime.side_by_side import side_by_side
 from .table_changes import (
-    ROW_KINDS, conflicting_changes, decided_changes, release_point_of, row_changes,
+    ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
+from .table_buckets import write_settings
+from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
 
 FORMATS = ("parquet", "delta")
@@ -56,7 +65,7 @@ _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
 _READ_BACK = {"spark.sql.parquet.columnarReaderBatchSize": "512"}
-_EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only",
+_EVENT_COLUMNS_KEPT = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only", "ddl_type", "query",
                        "topic", "partition", "offset", "_seq")
 
 
@@ -131,11 +140,14 @@ def materialize(
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
     ``fail_on_data_loss`` (default True): a partition that no longer holds the offset the last
     run stopped at (retention), or ends before it (the topic was deleted and written again), is
-    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest."""
+    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest.
+    A storage-sink layout: read from each directory's last file read before, up to its checkpoint
+    (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
     _check_format(format)
-    sink = open_sink(source_uri)
+    layout = _layout_location(source_uri, topics)
+    sink = open_sink(source_uri) if layout is None else None
     state = TablesState.load(out, format)
-    source = redact_url(sink.config.uri)
+    source = redact_url(sink.config.uri) if sink is not None else shown_uri(str(source_uri))
     if state.source and state.source != source:
         raise CdcwireError(f"{out} was materialized from {state.source}; it cannot continue from {source}")
     state.source = source
@@ -148,6 +160,12 @@ def materialize(
         )
     state.tables = table_filter
     started = time.monotonic()
+    if layout is not None:
+        read = read_layout_since(spark, layout, str(source_uri), state.layout, table_filter_option(tables))
+        if read.events is None:  # the checkpoint has not moved: nothing new, no Spark job
+            return MaterializeSummary(out, format, state.release_ts, state.release_ts is not None, 0, 0, nothing_new=True,
+                                      seconds=time.monotonic() - started)
+        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
         ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
@@ -172,17 +190,22 @@ def materialize_stream(
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
-    StreamingQuery. The source's offsets are the query's checkpoint; the state keeps the rest."""
+    StreamingQuery. The source's offsets are the query's checkpoint; the state keeps the rest.
+    A storage-sink layout (``spark.readStream.format("cdcwire-storage")``): each micro-batch is
+    released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
-    sink = open_sink(source_uri)
-    has_resolved = _has_resolved(sink)
+    layout = _layout_location(source_uri, None)
+    sink = open_sink(source_uri) if layout is None else None
+    source = redact_url(sink.config.uri) if sink is not None else shown_uri(str(source_uri))
+    has_resolved = _has_resolved(sink) if sink is not None else True
 
     def apply_batch(batch: DataFrame, batch_id: int) -> None:
         state = TablesState.load(out, format)
-        state.source = redact_url(sink.config.uri)
-        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone)
+        state.source = source
+        position = _layout_batch_position(state) if layout is not None else None
+        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position)
 
     writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
     if trigger:
@@ -190,12 +213,34 @@ def materialize_stream(
     return writer.start()
 
 
+def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPosition]:
+    """How a micro-batch of a layout stream finds where it stops: its closing resolved event is
+    the checkpoint it read up to (the release point). The stream's own checkpoint keeps its files;
+    the state keeps the last run's, from which a later ``materialize`` reads again what is above
+    the checkpoint (more than it must, never less)."""
+    def position(events: DataFrame) -> LayoutPosition:
+        ts = events.where(F.col("kind") == "resolved").agg(F.max("commit_ts")).first()[0]
+        if ts is None:
+            raise CdcwireError(
+                "a micro-batch of the storage-sink layout stream holds no resolved event, which says the checkpoint"
+                " it read up to: pass materialize_stream the frame spark.readStream.format('cdcwire-storage') loads,"
+                " unfiltered"
+            )
+        return LayoutPosition.of(int(ts), state.layout.last_read() if state.layout is not None else {})
+    return position
+
+
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
-    time_zone: str = "UTC",
+    time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
 ) -> MaterializeSummary:
-    """One run over a frame of events read back (topic, partition, offset): the stages above."""
+    """One run over a frame of events read back (topic, partition, offset): the stages above.
+    ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
+    release point (committed as the state's ``layout`` instead of offsets); or how to find that
+    position in the staged events (a micro-batch of a layout stream)."""
     started = time.monotonic()
+    if state.renaming is not None:  # a run killed while it moved Delta tables to their new names
+        _finish_moves(out, state)
     run = state.run + 1
     # the events are read from the source once and staged on disk as Parquet (never cached in
     # memory: a run's events may be many times the executors' memory); every later stage reads
@@ -207,20 +252,25 @@ def apply_events(
     ).write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
         fresh = spark.read.parquet(str(Path(out) / staged))
-        with session_settings(spark, _READ_BACK):
-            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started)
+        if callable(layout):
+            layout = layout(fresh)
+        with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout)
     finally:
         remove_snapshot(out, staged)
 
 
-def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started) -> MaterializeSummary:
+def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout) -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
-    events = fresh if pending_before is None else fresh.unionByName(pending_before)
+    # (pending events staged by a version before the DDL columns were kept lack them)
+    events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    events_read, offsets, point, renames = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
+        offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     step("keeping the events above it", events=events_read)
-    rows = events.where(F.col("kind").isin(*ROW_KINDS))
-    if point.ts is None:
+    rows = relabelled(events.where(F.col("kind").isin(*ROW_KINDS)), renames)
+    if point.ts is None or layout is not None:
         ready, later = rows, None
     else:
         ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
@@ -232,6 +282,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
+    replaced: list[Optional[str]] = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
     if format == "delta":
         for name in _delta_tables_in(out):
@@ -244,7 +295,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # as Parquet (as the events are) for the stages that read them again
     decided_dir = f"_cdcwire/decided-{run:06d}"
     step("deduplicating changes")
-    decided_changes(row_changes(ready.where(~key_only_rows))).write.mode("overwrite").parquet(
+    _staged_decisions(decided_changes(row_changes(ready.where(~key_only_rows)))).write.mode("overwrite").parquet(
         str(Path(out) / decided_dir))
     try:
         decided = spark.read.parquet(str(Path(out) / decided_dir))
@@ -264,11 +315,11 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         step("typing tables")
         columns_by_table = {name: cols for name, cols in columns_of_tables.items() if name in changed}
         zero_dates = zero_dates_of_tables(_upserts_as_inserts(last), columns_by_table, time_zone)
-        counts: dict[str, TableCounts] = {}
         snapshots = dict(state.snapshots)
-        replaced: list[Optional[str]] = []
-        for i, name in enumerate(changed):
-            step(f"applying {name}", done=i, total=len(changed))
+        finished: list[str] = []
+
+        def apply_table(name: str) -> tuple[Optional[str], int, dict[str, int]]:
+            step(f"applying {name}", done=len(finished), total=len(changed))
             schema, table = name.split(".", 1)
             columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
@@ -279,11 +330,27 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             if format == "parquet":
                 directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run,
                                                    stats[name]["changes"])
+            else:
+                directory = None
+                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}/{name}", run,
+                                      stats[name]["changes"])
+            finished.append(name)
+            running = [n for n in changed if n not in finished]
+            if running:
+                step(f"applying {running[0]}", done=len(finished), total=len(changed))
+            return directory, up_to, done
+
+        # the tables' jobs side by side: a small table's job is mostly fixed costs
+        try:
+            applied_tables = side_by_side(spark, [lambda name=name: apply_table(name) for name in changed])
+        finally:
+            for staging in (f"_cdcwire/changes-{run:06d}", f"_cdcwire/buckets-{run:06d}"):
+                remove_snapshot(out, staging)
+        counts: dict[str, TableCounts] = {}
+        for name, (directory, up_to, done) in zip(changed, applied_tables):
+            if format == "parquet":
                 replaced.append(snapshots.get(name))
                 snapshots[name] = directory
-            else:
-                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}", run,
-                                      stats[name]["changes"])
             applied[name] = up_to
             r = stats[name]
             counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], r["insert"], r["update"],
@@ -297,6 +364,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
+    state.layout = layout if layout is not None else state.layout
     state.save(out)  # the commit: what follows only tidies up
     for directory in replaced:
         remove_snapshot(out, directory)
@@ -307,10 +375,19 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     )
 
 
+def _staged_decisions(decided: DataFrame) -> DataFrame:
+    """The decided changes as staged: every change keeps its image's signature (the table's
+    columns come from all of them), but only the change deciding its key's row keeps the image
+    itself. In a stream of many changes per row, the values of the changes that do not decide
+    were most of what the step wrote and read back, for nothing."""
+    return decided.withColumn("signature", image_signature(F.col("_image"))).withColumn(
+        "_image", F.when(F.col("_last"), F.col("_image")))
+
+
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
-    """(events read, the next offset per partition, the release point), from one aggregate per
-    partition over the new events and the pending ones of the last run (a partition whose rows
-    all wait, with no resolved ts yet, still holds the release point back)."""
+    """(events read, the next offset per partition, the release point, the renames among the new
+    DDLs), from one aggregate per partition over the new events and the pending ones of the last
+    run (a partition whose rows all wait, with no resolved ts yet, still holds the release point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
         marked = marked.unionByName(pending_before.withColumn("_fresh", F.lit(False)), allowMissingColumns=True)
@@ -320,13 +397,16 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.count_if(F.col("_fresh")).alias("n"),
         F.count_if(F.col("kind").isNotNull()).alias("events"),
         F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
+        F.collect_list(F.when(F.col("_fresh") & F.col("ddl_type").isin(*RENAME_TYPES),
+                              F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
         if r["last"] is not None:  # a partition whose offsets restarted (loss accepted) goes back
             offsets[r["place"]] = int(r["last"]) + 1
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
-    return sum(r["n"] for r in rows), offsets, point
+    renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
+    return sum(r["n"] for r in rows), offsets, point, renames
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
@@ -337,7 +417,7 @@ def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dic
     table and image signature (a handful per table), and the counts are summed here."""
     flagged = decided.select(
         "schema", "table", "kind", "_op", "_key", "_copies", "_conflict", "commit_ts", F.lit(False).alias("_hko"),
-        image_signature(F.col("_image")).alias("signature"),
+        "signature",
     ).unionByName(key_only.select(
         "schema", "table", "kind", F.lit("U").alias("_op"), F.lit("").alias("_key"), F.lit(1).cast("int").alias("_copies"),
         F.lit(False).alias("_conflict"), "commit_ts", F.lit(True).alias("_hko"),
@@ -377,6 +457,43 @@ def _upserts_as_inserts(last: DataFrame) -> DataFrame:
         F.lit("insert").alias("kind"), "commit_ts", "schema", "table", F.col("_image").alias("columns"),
         F.when(F.lit(False), F.col("_image")).alias("pre_columns"),  # null, of the image's type
     )
+
+
+def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> list[str]:
+    """Give the tables of earlier runs the names the run's renames not applied yet give them (see
+    :mod:`.table_renames`); the Parquet snapshots to remove after the commit. A renamed Parquet
+    table's snapshot is linked under its new name (``<new>/renamed-N``), so the directory a
+    reader finds is named for the table, whether or not the run changes it."""
+    new = [r for r in renames if state.renamed_ts is None or r.ts > state.renamed_ts]
+    if not new:
+        return []
+    state.renamed_ts = max(r.ts for r in new)
+    moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
+    if not moved:
+        return []
+    before = state.snapshots
+    state.applied = renamed_entries(state.applied, moved)
+    state.snapshots = renamed_entries(state.snapshots, moved)
+    for old, name in moved.items():
+        if old in before:
+            state.snapshots[name] = f"{name}/renamed-{run:06d}"
+            linked_snapshot(out, before[old], state.snapshots[name])
+    dropped = [d for name, d in before.items() if name in moved or name in moved.values()]
+    if format == "delta":  # directories named for their tables: moved now, through a journal in the state
+        state.renaming = journal(moved)
+        state.save(out)
+        _finish_moves(out, state)
+    return dropped
+
+
+def _finish_moves(out: str, state: TablesState) -> None:
+    def saved(renaming: dict) -> None:
+        state.renaming = renaming
+        state.save(out)
+
+    make_moves(out, state.renaming, saved)
+    state.renaming = None
+    state.save(out)
 
 
 def _delta_tables_in(out: str) -> list[str]:
@@ -428,6 +545,24 @@ def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:
         F.transform(image, lambda c: c["name"]).alias("k")
     ).first()
     return list(row["k"])
+
+
+def _layout_location(source_uri: SinkLike, topics) -> Optional[StorageLocation]:
+    """The storage-sink layout the source URI names (None: a sink's topic), checked for what
+    materialize needs of it: each row's commit ts, which orders a key's changes and tells the
+    rows a later run reads again from the ones it has not applied."""
+    if not is_storage_uri(source_uri):
+        return None
+    location = StorageLocation.parse(str(source_uri))
+    if topics is not None:
+        raise CdcwireError(f"{location.display()} is a storage-sink layout, read whole: topics do not apply to it")
+    needed = location.commit_ts_parameter()
+    if needed is not None:
+        raise CdcwireError(
+            f"{location.display()}: materialize needs each row's commit ts, to order a key's changes and to tell the"
+            f" rows an earlier run applied: give {needed}=true (TiCDC must write the layout with it)"
+        )
+    return location
 
 
 def _has_resolved(sink) -> bool:

@@ -44,6 +44,16 @@ def apply_to_parquet(
     return directory, done.counts
 
 
+def linked_snapshot(out: str, current: str, directory: str) -> None:
+    """A copy of the snapshot ``current`` at ``directory`` (both under OUT) made of hard links: a
+    renamed table's snapshot under its new name, no data copied."""
+    source, target = Path(out) / current, Path(out) / directory
+    shutil.rmtree(target, ignore_errors=True)  # a killed run's leftovers: the state never named them
+    target.mkdir(parents=True)
+    for f in source.glob("*.parquet"):
+        _link(f, target / f.name)
+
+
 def _link(old: Path, new: Path) -> None:
     """The untouched bucket file in the new snapshot: a hard link (a copy where links are not to be had)."""
     try:
@@ -53,8 +63,13 @@ def _link(old: Path, new: Path) -> None:
 
 
 def remove_snapshot(out: str, directory: Optional[str]) -> None:
+    """Remove a directory under OUT, and its table's directory if it was the last in it (a
+    renamed table's old name)."""
     if directory:
         shutil.rmtree(Path(out) / directory, ignore_errors=True)
+        parent = (Path(out) / directory).parent
+        if parent != Path(out) and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
 
 
 def rows_in(out: str, directory: Optional[str]) -> int:

@@ -54,7 +54,8 @@ ROWS_PER_BUCKET = 1_000_000
 MIN_BUCKETS = 16
 BUCKET = "_bucket"
 _NAME = re.compile(r"^bucket-(\d{5,})-of-(\d{5,})-run-\d+-[0-9a-f]+-\d+\.parquet$")
-_TIMESTAMP_TYPE = "spark.sql.parquet.outputTimestampType"
+_AQE_EXCLUDED = "spark.sql.adaptive.optimizer.excludedRules"
+_AQE_EMPTY_RELATION = "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"
 
 
 def bucket_count_for(rows: int) -> int:
@@ -187,10 +188,24 @@ def _merged(old: DataFrame, marked: DataFrame, keys: list[str], buckets: int, ob
 
 
 def _write(rows: DataFrame, staging: Path) -> None:
-    """One Parquet file per bucket into ``staging/_bucket=K/``, timestamps as INT64
-    microseconds (Spark's default INT96 is deprecated, and delta-rs reads it as nanoseconds)."""
-    with session_settings(rows.sparkSession, {_TIMESTAMP_TYPE: "TIMESTAMP_MICROS"}):
+    """One Parquet file per bucket into ``staging/_bucket=K/``, with :func:`write_settings`."""
+    with session_settings(rows.sparkSession, write_settings(rows.sparkSession)):
         rows.write.partitionBy(BUCKET).mode("overwrite").parquet(str(staging))
+
+
+def write_settings(spark) -> dict[str, str]:
+    """The settings a bucket write runs with. Timestamps as INT64 microseconds (Spark's default
+    INT96 is deprecated, and delta-rs reads it as nanoseconds). Adaptive execution keeps the
+    plan it ran: when the changes delete every row of the buckets they touch, its
+    empty-relation rule would swap the plan for an empty one after the join ran, and the
+    counts observed on the join would be lost with it (an AssertionError in
+    ``Observation.get``); the rules the user excluded stay excluded. A caller writing several
+    tables side by side sets these around all of them: each write's own setting and restoring
+    then finds the same values, never another write's."""
+    excluded = [r for r in (spark.conf.get(_AQE_EXCLUDED, None) or "").split(",") if r]
+    if _AQE_EMPTY_RELATION not in excluded:
+        excluded.append(_AQE_EMPTY_RELATION)
+    return {"spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS", _AQE_EXCLUDED: ",".join(excluded)}
 
 
 def _move_into_place(staging: Path, target: Path, buckets: int, run: int) -> dict[int, list[str]]:

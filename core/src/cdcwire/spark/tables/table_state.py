@@ -11,7 +11,11 @@ partition (the release point is their minimum); per table, the commit ts it has 
 applied up to (events at or below it are replays and are skipped); each Parquet table's
 current snapshot directory; the file of pending events (read, but above the release
 point); the table filter the runs apply (a later run with another filter is refused: a
-table it added would have missed the events earlier runs read past). Delta tables also
+table it added would have missed the events earlier runs read past); for a storage-sink
+layout instead of offsets, where its read stopped (a
+:class:`~cdcwire.transports.storage.position.LayoutPosition`: the checkpoint and each data
+directory's last file); the commit ts of the last RENAME TABLE applied to the tables, and
+a journal of Delta tables being moved to their new names (:mod:`.table_renames`). Delta tables also
 carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
 written in the MERGE that applies it.
 
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from ...errors import CdcwireError
+from ...transports.storage.position import LayoutPosition
 
 STATE_FILE = "_cdcwire_state.json"
 STATE_VERSION = 1
@@ -56,12 +61,26 @@ def _object(key: Callable[[str], bool], value: Callable[[Any], bool]) -> Callabl
     return lambda v: isinstance(v, dict) and all(isinstance(k, str) and key(k) and value(x) for k, x in v.items())
 
 
+def _layout_position(v: Any) -> bool:
+    try:
+        LayoutPosition.from_doc(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _moves(v: Any) -> bool:
+    return (isinstance(v, dict) and set(v) == {"phase", "moves"} and v["phase"] in (1, 2) and isinstance(v["moves"], list)
+            and all(isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) and _table(x) for x in m)
+                    for m in v["moves"]))
+
+
 def _or_null(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: v is None or check(v)
 
 
-#: Each field of the state: (its check, what it must be). ``tables`` may be missing (states
-#: written before it was kept: every table).
+#: Each field of the state: (its check, what it must be). ``tables`` and ``layout`` may be
+#: missing (states written before they were kept: every table; a topic's state).
 STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "format": (_text, "a table format"),
     "source": (_text, "the source URI"),
@@ -73,8 +92,12 @@ STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "release_ts": (_or_null(_count), "null or a commit ts (an integer >= 0)"),
     "run": (_count, "the number of the last run (an integer >= 0)"),
     "tables": (_or_null(_text), "null or the table filter of the runs"),
+    "layout": (_or_null(_layout_position), 'null or where the read of a storage-sink layout stopped: {"checkpoint":'
+               ' ts, "files": {"<data directory>/meta/CDC.index": the last file index read there}}'),
+    "renamed_ts": (_or_null(_count), "null or the commit ts of the last RENAME TABLE applied to the tables"),
+    "renaming": (_or_null(_moves), 'null or the Delta tables being renamed: {"phase": 1 or 2, "moves": [["old", "new"]]}'),
 }
-_OPTIONAL_FIELDS = ("tables",)
+_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming")
 _WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
@@ -90,6 +113,9 @@ class TablesState:
     release_ts: Optional[int] = None
     run: int = 0
     tables: Optional[str] = None  # the table filter of the runs (None: every table)
+    layout: Optional[LayoutPosition] = None  # a storage-sink layout's source: where its read stopped
+    renamed_ts: Optional[int] = None  # the last RENAME TABLE applied to the tables (see table_renames)
+    renaming: Optional[dict] = None  # Delta tables being moved to their new names (see table_renames)
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
@@ -111,6 +137,8 @@ class TablesState:
             )
         doc.pop("state_version")
         _check_fields(doc, path)
+        if doc.get("layout") is not None:
+            doc["layout"] = LayoutPosition.from_doc(doc["layout"])
         state = cls(**doc)
         state._check_on_disk(Path(out), path)
         return state
@@ -126,7 +154,8 @@ class TablesState:
         named = [(f"snapshots[{name!r}]", d) for name, d in sorted(self.snapshots.items())]
         named += [("pending", self.pending)] if self.pending is not None else []
         if self.format == "delta":
-            named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied)]
+            moving = {new for _, new in self.renaming["moves"]} if self.renaming else set()  # see table_renames
+            named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied) if name not in moving]
         root = out.resolve()
         for field_name, directory in named:
             place = (out / directory).resolve()
@@ -143,7 +172,9 @@ class TablesState:
         directory.mkdir(parents=True, exist_ok=True)
         aside = directory / f".{STATE_FILE}.{os.getpid()}.tmp"
         with open(aside, "w", encoding="utf-8") as f:
-            json.dump({"state_version": STATE_VERSION, **asdict(self)}, f, indent=1, sort_keys=True)
+            doc = {"state_version": STATE_VERSION, **asdict(self)}
+            doc["layout"] = self.layout.to_doc() if self.layout is not None else None
+            json.dump(doc, f, indent=1, sort_keys=True)
             f.flush()
             os.fsync(f.fileno())
         os.replace(aside, directory / STATE_FILE)

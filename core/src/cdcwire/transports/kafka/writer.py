@@ -1,11 +1,19 @@
 """The Kafka writer: an idempotent, ``acks=all`` producer that loses nothing.
 
-Why the writer keeps its own record of unacknowledged messages: an idempotent
+Why the writer keeps its own record of unconfirmed messages: an idempotent
 producer turns a broker that forgot its sequence numbers (a restart that lost
 state) into a *fatal* error. The writer then starts a new producer and sends every
-message not yet acknowledged again, in the original order, so the job completes
+message not yet confirmed again, in the original order, so the job completes
 with nothing lost and per-partition order kept (messages the broker had written
-but not acknowledged appear twice).
+since the last confirmation appear twice: at least once, as TiCDC's sink).
+
+Why the record is kept sparsely: a delivery report per message (a Python callback, a
+message object made for it) cost about as much as producing the message. The producer
+reports failed deliveries only (``delivery.report.only.error``), and the writer confirms
+what it sent in whole: when the producer's queue is empty after a flush, every message
+sent before it was acknowledged or reported failed. A writer confirms at every ``flush``
+and after :data:`CONFIRM_EVERY` messages, so the record holds no more messages than
+librdkafka's own queue does.
 """
 
 from __future__ import annotations
@@ -35,6 +43,8 @@ MESSAGE_TIMEOUT_MS = 300_000
 #: Bounds of librdkafka's in-memory queue: memory stays flat however much is written.
 QUEUE_MAX_MESSAGES = 100_000
 QUEUE_MAX_KBYTES = 64 * 1024
+#: Messages sent between two confirmations (a flush): the most the writer keeps to send again.
+CONFIRM_EVERY = QUEUE_MAX_MESSAGES
 #: How many times one writer replaces a producer that hit a fatal error before giving up.
 MAX_PRODUCER_RESTARTS = 5
 #: Errors after which unacknowledged messages are sent again by a new producer.
@@ -70,6 +80,7 @@ def producer_settings(config, settings: KafkaSettings) -> dict[str, Any]:
         "message.max.bytes": message_max_bytes,
         "queue.buffering.max.messages": QUEUE_MAX_MESSAGES,
         "queue.buffering.max.kbytes": max(QUEUE_MAX_KBYTES, 2 * message_max_bytes // 1024),
+        "delivery.report.only.error": True,  # see the module doc: successes are confirmed in whole
     }
 
 
@@ -114,15 +125,15 @@ class KafkaWriter(MessageWriter):
         self._admin = TopicAdmin(self.settings)
         self._admin.check_reachable()
         self._partition_counts: dict[str, int] = {}
-        self._pending: dict[int, Message] = {}
-        self._next_seq = 0
+        self._pending: list[Message] = []  # sent since the last confirmation, in order
         self._generation = 0
         self.restarts = 0
         self._needs_restart = False
         self._failures: list[DeliveryFailure] = []
         self._failure_count = 0
         self._fatal_text = "fatal producer error"
-        #: Messages acknowledged by the brokers so far; ``restarts``: producers replaced after a fatal error.
+        #: Messages confirmed acknowledged by the brokers so far (at each flush); ``restarts``:
+        #: producers replaced after a fatal error.
         self.delivered = 0
         self._errors = self.settings.client_errors()
         self._producer: Optional[Producer] = self._new_producer()
@@ -132,7 +143,8 @@ class KafkaWriter(MessageWriter):
 
     def _new_producer(self) -> Producer:
         self._errors = self.settings.client_errors()
-        return self.settings.open_client(Producer, self._errors, **self._producer_extra)
+        on_failure = functools.partial(self._on_failure, self._generation)
+        return self.settings.open_client(Producer, self._errors, **self._producer_extra, on_delivery=on_failure)
 
     # the public surface ------------------------------------------------------------------
 
@@ -155,12 +167,12 @@ class KafkaWriter(MessageWriter):
             raise TransportError(
                 f"partition {message.partition} is outside topic {message.topic!r}'s {count} partition(s)"
             )
-        seq = self._next_seq
-        self._next_seq = seq + 1
-        self._pending[seq] = message
-        self._produce(seq, message)
+        self._pending.append(message)
+        self._produce(message, len(self._pending))
         if self._needs_restart:
             self._restart_producer()
+        if len(self._pending) >= CONFIRM_EVERY:
+            self.flush()
 
     def flush(self) -> None:
         if self._producer is None:
@@ -188,8 +200,9 @@ class KafkaWriter(MessageWriter):
                 )
         if self._failure_count:
             self._raise_failures()
-        if self._pending:
-            raise TransportError(f"{len(self._pending)} message(s) got no delivery report from Kafka")
+        # the queue is empty and no delivery failed: every message sent so far is acknowledged
+        self.delivered += len(self._pending)
+        self._pending.clear()
 
     def close(self) -> None:
         try:
@@ -211,14 +224,11 @@ class KafkaWriter(MessageWriter):
 
     # delivery ----------------------------------------------------------------------------
 
-    def _produce(self, seq: int, message: Message) -> None:
-        on_delivery = functools.partial(self._on_delivery, self._generation, seq)
+    def _produce(self, message: Message, count: int) -> None:
         producer = self._producer
         while True:
             try:
-                producer.produce(
-                    message.topic, message.value, message.key, partition=message.partition, on_delivery=on_delivery
-                )
+                producer.produce(message.topic, message.value, message.key, partition=message.partition)
                 break
             except BufferError:
                 self._serve(0.05)  # the queue is full: wait for acknowledgements
@@ -231,10 +241,10 @@ class KafkaWriter(MessageWriter):
                     return
                 # Refused before it was queued (larger than message.max.bytes, an unknown
                 # partition): a failed delivery like any other, so flush and close fail too.
-                self._pending.pop(seq, None)
+                self._pending.pop(next(i for i in range(len(self._pending) - 1, -1, -1) if self._pending[i] is message))
                 self._note_failure(message.topic, message.partition, self.settings.describe(exc))
                 self._raise_failures()
-        if seq & 0xFF == 0:
+        if count & 0xFF == 0:
             self._serve(0)
 
     def _serve(self, timeout: float) -> None:
@@ -266,18 +276,14 @@ class KafkaWriter(MessageWriter):
             f"Kafka producer at {self.settings.bootstrap} failed: {self.settings.describe(exc)}"
         ) from None
 
-    def _on_delivery(self, generation: int, seq: int, err: Optional[KafkaError], msg) -> None:
-        if err is None:
-            if self._pending.pop(seq, None) is not None:
-                self.delivered += 1
-            return
-        if generation != self._generation or seq not in self._pending:
+    def _on_failure(self, generation: int, err: Optional[KafkaError], msg) -> None:
+        """A failed delivery (the producer reports no others; see the module doc)."""
+        if err is None or generation != self._generation:
             return  # a replaced producer's message: it is sent again by the new one
         if err.fatal() or err.code() in _REPLAY_CODES or self._errors.fatal is not None:
             self._fatal_text = self.settings.describe(err)
             self._needs_restart = True
             return
-        self._pending.pop(seq, None)
         self._note_failure(msg.topic(), msg.partition(), self.settings.describe(err))
 
     def _note_failure(self, topic: str, partition: int, error: str) -> None:
@@ -287,7 +293,7 @@ class KafkaWriter(MessageWriter):
             self._failures.append(DeliveryFailure(topic, partition, error))
 
     def _restart_producer(self) -> None:
-        """Replace a producer that hit a fatal error and send every unacknowledged message again, in order."""
+        """Replace a producer that hit a fatal error and send every unconfirmed message again, in order."""
         while self._needs_restart:
             self._needs_restart = False
             fatal = self._errors.fatal
@@ -310,8 +316,8 @@ class KafkaWriter(MessageWriter):
             except (KafkaException, SystemError):
                 pass
             self._producer = self._new_producer()
-            for seq, message in list(self._pending.items()):
-                self._produce(seq, message)
+            for count, message in enumerate(list(self._pending), 1):
+                self._produce(message, count)
                 if self._needs_restart:
                     break
 

@@ -8,5 +8,5 @@ the location and its parameters (:mod:`.location`), where an event came from
 (:mod:`.places`), what a path names (:mod:`.paths`), schema files and their checksum
 (:mod:`.schema_files`), the columns they declare (:mod:`.table_columns`), csv records
 (:mod:`.csv_fields`) and rows (:mod:`.csv_rows`), one snapshot of the layout
-(:mod:`.layout`).
+(:mod:`.layout`), where a read of it stopped (:mod:`.position`).
 """

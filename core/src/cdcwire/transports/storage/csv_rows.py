@@ -127,7 +127,7 @@ def _image(values: list[Field], specs: tuple[ColumnSpec, ...], place: Place) -> 
         else:
             try:
                 value = spec.read(text)
-            except ValueError as exc:
+            except (ValueError, OverflowError) as exc:  # OverflowError: a FLOAT past float32
                 raise LayoutError(place, f"column {spec.name!r} ({spec.mysql_type}): {exc}") from None
         out.append(build_column(spec.name, spec.type, spec.flags, value, spec.mysql_type))
     return tuple(out)

@@ -5,19 +5,22 @@ The rules (``cmd/storage-consumer/consumer.go``): only table versions at or belo
 ``metadata`` checkpoint count; a data directory's files count up to the one its
 ``meta/CDC.index`` names (a file written after the index is not complete yet); everything
 is ordered by table version, a version's schema file before its data, then partition,
-date and table (``CompareDMLPathKey``).
+date and table (``CompareDMLPathKey``). A snapshot may start after a
+:class:`~.position.LayoutPosition` (a later read of the same layout: each directory from the
+last file read before) and stop at one (exactly the files an earlier look planned).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from ...large_messages.storage import ObjectMissing, Storage
 from .location import StorageLocation, shown
 from .paths import METADATA, DataDir, DataPath, IndexPath, SchemaPath, data_file_index, parse_path
 from .places import LayoutError, Place
+from .position import LayoutPosition
 from .schema_files import SchemaFile, parse_schema_file
 
 
@@ -37,9 +40,16 @@ class DirItem:
     directory: DataDir
     files: tuple[str, ...]  # data file paths, in index order
     schema: SchemaItem  # the table version's schema file
+    index_path: str = ""  # the directory's index file: the name a LayoutPosition keeps it under
 
     def sort_key(self) -> tuple:
         return self.directory.sort_key()
+
+    @property
+    def last_index(self) -> Optional[int]:
+        """The index of the last data file listed here (None: none)."""
+        found = data_file_index(self.files[-1].rpartition("/")[2]) if self.files else None
+        return None if found is None else found[1]
 
     @property
     def schema_name(self) -> str:
@@ -75,6 +85,28 @@ class Snapshot:
             Snapshot(self.checkpoint, tuple(sorted(items, key=lambda i: i.sort_key()))) for items in groups.values()
         ]
 
+    def position(self, since: Optional[LayoutPosition] = None) -> LayoutPosition:
+        """Where a read of this snapshot stops: its checkpoint, and per directory the last file
+        listed (a directory with nothing listed keeps ``since``'s)."""
+        before = since.last_read() if since is not None else {}
+        files = {}
+        for item in self.items:
+            if isinstance(item, DirItem):
+                last = item.last_index
+                if last is not None or item.index_path in before:
+                    files[item.index_path] = last if last is not None else before[item.index_path]
+        return LayoutPosition.of(self.checkpoint, files)
+
+    def of_tables(self, wanted: Callable[[str, str], bool]) -> "Snapshot":
+        """Only the schema files and directories of the tables ``wanted(schema, table)`` keeps (a
+        database-level schema file is asked with table "", as a topic's database DDL is)."""
+        def kept(item: Item) -> bool:
+            if isinstance(item, DirItem):
+                return wanted(item.schema_name, item.table_name)
+            return wanted(item.file.schema, item.file.table)
+
+        return Snapshot(self.checkpoint, tuple(i for i in self.items if kept(i)))
+
 
 def read_checkpoint(storage: Storage) -> int:
     place = Place(METADATA)
@@ -94,9 +126,12 @@ def read_checkpoint(storage: Storage) -> int:
     return ts
 
 
-def snapshot(location: StorageLocation, checkpoint: Optional[int] = None) -> Snapshot:
+def snapshot(location: StorageLocation, checkpoint: Optional[int] = None, since: Optional[LayoutPosition] = None,
+             until: Optional[LayoutPosition] = None) -> Snapshot:
     """The layout as it is now, bounded by its checkpoint (``checkpoint``: one read before, which
-    pins what a read gives however far TiCDC has written since)."""
+    pins what a read gives however far TiCDC has written since). ``since``: each directory's files
+    from the last one read there on (all of a directory it does not name); ``until``: no file past
+    the last one it names, and no directory it does not name."""
     storage = location.storage
     if checkpoint is None:
         checkpoint = read_checkpoint(storage)
@@ -114,16 +149,23 @@ def snapshot(location: StorageLocation, checkpoint: Optional[int] = None) -> Sna
             data.setdefault((named.directory, named.dispatcher), []).append((named.index, name))
     tables = _schema_files_by_table(schemas)
     items: list[Item] = list(schemas)
+    first_of = since.last_read() if since is not None else {}
+    last_of = until.last_read() if until is not None else None
     for (directory, dispatcher), index_path in indexes.items():
+        if last_of is not None and index_path not in last_of:
+            continue
         last = _last_index(storage, index_path, dispatcher, location.extension)
-        files = tuple(path for index, path in sorted(data.get((directory, dispatcher), ())) if index <= last)
+        if last_of is not None:
+            last = min(last, last_of[index_path])
+        first = first_of.get(index_path, 0)
+        files = tuple(path for index, path in sorted(data.get((directory, dispatcher), ())) if first <= index <= last)
         schema = _schema_for(tables, directory)
         if schema is None:
             raise LayoutError(
                 Place(index_path), f"no schema file for table version {directory.version} of this directory"
                 " (meta/schema_<version>_<checksum>.json at or below it): the layout is incomplete",
             )
-        items.append(DirItem(directory, files, schema))
+        items.append(DirItem(directory, files, schema, index_path))
     items.sort(key=lambda item: item.sort_key())
     return Snapshot(checkpoint, tuple(items))
 

@@ -61,15 +61,22 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("enable-tidb-extension", "bool", True, "canal-json rows carry _tidb.commitTs (the consumer needs it)"),
     Parameter("worker-count", "int", 16, "TiCDC's write side; not used to read", minimum=1),
     Parameter("flush-interval", "str", "5s", "TiCDC's write side; not used to read"),
-    Parameter("file-size", "int", 64 << 20, "TiCDC's write side; not used to read", minimum=1),
+    Parameter("file-size", "int", 64 << 20, "bytes of a written data file: a row that would take a file past it"
+              " starts the next CDC<index> (a larger row gets a file of its own); not used to read", minimum=1),
 )
 _DECLARED = {p.name: p for p in PARAMETERS}
+_SECRETS = ("access-key", "secret-access-key", "session-token")
 
 
 def shown(storage: Storage) -> str:
     """A layout's root for messages, in the spelling its URI uses: ``local:///dir`` (a ``file://``
     would read as cdcwire's own message log) or ``s3://bucket/prefix`` with its keys masked."""
     return f"local://{storage.root}" if storage.scheme == "file" else storage.display()
+
+
+def shown_uri(uri: str) -> str:
+    """The URI for messages and for a record of where a read came from: keys masked."""
+    return redact_url(uri, _SECRETS, known_names=(*_DECLARED, *S3_PARAMETERS))
 
 
 def is_storage_uri(uri: object) -> bool:
@@ -96,6 +103,13 @@ class StorageLocation:
     def __getitem__(self, name: str) -> Any:
         return self.params[name]
 
+    def commit_ts_parameter(self) -> str | None:
+        """The parameter this URI turns off that puts each row's commit ts in the files (None: the
+        rows carry it). A read that continues (materialize, a stream) needs it: the commit ts
+        orders a key's changes and tells the rows read before from the ones not read yet."""
+        needed = "include-commit-ts" if self.protocol == "csv" else "enable-tidb-extension"
+        return None if self.params[needed] else needed
+
     def display(self) -> str:
         """The location for messages: its root as its URI spells it, keys masked."""
         return shown(self.storage)
@@ -106,7 +120,7 @@ class StorageLocation:
     @classmethod
     def parse(cls, uri: str) -> "StorageLocation":
         """The location a storage-sink URI names, or a SinkURIError naming the parameter (never a secret)."""
-        shown = redact_url(uri, ("access-key", "secret-access-key", "session-token"))
+        shown = shown_uri(uri)
         try:
             parts = urlsplit(uri)
         except ValueError as exc:

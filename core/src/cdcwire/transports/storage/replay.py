@@ -25,7 +25,7 @@ from .csv_rows import CsvOptions, csv_events
 from .layout import DirItem, SchemaItem, Snapshot, snapshot
 from .location import StorageLocation
 from .places import LayoutError, Place
-from .table_columns import column_specs
+from .table_columns import ColumnSpec, column_specs
 
 #: Decodes one canal-json line (a Message whose topic is the file's path and offset its line).
 LineDecoder = Callable[[Message], list[Event]]
@@ -45,7 +45,7 @@ def csv_options(location: StorageLocation) -> CsvOptions:
                       location["output-field-header"])
 
 
-class _Dedup:
+class Dedup:
     """Per table and partition: the newest commit ts given and the rows given at it."""
 
     __slots__ = ("ts", "seen")
@@ -86,7 +86,7 @@ class Replayer:
         self.options = csv_options(location)
         self.exact_ts = location.protocol != "csv" or self.options.include_commit_ts
         self.ddl_marks: dict[tuple[str, str], int] = {}
-        self.dedups: dict[tuple[str, str, Optional[int]], _Dedup] = {}
+        self.dedups: dict[tuple[str, str, Optional[int]], Dedup] = {}
         self.file_ts: dict[str, int] = {}
 
     def events(self, shot: Snapshot, after: int = -1, ddl: bool = True, resolved: bool = True) -> Iterator[PlacedEvent]:
@@ -111,9 +111,24 @@ class Replayer:
             yield PlacedEvent(Place("metadata"), ResolvedEvent(shot.checkpoint))
 
     def _rows(self, item: DirItem, checkpoint: int, after: int) -> Iterator[PlacedEvent]:
+        unread = self.unread(item, after)
+        yield from self.replayed(_dir_events(self.location, item, unread, self.options, self.decode_line),
+                                 checkpoint, after)
+        self.mark_read(unread)
+
+    def unread(self, item: DirItem, after: int) -> tuple[str, ...]:
+        """The data files of ``item`` to read: not read before, or read with rows above ``after``."""
         done = self.file_ts
-        unread = tuple(p for p in item.files if p not in done or self.exact_ts and done[p] > after)
-        for placed in _dir_events(self.location, item, unread, self.options, self.decode_line):
+        return tuple(p for p in item.files if p not in done or self.exact_ts and done[p] > after)
+
+    def mark_read(self, paths: tuple[str, ...]) -> None:
+        for path in paths:
+            self.file_ts.setdefault(path, -1)
+
+    def replayed(self, placed_events: Iterator[PlacedEvent], checkpoint: int, after: int) -> Iterator[PlacedEvent]:
+        """The rows of ``placed_events`` (one directory's files, in order) that the rules give."""
+        done = self.file_ts
+        for placed in placed_events:
             row = placed.event
             if not isinstance(row, RowChangedEvent):
                 continue  # canal-json data files hold rows only; a stray watermark is not one
@@ -122,12 +137,10 @@ class Replayer:
             if self.exact_ts:
                 if row.commit_ts > checkpoint or row.commit_ts <= after:
                     continue
-                dedup = self.dedups.setdefault((row.schema, row.table, row.table_id), _Dedup())
+                dedup = self.dedups.setdefault((row.schema, row.table, row.table_id), Dedup())
                 if not dedup.fresh(row):
                     continue
             yield placed
-        for path in unread:
-            done.setdefault(path, -1)
 
 
 def _ddl(item: SchemaItem) -> Optional[DDLEvent]:
@@ -146,19 +159,9 @@ def _dir_events(location: StorageLocation, item: DirItem, files: tuple[str, ...]
     storage = location.storage
     partition = item.directory.partition
     if location.protocol == "csv":
-        schema_file = item.schema.file
-        try:
-            specs = column_specs(schema_file.columns or (), location["binary-encoding-method"])
-        except ValueError as exc:
-            raise LayoutError(Place(item.schema.path), str(exc)) from None
+        specs = item_specs(location, item)
         for path in files:
-            text = _text(storage.get(path), path)
-            for placed in csv_events(text, path, specs, options, item.directory.version, partition):
-                try:
-                    check_event(placed.event)
-                except InvalidEventError as exc:
-                    raise LayoutError(placed.place, f"the row is not a valid event: {exc}") from None
-                yield PlacedEvent(placed.place, placed.event)
+            yield from csv_file_events(path, storage.get(path), specs, options, item.directory.version, partition)
         return
     if not files:
         return
@@ -180,6 +183,27 @@ def _dir_events(location: StorageLocation, item: DirItem, files: tuple[str, ...]
                 if partition is not None and isinstance(event, RowChangedEvent) and event.table_id is None:
                     event = replace(event, table_id=partition)
                 yield PlacedEvent(place, event)
+
+
+def item_specs(location: StorageLocation, item: DirItem) -> tuple[ColumnSpec, ...]:
+    """The columns of a csv data directory's table version (its schema file's), read as the
+    layout's binary-encoding-method says; a LayoutError names the schema file."""
+    try:
+        return column_specs(item.schema.file.columns or (), location["binary-encoding-method"])
+    except ValueError as exc:
+        raise LayoutError(Place(item.schema.path), str(exc)) from None
+
+
+def csv_file_events(path: str, data: bytes, specs: tuple[ColumnSpec, ...], options: CsvOptions, version: int,
+                    partition: Optional[int]) -> Iterator[PlacedEvent]:
+    """The row events of one csv data file, each checked (the reference read of a file: a
+    LayoutError names the file, line and column of the first thing wrong)."""
+    for placed in csv_events(_text(data, path), path, specs, options, version, partition):
+        try:
+            check_event(placed.event)
+        except InvalidEventError as exc:
+            raise LayoutError(placed.place, f"the row is not a valid event: {exc}") from None
+        yield PlacedEvent(placed.place, placed.event)
 
 
 def _text(data: bytes, path: str) -> str:

@@ -104,7 +104,7 @@ def _reader(ctype: T, flags: F, col: TableCol, binary_encoding: str) -> Reader:
     if ctype == T.SET:
         return _set_reader(col.elems or ())
     if flags & F.BINARY and ctype in _BYTE_STRINGS:
-        return _hex if binary_encoding == "hex" else _base64
+        return read_hex if binary_encoding == "hex" else read_base64
     return str
 
 
@@ -113,14 +113,14 @@ def _bit(text: str) -> int:
     return int(text[2:] or "0", 16) if text[:2].lower() == "0x" else int(text)
 
 
-def _base64(text: str) -> bytes:
+def read_base64(text: str) -> bytes:
     try:
         return base64.b64decode(text, validate=True)
     except binascii.Error:
         raise ValueError(f"{text[:40]!r} is not base64 (binary-encoding-method=base64)") from None
 
 
-def _hex(text: str) -> bytes:
+def read_hex(text: str) -> bytes:
     try:
         return bytes.fromhex(text)
     except ValueError:

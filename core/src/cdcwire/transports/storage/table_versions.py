@@ -1,0 +1,144 @@
+"""Where a written event goes in a storage-sink layout: its table version, its data directory,
+and each version's schema file. Both writers (``cdcwire.write_storage`` in one process and
+``cdcwire.spark.write`` on executors) take these rules from here.
+
+Per table, each DDL starts a table version at its commit ts; a table's rows before any DDL get
+a version at their first commit ts, and a row belongs to the newest version at or below its
+commit ts. Of several DDLs of one table at one commit ts, the last in input order names the
+version. Each version's schema file takes its columns from the version's first row (by commit
+ts, then input order), since the event model carries no table schema; a version without rows
+keeps the columns of the version before it. A database DDL is a database-level schema file.
+
+What needs the whole input is small: the DDLs, and each table's first row commit ts. A writer
+gathers those first (Spark: one aggregate), makes a :class:`TablePlan`, and then places every
+row on its own (Spark: on the executors), since a row's version and date rise with its
+commit ts.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Iterable, Mapping, Optional
+
+from ...errors import CdcwireError
+from ...events import Column, DDLEvent, RowChangedEvent
+from ...type_codes import ColumnFlag as F, ColumnType as T
+from ...type_text import TypeText, parse_type_text
+from .location import StorageLocation
+from .paths import DataDir
+from .schema_files import SchemaFile, TableCol
+
+TableKey = tuple[str, str]
+#: A table version: schema, table, version.
+VersionKey = tuple[str, str, int]
+
+_NAMES = {T.TINYINT: "TINYINT", T.SMALLINT: "SMALLINT", T.MEDIUMINT: "MEDIUMINT", T.INT: "INT", T.BIGINT: "BIGINT",
+          T.FLOAT: "FLOAT", T.DOUBLE: "DOUBLE", T.DECIMAL: "DECIMAL", T.NULL: "NULL", T.TIMESTAMP: "TIMESTAMP",
+          T.DATE: "DATE", T.NEWDATE: "DATE", T.TIME: "TIME", T.DATETIME: "DATETIME", T.YEAR: "YEAR", T.BIT: "BIT",
+          T.JSON: "JSON", T.ENUM: "ENUM", T.SET: "SET", T.VAR_STRING: "VAR_STRING", T.GEOMETRY: "GEOMETRY"}
+_STRINGS = {T.CHAR: ("CHAR", "BINARY"), T.VARCHAR: ("VARCHAR", "VARBINARY"), T.TINYBLOB: ("TINYTEXT", "TINYBLOB"),
+            T.BLOB: ("TEXT", "BLOB"), T.MEDIUMBLOB: ("MEDIUMTEXT", "MEDIUMBLOB"), T.LONGBLOB: ("LONGTEXT", "LONGBLOB")}
+_NUMBERS = frozenset({T.TINYINT, T.SMALLINT, T.MEDIUMINT, T.INT, T.BIGINT, T.FLOAT, T.DOUBLE, T.DECIMAL})
+_DATE_FORMS = {"none": None, "year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
+
+
+def table_col(column: Column) -> TableCol:
+    """The schema file's column for a cdcwire column (its MySQL type text gives sizes and elements)."""
+    if column.type in _STRINGS:
+        name = _STRINGS[column.type][1 if column.flags & F.BINARY else 0]
+    else:
+        name = _NAMES[column.type]
+    if column.flags & F.UNSIGNED and column.type in _NUMBERS:
+        name += " UNSIGNED"
+    parsed = parse_type_text(column.mysql_type) if column.mysql_type else None
+    text = parsed if isinstance(parsed, TypeText) else None
+    precision = scale = ""
+    if text is not None and text.length is not None:
+        if column.type in (T.TIME, T.DATETIME, T.TIMESTAMP):
+            scale = str(text.length)
+        else:
+            precision = str(text.length)
+            if column.type in (T.DECIMAL, T.FLOAT, T.DOUBLE) and text.scale is not None:
+                scale = str(text.scale)
+    return TableCol(
+        name=column.name, type=name, precision=precision, scale=scale,
+        nullable="" if column.flags & F.NULLABLE else "false",
+        is_pk="true" if column.flags & F.PRIMARY_KEY else "",
+        elems=text.elements if text is not None and column.type in (T.ENUM, T.SET) else None,
+    )
+
+
+class UnplannedTableError(CdcwireError):
+    """A row of a table the write did not plan: the input gave other rows when the table versions
+    were planned than when its rows were written."""
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """The table versions of one write and the DDL that starts each (small: a few per table)."""
+
+    versions: Mapping[TableKey, tuple[int, ...]]
+    ddls: Mapping[TableKey, Mapping[int, DDLEvent]]
+    database_ddls: tuple[DDLEvent, ...] = field(default=())
+
+    @classmethod
+    def of(cls, ddls: Iterable[DDLEvent], first_row_ts: Mapping[TableKey, int]) -> "TablePlan":
+        """The plan of a write from its DDLs (in input order) and each table's first row commit ts."""
+        table_ddls: dict[TableKey, dict[int, DDLEvent]] = {}
+        database: list[DDLEvent] = []
+        for ddl in ddls:
+            if ddl.table:
+                table_ddls.setdefault((ddl.schema, ddl.table), {})[ddl.commit_ts] = ddl
+            else:
+                database.append(ddl)
+        versions: dict[TableKey, tuple[int, ...]] = {}
+        for key in sorted(set(first_row_ts) | set(table_ddls)):
+            found = sorted(table_ddls.get(key, ()))
+            first = first_row_ts.get(key)
+            if first is not None and (not found or first < found[0]):
+                found.insert(0, first)
+            versions[key] = tuple(found)
+        return cls(versions, table_ddls, tuple(database))
+
+    def version_of(self, schema: str, table: str, commit_ts: int) -> int:
+        """The version a row at ``commit_ts`` belongs to: the newest at or below it."""
+        versions = self.versions.get((schema, table))
+        if not versions:
+            raise UnplannedTableError(
+                f"a row of {schema}.{table} at {commit_ts}, a table the write did not plan: the input gave"
+                " other rows when its tables were planned (read it once, e.g. df.cache(), or from a bounded source)"
+            )
+        return versions[max(bisect.bisect_right(versions, commit_ts) - 1, 0)]
+
+    def data_dir(self, location: StorageLocation, row: RowChangedEvent) -> DataDir:
+        """The directory of ``row``: its table version, partition (``table_id``, with
+        ``enable-partition-separator``) and the UTC date of its commit ts (``date-separator``)."""
+        form = _DATE_FORMS[location["date-separator"]]
+        date = datetime.fromtimestamp((row.commit_ts >> 18) / 1000, timezone.utc).strftime(form) if form else ""
+        partition = row.table_id if location["enable-partition-separator"] else None
+        version = self.version_of(row.schema, row.table, row.commit_ts)
+        return DataDir(version, row.schema, row.table, partition, date)
+
+    def schema_files(
+        self, first_images: Mapping[VersionKey, tuple[Column, ...]]
+    ) -> list[tuple[str, SchemaFile]]:
+        """Every schema file of the write, with its path: the database-level ones, then each
+        table's versions in order. ``first_images``: each version's first row image (see
+        :func:`~cdcwire.transports.storage.data_files.first_images`)."""
+        files: list[tuple[str, SchemaFile]] = []
+        for ddl in self.database_ddls:
+            sf = SchemaFile(ddl.schema, "", ddl.commit_ts, ddl.query, int(ddl.ddl_type), None, 0)
+            files.append((f"{ddl.schema}/meta/{sf.file_name()}", sf))
+        for (schema, table), versions in self.versions.items():
+            columns: tuple[TableCol, ...] = ()
+            for version in versions:
+                image = first_images.get((schema, table, version))
+                if image is not None:
+                    columns = tuple(table_col(c) for c in image)
+                ddl: Optional[DDLEvent] = self.ddls.get((schema, table), {}).get(version)
+                query, ddl_type = (ddl.query, int(ddl.ddl_type)) if ddl else ("", 0)
+                sf = SchemaFile(schema, table, version, query, ddl_type, columns, len(columns))
+                files.append((f"{schema}/{table}/meta/{sf.file_name()}", sf))
+        return files
