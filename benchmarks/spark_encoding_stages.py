@@ -6,9 +6,8 @@ in one run on Spark local[2].
 Writers, each timed whole (the cs.write ones twice, in one order and back): plain ``df.write.json``, the like-for-like
 ``df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts").write.json``, then
 ``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")``
-with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier's two encoders
-(``jvm_encoding.JAVA_ENCODER``: its UDF before the shuffle, ``CanalJsonPartitions`` over the
-internal rows after the sort).
+with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier
+(``CanalJsonPartitions`` over the internal rows after the sort).
 
 Then the internal-row encoder's stages, each run to Spark's ``noop`` sink so that only what
 comes before it is done: reading the input, + routing (the JVM tier's expressions), + shuffle
@@ -54,7 +53,6 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
     from cdcwire import open_sink
     from cdcwire import spark as cs
     from cdcwire.spark.pipeline import _laid_out
-    from cdcwire.spark.writer import jvm_encoding
     from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, jvm_encoded_partitions
     from cdcwire.spark.writer.jvm_routing import jvm_routed
     from cdcwire.spark.writer.routing import plan_routes
@@ -72,11 +70,9 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
         assert summary.reconciles, summary.report()
         shutil.rmtree(work / f"sink-{name}")
 
-    tiers = [("python", "udf", "Python tier"), ("auto", "udf", "Java tier, UDF before the shuffle"),
-             ("auto", "rows", "Java tier, internal rows")]
-    for setting, encoder, label in tiers + tiers[::-1]:  # there and back: a load that drifts evens out
-        jvm_encoding.JAVA_ENCODER = encoder
-        timed(f"canal-json, {label}", lambda: write(setting, f"{setting}-{encoder}"))
+    tiers = [("python", "Python tier"), ("auto", "Java tier")]
+    for setting, label in tiers + tiers[::-1]:  # there and back: a load that drifts evens out
+        timed(f"canal-json, {label}", lambda: write(setting, setting))
 
     sink = open_sink(f"file://{work}/stages/events?{QUERY}")
     spark.conf.set(ENCODING_SETTING, "python")

@@ -1,5 +1,6 @@
 """The Java encoding tier against the Python codec: canal-json message bytes made by the Java
-tier's UDF are the Python encoder's, byte for byte, and the Python tier serves the rest."""
+tier over Spark's internal rows are the Python encoder's, byte for byte, and the Python tier
+serves the rest."""
 
 from __future__ import annotations
 
@@ -14,15 +15,13 @@ import pytest
 from pyspark.sql import functions as F
 
 import cdcwire
-from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
+from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.column_kinds import COLUMN_KINDS
 from cdcwire.errors import CdcwireError
 from cdcwire.spark.jvm import jar
 from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
 from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer import jvm_encoding
-from cdcwire.spark.writer.java_canal_json import canal_json_value
 from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN, COUNTS_TYPE
 from cdcwire.transports.file.framing import read_frames
@@ -30,7 +29,6 @@ from cdcwire.workload import Workload, value_maker
 
 CLOCK = 1_700_000_000_000
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
-UDF_FIELDS = ("kind", "commit_ts", "schema", "table", "columns", "pre_columns", "handle_key_only")
 
 
 def _f32(x: float) -> float:
@@ -93,36 +91,33 @@ def _frame(spark, events: list):
     return spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
 
 
-def _java_values(spark, sink, frame, encoder: str = "rows") -> list:
-    """The Java tier's value of each row of ``frame`` (as routed: whole events, no halves), in row
-    order, made by its encoder over internal rows (``rows``) or by its UDF (``udf``)."""
-    if encoder == "udf":
-        event = F.struct(*(F.col(f"`{c}`") for c in UDF_FIELDS), F.lit(0).cast("byte").alias("half"))
-        value = canal_json_value(spark, sink)(event, F.lit(CLOCK))
-        rows = frame.select("_cdc_seq", value.alias("v")).orderBy("_cdc_seq").collect()
-        return [None if r.v is None else bytes(r.v) for r in rows]
+def _java_values(spark, sink, frame) -> list:
+    """The Java tier's value of each row of ``frame`` (as routed: whole events, no halves), in row order."""
     routed = frame.select("*", F.lit(0).cast("byte").alias("_cdc_half"), F.lit(None).cast(COUNTS_TYPE).alias(COUNTS_COLUMN))
     rows = jvm_encoded_partitions(routed, sink, CLOCK).select("_cdc_seq", VALUE_COLUMN).orderBy("_cdc_seq").collect()
     return [None if r[VALUE_COLUMN] is None else bytes(r[VALUE_COLUMN]) for r in rows]
 
 
-def _compare_values(spark, tmp_path: Path, query: str, events: list, encoder: str = "rows") -> None:
+def _compare_values(spark, tmp_path: Path, query: str, events: list) -> None:
     from cdcwire_canal_json.encoder import CanalJSONEncoder
     from cdcwire_canal_json.options import CanalOptions
 
     sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
-    java = _java_values(spark, sink, _frame(spark, events), encoder)
+    java = _java_values(spark, sink, _frame(spark, events))
     python = CanalJSONEncoder(CanalOptions.from_config(sink.config), clock=lambda: CLOCK)
     assert [i for i, v in enumerate(java) if v is None] == []  # none left to Python
     assert java == [python.encode_event(e) for e in events]
 
 
-@pytest.mark.parametrize("encoder, extension", [("rows", "true"), ("rows", "false"), ("udf", "true")])
-def test_canal_json_rows_of_every_workload_column_kind_encode_in_java_as_the_python_codec(
-    spark, tmp_path, encoder, extension
-):
+@pytest.mark.parametrize("extension", ["true", "false"])
+def test_canal_json_rows_of_every_workload_column_kind_encode_in_java_as_the_python_codec(spark, tmp_path, extension):
     rows = [e for e in Workload(400, seed=11) if isinstance(e, RowChangedEvent)] + every_kind_rows()
-    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", rows, encoder)
+    _compare_values(spark, tmp_path, f"protocol=canal-json&enable-tidb-extension={extension}", rows)
+
+
+def test_canal_json_watermarks_of_resolved_events_encode_in_java_as_the_python_codec(spark, tmp_path):
+    resolved = [ResolvedEvent(ts) for ts in (0, 1, 450_000_000_000_000_000, (1 << 64) - 1)]
+    _compare_values(spark, tmp_path, "protocol=canal-json&enable-tidb-extension=true", resolved)
 
 
 @pytest.mark.parametrize("extension", ["true", "false"])
@@ -193,11 +188,9 @@ def _messages(directory: Path) -> dict[str, list[bytes]]:
     return out
 
 
-@pytest.mark.parametrize("encoder, extension", [("udf", "true"), ("udf", "false"), ("rows", "true")])
-def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, monkeypatch, encoder, extension):
-    """Key-changing updates split, DDL and resolved events (left to Python) among the rows;
-    with either Java encoder (``jvm_encoding.JAVA_ENCODER``)."""
-    monkeypatch.setattr(jvm_encoding, "JAVA_ENCODER", encoder)
+@pytest.mark.parametrize("extension", ["true", "false"])
+def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, extension):
+    """Key-changing updates split, DDL events (left to Python) and resolved events among the rows."""
     from test_spark_jvm_routing import edge_events
 
     events = _frame(spark, list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60))
@@ -217,12 +210,10 @@ def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spar
     assert jvm.reconciles
 
 
-def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_and_resolved_events_their_images(
-    spark, tmp_path
-):
+def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_events_their_images(spark, tmp_path):
     """Encoded over the internal rows after the sort (``CanalJsonPartitions``): the same
-    partitions and order as the laid-out frame, a value and no images for each row copy it
-    encoded, the images kept for a row it leaves to Python, no value for DDL and resolved events."""
+    partitions and order as the laid-out frame, a value and no images for each row copy and
+    resolved event it encoded, the images kept for a row it leaves to Python, no value for DDL events."""
     from test_spark_jvm_routing import edge_events
 
     events = _frame(spark, list(Workload(200, seed=3, tables=2, resolved_every=25, ddl_every=50))
@@ -244,8 +235,8 @@ def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_and_res
     events.unpersist()
     assert [r[:4] + (r.p,) for r in rows] == [tuple(r) for r in expected]
     copies = [r for r in rows if r._cdc_seq >= 0]  # not the routing's count rows
-    assert {r.kind for r in copies if r.made} == {"insert", "update", "delete"}
-    assert {r.kind for r in copies if not r.made} >= {"ddl", "resolved"}
+    assert {r.kind for r in copies if r.made} == {"insert", "update", "delete", "resolved"}
+    assert {r.kind for r in copies if not r.made} >= {"ddl"}
     assert all(r.no_images == (r.made or r.kind in ("ddl", "resolved")) for r in copies)
 
 
@@ -317,5 +308,5 @@ def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path,
     assert os.path.basename(path).startswith("cdcwire-jvm-")
     import zipfile
 
-    assert "io/cdcwire/spark/CanalJsonUdf.class" in zipfile.ZipFile(path).namelist()
+    assert "io/cdcwire/spark/CanalJsonPartitions.class" in zipfile.ZipFile(path).namelist()
     assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")

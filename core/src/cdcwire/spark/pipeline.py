@@ -43,8 +43,7 @@ from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
-from .writer import jvm_encoding
-from .writer.jvm_encoding import encoding_tier, jvm_encoded, jvm_encoded_partitions
+from .writer.jvm_encoding import encoding_tier, jvm_encoded_partitions
 from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.layout_writer import LayoutWriteSummary, write_layout
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
@@ -204,12 +203,10 @@ def _laid_out(
     events = with_malformed_column(df).withColumn("_cdc_seq", F.monotonically_increasing_id())
     if tier == "jvm":
         routed = jvm_routed(events.drop("_malformed"), sink, plan)
-        if plan.encoding == "jvm" and jvm_encoding.JAVA_ENCODER == "udf":
-            routed = jvm_encoded(routed, sink)
     else:
         routed = events.mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
     laid = routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS)
-    if plan.encoding == "jvm" and jvm_encoding.JAVA_ENCODER == "rows":
+    if plan.encoding == "jvm":
         laid = jvm_encoded_partitions(laid, sink)
     return laid, plan
 

@@ -22,8 +22,6 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-#: The Java tier's canal-json UDF (``java/io/cdcwire/spark/CanalJsonUdf.java``).
-CANAL_JSON_UDF = "io.cdcwire.spark.CanalJsonUdf"
 #: The Java tier's canal-json encoding over Spark's internal rows (``CanalJsonPartitions.java``).
 CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
 SOURCES = Path(__file__).parent / "java"

@@ -1,13 +1,14 @@
-"""canal-json's row messages made by the Java tier's UDF (``io.cdcwire.spark.CanalJsonUdf``).
+"""canal-json's messages made by the Java tier (``io.cdcwire.spark.CanalJsonPartitions``).
 
-The Python codec (the ``cdcwire_canal_json`` plugin) stays the reference: the UDF gives its
+The Python codec (the ``cdcwire_canal_json`` plugin) stays the reference: Java gives its
 bytes, byte for byte, for the rows it takes, and null for every other event, which the
 encoding stage then encodes in Python (:mod:`cdcwire.spark.writer.encoding`). It takes
-insert, update and delete rows the record checks certainly pass (its own conservative port
-of them), whose message fits ``max-message-bytes`` and whose columns are of shapes the
-codec writes as they are; DDL and resolved events and everything else go to Python.
+resolved events (their watermark) and the insert, update and delete rows the record checks
+certainly pass (its own conservative port of them), whose message fits ``max-message-bytes``
+and whose columns are of shapes the codec writes as they are; DDL events and everything else
+go to Python.
 
-Nothing the UDF needs is written twice: this module hands it, as one JSON text, the record
+Nothing Java needs is written twice: this module hands it, as one JSON text, the record
 checks' tables (:func:`cdcwire.spark.rows.record_checks.value_rules`, the validation's time
 forms, the type-text reader's names and limits) and canal-json's column table, which
 :func:`column_table` gets from the installed codec by encoding a one-column row of every
@@ -18,13 +19,11 @@ large unsigned values, which value kinds a column takes).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
-from pyspark.sql import Column, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql import SparkSession
 
 from ...codec_calls import encoder_for
 from ...errors import CdcwireError
@@ -36,7 +35,6 @@ from ...sink import Sink
 from ...type_codes import ColumnFlag, ColumnType
 from ...type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS
 from ...validation import INTEGER_RANGES, TIME_PATTERNS
-from ..jvm.jar import CANAL_JSON_UDF
 from ..rows.record_checks import value_rules
 
 _BINARY = int(ColumnFlag.BINARY)
@@ -112,7 +110,7 @@ def column_table(sink: Sink) -> dict[str, ColumnWriting]:
 
 @functools.cache
 def _check_tables() -> dict:
-    """The record checks' tables, as the UDF reads them (``CanalJsonConfig``)."""
+    """The record checks' tables, as Java reads them (``CanalJsonConfig``)."""
     return {
         "rules": {t.name: list(value_rules(t)) for t in ColumnType},
         "forms": {t.name: pattern for t, pattern in TIME_PATTERNS.items()},
@@ -126,8 +124,8 @@ def _check_tables() -> dict:
 _COLUMN_TABLES: dict[type, dict] = {}
 
 
-def udf_config(sink: Sink) -> str:
-    """The JSON text the UDF is made with: the sink's options, the checks' tables, the column table."""
+def encoder_config(sink: Sink) -> str:
+    """The JSON text the Java encoder is made with: the sink's options, the checks' tables, the column table."""
     codec_type = type(sink.codec)
     columns = _COLUMN_TABLES.get(codec_type)
     if columns is None:
@@ -153,14 +151,3 @@ def java_class(spark: SparkSession, name: str):
     found = functools.reduce(getattr, name.split("."), spark.sparkContext._jvm)
     return found if isinstance(found, JavaClass) else None
 
-
-def canal_json_value(spark: SparkSession, sink: Sink) -> Callable[[Column, Column], Column]:
-    """The UDF of this sink's messages, registered with the session under a name of its own
-    configuration: ``f(event struct, clock)`` (see ``CanalJsonUdf``) is the value column."""
-    text = udf_config(sink)
-    name = "cdcwire_canal_json_" + hashlib.sha256(text.encode()).hexdigest()[:16]
-    jvm = spark.sparkContext._jvm
-    udf = java_class(spark, CANAL_JSON_UDF)(text)
-    binary = jvm.org.apache.spark.sql.types.DataTypes.BinaryType
-    spark._jsparkSession.udf().register(name, udf, binary)
-    return lambda event, clock: F.call_function(name, event, clock)

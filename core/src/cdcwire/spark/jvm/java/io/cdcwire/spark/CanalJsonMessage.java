@@ -9,8 +9,7 @@ import java.util.List;
 /**
  * canal-json's row message value of one routed event copy, byte for byte what the Python codec
  * ({@code cdcwire_canal_json.encoder}) writes, or null where the Python tier must encode it:
- * one place for both ways the JVM reads the routed rows ({@link CanalJsonUdf} from external
- * rows, {@link CanalJsonPartitions} from Spark's internal rows).
+ * the message text that {@link CanalJsonPartitions} writes for each routed row.
  *
  * <p>It takes insert, update and delete rows that {@link RecordChecks} is sure are valid, whose
  * columns the codec writes as they are (an update's old image of the new one's shape) and
@@ -51,6 +50,26 @@ final class CanalJsonMessage {
         }
         byte[] value = text.getBytes(StandardCharsets.UTF_8);
         return value.length > cfg.limit ? null : value;
+    }
+
+    /**
+     * The TIDB_WATERMARK message of a resolved event at {@code ts} ({@code cdcwire_canal_json.encoder}'s
+     * {@code _watermark_message}), with {@code now} as its {@code ts} field (ms); null to leave it to
+     * Python: without the TiDB extension (no message) or a ts that is not an unsigned 64-bit integer
+     * (Python's error).
+     */
+    static byte[] watermark(CanalJsonConfig cfg, BigDecimal ts, long now) {
+        if (!cfg.extension || ts.signum() < 0 || ts.scale() > 0 && ts.stripTrailingZeros().scale() > 0) {
+            return null;
+        }
+        BigInteger whole = ts.toBigInteger();
+        if (whole.compareTo(U64) >= 0) {
+            return null;
+        }
+        String text = "{\"id\":0,\"database\":\"\",\"table\":\"\",\"pkNames\":null,\"isDdl\":false,"
+                + "\"type\":\"TIDB_WATERMARK\",\"es\":0,\"ts\":" + now + ",\"sql\":\"\",\"sqlType\":null,"
+                + "\"mysqlType\":null,\"data\":null,\"old\":null,\"_tidb\":{\"watermarkTs\":" + whole + "}}";
+        return text.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static boolean sameShapes(List<ColumnEntry> news, List<ColumnEntry> olds) {

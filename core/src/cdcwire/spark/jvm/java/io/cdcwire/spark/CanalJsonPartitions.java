@@ -15,14 +15,15 @@ import org.apache.spark.sql.types.StructType;
  * event copies in, the same rows out with their message value appended (binary, last field)
  * and their images ({@code columns}, {@code pre_columns}) nulled where the value is set.
  *
- * <p>Why not the UDF ({@link CanalJsonUdf}): a Java UDF is handed external {@code Row}s, so
- * Spark converts every nested image into Scala objects first; here the images are read where
- * they lie ({@code getArray(i).getStruct(j, n)}). And it runs after the sort, once per copy
- * in the order the encoding stage writes them, so the shuffle carries the events as they are.
+ * <p>Why over internal rows, not as a Java UDF: a UDF is handed external {@code Row}s, so
+ * Spark converts every nested image into Scala objects first (a UDF tier measured no faster
+ * than Python's); here the images are read where they lie ({@code getArray(i).getStruct(j, n)}).
+ * And it runs after the sort, once per copy in the order the encoding stage writes them, so
+ * the shuffle carries the events as they are.
  *
- * <p>A row it leaves null (DDL and resolved events, count rows, rows the record checks are not
- * sure of, a message over max-message-bytes) keeps its images: the encoding stage encodes it
- * in Python, in its place. Made on the driver with the sink's configuration text
+ * <p>Resolved events get their watermark message here too. A row it leaves null (DDL events,
+ * count rows, rows the record checks are not sure of, a message over max-message-bytes) keeps
+ * its images: the encoding stage encodes it in Python, in its place. Made on the driver with the sink's configuration text
  * ({@link CanalJsonConfig}), the input's schema and the {@code ts} clock in ms (negative: the wall
  * clock, read per row as the Python encoder reads it per message).
  */
@@ -92,8 +93,12 @@ public final class CanalJsonPartitions implements FlatMapFunction<Iterator<Inter
             return null;
         }
         String k = row.getUTF8String(kind).toString();
+        if (k.equals("resolved")) {
+            return CanalJsonMessage.watermark(cfg,
+                    row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(), now());
+        }
         if (!(k.equals("insert") || k.equals("update") || k.equals("delete"))) {
-            return null; // DDL and resolved events: Python
+            return null; // DDL events: Python
         }
         return CanalJsonMessage.value(cfg, checks, k,
                 row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(),
@@ -102,6 +107,11 @@ public final class CanalJsonPartitions implements FlatMapFunction<Iterator<Inter
                 ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns),
                 row.isNullAt(keyOnly) ? null : row.getBoolean(keyOnly),
                 row.isNullAt(half) ? 0 : row.getByte(half),
-                clock < 0 ? System.currentTimeMillis() : clock);
+                now());
+    }
+
+    /** The {@code ts} field of the next message: the clock given, or the wall clock. */
+    private long now() {
+        return clock < 0 ? System.currentTimeMillis() : clock;
     }
 }

@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 
@@ -13,8 +12,8 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * ColumnType name, any case), flags, the VALUE struct's fields (at most one set) and the type
  * text. {@code fieldsSet} counts the VALUE fields set, which the checks need.
  *
- * <p>Read from an external {@link Row} (the UDF tier) or from Spark's {@link InternalRow}
- * (the partition tier, {@link CanalJsonPartitions}), which Spark need not convert first.
+ * <p>Read from Spark's {@link InternalRow} where it lies ({@link CanalJsonPartitions}): Spark
+ * need not convert the nested images into external rows first.
  */
 final class ColumnEntry {
     // cdcwire.type_codes.ColumnFlag
@@ -58,20 +57,6 @@ final class ColumnEntry {
         fieldsSet = set;
     }
 
-    private static ColumnEntry of(Row c) {
-        Row v = c.isNullAt(3) ? null : c.getStruct(3);
-        return new ColumnEntry(
-                c.isNullAt(0) ? null : c.getString(0),
-                c.isNullAt(1) ? null : c.getString(1),
-                c.isNullAt(2) ? null : c.getInt(2),
-                v == null || v.isNullAt(0) ? null : v.getLong(0),
-                v == null || v.isNullAt(1) ? null : v.getDecimal(1),
-                v == null || v.isNullAt(2) ? null : v.getDouble(2),
-                v == null || v.isNullAt(3) ? null : v.getString(3),
-                v == null || v.isNullAt(4) ? null : (byte[]) v.get(4),
-                c.isNullAt(4) ? null : c.getString(4));
-    }
-
     private static String text(InternalRow r, int i) {
         return r.isNullAt(i) ? null : r.getUTF8String(i).toString();
     }
@@ -90,7 +75,8 @@ final class ColumnEntry {
                 text(c, 4));
     }
 
-    /** The entries of an image (array field {@code field} of an internal event row), as {@link #image(Row, int)}. */
+    /** The entries of an image (array field {@code field} of an internal event row), null for a null
+     * image; an entry that is itself null stays null. */
     static List<ColumnEntry> image(InternalRow event, int field) {
         if (event.isNullAt(field)) {
             return null;
@@ -100,19 +86,6 @@ final class ColumnEntry {
         List<ColumnEntry> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             out.add(entries.isNullAt(i) ? null : of(entries.getStruct(i, COLUMN_FIELDS)));
-        }
-        return out;
-    }
-
-    /** The entries of an image, null for a null image; an entry that is itself null stays null. */
-    static List<ColumnEntry> image(Row event, int field) {
-        if (event.isNullAt(field)) {
-            return null;
-        }
-        List<Row> rows = event.getList(field);
-        List<ColumnEntry> out = new ArrayList<>(rows.size());
-        for (Row r : rows) {
-            out.add(r == null ? null : of(r));
         }
         return out;
     }
