@@ -46,6 +46,29 @@ def test_a_job_publishes_every_successful_task_at_once(tmp_path):
     assert values(tmp_path) == [(0, 0, b"a"), (0, 1, b"b"), (1, 0, b"c")]
 
 
+def test_a_run_of_values_is_staged_as_the_same_messages_written_one_by_one(tmp_path):
+    runs = [b"a", b"", b"c" * 70000]
+    job = begin(tmp_path)
+    with job.task_writer() as w:
+        w.write_values("orders", 0, runs)
+        w.write(Message("orders", 0, None, b"after"))
+        w.write_values("orders", 1, [b"d"])
+    job.publish([w.receipt])
+    one_by_one = tmp_path / "one"
+    one_by_one.mkdir()
+    cdcwire.write(uri(one_by_one), [Message("orders", 0, None, v) for v in [*runs, b"after"]] + [Message("orders", 1, None, b"d")])
+    assert values(tmp_path) == values(one_by_one) == [(0, 0, b"a"), (0, 1, b""), (0, 2, b"c" * 70000), (0, 3, b"after"), (1, 0, b"d")]
+    for p in (0, 1):
+        assert partition_path(tmp_path, "orders", p).read_bytes() == partition_path(one_by_one, "orders", p).read_bytes()
+
+
+def test_a_run_of_values_to_a_partition_outside_the_topic_is_refused_before_staging(tmp_path):
+    job = begin(tmp_path)
+    with pytest.raises(TransportError, match="partition 5"):
+        with job.task_writer() as w:
+            w.write_values("orders", 5, [b"x"])
+
+
 def test_nothing_is_visible_before_publish(tmp_path):
     job = begin(tmp_path)
     stage(job, [Message("orders", 0, None, b"a")])

@@ -39,6 +39,13 @@ class MessageWriter(abc.ABC):
             n += 1
         return n
 
+    def write_values(self, topic: str, partition: int, values: Sequence[bytes]) -> None:
+        """Write a run of keyless messages to one topic-partition, in order: the same messages as
+        :meth:`write` of each. For message values made in a batch elsewhere (the Java tier of
+        Spark's encoding stage); a writer that frames a run at once overrides it."""
+        for value in values:
+            self.write(Message(topic, partition, None, value))
+
     @abc.abstractmethod
     def flush(self) -> None:
         """Block until every written message is durable; raise TransportError otherwise."""

@@ -32,8 +32,7 @@ from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, Stru
 from ...codec_calls import encode_batches, encoder_for
 from ...errors import CdcwireError
 from ...events import Event
-from ...message import Payload
-from ...message_writing import write_payloads
+from ...message_writing import WrittenMessages, write_payloads
 from ...redact import redact_url
 from ...transport import WriteJob
 from ..runtime.collector import fewer_collections
@@ -128,26 +127,27 @@ def python_encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
     return batch if values.null_count == len(values) else batch.filter(values.is_null())
 
 
-def _mixed_payloads(encoder: Any, batches: Iterable[pa.RecordBatch]) -> Iterator[Payload]:
-    """The messages of batches the JVM encoding tier made in part: its values as they are, the
-    runs of rows it left null encoded by ``encoder``, each in its place."""
+def _write_mixed(writer: Any, topic: str, partition: int, encoder: Any, batches: Iterable[pa.RecordBatch]) -> WrittenMessages:
+    """Write batches the JVM encoding tier made in part: each run of its values as it is, in one
+    ``write_values`` (a message and an event each), each run of rows it left null encoded by
+    ``encoder``, in its place."""
+    counts = WrittenMessages()
     for batch in batches:
         values = batch.column(VALUE_COLUMN)
-        if values.null_count == 0:
-            for value in values.to_pylist():
-                yield Payload(None, value, 1)
-            continue
-        present = values.is_valid().to_pylist()
         start = 0
-        for made, run in itertools.groupby(present):
+        for made, run in itertools.groupby(values.is_valid().to_numpy(zero_copy_only=False).tolist()):
             length = sum(1 for _ in run)
             piece = batch.slice(start, length)
             start += length
             if made:
-                for value in piece.column(VALUE_COLUMN).to_pylist():
-                    yield Payload(None, value, 1)
+                made_values = piece.column(VALUE_COLUMN)
+                writer.write_values(topic, partition, made_values.to_pylist())
+                counts.events += length
+                counts.messages += length
+                counts.bytes += pc.sum(pc.binary_length(made_values)).as_py()
             else:
-                yield from encode_batches(encoder, [routed_event_batch(piece)])
+                write_payloads(writer, topic, partition, encode_batches(encoder, [routed_event_batch(piece)]), counts)
+    return counts
 
 
 def refuse_malformed(batch: pa.RecordBatch) -> None:
@@ -207,12 +207,12 @@ def encode_routed(
             if refuse is None:  # the columnar path: no Column objects (see codec_calls.encode_batches)
                 encoder = encoder_for(sink, topic, partition, events_checked=True)
                 if task.jvm_values:
-                    payloads = _mixed_payloads(encoder, routed())
+                    written = _write_mixed(writer, topic, partition, encoder, routed())
                 else:
-                    payloads = encode_batches(encoder, map(routed_event_batch, routed()))
+                    written = write_payloads(writer, topic, partition, encode_batches(encoder, map(routed_event_batch, routed())))
             else:  # dead letters need each event's input row: the Event path, one event at a time
                 payloads = encode_refusing(sink, topic, partition, _event_copies(routed()), refuse)
-            written = write_payloads(writer, topic, partition, payloads)
+                written = write_payloads(writer, topic, partition, payloads)
             rows.append((topic, partition, fed, *astuple(written)))
         writer.close()
         refused.publish()
