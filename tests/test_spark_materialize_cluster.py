@@ -1,7 +1,8 @@
-"""cs.materialize on ``local-cluster[2,1,1024]``: two executor JVMs of their own, as on a real
-cluster (every task's data crosses a process boundary, nothing is shared with the driver),
-gives the same Parquet and Delta tables as the suite's local session, after a first run (and,
-in a longer run, an incremental one).
+"""cs.materialize and cs.write on ``local-cluster[2,1,1024]``: two executor JVMs of their own, as
+on a real cluster (every task's data crosses a process boundary, nothing is shared with the
+driver). Materialize gives the same Parquet and Delta tables as the suite's local session, after
+a first run (and, in a longer run, an incremental one); a canal-json write is encoded by the
+Java tier (its jar reaches the executors through ``spark.jars``), as the Python codec encodes it.
 
 PySpark has one SparkContext per Python process, and the suite's session is that one, so the
 local-cluster session runs in a subprocess of its own (a module fixture started once and
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -47,6 +49,16 @@ SERVER = textwrap.dedent(
     for line in sys.stdin:
         request = json.loads(line)
         try:
+            if "events" in request:  # a write: the summary, and the tier that encoded it
+                from cdcwire import open_sink
+                from cdcwire.spark.writer.jvm_encoding import encoding_tier
+
+                events = cs.read_events(spark, request["events"])
+                tier = encoding_tier(open_sink(request["uri"]), events, "jvm")[0]
+                summary = cs.write(events, request["uri"])
+                print(json.dumps({"messages": summary.messages, "reconciles": summary.reconciles, "tier": tier}),
+                      flush=True)
+                continue
             summary = cs.materialize(spark, request["uri"], request["out"], format=request["format"])
             print(json.dumps({"events_read": summary.events_read, "tables": sorted(summary.tables)}), flush=True)
         except Exception as exc:
@@ -66,6 +78,12 @@ class ClusterSession:
     def start_materialize(self, uri: str, out: Path, fmt: str) -> None:
         self.process.stdin.write(json.dumps({"uri": uri, "out": str(out), "format": fmt}) + "\n")
         self.process.stdin.flush()
+
+    def write(self, events: Path, uri: str) -> dict:
+        """``cs.write`` of the events in a JSON Lines file, on the cluster: its answer."""
+        self.process.stdin.write(json.dumps({"events": str(events), "uri": uri}) + "\n")
+        self.process.stdin.flush()
+        return self.summary()
 
     def summary(self) -> dict:
         answer = json.loads(self.process.stdout.readline() or '{"error": "the local-cluster session ended"}')
@@ -167,3 +185,23 @@ def test_materialize_on_a_local_cluster_gives_the_tables_of_local_mode(spark, cl
             rows = _rows(local, fmt, table)
             assert _rows(on_cluster, fmt, table) == rows, (run, table)
             assert [r["id"] for r in rows] == _replayed_ids([e for r in RUNS[:run] for e in r], table), (run, table)
+
+
+def test_a_canal_json_write_on_a_local_cluster_is_encoded_in_java_as_the_python_codec_encodes_it(cluster, tmp_path) -> None:
+    from cdcwire.event_json import write_jsonl
+
+    events = EVENTS[:300]
+    with open(tmp_path / "events.jsonl", "w", encoding="utf-8") as out:
+        write_jsonl(events, out)
+    uri = f"file://{tmp_path}/sink/w?protocol=canal-json&enable-tidb-extension=true&partition-num=2"
+    answer = cluster.write(tmp_path / "events.jsonl", uri)
+    expected = cdcwire.encode(uri, events)
+    assert answer == {"messages": len(expected), "reconciles": True, "tier": "jvm"}
+
+    def by_partition(messages) -> dict:
+        out: dict = {}
+        for m in messages:  # canal-json's ts is the wall clock: blanked
+            out.setdefault((m.topic, m.partition), []).append(re.sub(rb'"ts":\d+', b'"ts":0', m.value))
+        return out
+
+    assert by_partition(cdcwire.read(uri)) == by_partition(expected)

@@ -17,7 +17,16 @@ final class JsonText {
     static boolean append(StringBuilder out, String text) {
         out.append('"');
         int n = text.length();
-        for (int i = 0; i < n; i++) {
+        int plain = 0; // the text up to its first character that needs a look is copied at once
+        while (plain < n) {
+            char c = text.charAt(plain);
+            if (c < 0x20 || c == '"' || c == '\\' || Character.isSurrogate(c)) {
+                break;
+            }
+            plain++;
+        }
+        out.append(text, 0, plain);
+        for (int i = plain; i < n; i++) {
             char c = text.charAt(i);
             if (c >= 0x20 && c != '"' && c != '\\') {
                 if (Character.isSurrogate(c)) {

@@ -161,42 +161,65 @@ final class RecordChecks {
         }
     }
 
-    /** A null type text, or a plain one of the column's type code whose bounds the value keeps. */
-    private boolean typeTextOk(ColumnEntry c) {
-        String text = c.mysqlType;
-        if (text == null) {
-            return true;
+    /**
+     * What a type text says for a column of one type, read once (the same texts come with every
+     * row of a table): whether the text passes whatever the value, and what it holds a value to.
+     */
+    private static final class TypeText {
+        static final TypeText REFUSED = new TypeText(false, false, null, null, 0);
+
+        final boolean ok;
+        final boolean elements; // an enum/set text: a value is held to its element count
+        final Long length;
+        final Long scale;
+        final long count;
+
+        TypeText(boolean ok, boolean elements, Long length, Long scale, long count) {
+            this.ok = ok;
+            this.elements = elements;
+            this.length = length;
+            this.scale = scale;
+            this.count = count;
         }
-        BigInteger number = c.number();
+    }
+
+    /** Type texts read so far, by type code then text; emptied past {@link #TYPE_TEXTS} (a bound, not an LRU). */
+    private final java.util.HashMap<String, java.util.HashMap<String, TypeText>> typeTexts = new java.util.HashMap<>();
+    private int typeTextCount;
+    private static final int TYPE_TEXTS = 4096;
+
+    private TypeText typeText(String text, String type) {
+        java.util.HashMap<String, TypeText> ofType = typeTexts.computeIfAbsent(type, t -> new java.util.HashMap<>());
+        TypeText known = ofType.get(text);
+        if (known == null) {
+            if (++typeTextCount > TYPE_TEXTS) {
+                typeTexts.clear();
+                typeTextCount = 1;
+                ofType = typeTexts.computeIfAbsent(type, t -> new java.util.HashMap<>());
+            }
+            known = readTypeText(text, type);
+            ofType.put(text, known);
+        }
+        return known;
+    }
+
+    private TypeText readTypeText(String text, String type) {
         Matcher m = NUMBERS_FORM.matcher(text);
         if (m.matches()) {
             String base = m.group(1).toLowerCase(java.util.Locale.ROOT);
             Long length = m.group(2) == null ? null : Long.valueOf(m.group(2));
             Long scale = m.group(3) == null ? null : Long.valueOf(m.group(3));
             Set<String> codes = config.codes.get(base);
-            boolean ok = codes != null && codes.contains(c.type) && !config.elementLimits.containsKey(base)
+            boolean ok = codes != null && codes.contains(type) && !config.elementLimits.containsKey(base)
                     && (length == null || (config.lengthLimits.containsKey(base) && length <= config.lengthLimits.get(base)))
                     && (scale == null || (config.scaleLimits.containsKey(base) && scale <= config.scaleLimits.get(base)))
                     && (length == null || !(DECIMALS.contains(base) || base.equals("bit")) || length >= 1)
                     && (scale == null || !DECIMALS.contains(base) || scale <= length);
-            if (ok && c.type.equals("BIT") && length != null && number != null) {
-                ok = number.compareTo(ones(length)) <= 0;
-            }
-            if (ok && c.type.equals("DECIMAL") && length != null && c.stringValue != null) {
-                Matcher w = DECIMAL_WHOLE.matcher(c.stringValue);
-                Matcher f = DECIMAL_FRACTION.matcher(c.stringValue);
-                int whole = w.find() ? w.group(1).length() : 0;
-                int fraction = f.find() ? f.group(1).length() : 0;
-                long s = scale == null ? 0 : scale;
-                ok = whole <= length - s && fraction <= s;
-            }
-            if (ok) {
-                return true;
-            }
+            return new TypeText(ok, false, length, scale, 0);
         }
         Matcher e = ELEMENTS_FORM.matcher(text);
         if (!e.matches()) {
-            return false;
+            return TypeText.REFUSED;
         }
         String base = e.group(1).toLowerCase(java.util.Locale.ROOT);
         Set<String> codes = config.codes.get(base);
@@ -205,17 +228,43 @@ final class RecordChecks {
         for (Matcher el = ELEMENT.matcher(e.group(2)); el.find(); ) {
             count++;
         }
-        if (codes == null || !codes.contains(c.type) || limit == null || count > limit) {
-            return false;
-        }
-        if (number == null) {
+        boolean ok = codes != null && codes.contains(type) && limit != null && count <= limit;
+        return new TypeText(ok, true, null, null, count);
+    }
+
+    /** A null type text, or a plain one of the column's type code whose bounds the value keeps. */
+    private boolean typeTextOk(ColumnEntry c) {
+        if (c.mysqlType == null) {
             return true;
         }
-        if (c.type.equals("ENUM")) {
-            return number.compareTo(BigInteger.valueOf(count)) <= 0;
+        TypeText t = typeText(c.mysqlType, c.type);
+        if (!t.ok) {
+            return false;
         }
-        if (c.type.equals("SET")) {
-            return number.compareTo(ones(count)) <= 0;
+        if (t.elements) {
+            BigInteger number = c.number();
+            if (number == null) {
+                return true;
+            }
+            if (c.type.equals("ENUM")) {
+                return number.compareTo(BigInteger.valueOf(t.count)) <= 0;
+            }
+            if (c.type.equals("SET")) {
+                return number.compareTo(ones(t.count)) <= 0;
+            }
+            return true;
+        }
+        if (c.type.equals("BIT") && t.length != null) {
+            BigInteger number = c.number();
+            return number == null || number.compareTo(ones(t.length)) <= 0;
+        }
+        if (c.type.equals("DECIMAL") && t.length != null && c.stringValue != null) {
+            Matcher w = DECIMAL_WHOLE.matcher(c.stringValue);
+            Matcher f = DECIMAL_FRACTION.matcher(c.stringValue);
+            int whole = w.find() ? w.group(1).length() : 0;
+            int fraction = f.find() ? f.group(1).length() : 0;
+            long s = t.scale == null ? 0 : t.scale;
+            return whole <= t.length - s && fraction <= s;
         }
         return true;
     }
