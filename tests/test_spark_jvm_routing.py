@@ -94,36 +94,43 @@ def _python_routes(sink, plan, events: list) -> set:
     return out
 
 
-def _jvm_routes(spark, sink, plan, events: list) -> tuple[set, int]:
-    routed = jvm_routed(_frame(spark, events), sink, plan)
+@pytest.fixture(params=["java", "sql"])
+def router(request) -> str:
+    """Both ways the JVM routes: the Java tier's pass over internal rows, and the SQL expressions."""
+    return request.param
+
+
+def _jvm_routes(spark, sink, plan, events: list, router: str) -> tuple[set, int]:
+    routed = jvm_routed(_frame(spark, events), sink, plan, java=router == "java")
     rows = routed.select("_cdc_seq", "_cdc_sub", "_cdc_half", "_cdc_topic", "_cdc_partition", COUNTS_COLUMN).collect()
     routes = {tuple(r)[:5] for r in rows if r[COUNTS_COLUMN] is None}
     return routes, sum(1 for r in rows if r[COUNTS_COLUMN] is not None)
 
 
-def _compare(spark, tmp_path: Path, query: str, events: list) -> None:
+def _compare(spark, tmp_path: Path, query: str, events: list, router: str) -> None:
     sink = cdcwire.open_sink(f"file://{tmp_path}/out?{query}")
     plan = plan_routes(spark, _frame(spark, events), sink, None)
     expected = _python_routes(sink, plan, events)
-    got, without_message = _jvm_routes(spark, sink, plan, events)
+    got, without_message = _jvm_routes(spark, sink, plan, events, router)
     assert got == expected
     routed = {seq for seq, *_ in expected}
     assert without_message == len(events) - len(routed)
 
 
 @pytest.mark.parametrize("rule, partitions", [("default", 4), ("table", 1), ("ts", 7), ("index-value", 7), ("rowid", 2)])
-def test_the_jvm_tier_places_every_generated_event_as_the_python_dispatcher(spark, tmp_path, rule, partitions):
+def test_the_jvm_tier_places_every_generated_event_as_the_python_dispatcher(spark, tmp_path, rule, partitions, router):
     query = f"protocol=open-protocol&partition={rule}&partition-num={partitions}&topic-rule=cdc_{{schema}}_{{table}}"
-    _compare(spark, tmp_path, query, workload_events())
+    _compare(spark, tmp_path, query, workload_events(), router)
 
 
 @pytest.mark.parametrize("partitions", [1, 16])
-def test_the_jvm_tier_hashes_every_kind_of_key_value_as_the_python_dispatcher(spark, tmp_path, partitions):
-    _compare(spark, tmp_path, f"protocol=open-protocol&partition=index-value&partition-num={partitions}", edge_events())
+def test_the_jvm_tier_hashes_every_kind_of_key_value_as_the_python_dispatcher(spark, tmp_path, partitions, router):
+    _compare(spark, tmp_path, f"protocol=open-protocol&partition=index-value&partition-num={partitions}", edge_events(),
+             router)
 
 
-def test_the_jvm_tier_makes_topic_names_safe_as_the_python_dispatcher(spark, tmp_path):
-    _compare(spark, tmp_path, "protocol=open-protocol&partition-num=2&topic-rule=x{schema}.{table}", edge_events())
+def test_the_jvm_tier_makes_topic_names_safe_as_the_python_dispatcher(spark, tmp_path, router):
+    _compare(spark, tmp_path, "protocol=open-protocol&partition-num=2&topic-rule=x{schema}.{table}", edge_events(), router)
 
 
 @pytest.mark.parametrize(
@@ -134,8 +141,8 @@ def test_the_jvm_tier_makes_topic_names_safe_as_the_python_dispatcher(spark, tmp
         "protocol=craft&partition=index-value&topic-rule={table}",
     ],
 )
-def test_the_jvm_tier_broadcasts_and_splits_per_protocol_as_the_python_dispatcher(spark, tmp_path, query):
-    _compare(spark, tmp_path, f"{query}&partition-num=3", edge_events() + workload_events(120))
+def test_the_jvm_tier_broadcasts_and_splits_per_protocol_as_the_python_dispatcher(spark, tmp_path, query, router):
+    _compare(spark, tmp_path, f"{query}&partition-num=3", edge_events() + workload_events(120), router)
 
 
 def test_float_hash_text_matches_python_for_random_bit_patterns(spark):

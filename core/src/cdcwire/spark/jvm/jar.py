@@ -24,6 +24,8 @@ from typing import Optional
 
 #: The Java tier's canal-json encoding over Spark's internal rows (``CanalJsonPartitions.java``).
 CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
+#: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
+ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"
 _COMPILE_SECONDS = 300
 
@@ -110,3 +112,12 @@ def _build(javac: str, spark_jars: Path, jar: Path) -> None:
             for path in sorted(classes.rglob("*.class")):
                 out.write(path, str(path.relative_to(classes)))
         os.replace(staged, jar)
+
+
+def java_class(spark, name: str):
+    """The session's JVM class of that name (a py4j JavaClass), or None when its classpath does
+    not have it (the Java tier's jar is not in ``spark.jars``)."""
+    from py4j.java_gateway import JavaClass
+
+    found = functools.reduce(getattr, name.split("."), spark.sparkContext._jvm)
+    return found if isinstance(found, JavaClass) else None

@@ -23,7 +23,6 @@ import json
 from dataclasses import dataclass
 from typing import Optional
 
-from pyspark.sql import SparkSession
 
 from ...codec_calls import encoder_for
 from ...errors import CdcwireError
@@ -141,13 +140,3 @@ def encoder_config(sink: Sink) -> str:
         **_check_tables(),
         "columns": columns,
     }, sort_keys=True)
-
-
-def java_class(spark: SparkSession, name: str):
-    """The session's JVM class of that name (a py4j JavaClass), or None when its classpath does
-    not have it (the Java tier's jar is not in ``spark.jars``)."""
-    from py4j.java_gateway import JavaClass
-
-    found = functools.reduce(getattr, name.split("."), spark.sparkContext._jvm)
-    return found if isinstance(found, JavaClass) else None
-

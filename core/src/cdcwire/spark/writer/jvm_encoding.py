@@ -19,8 +19,8 @@ from pyspark.sql import DataFrame
 
 from ...errors import CdcwireError
 from ...sink import Sink
-from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_and_reason
-from .java_canal_json import java_class, encoder_config
+from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_and_reason, java_class
+from .java_canal_json import encoder_config
 from .java_canal_json import refusal as java_refusal
 
 #: The session setting that picks the encoding tier: ``auto`` (the Java tier where it serves)

@@ -17,6 +17,12 @@ What stays in Python, and so where :func:`routing_tier` keeps the Python tier:
 - column selectors, the ``columns`` rule, and rules files whose first rule does not match
   every table (table-filter globs per table are the Python dispatcher's).
 
+Two implementations of the same rules: the Java tier's ``io.cdcwire.spark.RoutedCopies`` (a
+pass over Spark's internal rows) routes where the session has the Java tier's jar, and these
+Spark SQL expressions, the statement of every rule, route where it has not (Spark evaluates
+their lambdas interpreted, row by row: three to five times the Java pass's time). The tests
+hold both to the Python tier.
+
 Malformed rows are still refused: a row the expressions cannot place (no kind, no commit ts,
 a row without schema, table or image) goes to the first topic-partition, and the encoding
 stage checks every batch of this tier (``EncodingTask.checks_rows``) with the same checks
@@ -27,6 +33,7 @@ routed copies themselves.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Optional
 
@@ -37,9 +44,10 @@ from ...codec import Broadcast
 from ...errors import CdcwireError
 from ...dispatch.rules import DispatchRule, column_selectors_of, rules_from_params
 from ...sink import Sink
+from ..jvm.jar import ROUTED_COPIES, java_class
 from ..rows.schema import EVENT_COLUMNS
 from ..runtime.job_errors import raised_in_sql
-from .routing import RoutePlan, UnplannedTopicError
+from .routing import ROUTED_SCHEMA, RoutePlan, UnplannedTopicError
 from .routing_counts import COUNTS_COLUMN, COUNTS_TYPE, COUNTERS
 from .sql_value_text import hash_text
 
@@ -256,9 +264,15 @@ def _key_changes(new: Column, old: Column) -> Column:
     return new.isNotNull() & old.isNotNull() & (F.size(old_keys) > 0) & changed
 
 
-def jvm_routed(events: DataFrame, sink: Sink, plan: RoutePlan) -> DataFrame:
+def jvm_routed(events: DataFrame, sink: Sink, plan: RoutePlan, java: Optional[bool] = None) -> DataFrame:
     """The routed copies of ``events`` (event columns and ``_cdc_seq``), as the Python tier's
-    routing stage gives them (:data:`cdcwire.spark.writer.routing.ROUTED_SCHEMA`)."""
+    routing stage gives them (:data:`cdcwire.spark.writer.routing.ROUTED_SCHEMA`). ``java``:
+    route with the Java tier's pass (None: where the session has its jar) or the SQL expressions."""
+    router = java_class(events.sparkSession, ROUTED_COPIES) if java is not False else None
+    if java and router is None:
+        raise CdcwireError("the Java tier's routing is not on this session's classpath (spark.jars)")
+    if router is not None:
+        return _java_routed(events, sink, plan, router)
     r = _Routes(sink, plan)
     kind = F.col("kind")
     rank = F.when(kind == "ddl", 0).when(kind == "resolved", 2).otherwise(1).cast("byte")
@@ -282,3 +296,38 @@ def jvm_routed(events: DataFrame, sink: Sink, plan: RoutePlan) -> DataFrame:
         F.coalesce(route["half"], F.lit(0)).cast("byte").alias("_cdc_half"),
         F.when(no_message, marker).otherwise(F.lit(None).cast(COUNTS_TYPE)).alias(COUNTS_COLUMN),
     )
+
+
+def route_config(sink: Sink, plan: RoutePlan) -> str:
+    """The plan as the Java router reads it: the JSON text ``RoutedCopies`` is made with."""
+    r = _Routes(sink, plan)
+    expr = r.rule.topic
+    pieces = None
+    if expr is not None:
+        names = {"{schema}": ["schema"], "{table}": ["table"]}
+        pieces = [names.get(p, ["lit", p]) for p in re.split(r"(\{schema\}|\{table\})", expr.text) if p]
+    index = plan.index()
+    counts = plan.partition_counts
+    return json.dumps({
+        "pieces": pieces,
+        "default_topic": r.default_topic,
+        "rule": r.rule.partition,
+        "ddl": r.policy.ddl.value,  # Broadcast: "all", "first" or "none", as RoutedCopies reads them
+        "resolved": r.policy.resolved.value,
+        "raw_changes": r.raw_changes,
+        "topics": [[t, counts[t], index[(t, 0)] if counts[t] else None] for t in sorted(counts)],
+        "keys": list(plan.shuffle_keys),
+        "first": list(plan.partitions[0]),
+        "unplanned_error": f"{UnplannedTopicError.__module__}.{UnplannedTopicError.__qualname__}",
+    })
+
+
+def _java_routed(events: DataFrame, sink: Sink, plan: RoutePlan, router) -> DataFrame:
+    """:func:`jvm_routed` by the Java tier: a pass over the internal rows of ``events`` (whose
+    columns are the event columns in order, then ``_cdc_seq``), back into a DataFrame."""
+    spark = events.sparkSession
+    events = events.select(*(F.col(f"`{c}`") for c in EVENT_COLUMNS), "_cdc_seq")
+    jdf = events._jdf
+    output = spark._jsparkSession.parseDataType(ROUTED_SCHEMA.json())
+    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(router(route_config(sink, plan), jdf.schema(), output))
+    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows.rdd(), output, False), spark)
