@@ -1,0 +1,199 @@
+"""Every figure of the "events stay in the JVM" issue, each against its baseline in the same run.
+
+    python benchmarks/spark_goals.py [--sizes 200000,1000000] [--driver-memory 4g]
+        [--master local[2]] [--protocols a,b] [--kafka-events 100000] [--skip-kafka]
+
+Per size, a fresh process with one Spark session (``spark.driver.memory`` set as a user sizes
+a session: at Spark's 1 GiB default the baselines' own sort spills, which flatters every ratio)
+measures, on one cached DataFrame of ``cdcwire generate``'s workload:
+
+  write / like-for-like  cs.write(df, "file://...?protocol=P&partition-num=6") against
+                         df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts")
+                         .write.json (a shuffle and a sort, as cs.write does);
+  write / json           the same cs.write against plain df.write.json;
+  read / read.json       cs.read of that sink (every topic), written to the noop format, against
+                         spark.read.json of the same events (schema given) written the same way.
+
+Every protocol installed (or ``--protocols``) is measured; avro against a local Schema Registry.
+Then (unless ``--skip-kafka``) cdcwire.write of ``--kafka-events`` canal-json messages to a local
+broker against a raw idempotent confluent_kafka Producer (hot_path_ratios.kafka_rows, alternated
+best of 3). Every rate counts source events; > 1 means cdcwire is faster than its baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+GOALS = {"write / like-for-like": 0.8, "write / json": 0.5, "read / read.json": 0.8}
+AVRO_WRITE_GOAL = 0.5
+#: What each protocol's sink needs for its messages to read back as the events written.
+EXTRA_OPTIONS = {
+    "canal-json": "&enable-tidb-extension=true",
+    "debezium": "&enable-tidb-extension=true&debezium-disable-schema=false",
+}
+QUIET = {
+    "spark.ui.showConsoleProgress": "false",
+    "spark.python.worker.faulthandler.enabled": "true",
+}
+
+
+def timed(run) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def measure(size: int, work: Path, master: str, memory: str, protocols: list[str]) -> None:
+    """One size, in its own process: prints a JSON line per figure as it is measured."""
+    from cdcwire import spark as cs
+    from cdcwire.workload import Workload, write_workload
+
+    spark = cs.spark_session(master, shuffle_partitions=8, **{**QUIET, "spark.driver.memory": memory})
+    jsonl = work / "events.jsonl"
+    write_workload(Workload(size, seed=11), str(jsonl))
+    df = cs.read_events(spark, str(jsonl)).cache()
+    df.count()
+    jsonl.unlink()
+    df.write.format("noop").mode("overwrite").save()  # warm the JVM up before timing
+
+    def fresh(name: str) -> str:
+        shutil.rmtree(work / name, ignore_errors=True)
+        return str(work / name)
+
+    like = timed(lambda: df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts")
+                 .write.json(fresh("like")))
+    plain = timed(lambda: df.write.json(fresh("json")))  # kept: the read baseline's input
+    schema = spark.read.json(str(work / "json")).schema  # inferred untimed, as a user would give it
+    read_json = timed(lambda: spark.read.schema(schema).json(str(work / "json"))
+                      .write.format("noop").mode("overwrite").save())
+    emit(size, "baselines", like=like, json=plain, read_json=read_json)
+
+    registry = None
+    for protocol in protocols:
+        query = f"protocol={protocol}&partition-num=6"
+        query += EXTRA_OPTIONS.get(protocol, "")
+        if protocol == "avro":
+            from cdcwire_avro.testing import LocalSchemaRegistry
+
+            registry = registry or LocalSchemaRegistry().__enter__()
+            query += f"&schema-registry={registry.url}&topic-rule=b{size}_{{schema}}_{{table}}"
+        uri = f"file://{fresh('sink-' + protocol)}/t?{query}"
+        try:
+            summary = None
+
+            def write() -> None:
+                nonlocal summary
+                summary = cs.write(df, uri)
+
+            wrote = timed(write)
+            assert summary.reconciles, summary.report()
+            read = timed(lambda: cs.read(spark, uri, topics="*").write.format("noop").mode("overwrite").save())
+        except Exception as exc:  # reported with the figures: the other protocols are still measured
+            emit(size, protocol, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
+            continue
+        emit(size, protocol, write=wrote, read=read)
+        shutil.rmtree(work / f"sink-{protocol}", ignore_errors=True)
+    if registry is not None:
+        registry.__exit__(None, None, None)
+    spark.stop()
+
+
+def emit(size: int, name: str, **figures) -> None:
+    print(json.dumps({"size": size, "name": name, **figures}), flush=True)
+
+
+def child(*args: str) -> list[dict]:
+    """This script with ``args`` in a fresh process; its JSON lines, printed as they come."""
+    proc = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines = []
+    for line in proc.stdout:
+        if line.startswith("{"):
+            lines.append(json.loads(line))
+            print(f"# {line.strip()}", flush=True)
+    if proc.wait() != 0:
+        raise SystemExit(f"measuring {' '.join(args)} failed (exit {proc.returncode})")
+    return lines
+
+
+def table(lines: list[dict]) -> list[str]:
+    """The issue's rows: ratio (cdcwire's rate / the baseline's) and its goal."""
+    out = ["| events | protocol | write / like-for-like | write / json | read / read.json |",
+           "|---:|---|---:|---:|---:|"]
+    base = {}
+    for line in lines:
+        if line["name"] == "baselines":
+            base[line["size"]] = line
+            continue
+        if "error" in line:
+            out.append(f"| {line['size']:,} | {line['name']} | FAILED: {line['error']} | | |")
+            continue
+        b = base[line["size"]]
+        out.append(f"| {line['size']:,} | {line['name']} | {b['like'] / line['write']:.2f}x ({line['write']:.1f} s)"
+                   f" | {b['json'] / line['write']:.2f}x | {b['read_json'] / line['read']:.2f}x ({line['read']:.1f} s) |")
+    for size, b in base.items():
+        out.append(f"| {size:,} | baselines | like-for-like {b['like']:.1f} s | json {b['json']:.1f} s"
+                   f" | read.json {b['read_json']:.1f} s |")
+    goals = ", ".join(f"{k} >= {v}x" for k, v in GOALS.items())
+    out.append(f"\ngoals: {goals} (avro's write >= {AVRO_WRITE_GOAL}x like-for-like)")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="200000,1000000")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--driver-memory", default="4g")
+    ap.add_argument("--protocols", default="", help="comma-separated; default every installed protocol")
+    ap.add_argument("--kafka-events", type=int, default=100000)
+    ap.add_argument("--skip-kafka", action="store_true")
+    ap.add_argument("--measure", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--work", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    import cdcwire
+
+    protocols = [p for p in args.protocols.split(",") if p] or cdcwire.protocols()
+    if args.measure:
+        return measure(args.measure, Path(args.work), args.master, args.driver_memory, protocols)
+    started = time.monotonic()
+    lines = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        work = Path(tempfile.mkdtemp(prefix=f"cdcwire-goals-{size}-"))
+        try:
+            lines += child("--measure", str(size), "--work", str(work), "--master", args.master,
+                           "--driver-memory", args.driver_memory, "--protocols", ",".join(protocols))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    kafka = []
+    if not args.skip_kafka:
+        import hot_path_ratios
+        from cdcwire.workload import Workload
+
+        work = Path(tempfile.mkdtemp(prefix="cdcwire-goals-kafka-"))
+        try:
+            hot_path_ratios.kafka_rows(list(Workload(args.kafka_events, seed=11)), 3, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        kafka = [f"| {figure} | {ratio:.2f}x (goal >= 0.9x) | {rate} | {base} |"
+                 for figure, ratio, rate, base in hot_path_ratios.ROWS]
+    print(f"\nSpark {args.master}, spark.driver.memory={args.driver_memory}, file sink, partition-num=6;"
+          f" {time.monotonic() - started:.0f} s in all\n")
+    print("\n".join(table(lines)))
+    if kafka:
+        print(f"\n{args.kafka_events:,} canal-json events to a local broker, best of 3:")
+        print("\n".join(kafka))
+
+
+if __name__ == "__main__":
+    main()
