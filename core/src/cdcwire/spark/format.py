@@ -7,7 +7,8 @@
         # ({"topic/partition": offset} JSON),
         # mode (FAILFAST, the default: an undecodable message fails the read; PERMISSIVE: it
         # becomes a row with _malformed set), tables (a table filter: "app.*,!app.tmp_*"),
-        # ranges (pinned ranges, as cdcwire.spark.read sets)
+        # ranges (pinned ranges, as cdcwire.spark.read sets), output (events, the default, or
+        # messages: each message undecoded, MESSAGE_ROW_SCHEMA; batch reads only)
     spark.readStream.format("cdcwire").option("source-uri", uri).load()
         # a stream: see cdcwire.spark.reader.stream_source for its options
     df.write.format("cdcwire").option("sink-uri", uri).mode("append").save()   # or mode("overwrite")
@@ -51,10 +52,11 @@ from pyspark.sql.datasource import DataSource
 from ..errors import CdcwireError, SinkURIError
 from .reader.batch_reader import MessageEventsReader
 from .reader.jsonl_source import EventLinesDataSource
-from .reader.source_options import is_permissive
+from .reader.source_options import gives_messages, is_permissive
 from .reader.stream_source import MessageEventsStreamReader
 from .reader.storage_source import StorageLayoutDataSource
 from .rows.schema import (
+    MESSAGE_ROW_SCHEMA,
     PERMISSIVE_READ_EVENT_SCHEMA,
     PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
     READ_EVENT_SCHEMA,
@@ -75,6 +77,8 @@ class CdcwireDataSource(DataSource):
         """Batch and streaming reads alike (Spark asks before it knows which); reads that pin
         ``ranges`` (``cdcwire.spark.read``) keep the read schema without ``timestamp``."""
         permissive = is_permissive(dict(self.options))
+        if gives_messages(dict(self.options)):
+            return MESSAGE_ROW_SCHEMA
         if self.options.get("ranges") is not None:
             return PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
         return PERMISSIVE_SOURCE_READ_EVENT_SCHEMA if permissive else SOURCE_READ_EVENT_SCHEMA

@@ -18,6 +18,7 @@ from .runtime.job_errors import cdcwire_errors_raised
 from .reader.message_ranges import plan_message_ranges
 from .reader.pinned_read import read_ranges, table_filter_option
 from .reader.message_decoding import decode_stage
+from .reader.jvm_decoding import decoding_tier, jvm_decoded
 from .rows.schema import EVENT_COLUMNS, EVENT_SCHEMA, OPTIONAL_COLUMNS, PERMISSIVE_READ_EVENT_SCHEMA, READ_EVENT_SCHEMA
 
 
@@ -135,6 +136,8 @@ def decode(
         (F.col("partition").cast("int") if "partition" in has else F.lit(0)).alias("partition"),
         (F.col("offset").cast("long") if "offset" in has else F.monotonically_increasing_id()).alias("offset"),
     )
+    if decoding_tier(sink, df.sparkSession, table_filter)[0] == "jvm":
+        return jvm_decoded(messages, sink, permissive)
     schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     return messages.mapInArrow(decode_stage(sink.config, permissive, table_filter), schema)
 

@@ -24,6 +24,8 @@ from typing import Optional
 
 #: The Java tier's canal-json encoding over Spark's internal rows (``CanalJsonPartitions.java``).
 CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
+#: The Java tier's canal-json decoding over Spark's internal rows (``CanalJsonDecoding.java``).
+CANAL_JSON_DECODING = "io.cdcwire.spark.CanalJsonDecoding"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
 ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"

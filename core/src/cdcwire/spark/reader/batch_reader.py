@@ -15,12 +15,13 @@ from ...table_filter import TableFilter
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.sink_cache import cached_sink
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json, whole_partitions
-from .range_decoding import decode_range, decode_stamped_range
+from .range_decoding import decode_range, decode_stamped_range, range_messages
 from .source_options import (
     BATCH_OPTIONS,
     batch_starts,
     data_loss_fails,
     ending_offsets,
+    gives_messages,
     is_permissive,
     lower_cased,
     refuse_unknown,
@@ -38,6 +39,7 @@ class MessageEventsReader(DataSourceReader):
         self.fail_on_data_loss = data_loss_fails(options)
         self.ranges = options.get("ranges")
         self.permissive = is_permissive(options)
+        self.messages = gives_messages(options)
         self.tables = options.get("tables", "")
         if self.tables:
             TableFilter.of(self.tables)  # a bad pattern fails on the driver
@@ -57,5 +59,8 @@ class MessageEventsReader(DataSourceReader):
     def read(self, partition: MessageRange) -> Iterator[pa.RecordBatch]:
         if partition.partition >= 0:
             with carried_to_driver("reading messages from a source"):  # see job_errors
+                if self.messages:
+                    yield from range_messages(self.uri, partition)
+                    return
                 decode = decode_stamped_range if self.stamped else decode_range
                 yield from decode(self.uri, partition, self.permissive, self.tables)

@@ -14,6 +14,8 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ...table_filter import TableFilter
 from ..runtime.job_errors import cdcwire_errors_raised
+from ..runtime.sink_cache import cached_sink
+from .jvm_decoding import decoding_tier, jvm_decoded
 from .message_ranges import MessageRange, ranges_to_json
 
 
@@ -21,16 +23,21 @@ def read_ranges(
     spark: SparkSession, uri: str, ranges: list[MessageRange], permissive: bool = False, tables: str = ""
 ) -> DataFrame:
     """The events of ``ranges`` of the source ``uri``, decoded on the executors; ``permissive`` and
-    ``tables`` (a checked filter, :func:`table_filter_option`) as ``cdcwire.spark.read`` takes them."""
+    ``tables`` (a checked filter, :func:`table_filter_option`) as ``cdcwire.spark.read`` takes them.
+
+    Where the Java tier decodes the sink's protocol (:func:`~.jvm_decoding.decoding_tier`), the
+    source gives the messages as they are and the JVM reads them; else the source decodes them."""
+    sink = cached_sink(uri)
+    reader = (
+        spark.read.format("cdcwire")
+        .option("source-uri", uri)
+        .option("ranges", ranges_to_json(ranges))
+        .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
+    )
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
-        return (
-            spark.read.format("cdcwire")
-            .option("source-uri", uri)
-            .option("ranges", ranges_to_json(ranges))
-            .option("mode", "PERMISSIVE" if permissive else "FAILFAST")
-            .option("tables", tables)
-            .load()
-        )
+        if decoding_tier(sink, spark, tables)[0] == "jvm":
+            return jvm_decoded(reader.option("output", "messages").load(), sink, permissive)
+        return reader.option("tables", tables).load()
 
 
 def table_filter_option(tables: Optional[Union[str, Sequence[str]]]) -> str:

@@ -39,6 +39,7 @@ from ..runtime.collector import fewer_collections
 from .message_ranges import MessageRange
 from ..rows.schema import (
     ARROW_MALFORMED,
+    ARROW_MESSAGE_ROW_SCHEMA,
     ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
     ARROW_PERMISSIVE_SOURCE_READ_EVENT_SCHEMA,
     ARROW_READ_EVENT_SCHEMA,
@@ -80,6 +81,40 @@ def decode_range(
                 yield batch
     finally:
         reader.close()
+
+
+def range_messages(uri: str, part: MessageRange) -> Iterator[pa.RecordBatch]:
+    """One range's messages as they are (``ARROW_MESSAGE_ROW_SCHEMA``), in batches of at most
+    ``BATCH_EVENTS`` messages or ``BATCH_BYTES``: for a decoder that runs elsewhere (the JVM's).
+    A stateless decoder's range needs no messages before its start, so ``decode_from`` is not read."""
+    sink = cached_sink(uri)
+    reader = sink.needs_transport().reader(sink.config)
+    try:
+        chunk: list[Message] = []
+        size = 0
+        for message in reader.read(part.topic, part.partition, part.start, part.end):
+            chunk.append(message)
+            size += _size(message)
+            if len(chunk) >= BATCH_EVENTS or size >= BATCH_BYTES:
+                yield _message_rows(chunk)
+                chunk, size = [], 0
+        if chunk:
+            yield _message_rows(chunk)
+    finally:
+        reader.close()
+
+
+def _message_rows(messages: list[Message]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array([m.topic for m in messages], pa.string()),
+            pa.array([m.partition for m in messages], pa.int32()),
+            pa.array([m.offset for m in messages], pa.int64()),
+            pa.array([m.key for m in messages], pa.binary()),
+            pa.array([m.value for m in messages], pa.binary()),
+        ],
+        schema=ARROW_MESSAGE_ROW_SCHEMA,
+    )
 
 
 def _first_read(part: MessageRange) -> Optional[int]:

@@ -19,7 +19,7 @@ from ...errors import CdcwireError
 #: Options of ``spark.read.format("cdcwire")``, as documented (``ranges``: set by cdcwire.spark.read).
 BATCH_OPTIONS = (
     "source-uri", "topics", "startingOffsets", "endingOffsets", "failOnDataLoss", "mode", "tables",
-    "start-offset", "offsets", "ranges",
+    "start-offset", "offsets", "ranges", "output",
     "startingTimestamp", "startingOffsetsByTimestamp",
 )
 #: Options of ``spark.readStream.format("cdcwire")``.
@@ -48,6 +48,16 @@ def is_permissive(options: Mapping[str, object]) -> bool:
     if mode not in ("FAILFAST", "PERMISSIVE"):
         raise CdcwireError(f"option mode must be FAILFAST or PERMISSIVE, got {mode!r}")
     return mode == "PERMISSIVE"
+
+
+def gives_messages(options: Mapping[str, object]) -> bool:
+    """``output``: ``events`` (the default: messages decoded on the executors) or ``messages``
+    (each message as it is: topic, partition, offset, key, value; for a decoder of your own,
+    or the JVM's: see :mod:`cdcwire.spark.reader.jvm_decoding`). Batch reads only."""
+    output = str(options.get("output", "events")).lower()
+    if output not in ("events", "messages"):
+        raise CdcwireError(f"option output must be events or messages, got {output!r}")
+    return output == "messages"
 
 
 def lower_cased(options: Mapping[str, object]) -> dict[str, object]:

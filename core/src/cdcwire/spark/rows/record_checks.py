@@ -21,6 +21,7 @@ record here, found for all columns even when routing builds only the handle key.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from dataclasses import dataclass
 from decimal import Decimal
@@ -31,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
-from ...type_text import TypeText, parse_type_text
+from ...type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS, TypeText, parse_type_text
 from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem
 
 U64 = pa.uint64()
@@ -353,3 +354,18 @@ class EntryChecks:
                 value = None
             out.append(None if value is None else int(value))
         return out
+
+
+@functools.cache
+def java_check_tables() -> dict:
+    """The record checks' tables as the Java tier reads them (``CanalJsonConfig``, whose
+    ``RecordChecks`` is its conservative port of these checks): every rule is taken from here,
+    never written twice."""
+    return {
+        "rules": {t.name: list(value_rules(t)) for t in ColumnType},
+        "forms": {t.name: pattern for t, pattern in TIME_PATTERNS.items()},
+        "codes": {base: sorted(c.name for c in codes) for base, codes in _CODES_BY_NAME.items()},
+        "length_limits": {base: limits[0] for base, limits in _NUMBER_LIMITS.items()},
+        "scale_limits": {base: limits[1] for base, limits in _NUMBER_LIMITS.items() if limits[1] is not None},
+        "element_limits": dict(_ELEMENT_LIMITS),
+    }

@@ -128,6 +128,12 @@ PERMISSIVE_READ_EVENT_SCHEMA = StructType(
     [*EVENT_FIELDS, *MESSAGE_FIELDS, StructField("_malformed", MALFORMED_TYPE)]
 )
 
+#: A range's messages as they are, undecoded (``format("cdcwire")`` with ``output=messages``),
+#: for a decoder in the JVM (:mod:`cdcwire.spark.reader.jvm_decoding`).
+MESSAGE_ROW_SCHEMA = StructType(
+    [*MESSAGE_FIELDS, StructField("key", BinaryType()), StructField("value", BinaryType())]
+)
+
 #: A message's Kafka record timestamp (null where the transport keeps none, as ``file://``).
 TIMESTAMP_FIELD = StructField("timestamp", TimestampType())
 #: What the data source's reads give, batch and streaming: events, their place and timestamp.
@@ -181,6 +187,9 @@ ARROW_MESSAGE_FIELDS = [
 ARROW_READ_EVENT_SCHEMA = pa.schema([*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS])
 ARROW_PERMISSIVE_READ_EVENT_SCHEMA = pa.schema(
     [*ARROW_EVENT_FIELDS, *ARROW_MESSAGE_FIELDS, pa.field("_malformed", ARROW_MALFORMED)]
+)
+ARROW_MESSAGE_ROW_SCHEMA = pa.schema(
+    [*ARROW_MESSAGE_FIELDS, pa.field("key", pa.binary()), pa.field("value", pa.binary())]
 )
 #: Spark's timestamp as Arrow (microseconds, UTC), as Spark converts it.
 ARROW_TIMESTAMP = pa.timestamp("us", tz="UTC")

@@ -18,7 +18,6 @@ large unsigned values, which value kinds a column takes).
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from typing import Optional
@@ -32,9 +31,8 @@ from ...message import MESSAGE_OVERHEAD
 from ...plugin_api import LargeMessageOptions
 from ...sink import Sink
 from ...type_codes import ColumnFlag, ColumnType
-from ...type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS
-from ...validation import INTEGER_RANGES, TIME_PATTERNS
-from ..rows.record_checks import value_rules
+from ...validation import INTEGER_RANGES
+from ..rows.record_checks import java_check_tables
 
 _BINARY = int(ColumnFlag.BINARY)
 _UNSIGNED = int(ColumnFlag.UNSIGNED)
@@ -107,19 +105,6 @@ def column_table(sink: Sink) -> dict[str, ColumnWriting]:
     return table
 
 
-@functools.cache
-def _check_tables() -> dict:
-    """The record checks' tables, as Java reads them (``CanalJsonConfig``)."""
-    return {
-        "rules": {t.name: list(value_rules(t)) for t in ColumnType},
-        "forms": {t.name: pattern for t, pattern in TIME_PATTERNS.items()},
-        "codes": {base: sorted(c.name for c in codes) for base, codes in _CODES_BY_NAME.items()},
-        "length_limits": {base: limits[0] for base, limits in _NUMBER_LIMITS.items()},
-        "scale_limits": {base: limits[1] for base, limits in _NUMBER_LIMITS.items() if limits[1] is not None},
-        "element_limits": dict(_ELEMENT_LIMITS),
-    }
-
-
 _COLUMN_TABLES: dict[type, dict] = {}
 
 
@@ -137,6 +122,6 @@ def encoder_config(sink: Sink) -> str:
     return json.dumps({
         "extension": bool(config["enable-tidb-extension"]),
         "limit": int(config["max-message-bytes"]) - MESSAGE_OVERHEAD,
-        **_check_tables(),
+        **java_check_tables(),
         "columns": columns,
     }, sort_keys=True)

@@ -12,13 +12,13 @@ its images; the encoding stage encodes it in Python, in its place among the othe
 
 from __future__ import annotations
 
-import logging
 from typing import Optional
 
 from pyspark.sql import DataFrame
 
 from ...errors import CdcwireError
 from ...sink import Sink
+from ..runtime.tier_log import say_once
 from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_and_reason, java_class
 from .java_canal_json import encoder_config
 from .java_canal_json import refusal as java_refusal
@@ -27,18 +27,6 @@ from .java_canal_json import refusal as java_refusal
 #: or ``python`` (always the Python codecs).
 ENCODING_SETTING = "spark.cdcwire.encoding"
 VALUE_COLUMN = "_cdc_value"
-
-log = logging.getLogger("cdcwire.spark")
-_SAID: set[str] = set()
-
-
-def _say_once(tier: str, why: str) -> None:
-    """Log, once per process and reason, which tier encodes."""
-    line = f"cdcwire.spark: the {tier} tier encodes ({why})"
-    if line not in _SAID:
-        _SAID.add(line)
-        log.info(line)
-
 
 def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     """The tier that encodes a write routed by the ``routing`` tier, ``"jvm"`` (the Java tier
@@ -50,7 +38,7 @@ def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     if setting not in ("auto", "python"):
         raise CdcwireError(f"{ENCODING_SETTING}={setting!r} is not an encoding tier; use 'auto' or 'python'")
     tier, why = _choice(sink, spark, setting, routing)
-    _say_once("Java" if tier == "jvm" else "Python", why)
+    say_once("encodes", "Java" if tier == "jvm" else "Python", why)
     return tier, why
 
 

@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * What one sink's canal-json encoding needs, read from the JSON text the Python side builds
+ * What one sink's canal-json encoding (or decoding: {@code readings}) needs, read from the JSON text the Python side builds
  * ({@code cdcwire.spark.writer.java_canal_json.udf_config}): the sink's options, the record
  * checks' tables (taken from the Python rules, never written twice) and canal-json's column
  * table (each column shape's {@code mysqlType}, {@code sqlType}, promotion and the value
@@ -69,6 +69,33 @@ final class CanalJsonConfig {
         }
     }
 
+    /** How canal-json's decoder reads a column of one {@code mysqlType} text ({@code
+     * cdcwire.spark.reader.java_canal_json.reading_table}, probed from the installed decoder). */
+    static final class Reading {
+        static final int INT = 0, DOUBLE = 1, FLOAT32 = 2, TEXT = 3, LATIN1 = 4, NOTHING = 5;
+
+        final String type;
+        final org.apache.spark.unsafe.types.UTF8String typeText;
+        final int flags;
+        final int keyFlags; // the flags of a column pkNames names
+        final int parse;
+        final String mysqlType; // what the decoded column keeps as its type text, or null
+
+        Reading(JsonNode node) {
+            type = node.get("type").asText();
+            typeText = org.apache.spark.unsafe.types.UTF8String.fromString(type);
+            flags = node.get("flags").asInt();
+            keyFlags = node.get("key_flags").asInt();
+            parse = java.util.List.of("int", "double", "float32", "text", "latin1", "nothing")
+                    .indexOf(node.get("parse").asText());
+            if (parse < 0) {
+                throw new IllegalArgumentException("no value reader " + node.get("parse"));
+            }
+            JsonNode kept = node.get("mysql_type");
+            mysqlType = kept == null || kept.isNull() ? null : kept.asText();
+        }
+    }
+
     final boolean extension;
     final long limit;
     final Map<String, Rules> rules = new HashMap<>();
@@ -77,6 +104,7 @@ final class CanalJsonConfig {
     final Map<String, Long> scaleLimits = new HashMap<>();
     final Map<String, Long> elementLimits = new HashMap<>();
     final Map<String, Writing> columns = new HashMap<>();
+    final Map<String, Reading> readings = new HashMap<>();
 
     CanalJsonConfig(String text) {
         JsonNode root;
@@ -107,6 +135,13 @@ final class CanalJsonConfig {
         for (Iterator<Map.Entry<String, JsonNode>> it = root.get("columns").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             columns.put(e.getKey(), new Writing(e.getValue()));
+        }
+        JsonNode read = root.get("readings");
+        if (read != null) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = read.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                readings.put(e.getKey(), new Reading(e.getValue()));
+            }
         }
     }
 

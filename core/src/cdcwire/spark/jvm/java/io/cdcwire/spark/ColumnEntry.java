@@ -57,6 +57,13 @@ final class ColumnEntry {
         fieldsSet = set;
     }
 
+    /** A column as the Java decoder read it, for the record checks. */
+    static ColumnEntry decoded(String name, String typeName, int flags, Long intValue, BigDecimal uintValue,
+                               Double doubleValue, String stringValue, byte[] binaryValue, String mysqlType) {
+        return new ColumnEntry(name, typeName, flags, intValue, uintValue, doubleValue, stringValue, binaryValue,
+                mysqlType);
+    }
+
     private static String text(InternalRow r, int i) {
         return r.isNullAt(i) ? null : r.getUTF8String(i).toString();
     }

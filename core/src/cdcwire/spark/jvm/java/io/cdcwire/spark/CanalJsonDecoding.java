@@ -1,0 +1,84 @@
+package io.cdcwire.spark;
+
+import java.util.Iterator;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * canal-json messages read into event rows over Spark's internal rows: a partition of messages
+ * ({@code key}, {@code value}, {@code topic}, {@code partition}, {@code offset}) in, one row per
+ * message out, in the same order, of the given output schema: the event fields first
+ * ({@link CanalJsonDecoder#EVENT_FIELDS}), then {@code topic}, {@code partition}, {@code offset},
+ * and last {@code _cdc_pending}, {@code _cdc_key}, {@code _cdc_value}.
+ *
+ * <p>A message {@link CanalJsonDecoder} is not sure of comes out pending: event fields null,
+ * its key and value kept, for the Python decoder, which reads it in its place next
+ * ({@code cdcwire.spark.reader.jvm_decoding}). Why over internal rows and not a UDF: the events
+ * it makes are nested rows, which a UDF's result would be converted from external objects.
+ */
+public final class CanalJsonDecoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
+    private static final long serialVersionUID = 1L;
+    private static final org.apache.spark.unsafe.types.UTF8String EMPTY =
+            org.apache.spark.unsafe.types.UTF8String.fromString("");
+
+    private final String configText;
+    private final StructType output;
+    private final int key, value, topic, partition, offset;
+
+    public CanalJsonDecoding(String configText, StructType input, StructType output) {
+        this.configText = configText;
+        this.output = output;
+        key = input.fieldIndex("key");
+        value = input.fieldIndex("value");
+        topic = input.fieldIndex("topic");
+        partition = input.fieldIndex("partition");
+        offset = input.fieldIndex("offset");
+    }
+
+    @Override
+    public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
+        CanalJsonDecoder decoder = new CanalJsonDecoder(new CanalJsonConfig(configText));
+        UnsafeProjection unsafe = UnsafeProjection.create(output);
+        int width = output.fields().length;
+        int topicAt = output.fieldIndex("topic");
+        int partitionAt = output.fieldIndex("partition");
+        int offsetAt = output.fieldIndex("offset");
+        int pendingAt = output.fieldIndex("_cdc_pending");
+        int keyAt = output.fieldIndex("_cdc_key");
+        int valueAt = output.fieldIndex("_cdc_value");
+        Object[] values = new Object[width];
+        GenericInternalRow out = new GenericInternalRow(values);
+        return new Iterator<InternalRow>() {
+            @Override
+            public boolean hasNext() {
+                return rows.hasNext();
+            }
+
+            @Override
+            public InternalRow next() {
+                InternalRow message = rows.next();
+                java.util.Arrays.fill(values, null);
+                byte[] bytes = message.isNullAt(value) ? null : message.getBinary(value);
+                boolean placed = !message.isNullAt(topic) && !message.isNullAt(partition) && !message.isNullAt(offset);
+                Object[] event = placed ? decoder.read(bytes) : null;
+                if (event != null) {
+                    System.arraycopy(event, 0, values, 0, CanalJsonDecoder.EVENT_FIELDS);
+                    values[pendingAt] = false;
+                } else {
+                    values[pendingAt] = true;
+                    values[keyAt] = message.isNullAt(key) ? null : message.getBinary(key);
+                    values[valueAt] = bytes;
+                }
+                // a place is never null in the output (the read schema says so): a message without
+                // one is pending, and the Python pass gives its rows as the Python tier does
+                values[topicAt] = message.isNullAt(topic) ? EMPTY : message.getUTF8String(topic);
+                values[partitionAt] = message.isNullAt(partition) ? 0 : message.getInt(partition);
+                values[offsetAt] = message.isNullAt(offset) ? 0L : message.getLong(offset);
+                return unsafe.apply(out).copy(); // the input row's buffer is reused by its iterator
+            }
+        };
+    }
+}

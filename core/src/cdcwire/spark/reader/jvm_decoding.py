@@ -1,0 +1,189 @@
+"""The JVM decoding tier: messages read into event rows in the JVM, by the Java tier.
+
+Where :func:`decoding_tier` picks it, a DataFrame of messages (key, value, topic, partition,
+offset: a sink's ranges read with ``output=messages``, or the frame ``cdcwire.spark.decode``
+is given) becomes events in two passes that keep every message in its place:
+
+1. **Java** (canal-json: ``io.cdcwire.spark.CanalJsonDecoding``, configured by
+   :mod:`cdcwire.spark.reader.java_canal_json`) reads each message it is sure of into an
+   event row, over Spark's internal rows, and marks the others pending (``_cdc_pending``),
+   keeping their key and value.
+2. **Python** reads the pending ones, and only those cross into a Python worker: an Arrow
+   UDF is handed the pending flag and the message columns (null for the rest) and returns,
+   per pending message, its events or its ``_malformed`` row as the Python tier decodes it
+   (:func:`cdcwire.spark.reader.range_decoding.decode_messages`), or its error.
+
+Then ``inline`` takes each row's events, Java's or Python's, in message order. A read gives
+the same rows on either tier (``tests/test_spark_java_decoding.py`` compares them); the
+nested events never cross into Python, which is the point: handing them over cost more than
+Spark's whole JSON read.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+import pyarrow as pa
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
+
+from ...errors import CdcwireError
+from ...message import Message
+from ...sink import Sink, open_sink
+from ...sink_uri import SinkConfig
+from ..jvm.jar import CANAL_JSON_DECODING, jar_and_reason, java_class
+from ..rows.schema import (
+    ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
+    ARROW_READ_EVENT_SCHEMA,
+    PERMISSIVE_READ_EVENT_SCHEMA,
+    READ_EVENT_SCHEMA,
+)
+from ..runtime.job_errors import carried_to_driver
+from ..runtime.tier_log import say_once
+from .java_canal_json import decoder_config
+from .java_canal_json import refusal as java_refusal
+from .range_decoding import decode_messages
+
+#: The session setting that picks the decoding tier: ``auto`` (the Java tier where it serves)
+#: or ``python`` (always the Python codecs).
+DECODING_SETTING = "spark.cdcwire.decoding"
+PENDING, KEY, VALUE = "_cdc_pending", "_cdc_key", "_cdc_value"
+
+
+def decoding_tier(sink: Sink, spark: SparkSession, tables: str = "") -> tuple[str, str]:
+    """The tier that decodes a read of the sink's messages, ``"jvm"`` (:func:`jvm_decoded`) or
+    ``"python"`` (the codec's decoder in the reading data source), and why: the one place it
+    is chosen. ``tables``: a table filter, which the Python tier applies as it decodes."""
+    setting = (spark.conf.get(DECODING_SETTING, "auto") or "auto").strip().lower()
+    if setting not in ("auto", "python"):
+        raise CdcwireError(f"{DECODING_SETTING}={setting!r} is not a decoding tier; use 'auto' or 'python'")
+    tier, why = _choice(sink, spark, setting, tables)
+    say_once("decodes", "Java" if tier == "jvm" else "Python", why)
+    return tier, why
+
+
+def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple[str, str]:
+    if setting == "python":
+        return "python", f"{DECODING_SETTING}=python"
+    refusal = java_refusal(sink)
+    if refusal is not None:
+        return "python", refusal
+    if tables:
+        return "python", "a table filter is applied by the Python tier as it decodes"
+    if sink.codec.stateful_decoding:
+        return "python", f"{sink.codec.name} decodes with state carried from message to message"
+    if java_class(spark, CANAL_JSON_DECODING) is None:
+        jar, why = jar_and_reason()
+        if jar is None:
+            return "python", why
+        return "python", f"the session's classpath lacks the Java tier's jar: start it with spark.jars={jar}"
+    return "jvm", f"{sink.codec.name} has a Java decoder for the sink's settings"
+
+
+def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
+    """The events of ``messages`` (key, value, topic, partition, offset), as the Python tier
+    decodes them: the read schema (``_malformed`` too when ``permissive``), one message after
+    another in the frame's order."""
+    read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
+    python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
+    java = F.array(F.struct(*(F.col(f"`{f.name}`") for f in read_schema.fields)))
+    events: Column = F.when(F.col(PENDING), python(
+        F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE)
+    )).otherwise(java)
+    placed = {"topic": F.lit(""), "partition": F.lit(0), "offset": F.lit(0)}
+    return java_pass(messages, sink, permissive).select(F.inline(events)).select(*(
+        # coalesce with a literal: the read schema's non-null places (inline makes every field nullable)
+        F.coalesce(F.col(name), placed[name]).alias(name) if name in placed else F.col(f"`{name}`")
+        for name in read_schema.fieldNames()
+    ))
+
+
+def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
+    """The first pass alone: a row per message, the read schema's columns set where Java read
+    it, else :data:`PENDING` true with its :data:`KEY` and :data:`VALUE`."""
+    spark = messages.sparkSession
+    read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
+    passes = StructType([
+        *read_schema.fields,
+        StructField(PENDING, BooleanType(), False),
+        StructField(KEY, BinaryType()),
+        StructField(VALUE, BinaryType()),
+    ])
+    jdf = messages._jdf
+    jpasses = spark._jsparkSession.parseDataType(passes.json())
+    decoding = java_class(spark, CANAL_JSON_DECODING)(decoder_config(sink), jdf.schema(), jpasses)
+    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(decoding).rdd()
+    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jpasses, False), spark)
+
+
+def _python_pass(
+    config: SinkConfig, permissive: bool
+) -> Callable[[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array], pa.Array]:
+    """The Arrow UDF of the second pass (runs on executors): per row, the events of a pending
+    message as the Python tier decodes it, null for the others."""
+    schema = ARROW_PERMISSIVE_READ_EVENT_SCHEMA if permissive else ARROW_READ_EVENT_SCHEMA
+    item = pa.struct(list(schema))
+
+    def run(
+        pending: pa.Array, topic: pa.Array, partition: pa.Array, offset: pa.Array, key: pa.Array, value: pa.Array
+    ) -> pa.Array:
+        flags = pending.to_pylist()
+        if not any(flags):
+            return pa.nulls(len(flags), pa.list_(item))
+        sink = open_sink(config)
+        columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
+        with carried_to_driver("decoding messages"):  # a DecodeError reaches the driver as itself
+            rows, ends = _together(sink, columns, flags, schema, permissive)
+            if rows is None:
+                rows, ends = _one_by_one(sink, columns, flags, schema, permissive)
+        entries = pa.StructArray.from_arrays(
+            [rows.column(i).combine_chunks() for i in range(rows.num_columns)], fields=list(schema)
+        )
+        return pa.ListArray.from_arrays(
+            pa.array(ends, pa.int32()), entries, type=pa.list_(item), mask=pa.array([not f for f in flags])
+        )
+
+    return run
+
+
+def _together(
+    sink: Sink, columns: list[list], flags: list[bool], schema: pa.Schema, permissive: bool
+) -> tuple[Optional[pa.Table], list[int]]:
+    """The pending messages decoded in one go, each given its row number as its offset, which
+    tells whose rows are whose; then their own offsets put back. (None, []) when a message is
+    refused or malformed: its error or row names its place, so :func:`_one_by_one` decodes them."""
+    topics, partitions, keys, values, offsets = columns
+    at = [i for i, is_pending in enumerate(flags) if is_pending]
+    messages = [Message(topics[i], partitions[i], keys[i], values[i], i) for i in at]
+    try:
+        batches = list(decode_messages(sink, messages, permissive))
+    except CdcwireError:
+        return None, []
+    rows = pa.Table.from_batches(batches, schema) if batches else schema.empty_table()
+    if permissive and rows.column("_malformed").null_count < rows.num_rows:
+        return None, []
+    whose = np.asarray(rows.column("offset").to_numpy(), dtype=np.int64)
+    ends = np.zeros(len(flags) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(whose, minlength=len(flags)), out=ends[1:])
+    own = pa.array(offsets, pa.int64()).take(pa.array(whose))
+    return rows.set_column(schema.get_field_index("offset"), schema.field("offset"), own), ends.tolist()
+
+
+def _one_by_one(
+    sink: Sink, columns: list[list], flags: list[bool], schema: pa.Schema, permissive: bool
+) -> tuple[pa.Table, list[int]]:
+    """The pending messages decoded one at a time, each with its own place: what a refused
+    message's error, or a malformed row, must name."""
+    ends = [0]
+    batches: list[pa.RecordBatch] = []
+    for at, is_pending in enumerate(flags):
+        found = 0
+        if is_pending:
+            for batch in decode_messages(sink, [Message(*(c[at] for c in columns))], permissive):
+                batches.append(batch)
+                found += batch.num_rows
+        ends.append(ends[-1] + found)
+    return (pa.Table.from_batches(batches, schema) if batches else schema.empty_table()), ends

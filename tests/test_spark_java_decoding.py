@@ -1,0 +1,218 @@
+"""The Java decoding tier against the Python codec: a canal-json read gives the same rows on both
+tiers, Java reads the row and watermark messages it is sure of, and the Python decoder reads
+every other message in its place and words every error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import cdcwire
+from cdcwire import Message
+from cdcwire import spark as cs
+from cdcwire.errors import CdcwireError, DecodeError
+from cdcwire.sink import open_sink
+from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.workload import Workload
+
+from test_spark_java_encoding import every_kind_rows, trap_rows
+
+QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=3"
+
+
+@pytest.fixture
+def tier(spark):
+    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
+
+    def read_on(name: str, run):
+        spark.conf.set(DECODING_SETTING, name)
+        try:
+            return run()
+        finally:
+            spark.conf.unset(DECODING_SETTING)
+
+    return read_on
+
+
+def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
+    uri = f"file://{tmp_path}/t?{query}"
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
+    """A sink of these message values, as they are, in one partition."""
+    uri = f"file://{tmp_path}/t?{query}"
+    cdcwire.write(uri, [Message("t", 0, None, v) for v in values])
+    return uri
+
+
+def rows_in_order(df) -> list:
+    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
+
+
+def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
+    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
+    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
+    return python, java
+
+
+def test_the_java_tier_decodes_canal_json_where_the_session_has_the_jar(spark):
+    assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark)[0] == "jvm"
+
+
+def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, list(Workload(3000, seed=7)))
+    python, java = both_tiers(tier, spark, uri)
+    assert len(python) > 3000
+    assert java == python
+
+
+def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, [*every_kind_rows(), *trap_rows()])
+    python, java = both_tiers(tier, spark, uri)
+    assert java == python
+
+
+def test_without_the_extension_both_tiers_read_the_commit_ts_from_es(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, every_kind_rows(10), "protocol=canal-json&partition-num=2")
+    python, java = both_tiers(tier, spark, uri)
+    assert java == python
+    assert {r.commit_ts % (1 << 18) for r in java} == {0}
+
+
+def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_to_python(spark, tmp_path):
+    events = list(Workload(2000, seed=3))
+    uri = sink_of(tmp_path, events)
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
+    counts = {(r["_cdc_pending"], r["kind"]): r["count"] for r in
+              java_pass(messages, open_sink(uri), False).groupBy("_cdc_pending", "kind").count().collect()}
+    assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "resolved")]
+    ddl_messages = [json.loads(bytes(r.value)) for r in messages.collect() if b'"isDdl":true' in bytes(r.value)]
+    assert ddl_messages and all(doc["isDdl"] is True for doc in ddl_messages)
+    assert sum(n for (pending, kind), n in counts.items() if pending) == len(ddl_messages)
+    assert all(kind is None for pending, kind in counts if pending)
+
+
+def _row(**changes) -> dict:
+    doc = {
+        "id": 0, "database": "shop", "table": "t", "pkNames": ["id"], "isDdl": False, "type": "INSERT",
+        "es": 1700000000000, "ts": 1700000000001, "sql": "", "sqlType": {"id": 4, "v": 12},
+        "mysqlType": {"id": "int", "v": "varchar"}, "data": [{"id": "1", "v": "a"}], "old": None,
+        "_tidb": {"commitTs": 445566778899001122},
+    }
+    doc.update(changes)
+    return doc
+
+
+def _text(doc: dict) -> bytes:
+    return json.dumps(doc, separators=(",", ":")).encode()
+
+
+#: Messages the Java tier must leave to Python: each is read, or refused, by the Python decoder.
+LEFT_TO_PYTHON = {
+    "not JSON": b'{"id":0,',
+    "a BOM": b"\xef\xbb\xbf" + _text(_row()),
+    "UTF-16": _text(_row()).decode().encode("utf-16-le"),
+    "an overlong UTF-8 form": _text(_row()).replace(b'"a"', b'"\xc0\xa1"'),
+    "a key twice": _text(_row()).replace(b'"old":null', b'"old":null,"old":null'),
+    "text after the object": _text(_row()) + b" {}",
+    "a missing field": _text({k: v for k, v in _row().items() if k != "sql"}),
+    "id a float": _text(_row(id=1.0)),
+    "es past 2^46": _text(_row(es=1 << 46)),
+    "isDdl a number": _text(_row(isDdl=0)),
+    "_tidb a list": _text(_row(_tidb=[])),
+    "commitTs past 2^64": _text(_row(_tidb={"commitTs": 1 << 64})),
+    "no commitTs under the extension": _text(_row(_tidb={})),
+    "a lone surrogate": _text(_row(data=[{"id": "1", "v": "\ud800"}])),
+    "an integer text with a plus": _text(_row(data=[{"id": "+1", "v": "a"}])),
+    "an integer past 64 bits": _text(_row(data=[{"id": str(1 << 64), "v": "a"}])),
+    "a number value": _text(_row(data=[{"id": 1, "v": "a"}])),
+    "columns out of order": _text(_row(data=[{"v": "a", "id": "1"}])),
+    "an unknown type text": _text(_row(mysqlType={"id": "int(11)", "v": "varchar"})),
+    "sqlType naming other columns": _text(_row(sqlType={"id": 4})),
+    "an old TiCDC's old of an insert": _text(_row(old=[None])),
+    "an update without old": _text(_row(type="UPDATE")),
+    "an update of fewer columns": _text(_row(type="UPDATE", old=[{"v": "b"}])),
+    "a DDL": _text(_row(isDdl=True, type="CREATE", sql="CREATE TABLE t (id int)", data=None,
+                        mysqlType=None, sqlType=None, pkNames=None)),
+    "a claim-check pointer": _text(_row(_tidb={"commitTs": 1, "claimCheckLocation": "x"})),
+    "a handle-key-only row": _text(_row(_tidb={"commitTs": 1, "onlyHandleKey": True})),
+    "a watermark without watermarkTs": _text(_row(type="TIDB_WATERMARK", data=None)),
+    "an unknown type": _text(_row(type="UPSERT")),
+    "a float past the FLOAT range": _text(_row(mysqlType={"id": "int", "v": "float"}, data=[{"id": "1", "v": "1e39"}])),
+    "a binary text past U+00FF": _text(_row(mysqlType={"id": "int", "v": "blob"}, data=[{"id": "1", "v": "\u0100"}])),
+    "a value the record checks refuse": _text(_row(mysqlType={"id": "tinyint", "v": "varchar"}, data=[{"id": "300", "v": "a"}])),
+}
+
+
+def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
+    uri = raw_sink(tmp_path, [_text(_row()), *LEFT_TO_PYTHON.values()])
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("output", "messages").load()
+    pending = [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), True).orderBy("offset").collect()]
+    assert pending[0] is False  # the plain row, for comparison
+    left = [name for name, is_pending in zip(LEFT_TO_PYTHON, pending[1:]) if not is_pending]
+    assert left == [], f"Java read messages it must leave to Python: {left}"
+
+
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [_text(_row()), *LEFT_TO_PYTHON.values(), _text(_row(type="DELETE"))])
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert sum(r["_malformed"] is not None for r in python) >= 20
+    assert java == python
+
+
+@pytest.mark.parametrize("name", ["not JSON", "a BOM", "an integer past 64 bits"])
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path, name):
+    uri = raw_sink(tmp_path, [_text(_row()), LEFT_TO_PYTHON[name]])
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        err = caught.value
+        errors.append((type(err), str(err), err.where, err.offset))
+    assert errors[0][0] is DecodeError and errors[0][2] == "t/0/1"
+    assert errors[1] == errors[0]
+
+
+def test_decode_of_a_frame_of_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, list(Workload(500, seed=5)))
+    frame = cs.read(spark, uri, topics="*")  # any frame of messages: here, the sink's own
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
+    python = tier("python", lambda: rows_in_order(cs.decode(messages, uri)))
+    java = tier("auto", lambda: rows_in_order(cs.decode(messages, uri)))
+    assert java == python
+    assert len(java) == frame.count()
+
+
+def test_a_table_filter_and_content_compatible_are_decoded_in_python(spark):
+    sink = open_sink(f"file:///tmp/t?{QUERY}")
+    assert decoding_tier(sink, spark, "shop.*") == ("python", "a table filter is applied by the Python tier as it decodes")
+    compatible = open_sink(f"file:///tmp/t?{QUERY}&content-compatible=true")
+    assert decoding_tier(compatible, spark)[0] == "python"
+    assert decoding_tier(open_sink("file:///tmp/t?protocol=open-protocol"), spark)[1] == "no Java decoder for protocol 'open-protocol'"
+
+
+def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark, tier):
+    with pytest.raises(CdcwireError, match="'auto' or 'python'"):
+        tier("java", lambda: decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark))
+
+
+def test_messages_output_gives_each_message_as_it_is(spark, tmp_path):
+    values = [_text(_row()), b"not a message at all"]
+    uri = raw_sink(tmp_path, values)
+    rows = spark.read.format("cdcwire").option("source-uri", uri).option("output", "messages").load().orderBy("offset").collect()
+    assert [(r.topic, r.partition, r.offset, r.key, bytes(r.value)) for r in rows] == [
+        ("t", 0, 0, None, values[0]), ("t", 0, 1, None, values[1])
+    ]
+
+
+def test_the_read_schema_is_the_same_on_both_tiers(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, every_kind_rows(2))
+    python = tier("python", lambda: cs.read(spark, uri, topics="*").schema)
+    java = tier("auto", lambda: cs.read(spark, uri, topics="*").schema)
+    assert java == python
