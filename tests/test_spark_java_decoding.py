@@ -117,6 +117,11 @@ LEFT_TO_PYTHON = {
     "a BOM": b"\xef\xbb\xbf" + _text(_row()),
     "UTF-16": _text(_row()).decode().encode("utf-16-le"),
     "an overlong UTF-8 form": _text(_row()).replace(b'"a"', b'"\xc0\xa1"'),
+    "a surrogate in UTF-8 bytes": _text(_row()).replace(b'"a"', b'"\xed\xa0\x80"'),
+    "a code point past U+10FFFF": _text(_row()).replace(b'"a"', b'"\xf4\x90\x80\x80"'),
+    "a cut UTF-8 sequence": _text(_row()).replace(b'"a"', b'"\xe2\x82"'),
+    "a lone continuation byte": _text(_row()).replace(b'"a"', b'"\x80"'),
+    "an escaped lone surrogate in a column name": _text(_row()).replace(b'"v"', b'"\\udc00"'),
     "a key twice": _text(_row()).replace(b'"old":null', b'"old":null,"old":null'),
     "text after the object": _text(_row()) + b" {}",
     "a missing field": _text({k: v for k, v in _row().items() if k != "sql"}),
@@ -155,6 +160,20 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert pending[0] is False  # the plain row, for comparison
     left = [name for name, is_pending in zip(LEFT_TO_PYTHON, pending[1:]) if not is_pending]
     assert left == [], f"Java read messages it must leave to Python: {left}"
+
+
+def test_java_reads_text_beyond_the_basic_plane_as_python_does(spark, tier, tmp_path):
+    emoji = "\U0001F600"
+    values = [
+        _text(_row(data=[{"id": "1", "v": emoji}])),  # four UTF-8 bytes
+        _text(_row(data=[{"id": "2", "v": emoji}])).replace(emoji.encode(), b"\\ud83d\\ude00"),  # an escaped pair
+    ]
+    uri = raw_sink(tmp_path, values)
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("output", "messages").load()
+    assert [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), False).collect()] == [False, False]
+    python, java = both_tiers(tier, spark, uri)
+    assert java == python
+    assert [r.columns[1].value.string for r in java] == [emoji, emoji]
 
 
 def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):

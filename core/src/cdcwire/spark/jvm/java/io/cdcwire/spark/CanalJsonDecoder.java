@@ -3,14 +3,9 @@ package io.cdcwire.spark;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,7 +28,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  *
  * <p>The rules are {@code cdcwire_canal_json.decoder}'s, taken where they are sure to agree: the
  * bytes strict UTF-8 (Jackson would read a BOM, UTF-16 or an overlong sequence that Python
- * refuses), one JSON object with no key twice and nothing after it, every required field
+ * refuses), one JSON object with no top-level key twice and nothing after it (a key twice in
+ * an image or in {@code mysqlType} makes an image of a name twice, which the record checks
+ * refuse; in {@code _tidb} the last one counts, as in Python's dict), every required field
  * present, {@code id} and {@code ts} integers, {@code es} below 2^46, {@code _tidb} an object
  * or null, the commit ts its {@code commitTs} or {@code es << 18} as the extension allows.
  */
@@ -42,9 +39,7 @@ final class CanalJsonDecoder {
     static final int KIND = 0, COMMIT_TS = 1, SCHEMA = 2, TABLE = 3, TABLE_ID = 4, COLUMNS = 5, PRE_COLUMNS = 6,
             DDL_TYPE = 7, QUERY = 8, KEY_ONLY = 9, EVENT_FIELDS = 10;
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    private static final JsonFactory JSON = new JsonFactory();
     private static final String[] REQUIRED = {
         "id", "database", "table", "pkNames", "isDdl", "type", "es", "ts", "sql", "sqlType", "mysqlType", "old", "data",
     };
@@ -80,6 +75,7 @@ final class CanalJsonDecoder {
         boolean oldNull;
         BigInteger commitTs, watermarkTs;
         boolean tidbSeen, tidbRefused; // _tidb present; a field this tier leaves to Python
+        boolean surrogates; // a text may hold a surrogate: each text used is looked at
     }
 
     /** The one object of {@code data} or {@code old}: names and texts (null: JSON null). */
@@ -103,9 +99,10 @@ final class CanalJsonDecoder {
         if (value == null || !plainStart(value) || !strictUtf8(value)) {
             return null;
         }
-        Message m;
+        Message m = new Message();
+        m.surrogates = maySurrogate(value);
         try (JsonParser p = JSON.createParser(value)) {
-            m = parse(p);
+            parse(p, m);
         } catch (IOException | RuntimeException | NotSure e) {
             return null;
         }
@@ -146,7 +143,7 @@ final class CanalJsonDecoder {
         CanalJsonConfig.Reading[] readings = new CanalJsonConfig.Reading[n];
         for (int i = 0; i < n; i++) {
             readings[i] = config.readings.get(m.mysqlTexts.get(i));
-            if (readings[i] == null || !plainText(m.mysqlNames.get(i))) {
+            if (readings[i] == null) {
                 return null;
             }
         }
@@ -320,13 +317,12 @@ final class CanalJsonDecoder {
 
     // -- parsing ---------------------------------------------------------------------------
 
-    private static Message parse(JsonParser p) throws IOException, NotSure {
-        Message m = new Message();
+    private static void parse(JsonParser p, Message m) throws IOException, NotSure {
         need(p.nextToken() == JsonToken.START_OBJECT);
         for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
             String field = p.currentName();
             JsonToken v = p.nextToken();
-            m.seen.add(field);
+            need(m.seen.add(field)); // a field twice: Python's dict keeps the last, in the first's place
             switch (field) {
                 case "id":
                     m.idInt = v == JsonToken.VALUE_NUMBER_INT;
@@ -347,17 +343,17 @@ final class CanalJsonDecoder {
                     m.type = v == JsonToken.VALUE_STRING ? p.getText() : null;
                     break;
                 case "database":
-                    m.database = v == JsonToken.VALUE_STRING ? plain(p.getText()) : null;
+                    m.database = v == JsonToken.VALUE_STRING ? plain(m, p.getText()) : null;
                     break;
                 case "table":
-                    m.table = v == JsonToken.VALUE_STRING ? plain(p.getText()) : null;
+                    m.table = v == JsonToken.VALUE_STRING ? plain(m, p.getText()) : null;
                     break;
                 case "pkNames":
                     if (v == JsonToken.START_ARRAY) {
                         m.pkNames = new ArrayList<>();
                         for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
                             need(e == JsonToken.VALUE_STRING);
-                            m.pkNames.add(plain(p.getText()));
+                            m.pkNames.add(plain(m, p.getText()));
                         }
                     } else {
                         m.pkNamesOk = v == JsonToken.VALUE_NULL;
@@ -384,7 +380,7 @@ final class CanalJsonDecoder {
                         List<String> names = new ArrayList<>();
                         List<String> texts = new ArrayList<>();
                         for (JsonToken e = p.nextToken(); e != JsonToken.END_OBJECT; e = p.nextToken()) {
-                            names.add(plain(p.currentName()));
+                            names.add(plain(m, p.currentName()));
                             need(p.nextToken() == JsonToken.VALUE_STRING);
                             texts.add(p.getText());
                         }
@@ -395,11 +391,11 @@ final class CanalJsonDecoder {
                     }
                     break;
                 case "data":
-                    m.data = v == JsonToken.VALUE_NULL ? null : image(p, v); // null: a watermark's
+                    m.data = v == JsonToken.VALUE_NULL ? null : image(p, v, m); // null: a watermark's
                     break;
                 case "old":
                     m.oldNull = v == JsonToken.VALUE_NULL;
-                    m.old = m.oldNull ? null : image(p, v);
+                    m.old = m.oldNull ? null : image(p, v, m);
                     break;
                 case "_tidb":
                     tidb(p, v, m);
@@ -409,21 +405,20 @@ final class CanalJsonDecoder {
             }
         }
         need(p.nextToken() == null);
-        return m;
     }
 
     /** A list of one object whose values are strings or null; else NotSure. */
-    private static Image image(JsonParser p, JsonToken v) throws IOException, NotSure {
+    private static Image image(JsonParser p, JsonToken v, Message m) throws IOException, NotSure {
         need(v == JsonToken.START_ARRAY && p.nextToken() == JsonToken.START_OBJECT);
         Image image = new Image();
         for (JsonToken e = p.nextToken(); e != JsonToken.END_OBJECT; e = p.nextToken()) {
-            image.names.add(plain(p.currentName()));
+            image.names.add(plain(m, p.currentName()));
             JsonToken value = p.nextToken();
             if (value == JsonToken.VALUE_NULL) {
                 image.texts.add(null);
             } else {
                 need(value == JsonToken.VALUE_STRING);
-                image.texts.add(plain(p.getText()));
+                image.texts.add(plain(m, p.getText()));
             }
         }
         need(p.nextToken() == JsonToken.END_ARRAY);
@@ -475,8 +470,8 @@ final class CanalJsonDecoder {
     }
 
     /** A text with no lone surrogate (UTF-8 cannot carry one: Python refuses it); else NotSure. */
-    private static String plain(String text) throws NotSure {
-        need(plainText(text));
+    private static String plain(Message m, String text) throws NotSure {
+        need(!m.surrogates || plainText(text));
         return text;
     }
 
@@ -513,23 +508,63 @@ final class CanalJsonDecoder {
         return false;
     }
 
-    /** Strict UTF-8, as Python decodes it: no overlong form, no surrogate, nothing past U+10FFFF. */
-    private static boolean strictUtf8(byte[] value) {
+    /** Strict UTF-8, as Python decodes it: no overlong form, no surrogate, nothing past U+10FFFF,
+     * no sequence cut short. */
+    static boolean strictUtf8(byte[] value) {
         int i = 0;
-        while (i < value.length && value[i] >= 0) {
-            i++;
+        int n = value.length;
+        while (i < n) {
+            int b = value[i];
+            if (b >= 0) {
+                i++;
+                continue;
+            }
+            b &= 0xFF;
+            int more;
+            int min;
+            if (b >= 0xC2 && b <= 0xDF) {
+                more = 1;
+                min = 0x80;
+            } else if (b >= 0xE0 && b <= 0xEF) {
+                more = 2;
+                min = 0x800;
+            } else if (b >= 0xF0 && b <= 0xF4) {
+                more = 3;
+                min = 0x10000;
+            } else {
+                return false;
+            }
+            if (i + more >= n) {
+                return false;
+            }
+            int cp = b & (0x3F >> more);
+            for (int k = 1; k <= more; k++) {
+                int c = value[i + k] & 0xFF;
+                if ((c & 0xC0) != 0x80) {
+                    return false;
+                }
+                cp = (cp << 6) | (c & 0x3F);
+            }
+            if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+                return false;
+            }
+            i += more + 1;
         }
-        if (i == value.length) {
-            return true;
+        return true;
+    }
+
+    /** Whether a text of these bytes may hold a surrogate: a four-byte sequence (a pair in Java)
+     * or a JSON escape of one (backslash, u, D800 to DFFF); else no text needs the look. */
+    private static boolean maySurrogate(byte[] value) {
+        for (int i = 0; i < value.length; i++) {
+            int b = value[i] & 0xFF;
+            if (b >= 0xF0) {
+                return true;
+            }
+            if (b == '\\' && i + 2 < value.length && value[i + 1] == 'u' && (value[i + 2] | 0x20) == 'd') {
+                return true;
+            }
         }
-        try {
-            StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(value));
-            return true;
-        } catch (CharacterCodingException e) {
-            return false;
-        }
+        return false;
     }
 }
