@@ -26,6 +26,8 @@ from typing import Optional
 CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
 #: The Java tier's canal-json decoding over Spark's internal rows (``CanalJsonDecoding.java``).
 CANAL_JSON_DECODING = "io.cdcwire.spark.CanalJsonDecoding"
+#: The last pass of a JVM-tier read: each message's events in its place (``DecodedInPlace.java``).
+DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
 ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"

@@ -13,7 +13,8 @@ is given) becomes events in two passes that keep every message in its place:
    per pending message, its events or its ``_malformed`` row as the Python tier decodes it
    (:func:`cdcwire.spark.reader.range_decoding.decode_messages`), or its error.
 
-Then ``inline`` takes each row's events, Java's or Python's, in message order. A read gives
+3. **Java** again (``io.cdcwire.spark.DecodedInPlace``) gives each message's events in its
+   place: its own row where Java read it, else the Python decoder's rows. A read gives
 the same rows on either tier (``tests/test_spark_java_decoding.py`` compares them); the
 nested events never cross into Python, which is the point: handing them over cost more than
 Spark's whole JSON read.
@@ -26,7 +27,7 @@ from typing import Callable, Optional
 import numpy as np
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
@@ -34,7 +35,7 @@ from ...errors import CdcwireError
 from ...message import Message
 from ...sink import Sink, open_sink
 from ...sink_uri import SinkConfig
-from ..jvm.jar import CANAL_JSON_DECODING, jar_and_reason, java_class
+from ..jvm.jar import CANAL_JSON_DECODING, DECODED_IN_PLACE, jar_and_reason, java_class
 from ..rows.schema import (
     ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
     ARROW_READ_EVENT_SCHEMA,
@@ -50,7 +51,7 @@ from .range_decoding import decode_messages
 #: The session setting that picks the decoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
 DECODING_SETTING = "spark.cdcwire.decoding"
-PENDING, KEY, VALUE = "_cdc_pending", "_cdc_key", "_cdc_value"
+PENDING, KEY, VALUE, PYTHON_ROWS = "_cdc_pending", "_cdc_key", "_cdc_value", "_cdc_python"
 
 
 def decoding_tier(sink: Sink, spark: SparkSession, tables: str = "") -> tuple[str, str]:
@@ -87,18 +88,17 @@ def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     """The events of ``messages`` (key, value, topic, partition, offset), as the Python tier
     decodes them: the read schema (``_malformed`` too when ``permissive``), one message after
     another in the frame's order."""
+    spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
-    java = F.array(F.struct(*(F.col(f"`{f.name}`") for f in read_schema.fields)))
-    events: Column = F.when(F.col(PENDING), python(
+    both = java_pass(messages, sink, permissive).select("*", python(
         F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE)
-    )).otherwise(java)
-    placed = {"topic": F.lit(""), "partition": F.lit(0), "offset": F.lit(0)}
-    return java_pass(messages, sink, permissive).select(F.inline(events)).select(*(
-        # coalesce with a literal: the read schema's non-null places (inline makes every field nullable)
-        F.coalesce(F.col(name), placed[name]).alias(name) if name in placed else F.col(f"`{name}`")
-        for name in read_schema.fieldNames()
-    ))
+    ).alias(PYTHON_ROWS))
+    jdf = both._jdf
+    jread = spark._jsparkSession.parseDataType(read_schema.json())
+    in_place = java_class(spark, DECODED_IN_PLACE)(jdf.schema(), jread)
+    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(in_place).rdd()
+    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jread, False), spark)
 
 
 def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
