@@ -40,7 +40,7 @@ final class ColumnEntry {
                         Double doubleValue, String stringValue, byte[] binaryValue, String mysqlType) {
         this.name = name;
         this.typeName = typeName;
-        this.type = typeName == null ? null : typeName.toUpperCase(java.util.Locale.ROOT);
+        this.type = typeName == null ? null : upper(typeName);
         this.flags = flags;
         this.intValue = intValue;
         this.uintValue = uintValue;
@@ -55,6 +55,17 @@ final class ColumnEntry {
             }
         }
         fieldsSet = set;
+    }
+
+    /** The type name in upper case (ColumnType names already are: no copy then). */
+    private static String upper(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char ch = name.charAt(i);
+            if (ch >= 'a' && ch <= 'z' || ch > 0x7F) {
+                return name.toUpperCase(java.util.Locale.ROOT);
+            }
+        }
+        return name;
     }
 
     /** A column as the Java decoder read it, for the record checks. */
