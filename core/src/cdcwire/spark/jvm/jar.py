@@ -118,6 +118,17 @@ def _build(javac: str, spark_jars: Path, jar: Path) -> None:
         os.replace(staged, jar)
 
 
+def jar_lacking(spark, name: str) -> Optional[str]:
+    """Why the session cannot run the Java tier's class ``name`` (no jar on this machine, or a
+    classpath without it: what to set then), or None when it can."""
+    if java_class(spark, name) is not None:
+        return None
+    jar, why = jar_and_reason()
+    if jar is None:
+        return why
+    return f"the session's classpath lacks the Java tier's jar: start it with spark.jars={jar}"
+
+
 def java_class(spark, name: str):
     """The session's JVM class of that name (a py4j JavaClass), or None when its classpath does
     not have it (the Java tier's jar is not in ``spark.jars``)."""

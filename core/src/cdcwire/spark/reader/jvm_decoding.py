@@ -31,11 +31,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
-from ...errors import CdcwireError
 from ...message import Message
 from ...sink import Sink, open_sink
 from ...sink_uri import SinkConfig
-from ..jvm.jar import CANAL_JSON_DECODING, DECODED_IN_PLACE, jar_and_reason, java_class
+from ..jvm.jar import CANAL_JSON_DECODING, DECODED_IN_PLACE, jar_lacking, java_class
 from ..rows.schema import (
     ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
     ARROW_READ_EVENT_SCHEMA,
@@ -43,7 +42,7 @@ from ..rows.schema import (
     READ_EVENT_SCHEMA,
 )
 from ..runtime.job_errors import carried_to_driver
-from ..runtime.tier_log import say_once
+from ..runtime.tiers import say_once, tier_setting
 from .java_canal_json import decoder_config
 from .java_canal_json import refusal as java_refusal
 from .range_decoding import decode_messages
@@ -58,10 +57,7 @@ def decoding_tier(sink: Sink, spark: SparkSession, tables: str = "") -> tuple[st
     """The tier that decodes a read of the sink's messages, ``"jvm"`` (:func:`jvm_decoded`) or
     ``"python"`` (the codec's decoder in the reading data source), and why: the one place it
     is chosen. ``tables``: a table filter, which the Python tier applies as it decodes."""
-    setting = (spark.conf.get(DECODING_SETTING, "auto") or "auto").strip().lower()
-    if setting not in ("auto", "python"):
-        raise CdcwireError(f"{DECODING_SETTING}={setting!r} is not a decoding tier; use 'auto' or 'python'")
-    tier, why = _choice(sink, spark, setting, tables)
+    tier, why = _choice(sink, spark, tier_setting(spark, DECODING_SETTING, "decoding"), tables)
     say_once("decodes", "Java" if tier == "jvm" else "Python", why)
     return tier, why
 
@@ -76,11 +72,9 @@ def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple
         return "python", "a table filter is applied by the Python tier as it decodes"
     if sink.codec.stateful_decoding:
         return "python", f"{sink.codec.name} decodes with state carried from message to message"
-    if java_class(spark, CANAL_JSON_DECODING) is None:
-        jar, why = jar_and_reason()
-        if jar is None:
-            return "python", why
-        return "python", f"the session's classpath lacks the Java tier's jar: start it with spark.jars={jar}"
+    lacking = jar_lacking(spark, CANAL_JSON_DECODING)
+    if lacking is not None:
+        return "python", lacking
     return "jvm", f"{sink.codec.name} has a Java decoder for the sink's settings"
 
 

@@ -16,10 +16,9 @@ from typing import Optional
 
 from pyspark.sql import DataFrame
 
-from ...errors import CdcwireError
 from ...sink import Sink
-from ..runtime.tier_log import say_once
-from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_and_reason, java_class
+from ..runtime.tiers import say_once, tier_setting
+from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_lacking, java_class
 from .java_canal_json import encoder_config
 from .java_canal_json import refusal as java_refusal
 
@@ -34,10 +33,7 @@ def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     the encoding stage), and why: the one place it is chosen. The Python tier stays the
     reference and serves whatever the Java tier does not."""
     spark = df.sparkSession
-    setting = (spark.conf.get(ENCODING_SETTING, "auto") or "auto").strip().lower()
-    if setting not in ("auto", "python"):
-        raise CdcwireError(f"{ENCODING_SETTING}={setting!r} is not an encoding tier; use 'auto' or 'python'")
-    tier, why = _choice(sink, spark, setting, routing)
+    tier, why = _choice(sink, spark, tier_setting(spark, ENCODING_SETTING, "encoding"), routing)
     say_once("encodes", "Java" if tier == "jvm" else "Python", why)
     return tier, why
 
@@ -50,11 +46,9 @@ def _choice(sink: Sink, spark, setting: str, routing: str) -> tuple[str, str]:
     refusal = java_refusal(sink)
     if refusal is not None:
         return "python", refusal
-    if java_class(spark, CANAL_JSON_PARTITIONS) is None:
-        jar, why = jar_and_reason()
-        if jar is None:
-            return "python", why
-        return "python", f"the session's classpath lacks the Java tier's jar: start it with spark.jars={jar}"
+    lacking = jar_lacking(spark, CANAL_JSON_PARTITIONS)
+    if lacking is not None:
+        return "python", lacking
     return "jvm", f"{sink.codec.name} has a Java encoder for the sink's settings"
 
 

@@ -46,6 +46,7 @@ from ...dispatch.rules import DispatchRule, column_selectors_of, rules_from_para
 from ...sink import Sink
 from ..jvm.jar import ROUTED_COPIES, java_class
 from ..rows.schema import EVENT_COLUMNS
+from ..runtime.tiers import tier_setting
 from ..runtime.job_errors import raised_in_sql
 from .routing import ROUTED_SCHEMA, RoutePlan, UnplannedTopicError
 from .routing_counts import COUNTS_COLUMN, COUNTS_TYPE, COUNTERS
@@ -83,10 +84,7 @@ def jvm_tier_refusal(sink: Sink, df: DataFrame, dead_letter: Optional[str]) -> O
 
 def routing_tier(sink: Sink, df: DataFrame, dead_letter: Optional[str]) -> tuple[str, str]:
     """The tier that routes a write, ``"jvm"`` or ``"python"``, and why: the one place it is chosen."""
-    setting = (df.sparkSession.conf.get(TIER_SETTING, "auto") or "auto").strip().lower()
-    if setting not in ("auto", "python"):
-        raise CdcwireError(f"{TIER_SETTING}={setting!r} is not a routing tier; use 'auto' or 'python'")
-    if setting == "python":
+    if tier_setting(df.sparkSession, TIER_SETTING, "routing") == "python":
         return "python", f"{TIER_SETTING}=python"
     refusal = jvm_tier_refusal(sink, df, dead_letter)
     if refusal is not None:
