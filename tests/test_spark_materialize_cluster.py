@@ -40,8 +40,12 @@ SERVER = textwrap.dedent(
     """\
     import json, sys, time
     from cdcwire import spark as cs
+    from cdcwire.spark.session import log4j_file
 
-    spark = cs.spark_session(sys.argv[1], app_name="cdcwire-local-cluster", shuffle_partitions=4, log_level="OFF")
+    jit = "-XX:TieredStopAtLevel=1"  # C1 only, in the driver and the executors: as the suite's own session
+    spark = cs.spark_session(sys.argv[1], app_name="cdcwire-local-cluster", shuffle_partitions=4, log_level="OFF",
+                             **{"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log4j_file('OFF')} {jit}",
+                                "spark.executor.extraJavaOptions": jit})
     tracker, deadline = spark.sparkContext.statusTracker(), time.monotonic() + 240
     while len(tracker.getExecutorInfos()) < 3 and time.monotonic() < deadline:  # the driver and 2 executors
         time.sleep(0.5)
