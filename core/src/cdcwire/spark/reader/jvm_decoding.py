@@ -31,6 +31,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
+from ...errors import CdcwireError
 from ...message import Message
 from ...sink import Sink, open_sink
 from ...sink_uri import SinkConfig

@@ -62,7 +62,6 @@ def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = N
     partitions (``internalCreateDataFrame``, public in Spark's bytecode): the encoding stage
     that follows keeps them, one Spark partition per topic-partition, in their order."""
     spark = laid.sparkSession
-    jvm = spark.sparkContext._jvm
     jdf = laid._jdf
     partitions = java_class(spark, CANAL_JSON_PARTITIONS)
     encode = partitions(encoder_config(sink), jdf.schema(), -1 if clock is None else clock)
