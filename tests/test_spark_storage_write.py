@@ -199,3 +199,29 @@ def test_cdcwire_run_into_a_layout_refuses_a_dead_letter_directory_in_one_line(t
     assert main(["run", "--input", str(tmp_path), "--sink-uri", layout, "--dead-letter", str(tmp_path / "dl")]) == 2
     err = capsys.readouterr().err
     assert "--dead-letter does not apply to a storage-sink layout" in err and len(err.strip().splitlines()) == 1
+
+
+def escaping(event: RowChangedEvent) -> RowChangedEvent:
+    """``event`` of a table named ``../../escape_t``: no directory of a layout can hold it."""
+    return RowChangedEvent(event.commit_ts, event.schema, "../../escape_t", event.columns)
+
+
+def test_a_table_name_that_cannot_be_a_directory_fails_cs_write_before_anything_is_written(
+    spark, tmp_path: Path
+) -> None:
+    df = events_df(spark, tmp_path, [user(110, 1, "ann"), escaping(user(120, 2, "bob")), ResolvedEvent(130)])
+    with pytest.raises(CdcwireError, match=r"table name '\.\./\.\./escape_t' of table app\.\.\./\.\./escape_t holds"):
+        cs.write(df, f"local://{tmp_path}/deep/layout?{CSV}")
+    assert not (tmp_path / "deep").exists() and not (tmp_path / "escape_t").exists()
+
+
+def test_cdcwire_run_refuses_a_table_name_that_cannot_be_a_directory_in_one_line(tmp_path: Path, capsys) -> None:
+    from cdcwire.cli import main
+
+    topic = f"file://{tmp_path}/src/app?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    cdcwire.write(topic, cdcwire.encode(topic, [user(110, 1, "ann"), escaping(user(120, 2, "bob"))]))
+    layout = f"local://{tmp_path}/deep/layout?protocol=csv&include-commit-ts=true"
+    assert main(["run", "--input", topic, "--sink-uri", layout]) != 0
+    err = capsys.readouterr().err
+    assert "table name '../../escape_t'" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "deep").exists() and not (tmp_path / "escape_t").exists()

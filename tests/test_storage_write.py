@@ -180,3 +180,46 @@ def test_an_s3_data_file_given_up_leaves_no_object_and_no_upload(s3_bucket: S3Bu
     assert client.list_multipart_uploads(Bucket=s3_bucket.name).get("Uploads")  # a part went up
     writer.abort()
     assert s3_bucket.keys() == [] and not client.list_multipart_uploads(Bucket=s3_bucket.name).get("Uploads")
+
+
+def renamed(event: RowChangedEvent, schema: str = "app", table: str = "users") -> RowChangedEvent:
+    return RowChangedEvent(event.commit_ts, schema, table, event.columns, event.pre_columns, event.table_id)
+
+
+#: Schema and table names that cannot be one directory of a layout (TiCDC joins them unescaped).
+UNWRITABLE_NAMES = [("app", "../../escape_t"), ("../../escape_s", "users"), ("app", "a/b"), ("app", "/tmp/x"),
+                    ("app", ".."), (".", "users"), ("", "users"), ("app", "")]
+
+
+@pytest.mark.parametrize("schema, table", UNWRITABLE_NAMES)
+def test_a_name_that_cannot_be_a_directory_is_refused_before_anything_is_written(
+    tmp_path: Path, schema: str, table: str
+) -> None:
+    root = tmp_path / "deep" / "root"
+    events = [user(110, 1, "ann"), renamed(user(120, 2, "bob"), schema, table), ResolvedEvent(130)]
+    with pytest.raises(CdcwireError) as info:
+        cdcwire.write_storage(local(root), events)
+    assert f"name {(table if schema == 'app' else schema)!r} of table " in str(info.value)
+    assert "\n" not in str(info.value)
+    assert [p for p in tmp_path.rglob("*")] == []
+
+
+def test_a_database_ddl_of_a_name_that_cannot_be_a_directory_is_refused(tmp_path: Path) -> None:
+    from cdcwire import DDLEvent, DDLType
+
+    with pytest.raises(CdcwireError, match=r"^schema name '\.\.' of the database DDL at 100 "):
+        cdcwire.write_storage(local(tmp_path), [DDLEvent(100, "..", "", "CREATE DATABASE x", DDLType.CREATE_SCHEMA)])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_name_that_cannot_be_a_directory_is_refused_on_s3(s3_bucket: S3Bucket) -> None:
+    uri = s3_bucket.storage_uri("out") + "&protocol=csv&include-commit-ts=true"
+    with pytest.raises(CdcwireError, match=r"table name '\.\./\.\./escape_t' of table app\.\.\./\.\./escape_t holds"):
+        cdcwire.write_storage(uri, [user(110, 1, "ann"), renamed(user(120, 2, "bob"), table="../../escape_t")])
+    assert s3_bucket.keys() == []
+
+
+def test_names_with_dots_and_spaces_inside_are_written_and_read_back(tmp_path: Path) -> None:
+    rows = [renamed(user(110, 1, "ann"), "my db", "t.1"), renamed(user(120, 2, "bob"), "my db", "...x")]
+    cdcwire.write_storage(local(tmp_path), [*rows, ResolvedEvent(130)])
+    assert [e for e in cdcwire.read_storage(local(tmp_path)) if isinstance(e, RowChangedEvent)] == rows

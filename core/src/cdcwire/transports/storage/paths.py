@@ -10,6 +10,12 @@
 Table-across-nodes mode names files ``CDC_<dispatcher>_<idx>`` and ``meta/CDC_<dispatcher>.index``.
 Paths that are none of these (a ``.tmp`` of a write, a stray file) are left alone, as the
 reference consumer leaves them.
+
+Schema and table names are path segments as they are: TiCDC joins them into paths unescaped
+(``path.Join``, which even resolves a ``..``), and its consumer splits paths at ``/``. A name
+that cannot be one segment (empty, ``.``, ``..``, or holding a ``/`` or a NUL) would put files
+outside the table's directory, or outside the root, where no reader finds them: a writer
+refuses it before it writes anything (:func:`check_segment`).
 """
 
 from __future__ import annotations
@@ -18,12 +24,40 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from ...errors import CdcwireError
+
 METADATA = "metadata"
 SCHEMA_FILE = re.compile(r"schema_(\d+)_(\d{10})\.json")
 INDEX_FILE = re.compile(r"CDC(?:_([^/]+))?\.index")
 _DATA_FILE = re.compile(r"CDC(?:_(?P<dispatcher>[^/]+)_)?(?P<index>\d+)(?P<ext>\.csv|\.json)")
 _DATE = {"none": None, "year": re.compile(r"\d{4}"), "month": re.compile(r"\d{4}-\d{2}"),
          "day": re.compile(r"\d{4}-\d{2}-\d{2}")}
+
+
+class LayoutNameError(CdcwireError):
+    """A schema or table name that cannot be a directory of a layout (see the module's text)."""
+
+
+def segment_problem(name: str) -> Optional[str]:
+    """Why ``name`` cannot be one path segment of a layout, None if it can."""
+    if name in ("", ".", ".."):
+        return "is empty" if not name else f"is {name!r}"
+    if "/" in name:
+        return "holds a '/'"
+    if "\0" in name:
+        return "holds a NUL character"
+    return None
+
+
+def check_segment(kind: str, name: str, where: str) -> None:
+    """Refuse (one line) a schema or table name that cannot be a directory of the layout."""
+    problem = segment_problem(name)
+    if problem is not None:
+        raise LayoutNameError(
+            f"{kind} name {name!r} of {where} {problem}: a storage-sink layout writes each schema and table"
+            " name as one directory, unescaped as TiCDC writes it, so the files would land outside the table's"
+            " directory and never be read; nothing was written (leave the table out or rename it)"
+        )
 
 
 @dataclass(frozen=True, slots=True, order=True)

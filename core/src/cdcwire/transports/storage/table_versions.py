@@ -27,7 +27,7 @@ from ...events import Column, DDLEvent, RowChangedEvent
 from ...type_codes import ColumnFlag as F, ColumnType as T
 from ...type_text import TypeText, parse_type_text
 from .location import StorageLocation
-from .paths import DataDir
+from .paths import DataDir, check_segment
 from .schema_files import SchemaFile, TableCol
 
 TableKey = tuple[str, str]
@@ -85,7 +85,9 @@ class TablePlan:
 
     @classmethod
     def of(cls, ddls: Iterable[DDLEvent], first_row_ts: Mapping[TableKey, int]) -> "TablePlan":
-        """The plan of a write from its DDLs (in input order) and each table's first row commit ts."""
+        """The plan of a write from its DDLs (in input order) and each table's first row commit ts.
+        A schema or table name that cannot be a directory is refused here, before anything is
+        written: both writers make their plan first."""
         table_ddls: dict[TableKey, dict[int, DDLEvent]] = {}
         database: list[DDLEvent] = []
         for ddl in ddls:
@@ -93,8 +95,12 @@ class TablePlan:
                 table_ddls.setdefault((ddl.schema, ddl.table), {})[ddl.commit_ts] = ddl
             else:
                 database.append(ddl)
+        for ddl in database:
+            check_segment("schema", ddl.schema, f"the database DDL at {ddl.commit_ts} ({ddl.query[:60]!r})")
         versions: dict[TableKey, tuple[int, ...]] = {}
         for key in sorted(set(first_row_ts) | set(table_ddls)):
+            check_segment("schema", key[0], f"table {key[0]}.{key[1]}")
+            check_segment("table", key[1], f"table {key[0]}.{key[1]}")
             found = sorted(table_ddls.get(key, ()))
             first = first_row_ts.get(key)
             if first is not None and (not found or first < found[0]):
