@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,17 @@ def test_names_with_dots_and_spaces_inside_are_written_and_read_back(tmp_path: P
     rows = [renamed(user(110, 1, "ann"), "my db", "t.1"), renamed(user(120, 2, "bob"), "my db", "...x")]
     cdcwire.write_storage(local(tmp_path), [*rows, ResolvedEvent(130)])
     assert [e for e in cdcwire.read_storage(local(tmp_path)) if isinstance(e, RowChangedEvent)] == rows
+
+
+@pytest.mark.parametrize("named", ["CDC1.json", "cdc000001.json", "CDC000005.xxx", "CDChello.json", "CDC000005.csv"])
+def test_an_index_file_naming_no_data_file_of_the_layout_is_refused_naming_it(tmp_path: Path, named: str) -> None:
+    """TiCDC's ``FetchIndexFromFileName`` refuses these (``ErrStorageSinkInvalidFileName``): a
+    count started again at 1 would write over the directory's files."""
+    uri = local(tmp_path, protocol="canal-json", **{"file-index-digit": "6", "date-separator": "none"})
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(110)])
+    (tmp_path / "app/users/100/meta/CDC.index").write_text(named + "\n")
+    first = (tmp_path / "app/users/100/CDC000001.json").read_bytes()
+    with pytest.raises(CdcwireError, match=rf"^app/users/100/meta/CDC\.index: index file names '{re.escape(named)}', "):
+        cdcwire.write_storage(uri, [user(120, 2, "bob"), ResolvedEvent(120)])
+    assert (tmp_path / "app/users/100/CDC000001.json").read_bytes() == first
+    assert sorted(p.name for p in (tmp_path / "app/users/100").iterdir()) == ["CDC000001.json", "meta"]

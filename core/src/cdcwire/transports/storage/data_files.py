@@ -28,10 +28,13 @@ from .csv_encoding import CsvEncoder
 from .layout import read_checkpoint
 from .location import StorageLocation
 from .paths import METADATA, DataDir, IndexPath, data_file_index, parse_path
-from .places import LayoutError
+from .places import LayoutError, Place
 from .replay import csv_options
 from .schema_files import SchemaFile
 from .table_versions import VersionKey
+
+#: The fewest digits of a data file's index (TiCDC's ``MinFileIndexWidth``).
+MIN_INDEX_DIGITS = 6
 
 #: Encodes one row event as a canal-json line (the caller's, from the codec registry).
 LineEncoder = Callable[[RowChangedEvent], bytes]
@@ -44,16 +47,32 @@ def data_file_name(location: StorageLocation, index: int = 1) -> str:
 
 def next_indexes(location: StorageLocation) -> dict[DataDir, int]:
     """The next file index of each data directory the layout already has (one listing, and each
-    index file read): one past the file its index file names."""
+    index file read): one past the file its index file names. An index file that names no data
+    file of this layout (``CDC<at least 6 digits><ext>``) is refused, naming it, as TiCDC's
+    writer refuses it (``ErrStorageSinkInvalidFileName``): taken at its word, the count would
+    start again at 1, over the files the directory has."""
     storage = location.storage
     found: dict[DataDir, int] = {}
     for name in storage.names():
         named = parse_path(name, location["date-separator"], False)
         if isinstance(named, IndexPath) and not named.dispatcher:
-            last = data_file_index(storage.get(name).decode("utf-8", "replace").strip())
-            if last is not None:
-                found[named.directory] = last[1] + 1
+            found[named.directory] = _indexed(location, name, storage.get(name)) + 1
     return found
+
+
+def _indexed(location: StorageLocation, path: str, data: bytes) -> int:
+    """The index of the data file an index file names, or a LayoutError naming the index file."""
+    text = data.decode("utf-8", "replace").strip()
+    last = data_file_index(text)
+    width = MIN_INDEX_DIGITS + len(location.extension)
+    if last is None or last[0] or last[2] != location.extension or len(text) < 3 + width:
+        raise LayoutError(
+            Place(path),
+            f"index file names {text[:60]!r}, not a data file of this layout (CDC and {MIN_INDEX_DIGITS} or more"
+            f" digits, then {location.extension}); TiCDC's writer refuses it too: write the name of the"
+            " directory's last data file into it, or remove the directory",
+        )
+    return last[1]
 
 
 def index_file_path(directory: DataDir) -> str:
