@@ -12,7 +12,7 @@ import cdcwire
 from cdcwire import CdcwireError, ResolvedEvent, RowChangedEvent
 from cdcwire.large_messages.storage import PART_BYTES, Storage
 from fixtures.s3_server import S3Bucket
-from test_storage_read import CANAL, CREATE_USERS, WRITTEN, per_table, user
+from test_storage_read import ADD_AGE, CANAL, CREATE_USERS, WRITTEN, per_table, user
 
 
 def local(root: Path, **params: str) -> str:
@@ -62,12 +62,18 @@ def test_a_layout_written_to_s3_reads_back(s3_bucket: S3Bucket) -> None:
     assert per_table(list(cdcwire.read_storage(uri))) == per_table(WRITTEN)
 
 
+def whole(events: list) -> list:
+    """``events`` and a resolved event at the newest commit ts: the input is whole, every row is
+    under the checkpoint (a layout gives a row once a resolved ts passes it)."""
+    return [*events, ResolvedEvent(max(e.commit_ts for e in events))]
+
+
 def test_a_workload_of_every_column_kind_round_trips_through_csv(tmp_path: Path) -> None:
     """Every column kind, updates with old values, DDLs: the layout gives the events back, each
     table's (and partition's) in order."""
     from cdcwire.workload import Workload
 
-    events = list(Workload(300, seed=3))
+    events = whole(list(Workload(300, seed=3)))
     uri = local(tmp_path, **{"output-old-value": "true"})
     cdcwire.write_storage(uri, events)
     assert per_table(list(cdcwire.read_storage(uri))) == per_table(events)
@@ -134,7 +140,7 @@ def test_each_data_file_starts_with_the_header(tmp_path: Path) -> None:
 def test_a_layout_of_many_small_files_reads_back_as_its_events(tmp_path: Path) -> None:
     from cdcwire.workload import Workload
 
-    events = list(Workload(300, seed=3))
+    events = whole(list(Workload(300, seed=3)))
     uri = local(tmp_path, **{"output-old-value": "true", "file-size": "300"})
     cdcwire.write_storage(uri, events)
     assert max(len(list(d.glob("CDC*"))) for d in tmp_path.rglob("*") if d.is_dir()) >= 5
@@ -238,3 +244,54 @@ def test_an_index_file_naming_no_data_file_of_the_layout_is_refused_naming_it(tm
         cdcwire.write_storage(uri, [user(120, 2, "bob"), ResolvedEvent(120)])
     assert (tmp_path / "app/users/100/CDC000001.json").read_bytes() == first
     assert sorted(p.name for p in (tmp_path / "app/users/100").iterdir()) == ["CDC000001.json", "meta"]
+
+
+APPENDED = {"file-index-digit": "6", "date-separator": "none"}
+
+
+def test_the_checkpoint_is_the_newest_resolved_ts_not_a_newer_commit_ts(tmp_path: Path) -> None:
+    """TiCDC's checkpoint is the resolved ts its flush reached: a row past it waits for a later one."""
+    uri = local(tmp_path)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(115), user(120, 2, "bob")])
+    assert (tmp_path / "metadata").read_bytes() == b'{"checkpoint-ts": 115}'
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 110, 115]
+
+
+def test_an_input_cut_inside_a_transaction_is_continued_by_the_next_write(tmp_path: Path) -> None:
+    """The first write ends inside the transaction at 120; the second brings its other row: both
+    rows of 120 are read, after a checkpoint that passes them, from one directory."""
+    uri = local(tmp_path, **APPENDED)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(110), user(120, 2, "bob")])
+    cdcwire.write_storage(uri, [user(120, 3, "cy"), ResolvedEvent(130)])
+    assert [e for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == [
+        user(110, 1, "ann"), user(120, 2, "bob"), user(120, 3, "cy")]
+    assert sorted(p.name for p in (tmp_path / "app/users/100").glob("CDC*")) == ["CDC000001.csv", "CDC000002.csv"]
+
+
+def test_an_append_without_a_ddl_continues_the_tables_version(tmp_path: Path) -> None:
+    """TiCDC starts a table version only on a DDL: rows appended later land in the version's
+    directory, and the table keeps its one schema file."""
+    uri = local(tmp_path, **APPENDED)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(110)])
+    schema_files = sorted((tmp_path / "app/users/meta").iterdir())
+    cdcwire.write_storage(uri, [user(120, 2, "bob"), ResolvedEvent(120)])
+    assert sorted((tmp_path / "app/users/meta").iterdir()) == schema_files
+    assert (tmp_path / "app/users/100/meta/CDC.index").read_text() == "CDC000002.csv\n"
+    assert [e.commit_ts for e in cdcwire.read_storage(uri)] == [100, 110, 120, 120]
+
+
+def test_an_append_of_a_table_without_any_ddl_keeps_its_first_version(tmp_path: Path) -> None:
+    uri = local(tmp_path, **APPENDED)
+    cdcwire.write_storage(uri, [user(110, 1, "ann"), ResolvedEvent(110)])
+    cdcwire.write_storage(uri, [user(120, 2, "bob"), ResolvedEvent(120)])
+    assert [p.name for p in (tmp_path / "app/users").iterdir() if p.name != "meta"] == ["110"]
+    assert len(list((tmp_path / "app/users/meta").iterdir())) == 1
+
+
+def test_a_ddl_in_an_append_starts_a_new_version(tmp_path: Path) -> None:
+    uri = local(tmp_path, **APPENDED)
+    cdcwire.write_storage(uri, [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(110)])
+    cdcwire.write_storage(uri, [ADD_AGE, user(210, 3, "cy", 30), ResolvedEvent(210)])
+    assert sorted(p.name for p in (tmp_path / "app/users").iterdir()) == ["100", "200", "meta"]
+    assert [e for e in cdcwire.read_storage(uri) if not isinstance(e, ResolvedEvent)] == [
+        CREATE_USERS, user(110, 1, "ann"), ADD_AGE, user(210, 3, "cy", 30)]

@@ -43,7 +43,7 @@ from ...transports.storage.data_files import (
 )
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.paths import DataDir
-from ...transports.storage.table_versions import TablePlan
+from ...transports.storage.table_versions import TablePlan, existing_versions
 from ..rows.arrow_events import checked_events
 from ..rows.schema import EVENT_COLUMNS
 from ..runtime.collector import fewer_collections
@@ -145,7 +145,7 @@ def write_layout(
     events = df.withColumn("_cdc_seq", F.monotonically_increasing_id())
     try:
         with cdcwire_errors_raised():
-            survey = _survey(events)
+            survey = _survey(events, location)
             rows = [r.asDict() for r in _laid_out(events, location, survey).mapInArrow(
                 layout_stage(LayoutTask(uri, survey.plan, next_indexes(location))), FILES_SCHEMA).collect()]
         written = [_written(r) for r in rows]
@@ -171,7 +171,7 @@ def write_layout(
     )
 
 
-def _survey(events: DataFrame) -> _Survey:
+def _survey(events: DataFrame, location: StorageLocation) -> _Survey:
     """One aggregate over the input: per table its DDLs, first row ts and partitions; the resolved ts."""
     kind, ts = F.col("kind"), F.col("commit_ts")
     is_row = kind.isin(*ROW_KINDS) & ts.isNotNull() & F.col("schema").isNotNull() & F.col("table").isNotNull()
@@ -200,7 +200,7 @@ def _survey(events: DataFrame) -> _Survey:
     resolved = max((int(r) for r in found.column("resolved_ts").to_pylist() if r is not None), default=-1)
     newest = max((int(n) for n in found.column("newest").to_pylist() if n is not None), default=-1)
     return _Survey(
-        plan=TablePlan.of(ddls, first_row_ts), rows=_total(found, "rows"), ddls=len(ddls),
+        plan=TablePlan.of(ddls, first_row_ts, existing_versions(location)), rows=_total(found, "rows"), ddls=len(ddls),
         resolved=_total(found, "resolved"), groups=_total(found, "partitions"),
         checkpoint=checkpoint_ts(resolved, newest),
     )

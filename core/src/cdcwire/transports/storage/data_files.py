@@ -80,8 +80,11 @@ def index_file_path(directory: DataDir) -> str:
 
 
 def checkpoint_ts(resolved: int, newest_commit_ts: int) -> int:
-    """The root checkpoint of a write: its newest resolved ts, else its newest commit ts."""
-    return max(resolved, newest_commit_ts, 0)
+    """The root checkpoint of a write: its newest resolved ts (-1: none), as TiCDC writes the
+    resolved ts its flush reached; rows past it are in the data files and are read once a later
+    checkpoint passes them, so an input cut inside a transaction is continued by the next
+    write. An input with no resolved event at all is taken as whole: its newest commit ts."""
+    return resolved if resolved >= 0 else max(newest_commit_ts, 0)
 
 
 @dataclass(frozen=True, slots=True)

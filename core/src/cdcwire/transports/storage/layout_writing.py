@@ -9,7 +9,7 @@ directory's rows (in commit ts order, then input order) are encoded into its dat
 ``CDC<index>`` as they come (``file-index-digit`` digits; the next index in a directory the
 layout has; the next file at ``file-size`` bytes: :class:`~.data_files.DataFiles`), and
 :func:`~.data_files.publish` writes the schema files, the index files and the root checkpoint
-(the newest resolved ts, else the newest commit ts), so a write that fails part way leaves a
+(the newest resolved ts, else the newest commit ts: :func:`~.data_files.checkpoint_ts`), so a write that fails part way leaves a
 layout a reader reads up to its old checkpoint.
 """
 
@@ -21,7 +21,7 @@ from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .data_files import DataFiles, LineEncoder, WrittenFile, checkpoint_ts, first_images, next_indexes, publish
 from .location import StorageLocation
 from .paths import DataDir
-from .table_versions import TableKey, TablePlan
+from .table_versions import TableKey, TablePlan, existing_versions
 
 
 def write_layout(
@@ -42,7 +42,7 @@ def write_layout(
             key = (event.schema, event.table)
             first_row_ts[key] = min(first_row_ts.get(key, event.commit_ts), event.commit_ts)
         newest = max(newest, event.commit_ts)
-    plan = TablePlan.of(ddls, first_row_ts)
+    plan = TablePlan.of(ddls, first_row_ts, existing_versions(location))
     directories: dict[DataDir, list[tuple[int, RowChangedEvent]]] = {}
     for seq, row in sorted(rows, key=lambda item: item[1].commit_ts):  # stable: input order at one ts
         directories.setdefault(plan.data_dir(location, row), []).append((seq, row))

@@ -2,9 +2,11 @@
 and each version's schema file. Both writers (``cdcwire.write_storage`` in one process and
 ``cdcwire.spark.write`` on executors) take these rules from here.
 
-Per table, each DDL starts a table version at its commit ts; a table's rows before any DDL get
-a version at their first commit ts, and a row belongs to the newest version at or below its
-commit ts. Of several DDLs of one table at one commit ts, the last in input order names the
+Per table, each DDL starts a table version at its commit ts, as TiCDC starts one only on a
+DDL; a table's rows before any DDL go to the newest version the layout already has for the
+table (a write that appends continues it, as TiCDC's writer takes the latest schema file it
+finds), else to a new version at their first commit ts; a row belongs to the newest version at
+or below its commit ts. Of several DDLs of one table at one commit ts, the last in input order names the
 version. Each version's schema file takes its columns from the version's first row (by commit
 ts, then input order), since the event model carries no table schema; a version without rows
 keeps the columns of the version before it. A database DDL is a database-level schema file.
@@ -27,7 +29,7 @@ from ...events import Column, DDLEvent, RowChangedEvent
 from ...type_codes import ColumnFlag as F, ColumnType as T
 from ...type_text import TypeText, parse_type_text
 from .location import StorageLocation
-from .paths import DataDir, check_segment
+from .paths import DataDir, SchemaPath, check_segment, parse_path
 from .schema_files import SchemaFile, TableCol
 
 TableKey = tuple[str, str]
@@ -82,9 +84,12 @@ class TablePlan:
     versions: Mapping[TableKey, tuple[int, ...]]
     ddls: Mapping[TableKey, Mapping[int, DDLEvent]]
     database_ddls: tuple[DDLEvent, ...] = field(default=())
+    #: The versions the layout had before the write (their schema files are in place).
+    existing: frozenset[VersionKey] = field(default=frozenset())
 
     @classmethod
-    def of(cls, ddls: Iterable[DDLEvent], first_row_ts: Mapping[TableKey, int]) -> "TablePlan":
+    def of(cls, ddls: Iterable[DDLEvent], first_row_ts: Mapping[TableKey, int],
+           existing: Mapping[TableKey, Iterable[int]] = {}) -> "TablePlan":
         """The plan of a write from its DDLs (in input order) and each table's first row commit ts.
         A schema or table name that cannot be a directory is refused here, before anything is
         written: both writers make their plan first."""
@@ -98,15 +103,18 @@ class TablePlan:
         for ddl in database:
             check_segment("schema", ddl.schema, f"the database DDL at {ddl.commit_ts} ({ddl.query[:60]!r})")
         versions: dict[TableKey, tuple[int, ...]] = {}
+        had: set[VersionKey] = set()
         for key in sorted(set(first_row_ts) | set(table_ddls)):
             check_segment("schema", key[0], f"table {key[0]}.{key[1]}")
             check_segment("table", key[1], f"table {key[0]}.{key[1]}")
-            found = sorted(table_ddls.get(key, ()))
+            before = set(existing.get(key, ()))
+            had.update((*key, v) for v in before)
+            found = sorted(set(table_ddls.get(key, ())) | before)
             first = first_row_ts.get(key)
             if first is not None and (not found or first < found[0]):
                 found.insert(0, first)
             versions[key] = tuple(found)
-        return cls(versions, table_ddls, tuple(database))
+        return cls(versions, table_ddls, tuple(database), frozenset(had))
 
     def version_of(self, schema: str, table: str, commit_ts: int) -> int:
         """The version a row at ``commit_ts`` belongs to: the newest at or below it."""
@@ -144,7 +152,19 @@ class TablePlan:
                 if image is not None:
                     columns = tuple(table_col(c) for c in image)
                 ddl: Optional[DDLEvent] = self.ddls.get((schema, table), {}).get(version)
+                if (schema, table, version) in self.existing:
+                    continue  # its schema file is in place; this write adds rows to it
                 query, ddl_type = (ddl.query, int(ddl.ddl_type)) if ddl else ("", 0)
                 sf = SchemaFile(schema, table, version, query, ddl_type, columns, len(columns))
                 files.append((f"{schema}/{table}/meta/{sf.file_name()}", sf))
         return files
+
+
+def existing_versions(location: StorageLocation) -> dict[TableKey, tuple[int, ...]]:
+    """The table versions a layout already has: its table schema files (one listing)."""
+    found: dict[TableKey, set[int]] = {}
+    for name in location.storage.names():
+        named = parse_path(name, location["date-separator"], False)
+        if isinstance(named, SchemaPath) and named.table and named.table_id is None:
+            found.setdefault((named.schema, named.table), set()).add(named.version)
+    return {key: tuple(sorted(versions)) for key, versions in found.items()}
