@@ -7,9 +7,10 @@ DDL; a table's rows before any DDL go to the newest version the layout already h
 table (a write that appends continues it, as TiCDC's writer takes the latest schema file it
 finds), else to a new version at their first commit ts; a row belongs to the newest version at
 or below its commit ts. Of several DDLs of one table at one commit ts, the last in input order names the
-version. Each version's schema file takes its columns from the version's first row (by commit
-ts, then input order), since the event model carries no table schema; a version without rows
-keeps the columns of the version before it. A database DDL is a database-level schema file.
+version. Each version's schema file takes its columns from the table schema its DDL carries
+(plugin API 1.7: types, widths and defaults, as TiCDC writes them from the table info), else
+from the version's first row (by commit ts, then input order), which carries no defaults; a
+version with neither keeps the columns of the version before it. A database DDL is a database-level schema file.
 
 What needs the whole input is small: the DDLs, and each table's first row commit ts. A writer
 gathers those first (Spark: one aggregate), makes a :class:`TablePlan`, and then places every
@@ -22,10 +23,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Mapping, Optional, Union
 
 from ...errors import CdcwireError
 from ...events import Column, DDLEvent, RowChangedEvent
+from ...table_schema import ColumnSchema
 from ...type_codes import ColumnFlag as F, ColumnType as T
 from ...type_text import TypeText, parse_type_text
 from .location import StorageLocation
@@ -46,8 +48,19 @@ _NUMBERS = frozenset({T.TINYINT, T.SMALLINT, T.MEDIUMINT, T.INT, T.BIGINT, T.FLO
 _DATE_FORMS = {"none": None, "year": "%Y", "month": "%Y-%m", "day": "%Y-%m-%d"}
 
 
-def table_col(column: Column) -> TableCol:
-    """The schema file's column for a cdcwire column (its MySQL type text gives sizes and elements)."""
+#: TiDB's display width of a column whose type text gives none (``GetDefaultFieldLengthAndDecimal``,
+#: and for unsigned integers the width TiDB gives them), which TiCDC's schema files write.
+_DEFAULT_WIDTH = {T.TINYINT: (4, 3), T.SMALLINT: (6, 5), T.MEDIUMINT: (9, 8), T.INT: (11, 10), T.BIGINT: (20, 20),
+                  T.FLOAT: (12, 12), T.DOUBLE: (22, 22), T.DECIMAL: (10, 10), T.BIT: (1, 1), T.YEAR: (4, 4),
+                  T.TINYBLOB: (255, 255), T.BLOB: (65535, 65535), T.MEDIUMBLOB: (16777215, 16777215),
+                  T.LONGBLOB: (4294967295, 4294967295)}
+
+
+def table_col(column: Union[Column, ColumnSchema]) -> TableCol:
+    """The schema file's column for a cdcwire column, as TiCDC's ``TableCol.FromTiColumnInfo``
+    writes it: the MySQL type text gives sizes and elements, TiDB's default width stands in
+    where it gives none (a plain ``float`` is 12, a ``double`` 22, a ``decimal`` 10 with scale
+    0), and a table schema's column gives its default."""
     if column.type in _STRINGS:
         name = _STRINGS[column.type][1 if column.flags & F.BINARY else 0]
     else:
@@ -57,18 +70,22 @@ def table_col(column: Column) -> TableCol:
     parsed = parse_type_text(column.mysql_type) if column.mysql_type else None
     text = parsed if isinstance(parsed, TypeText) else None
     precision = scale = ""
-    if text is not None and text.length is not None:
-        if column.type in (T.TIME, T.DATETIME, T.TIMESTAMP):
-            scale = str(text.length)
-        else:
-            precision = str(text.length)
-            if column.type in (T.DECIMAL, T.FLOAT, T.DOUBLE) and text.scale is not None:
-                scale = str(text.scale)
+    length = text.length if text is not None else None
+    if column.type in (T.TIME, T.DATETIME, T.TIMESTAMP):
+        scale = str(length) if length else ""
+    elif length is not None or column.type in _DEFAULT_WIDTH:
+        widths = _DEFAULT_WIDTH.get(column.type, (0, 0))
+        precision = str(length if length is not None else widths[1 if column.flags & F.UNSIGNED else 0])
+        if column.type in (T.FLOAT, T.DOUBLE) and text is not None and text.scale:
+            scale = str(text.scale)
+        elif column.type == T.DECIMAL:
+            scale = str(text.scale or 0) if text is not None else "0"
     return TableCol(
         name=column.name, type=name, precision=precision, scale=scale,
         nullable="" if column.flags & F.NULLABLE else "false",
         is_pk="true" if column.flags & F.PRIMARY_KEY else "",
         elems=text.elements if text is not None and column.type in (T.ENUM, T.SET) else None,
+        default=column.default if isinstance(column, ColumnSchema) else None,
     )
 
 
@@ -148,10 +165,12 @@ class TablePlan:
         for (schema, table), versions in self.versions.items():
             columns: tuple[TableCol, ...] = ()
             for version in versions:
-                image = first_images.get((schema, table, version))
-                if image is not None:
-                    columns = tuple(table_col(c) for c in image)
                 ddl: Optional[DDLEvent] = self.ddls.get((schema, table), {}).get(version)
+                image = first_images.get((schema, table, version))
+                if ddl is not None and ddl.table_schema is not None and ddl.table_schema.columns:
+                    columns = tuple(table_col(c) for c in ddl.table_schema.columns)
+                elif image is not None:
+                    columns = tuple(table_col(c) for c in image)
                 if (schema, table, version) in self.existing:
                     continue  # its schema file is in place; this write adds rows to it
                 query, ddl_type = (ddl.query, int(ddl.ddl_type)) if ddl else ("", 0)
