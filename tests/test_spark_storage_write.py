@@ -225,3 +225,20 @@ def test_cdcwire_run_refuses_a_table_name_that_cannot_be_a_directory_in_one_line
     err = capsys.readouterr().err
     assert "table name '../../escape_t'" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "deep").exists() and not (tmp_path / "escape_t").exists()
+
+
+def test_an_append_by_cs_write_continues_the_tables_version_up_to_the_newest_resolved_ts(
+    spark, tmp_path: Path
+) -> None:
+    """As TiCDC: no new table version without a DDL, and the checkpoint is the resolved ts reached
+    (the row at 130, past it, waits in its file for a later checkpoint)."""
+    uri = f"local://{tmp_path}/layout?{CSV}&date-separator=none&file-index-digit=6"
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    cs.write(events_df(spark, tmp_path / "a", [CREATE_USERS, user(110, 1, "ann"), ResolvedEvent(110)]), uri)
+    summary = cs.write(events_df(spark, tmp_path / "b", [user(120, 2, "bob"), ResolvedEvent(125), user(130, 3, "cy")]),
+                       uri)
+    users = tmp_path / "layout/app/users"
+    assert summary.checkpoint == 125 and sorted(p.name for p in users.iterdir()) == ["100", "meta"]
+    assert len(list((users / "meta").iterdir())) == 1
+    assert (users / "100/meta/CDC.index").read_text() == "CDC000002.csv\n"
+    assert [e.commit_ts for e in cdcwire.read_storage(uri) if isinstance(e, RowChangedEvent)] == [110, 120]

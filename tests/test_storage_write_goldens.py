@@ -53,11 +53,13 @@ def test_data_file_paths_are_ticdcs_for_each_date_separator(tmp_path: Path, sepa
 
 def test_data_file_paths_without_a_date_directory_are_ticdcs(tmp_path: Path) -> None:
     """path_test.go, TestGenerateDataFilePath, date-separator none."""
-    cdcwire.write_storage(layout(tmp_path, "none") + "&file-size=1", [CREATE, row(10, 1), row(11, 2), ResolvedEvent(11)])
+    events = [CREATE, row(10, 1), row(11, 2), ResolvedEvent(11)]
+    cdcwire.write_storage(layout(tmp_path, "none") + "&file-size=1", events)
     assert data_paths(tmp_path) == ["test/table1/5/CDC000001.json", "test/table1/5/CDC000002.json"]
 
 
-@pytest.mark.parametrize("named, following", [("CDC000011.json", "CDC000012.json"), ("CDC1000000.json", "CDC1000001.json")])
+@pytest.mark.parametrize("named, following", [
+    ("CDC000011.json", "CDC000012.json"), ("CDC1000000.json", "CDC1000001.json")])
 def test_an_index_file_ticdc_accepts_is_continued(tmp_path: Path, named: str, following: str) -> None:
     """path_test.go, TestFetchIndexFromFileName: these two are valid (the four invalid ones are
     refused: test_storage_write.py); the next file is the one after."""

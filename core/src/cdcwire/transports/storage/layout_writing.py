@@ -9,8 +9,8 @@ directory's rows (in commit ts order, then input order) are encoded into its dat
 ``CDC<index>`` as they come (``file-index-digit`` digits; the next index in a directory the
 layout has; the next file at ``file-size`` bytes: :class:`~.data_files.DataFiles`), and
 :func:`~.data_files.publish` writes the schema files, the index files and the root checkpoint
-(the newest resolved ts, else the newest commit ts: :func:`~.data_files.checkpoint_ts`), so a write that fails part way leaves a
-layout a reader reads up to its old checkpoint.
+(the newest resolved ts, else the newest commit ts: :func:`~.data_files.checkpoint_ts`), so a
+write that fails part way leaves a layout a reader reads up to its old checkpoint.
 """
 
 from __future__ import annotations
