@@ -184,9 +184,11 @@ class FileReader(MessageReader):
         if end is not None and start >= end:
             return
         index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+        anchors = tuple(index.entries)  # kept if start_of drops the index: each is checked before use
         begin = index.start_of(f, size, start)  # the records before it were read and checked before
         try:
-            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note):
+            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note,
+                                                  anchors):
                 if end is not None and offset >= end:
                     return
                 if offset >= start:
@@ -208,7 +210,8 @@ class FileReader(MessageReader):
         stops it with an error naming file, record and byte, as a read stops; with
         ``skip-damaged`` it counts as the read counts, ``high`` being the offset after the
         last intact record. A payload whose CRC fails counts as its record here; the read
-        names it.
+        names it. A file whose records are no longer where its offset index saw them (bytes
+        inserted or deleted) is counted by a read, CRCs checked, as that read counts.
         """
         opened = self._open(topic, partition)
         if opened is None:
@@ -216,14 +219,18 @@ class FileReader(MessageReader):
         f, size = opened
         name = f"{topic}/{partition}"
         with f:
-            begin = OffsetIndex.load(index_path(self.directory, topic, partition), f).start_of(f, size, 1 << 62)
+            index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+            anchors = tuple(index.entries)  # kept if start_of drops the index: each is checked before use
+            begin = index.start_of(f, size, 1 << 62)
             count, damage = count_frames(f, name, size, begin)
-            if damage is None:
+            moved = bool(anchors) and not index.entries  # records no longer where the index saw them
+            if damage is None and not moved:
                 return (0, count)
-            if not self.skip_damaged:
+            if damage is not None and not self.skip_damaged:
                 raise damage_error(name, damage.record, damage.byte, damage.reason)
-            high = 0  # counted as a skipping read counts (rare: only a damaged file gets here)
-            for offset, _, _ in read_frames(f, name, size, lambda _damage: None):
+            high = 0  # counted as a read counts (rare: only a damaged or changed file gets here)
+            skip = (lambda _damage: None) if self.skip_damaged else None
+            for offset, _, _ in read_frames(f, name, size, skip, anchors=anchors):
                 high = offset + 1
             return (0, high)
 
