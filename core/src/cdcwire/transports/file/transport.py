@@ -19,7 +19,8 @@ empty.
 Appending never cuts more than an incomplete last record; a damaged file stops the
 writer with an error naming file, record and byte. A reader stops at damage too,
 unless ``skip-damaged=true``: then it skips damaged records, counts and logs them
-(``FileReader.damaged``). An incomplete last record is not damage but a record not
+(``FileReader.damaged``); the records after keep their own offsets, or the read stops
+where those cannot be told (:mod:`.framing`). An incomplete last record is not damage but a record not
 written yet: readers end before it (a file being appended to can be followed). A read
 ends where the partition ended when ``read()`` was called; ``watermarks()`` counts
 records by their headers, without reading payloads.
@@ -56,7 +57,8 @@ log = logging.getLogger("cdcwire.file")
 
 SKIP_DAMAGED = Parameter(
     "skip-damaged", "bool", False,
-    "reading file://: skip damaged records (each one logged and counted) instead of stopping at the first",
+    "reading file://: skip damaged records (each one logged and counted) instead of stopping at the first;"
+    " each record after keeps its own offset, or the read stops where that cannot be told",
 )
 
 
