@@ -218,3 +218,13 @@ def test_a_flipped_bit_anywhere_in_a_record_is_proven_one_record_and_later_offse
         path.write_bytes(written[:AT + byte] + bytes([written[AT + byte] ^ 0x10]) + written[AT + byte + 1:])
         back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0))
         assert [m.offset for m in back] == [i for i in range(1000) if i != 500], f"bit 4 of byte {byte}"
+
+
+def test_a_read_that_meets_damage_leaves_the_offset_index_for_a_skipping_read_to_tell_offsets_with(tmp_path):
+    path = records(tmp_path, 3000)
+    assert len(list(cdcwire.read(uri(tmp_path)))) == 3000  # a clean read writes the offset index
+    path.write_bytes(path.read_bytes()[:AT] + b"\x00" + path.read_bytes()[AT:])
+    with pytest.raises(TransportError, match=rf"record 500 at byte {AT} "):
+        list(FileReader(str(tmp_path)).read("orders", 0, 2500))  # its entry at 2048 has moved: walked, and stopped
+    back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0, 2500))
+    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(2500, 3000)]

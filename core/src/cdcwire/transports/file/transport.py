@@ -188,6 +188,7 @@ class FileReader(MessageReader):
         index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
         anchors = tuple(index.entries)  # kept if start_of drops the index: each is checked before use
         begin = index.start_of(f, size, start)  # the records before it were read and checked before
+        skipped, failed = len(self.damaged), False
         try:
             for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note,
                                                   anchors):
@@ -197,8 +198,12 @@ class FileReader(MessageReader):
                     yield Message(topic, partition, key, value, offset)
                 if end is not None and offset + 1 >= end:
                     return  # what lies past the end is not parsed (nor its damage reported)
+        except TransportError:
+            failed = True
+            raise
         finally:
-            index.save()
+            if not failed and len(self.damaged) == skipped:
+                index.save()  # a read that met damage leaves the index as it was: its entries tell offsets past it
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
