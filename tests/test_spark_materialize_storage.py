@@ -289,3 +289,11 @@ def test_a_damaged_layout_position_in_the_state_is_one_error_naming_the_field(tm
     state.write_text(state.read_text().replace('"checkpoint": 250', '"checkpoint": "250"'))
     with pytest.raises(CdcwireError, match=r"is damaged: field layout is \{.*, not null or where the read of a storage-sink"):
         TablesState.load(str(tmp_path), "parquet")
+
+
+def test_a_layout_position_past_2_64_in_the_state_is_one_error_naming_the_field(tmp_path: Path) -> None:
+    TablesState("parquet", source="local:///x", run=1, layout=LayoutPosition(250)).save(str(tmp_path))
+    state = tmp_path / STATE_FILE
+    state.write_text(state.read_text().replace('"checkpoint": 250', f'"checkpoint": {1 << 64}'))
+    with pytest.raises(CdcwireError, match=r"is damaged: field layout is \{\"checkpoint\": 18446744073709551616, .*, not null or where the read"):
+        TablesState.load(str(tmp_path), "parquet")

@@ -10,6 +10,7 @@ import pytest
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.spark.format import register_data_sources
+from cdcwire.spark.reader.storage_source import StorageLayoutDataSource
 from cdcwire.spark.runtime.job_errors import cdcwire_error_in
 from cdcwire.transports.storage.layout import read_checkpoint
 from cdcwire.transports.storage.location import StorageLocation
@@ -78,3 +79,9 @@ def test_an_unknown_csv_tier_is_a_one_line_error(spark, tmp_path: Path) -> None:
     with pytest.raises(Exception) as info:
         _by_tier(spark, uri, "quick")
     assert "option csv-tier must be one of fast, reference, got 'quick'" in str(info.value)
+
+
+def test_a_checkpoint_option_past_2_64_is_a_one_line_error(tmp_path: Path) -> None:
+    source = StorageLayoutDataSource({"source-uri": reference_layout(tmp_path).uri(**CSV), "checkpoint": str(1 << 64)})
+    with pytest.raises(cdcwire.SinkURIError, match=r"option checkpoint must be a ts \(digits, at most 2\^64-1\), got '18446744073709551616'"):
+        source.reader(None)

@@ -259,3 +259,13 @@ def test_a_damaged_file_gives_the_same_error_from_both_tiers(tmp_path: Path, dam
     layout.checkpoint(200)
     fast, reference = errors_of_both(layout.uri(**FLAT, **{"output-old-value": "true", "quote": quote}))
     assert fast == reference and reference.startswith(f"{path}:{line + 1}: ")
+
+
+def test_a_file_cut_inside_its_last_field_gives_the_same_error_from_both_tiers(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "users", 100, [ID, NAME])
+    path = layout.data("app/users/100", 1, ['"I","users","app",110,1,"ann"', '"I","users","app",120,2,19000057'])
+    (tmp_path / path).write_bytes((tmp_path / path).read_bytes()[:-5])  # "057\r\n": the name would read "19000"
+    layout.checkpoint(200)
+    fast, reference = errors_of_both(layout.uri(**FLAT))
+    assert fast == reference and reference.startswith(f"{path}:2: the last record does not end with the terminator")

@@ -137,6 +137,26 @@ def test_a_damaged_canal_json_line_is_named_by_path_and_line(tmp_path: Path) -> 
         list(cdcwire.read_storage(layout.uri(protocol="canal-json", **{"date-separator": "none"})))
 
 
+def test_a_csv_file_cut_inside_its_last_field_is_refused_naming_file_and_line(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "users", 100, [ID, AGE])
+    path = layout.data("app/users/100", 1, ['"I","users","app",110,1,30', '"I","users","app",120,2,19000057'])
+    (tmp_path / path).write_bytes((tmp_path / path).read_bytes()[:-5])  # "057\r\n": 19000057 would read as 19000
+    layout.checkpoint(CHECKPOINT)
+    with pytest.raises(LayoutError, match=rf"^{path}:2: the last record does not end with the terminator"):
+        list(cdcwire.read_storage(layout.uri(**{"include-commit-ts": "true", "date-separator": "none"})))
+
+
+def test_a_canal_json_file_cut_before_its_last_terminator_is_refused_naming_file_and_line(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    layout.schema("app", "users", 100, [ID, NAME])
+    path = layout.data("app/users/100", 1, canal_lines([user(110, 1, "ann"), user(120, 2, "bob")]), ext=".json")
+    (tmp_path / path).write_bytes((tmp_path / path).read_bytes()[:-1])  # the "\n" of the last "\r\n"
+    layout.checkpoint(CHECKPOINT)
+    with pytest.raises(LayoutError, match=rf"^{path}:2: the last line does not end with the terminator"):
+        list(cdcwire.read_storage(layout.uri(protocol="canal-json", **{"date-separator": "none"})))
+
+
 def test_following_a_layout_gives_new_events_as_the_checkpoint_moves(tmp_path: Path) -> None:
     layout = reference_layout(tmp_path)
     layout.checkpoint(150)

@@ -18,12 +18,17 @@ def uri(tmp_path, extra="", partitions=1):
     return f"file://{tmp_path}/orders?protocol=echo-json&partition-num={partitions}{extra}"
 
 
-def thousand_records(tmp_path, partitions=1):
-    msgs = [Message("orders", 0, f"k{i % 10}".encode(), f"v{i:04d}".encode()) for i in range(1000)]
+def records(tmp_path, n, partitions=1):
+    """Partition 0 of a topic holding records ``v0000``.. (``RECORD`` bytes each), written."""
+    msgs = [Message("orders", 0, f"k{i % 10}".encode(), f"v{i:04d}".encode()) for i in range(n)]
     cdcwire.write(uri(tmp_path, partitions=partitions), msgs)
     path = partition_path(tmp_path, "orders", 0)
-    assert path.stat().st_size == 8 + 1000 * RECORD
+    assert path.stat().st_size == 8 + n * RECORD
     return path
+
+
+def thousand_records(tmp_path, partitions=1):
+    return records(tmp_path, 1000, partitions)
 
 
 def damage(path, at, change):
@@ -157,24 +162,69 @@ def test_watermarks_end_before_a_torn_tail(tmp_path: Path) -> None:
     assert FileReader(str(tmp_path)).watermarks("orders", 0) == (0, 999)
 
 
-@pytest.mark.parametrize("where", [0, 500, 999], ids=["before-record-0", "before-record-500", "before-record-999"])
-def test_skip_damaged_keeps_offsets_across_a_byte_inserted_between_records(tmp_path, where):
+def read_until_stopped(reader):
+    """The records a skipping read gives, and the error it stops with (None: read to the end)."""
+    back = []
+    try:
+        for m in reader.read("orders", 0):
+            back.append(m)
+    except TransportError as exc:
+        return back, str(exc)
+    return back, None
+
+
+AT = 8 + 500 * RECORD  # where record 500 starts
+DAMAGES = {  # a damage of record 500's neighbourhood, and the records it destroys
+    "a byte inserted between records": (lambda d: d[:AT] + b"\x00" + d[AT:], []),
+    "a byte inserted inside a record": (lambda d: d[:AT + 14] + b"\x00" + d[AT + 14:], [500]),
+    "bytes deleted inside a record": (lambda d: d[:AT + 4] + d[AT + 12:], [500]),  # 11 bytes of it left
+    "a record's length deleted across two": (lambda d: d[:AT + 10] + d[AT + 10 + RECORD:], [500, 501]),
+}
+
+
+@pytest.mark.parametrize("change", [change for change, _ in DAMAGES.values()], ids=DAMAGES.keys())
+def test_without_an_offset_index_a_skipping_read_stops_where_it_cannot_tell_the_offsets_after(tmp_path, change):
     path = thousand_records(tmp_path)
-    data = path.read_bytes()
-    at = 8 + where * RECORD
-    path.write_bytes(data[:at] + b"\x00" + data[at:])
+    path.write_bytes(change(path.read_bytes()))
+    back, error = read_until_stopped(FileReader(str(tmp_path), skip_damaged=True))
+    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(500)]
+    assert error.startswith(f"orders/0: record 500 at byte {AT} ") and "cannot be given their own offsets" in error
+
+
+@pytest.mark.parametrize("change, lost", DAMAGES.values(), ids=DAMAGES.keys())
+def test_with_an_offset_index_every_record_after_inserted_or_deleted_bytes_keeps_its_offset(tmp_path, change, lost):
+    path = records(tmp_path, 3000)
+    assert len(list(cdcwire.read(uri(tmp_path)))) == 3000  # a clean read writes the offset index
+    path.write_bytes(change(path.read_bytes()))
     reader = FileReader(str(tmp_path), skip_damaged=True)
     back = list(reader.read("orders", 0))
-    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(1000)]
-    assert [(d.record, d.byte, d.length) for d in reader.damaged] == [(where, at, 1)]
-    assert reader.watermarks("orders", 0) == (0, 1000)
+    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(3000) if i not in lost]
+    assert [(d.record, d.byte) for d in reader.damaged] == [(500, AT)]
+    assert reader.watermarks("orders", 0) == (0, 3000)
 
 
-def test_skip_damaged_keeps_offsets_across_a_byte_inserted_inside_a_record(tmp_path):
+def test_bytes_deleted_inside_record_17_never_give_record_18_offset_17(tmp_path):
     path = thousand_records(tmp_path)
-    data = path.read_bytes()
-    at = 8 + 500 * RECORD + 14  # inside record 500's key
-    path.write_bytes(data[:at] + b"\x00" + data[at:])
-    back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0))
-    assert [m.offset for m in back] == [i for i in range(1000) if i != 500]
-    assert back[500].value == b"v0501"
+    at = 8 + 17 * RECORD
+    path.write_bytes(path.read_bytes()[:at + 2] + path.read_bytes()[at + 12:])  # 9 bytes of record 17 left
+    back, error = read_until_stopped(FileReader(str(tmp_path), skip_damaged=True))
+    assert [m.offset for m in back] == list(range(17)) and "cannot be given their own offsets" in error
+
+
+def test_a_flipped_bit_anywhere_in_a_record_is_proven_one_record_and_later_offsets_kept(tmp_path):
+    path = thousand_records(tmp_path)
+    written = path.read_bytes()
+    for byte in range(RECORD):  # its lengths, CRC, key and value
+        path.write_bytes(written[:AT + byte] + bytes([written[AT + byte] ^ 0x10]) + written[AT + byte + 1:])
+        back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0))
+        assert [m.offset for m in back] == [i for i in range(1000) if i != 500], f"bit 4 of byte {byte}"
+
+
+def test_a_read_that_meets_damage_leaves_the_offset_index_for_a_skipping_read_to_tell_offsets_with(tmp_path):
+    path = records(tmp_path, 3000)
+    assert len(list(cdcwire.read(uri(tmp_path)))) == 3000  # a clean read writes the offset index
+    path.write_bytes(path.read_bytes()[:AT] + b"\x00" + path.read_bytes()[AT:])
+    with pytest.raises(TransportError, match=rf"record 500 at byte {AT} "):
+        list(FileReader(str(tmp_path)).read("orders", 0, 2500))  # its entry at 2048 has moved: walked, and stopped
+    back = list(FileReader(str(tmp_path), skip_damaged=True).read("orders", 0, 2500))
+    assert [(m.offset, m.value) for m in back] == [(i, f"v{i:04d}".encode()) for i in range(2500, 3000)]

@@ -142,6 +142,21 @@ def test_a_directory_without_a_checkpoint_is_named_as_not_a_layout(tmp_path: Pat
         list(cdcwire.read_storage(Layout(tmp_path).uri()))
 
 
+def test_a_checkpoint_past_2_64_is_refused_naming_the_metadata_file(tmp_path: Path) -> None:
+    layout = users_layout(tmp_path)
+    layout.checkpoint(1 << 64)  # would give ResolvedEvent(2**64), which no event check passes
+    with pytest.raises(LayoutError, match=r"^metadata: checkpoint-ts 18446744073709551616 is not a ts \(an integer 0..2\^64-1\)"):
+        list(cdcwire.read_storage(layout.uri(**OPTS)))
+
+
+def test_a_partition_directory_past_int64_is_refused_naming_its_path(tmp_path: Path) -> None:
+    layout = users_layout(tmp_path)
+    directory = f"app/users/{V2}/{1 << 63}"  # a row's table_id would be past the signed 64 bits every event has
+    layout.data(directory, 1, ['"I","users","app",220,4,"dee",40'])
+    with pytest.raises(LayoutError, match=rf"^{directory}/\S+: partition {1 << 63} is past {(1 << 63) - 1}"):
+        list(cdcwire.read_storage(layout.uri(**OPTS)))
+
+
 def test_reading_messages_of_a_layout_points_to_read_storage(tmp_path: Path) -> None:
     with pytest.raises(cdcwire.CdcwireError, match=r"names a TiCDC storage-sink location \(files, not messages\): read it with cdcwire.read_storage"):
         cdcwire.read(Layout(tmp_path).uri())

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from cdcwire.transports.storage.places import LayoutError
 from cdcwire.transports.storage.paths import DataDir, DataPath, IndexPath, SchemaPath, parse_path
 
 
@@ -46,3 +49,14 @@ def test_table_id_paths() -> None:
                                   "s/t/5/2024-01-02/CDC1.csv"])
 def test_anything_else_is_left_alone(path: str) -> None:
     assert parse_path(path, "none", False) is None
+
+
+@pytest.mark.parametrize("path, problem", [
+    (f"s/t/{1 << 64}/CDC000001.csv", f"table version {1 << 64} is past {(1 << 64) - 1}"),
+    (f"s/t/5/CDC{1 << 64}.csv", f"file index {1 << 64} is past {(1 << 64) - 1}"),
+    (f"s/t/5/{1 << 63}/meta/CDC.index", f"partition {1 << 63} is past {(1 << 63) - 1}"),
+    (f"{1 << 63}/meta/schema_7_0000000001.json", f"table id {1 << 63} is past {(1 << 63) - 1}"),
+], ids=["version", "file index", "partition", "table id"])
+def test_a_number_no_event_can_carry_is_refused_naming_the_path(path: str, problem: str) -> None:
+    with pytest.raises(LayoutError, match=rf"^{re.escape(path)}: {problem}: not a path TiCDC writes$"):
+        parse_path(path, "none", True)

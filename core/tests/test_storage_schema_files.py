@@ -69,3 +69,10 @@ def test_go_escapes_html_characters_in_the_checksummed_text() -> None:
     plain = SchemaFile("s", "t", 1, "", 0, (TableCol("a", "INT", default="x"),), 1)
     html = SchemaFile("s", "t", 1, "", 0, (TableCol("a", "INT", default="<&>"),), 1)
     assert b"\\u003c\\u0026\\u003e" in html.marshal() and html.checksum() != plain.checksum()
+
+
+def test_a_table_version_past_2_64_is_refused_naming_the_file() -> None:
+    doc = TABLE1.marshal().replace(b'"TableVersion": 100', b'"TableVersion": 18446744073709551616')
+    with pytest.raises(LayoutError, match=r"^s/t/meta/schema_1_0000000001.json: schema file field 'TableVersion'"
+                                          r" must be an integer 0..18446744073709551615, got 18446744073709551616$"):
+        parse_schema_file(doc, Place("s/t/meta/schema_1_0000000001.json"))

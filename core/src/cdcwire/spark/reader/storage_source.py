@@ -36,6 +36,7 @@ from ...table_filter import TableFilter
 from ...transports.storage.layout import snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition
+from ...validation import U64_MAX
 from ..rows.schema import READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
 from .layout_parts import CSV_TIERS, LayoutPart, read_part
@@ -81,8 +82,9 @@ class StorageLayoutDataSource(DataSource):
             raise SinkURIError('the cdcwire-storage source needs .option("source-uri", URI)', "source-uri")
         StorageLocation.parse(uri)  # a bad URI fails here, on the driver
         checkpoint = self.options.get("checkpoint")
-        if checkpoint is not None and not str(checkpoint).isdigit():
-            raise SinkURIError(f"option checkpoint must be a ts (digits), got {str(checkpoint)[:40]!r}", "checkpoint")
+        if checkpoint is not None and not (str(checkpoint).isdigit() and int(checkpoint) <= U64_MAX):
+            raise SinkURIError(f"option checkpoint must be a ts (digits, at most 2^64-1), got {str(checkpoint)[:40]!r}",
+                               "checkpoint")
         tables = self.options.get("tables")
         tier = self.options.get("csv-tier", "fast")
         if tier not in CSV_TIERS:

@@ -22,15 +22,18 @@ or, asked to skip damage, resynchronise on the next record whose header and CRC 
 out. A damaged length in the last record is indistinguishable from a torn tail and is
 taken as one, by writers and readers alike.
 
-Offsets across damage: a record does not carry its offset, so a damaged stretch counts
-as *one* record. A flipped bit or a damaged length spoils one record and
-resynchronisation lands on the next; bytes inserted inside a record make it one longer
-damaged record; so every later record keeps the offset it had before the damage, and
-re-reading the same bytes gives the same offsets: what a consumer that stored offsets
-needs. A stretch shorter than a record header (12 bytes) cannot have held a record:
-it is bytes inserted between records, reported as damage but taking no offset. (Twelve
-or more bytes inserted between records cannot be told from a damaged record: they
-take one offset.)
+Offsets across damage: a record does not carry its offset, so after a damaged stretch
+the next intact record's offset must be told, not guessed (a consumer that stored offsets
+would skip or repeat records). With an entry of the partition's offset index
+(:mod:`.offset_index`) past the damage, the records from the stretch's end are walked to
+that entry's record (found by its CRC, and the next entry's at the same distance: bytes
+inserted or deleted move every later record alike), which has the entry's offset, so
+each record between has its own. Without one, the stretch counts as one record only when
+that is proven: its lengths span it and one flipped bit (in its lengths, key, value or
+CRC) accounts for its CRC, or one of its lengths, set to fill it, makes its CRC check out
+(that length damaged). Any other stretch (bytes inserted or deleted, more than one bit
+changed) may have held any number of records: a skipping read stops there with an error
+saying so. Damage that runs to the end of the file needs no offset.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO, Callable, Iterator, Optional
+from typing import BinaryIO, Callable, Iterator, Optional, Sequence
 
 from ...errors import TransportError
 
@@ -47,6 +50,8 @@ NONE_LEN = 0xFFFFFFFF
 _HEAD = struct.Struct(">III")
 _LENGTHS = struct.Struct(">II")
 _RESYNC_BLOCK = 1 << 20
+#: (offset, byte, CRC) of a record a clean read checked: an offset index entry.
+Anchor = tuple[int, int, int]
 
 
 def frame(key: Optional[bytes], value: Optional[bytes]) -> bytes:
@@ -239,14 +244,15 @@ def read_frames(
     on_damage: Optional[Callable[[Damage], None]] = None,
     begin: tuple[int, int] = (0, len(MAGIC)),
     note: Optional[Callable[[int, int, int], None]] = None,
+    anchors: Sequence[Anchor] = (),
 ) -> Iterator[tuple[int, Optional[bytes], Optional[bytes]]]:
     """Yield (offset, key, value) of the records in the first ``size`` bytes (default: all).
 
     Damage raises TransportError with its place, unless ``on_damage`` is given: then the
-    damaged stretch is handed to it, counted as one offset (none when too short to have been
-    a record: :func:`holds_record`), and reading resumes at the
-    next intact record (see the module docstring). An incomplete last record (and a torn
-    magic) is no damage: the records end before it.
+    damaged stretch is handed to it and reading resumes at the next intact record, with its
+    own offset, or stops with a TransportError when that offset cannot be told (see the module
+    docstring; ``anchors``: the offset index's entries, which can tell it). An incomplete last
+    record (and a torn magic) is no damage: the records end before it.
 
     ``begin``: (offset, byte) of a record known to start there (an offset index entry: see
     :mod:`.offset_index`), where reading starts instead of the first record. ``note``: called
@@ -274,15 +280,104 @@ def read_frames(
             return  # an incomplete last record: not written yet
         if on_damage is None:
             raise damage_error(name, offset, pos, parsed.problem)
-        end = size if resume is None else resume
+        if resume is None:  # damage to the end: no record after it needs an offset
+            on_damage(Damage(name, offset, pos, size - pos, parsed.problem))
+            return
+        after = _offset_after(f, pos, resume, size, offset, anchors)
+        if after is None:
+            raise TransportError(
+                f"{name}: record {offset} at byte {pos} {parsed.problem}, and its {resume - pos} damaged bytes may"
+                " have held any number of records (bytes inserted or deleted): the records after them cannot be"
+                " given their own offsets, so the skipping read stops here; copy the file aside and repair it, or"
+                f" read what follows byte {resume} as new records"
+            )
         note = None  # offsets past damage are not an index's to keep
-        on_damage(Damage(name, offset, pos, end - pos, parsed.problem))
-        offset, pos = offset + holds_record(end - pos), end
+        on_damage(Damage(name, offset, pos, resume - pos, parsed.problem))
+        offset, pos = after, resume
         f.seek(pos)
 
 
-def holds_record(stretch: int) -> int:
-    """The offsets a damaged stretch of ``stretch`` bytes takes: one, unless it is shorter than a
-    record header (the smallest record), so that no record can have been there: bytes inserted
-    between records (see the module docstring)."""
-    return 1 if stretch >= _HEAD.size else 0
+def _offset_after(f: BinaryIO, pos: int, resume: int, size: int, offset: int,
+                  anchors: Sequence[Anchor]) -> Optional[int]:
+    """The offset of the intact record at ``resume``, after the damaged stretch from ``pos``
+    (the record ``offset`` should have started there), or None when it cannot be told."""
+    told = _anchored(f, resume, size, [a for a in anchors if a[0] > offset], offset)
+    if told is None and _one_record(f, pos, resume):
+        return offset + 1
+    return told
+
+
+def _one_record(f: BinaryIO, pos: int, end: int) -> bool:
+    """Whether the damaged stretch ``pos..end`` is provably one record: its lengths span it and
+    one flipped bit (of its lengths, key, value or CRC) accounts for its CRC, or one length set
+    to fill it makes its CRC check out (that length damaged)."""
+    if end - pos > _PROVABLE:
+        return False
+    f.seek(pos)
+    data = f.read(end - pos)
+    if len(data) < _HEAD.size:
+        return False
+    klen, vlen, crc = _HEAD.unpack_from(data)
+    body = memoryview(data)[_HEAD.size:]
+    kn, vn = (0 if klen == NONE_LEN else klen), (0 if vlen == NONE_LEN else vlen)
+    if kn + vn == len(body):
+        return _one_bit_off(bytes(data[: _LENGTHS.size]) + bytes(body), crc)
+    tried = []
+    if len(body) >= vn:  # the key length damaged
+        tried += [(len(body) - vn, vlen)] + ([(NONE_LEN, vlen)] if len(body) == vn else [])
+    if len(body) >= kn:  # the value length damaged
+        tried += [(klen, len(body) - kn)] + ([(klen, NONE_LEN)] if len(body) == kn else [])
+    return any(zlib.crc32(body, zlib.crc32(_LENGTHS.pack(k, v))) == crc for k, v in tried)
+
+
+def _one_bit_off(checked: bytes, crc: int) -> bool:
+    """Whether ``checked`` (a record's lengths and payload) and its stored ``crc`` differ by one
+    flipped bit. CRC-32 is linear: flipping bit ``b`` of byte ``j`` changes the CRC by
+    ``TABLE[1 << b]`` carried through the bytes after ``j`` as through zero bytes, so each of
+    the ``8 * len`` flips is one table step from the flip one byte later."""
+    off = zlib.crc32(checked) ^ crc
+    if off & (off - 1) == 0:
+        return True  # one bit of the stored CRC itself
+    deltas = [_CRC_TABLE[1 << b] for b in range(8)]
+    for _ in range(len(checked)):
+        if off in deltas:
+            return True
+        deltas = [(d >> 8) ^ _CRC_TABLE[d & 0xFF] for d in deltas]
+    return False
+
+
+def _crc_table() -> list[int]:
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _crc_table()
+#: The longest damaged stretch proven one record: the proof takes 8 table steps a byte, and a
+#: stretch that is not one record passes it by chance with odds of 8 * length / 2^32.
+_PROVABLE = 1 << 16
+
+
+def _anchored(f: BinaryIO, start: int, size: int, anchors: Sequence[Anchor], least: int) -> Optional[int]:
+    """The offset (``least`` or more) of the intact record at ``start``, from the first of
+    ``anchors`` (all past the damage): the records from ``start`` walked to the one with its
+    CRC, where the anchor after it (if any) is found at the same distance too; None without
+    one, or across more damage."""
+    if not anchors:
+        return None
+    (at, byte, crc), following = anchors[0], anchors[1:2]
+    pos, walked = start, 0
+    while pos < size:
+        parsed = _parse(f, pos, size)
+        if parsed.problem:
+            return None
+        if parsed.crc == crc and all(record_crc(f, pos + b - byte, size) == c for _, b, c in following):
+            return at - walked
+        pos, walked = parsed.end, walked + 1
+        if at - walked < least:  # more records than the anchor's offset allows: not found
+            return None
+    return None

@@ -19,7 +19,8 @@ empty.
 Appending never cuts more than an incomplete last record; a damaged file stops the
 writer with an error naming file, record and byte. A reader stops at damage too,
 unless ``skip-damaged=true``: then it skips damaged records, counts and logs them
-(``FileReader.damaged``). An incomplete last record is not damage but a record not
+(``FileReader.damaged``); the records after keep their own offsets, or the read stops
+where those cannot be told (:mod:`.framing`). An incomplete last record is not damage but a record not
 written yet: readers end before it (a file being appended to can be followed). A read
 ends where the partition ended when ``read()`` was called; ``watermarks()`` counts
 records by their headers, without reading payloads.
@@ -56,7 +57,8 @@ log = logging.getLogger("cdcwire.file")
 
 SKIP_DAMAGED = Parameter(
     "skip-damaged", "bool", False,
-    "reading file://: skip damaged records (each one logged and counted) instead of stopping at the first",
+    "reading file://: skip damaged records (each one logged and counted) instead of stopping at the first;"
+    " each record after keeps its own offset, or the read stops where that cannot be told",
 )
 
 
@@ -184,17 +186,24 @@ class FileReader(MessageReader):
         if end is not None and start >= end:
             return
         index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+        anchors = tuple(index.entries)  # kept if start_of drops the index: each is checked before use
         begin = index.start_of(f, size, start)  # the records before it were read and checked before
+        skipped, failed = len(self.damaged), False
         try:
-            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note):
+            for offset, key, value in read_frames(f, f"{topic}/{partition}", size, on_damage, begin, index.note,
+                                                  anchors):
                 if end is not None and offset >= end:
                     return
                 if offset >= start:
                     yield Message(topic, partition, key, value, offset)
                 if end is not None and offset + 1 >= end:
                     return  # what lies past the end is not parsed (nor its damage reported)
+        except TransportError:
+            failed = True
+            raise
         finally:
-            index.save()
+            if not failed and len(self.damaged) == skipped:
+                index.save()  # a read that met damage leaves the index as it was: its entries tell offsets past it
 
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
@@ -208,7 +217,8 @@ class FileReader(MessageReader):
         stops it with an error naming file, record and byte, as a read stops; with
         ``skip-damaged`` it counts as the read counts, ``high`` being the offset after the
         last intact record. A payload whose CRC fails counts as its record here; the read
-        names it.
+        names it. A file whose records are no longer where its offset index saw them (bytes
+        inserted or deleted) is counted by a read, CRCs checked, as that read counts.
         """
         opened = self._open(topic, partition)
         if opened is None:
@@ -216,14 +226,18 @@ class FileReader(MessageReader):
         f, size = opened
         name = f"{topic}/{partition}"
         with f:
-            begin = OffsetIndex.load(index_path(self.directory, topic, partition), f).start_of(f, size, 1 << 62)
+            index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+            anchors = tuple(index.entries)  # kept if start_of drops the index: each is checked before use
+            begin = index.start_of(f, size, 1 << 62)
             count, damage = count_frames(f, name, size, begin)
-            if damage is None:
+            moved = bool(anchors) and not index.entries  # records no longer where the index saw them
+            if damage is None and not moved:
                 return (0, count)
-            if not self.skip_damaged:
+            if damage is not None and not self.skip_damaged:
                 raise damage_error(name, damage.record, damage.byte, damage.reason)
-            high = 0  # counted as a skipping read counts (rare: only a damaged file gets here)
-            for offset, _, _ in read_frames(f, name, size, lambda _damage: None):
+            high = 0  # counted as a read counts (rare: only a damaged or changed file gets here)
+            skip = (lambda _damage: None) if self.skip_damaged else None
+            for offset, _, _ in read_frames(f, name, size, skip, anchors=anchors):
                 high = offset + 1
             return (0, high)
 

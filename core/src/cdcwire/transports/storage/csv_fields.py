@@ -1,5 +1,7 @@
 """csv records as TiCDC writes them and TiDB Lightning's parser reads them: fields split by a
-1-3 character delimiter, records by the terminator, NULL as the null text.
+1-3 character delimiter, records by the terminator, NULL as the null text. Every record ends
+with the terminator (TiCDC writes it after each, the last included): a file that ends inside a
+record was cut short, and is refused rather than read with a shortened last value.
 
 With a quote character a field may be quoted (a quote inside doubled, delimiters and line
 breaks inside kept); without one (``quote=``) values are backslash-escaped instead:
@@ -58,16 +60,21 @@ def records(text: str, dialect: CsvDialect) -> Iterator[tuple[int, list[Field]]]
             if text.startswith(delim, pos):
                 pos += len(delim)
                 if pos >= n:
-                    fields.append("")
-                    break
+                    raise _cut(start_line, term)
                 continue
             if text.startswith(term, pos):
                 pos += len(term)
                 break
             if pos >= n:
-                break
+                raise _cut(start_line, term)
             raise CsvSyntaxError(start_line, f"text after the closing quote of field {len(fields)}")
         yield start_line, fields
+
+
+def _cut(line: int, term: str) -> CsvSyntaxError:
+    """The file ends inside a record: TiCDC ends every record with the terminator, so the last
+    one was cut short (its last field may read as another value: ``19000057`` as ``19000``)."""
+    return CsvSyntaxError(line, f"the last record does not end with the terminator {term!r}: the file is cut short")
 
 
 def _quoted(text: str, pos: int, quote: str, line: int) -> tuple[str, int]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 from ...large_messages.storage import ObjectMissing, Storage
+from ...validation import U64_MAX
 from .location import StorageLocation, shown
 from .paths import METADATA, DataDir, DataPath, IndexPath, SchemaPath, data_file_index, parse_path
 from .places import LayoutError, Place
@@ -121,8 +122,8 @@ def read_checkpoint(storage: Storage) -> int:
         ts = json.loads(data)["checkpoint-ts"]
     except (ValueError, KeyError, TypeError):
         raise LayoutError(place, 'checkpoint file is not {"checkpoint-ts": N}; the file is damaged') from None
-    if not isinstance(ts, int) or isinstance(ts, bool) or ts < 0:
-        raise LayoutError(place, f"checkpoint-ts {ts!r} is not a ts")
+    if not isinstance(ts, int) or isinstance(ts, bool) or not 0 <= ts <= U64_MAX:
+        raise LayoutError(place, f"checkpoint-ts {ts!r} is not a ts (an integer 0..2^64-1); the file is damaged")
     return ts
 
 
@@ -173,7 +174,7 @@ def snapshot(location: StorageLocation, checkpoint: Optional[int] = None, since:
 def _last_index(storage: Storage, index_path: str, dispatcher: str, extension: str) -> int:
     text = storage.get(index_path).decode("utf-8", "replace").strip()
     found = data_file_index(text)
-    if found is None or found[0] != dispatcher or found[2] != extension:
+    if found is None or found[0] != dispatcher or found[2] != extension or found[1] > U64_MAX:
         raise LayoutError(
             Place(index_path, 1), f"index file holds {text[:80]!r}, not a data file name like CDC000001{extension}",
         )

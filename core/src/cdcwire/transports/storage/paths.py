@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from ...errors import CdcwireError
+from ...validation import I64_MAX, U64_MAX
+from .places import LayoutError, Place
 
 METADATA = "metadata"
 SCHEMA_FILE = re.compile(r"schema_(\d+)_(\d{10})\.json")
@@ -122,7 +124,34 @@ def data_file_index(name: str) -> Optional[tuple[str, int, str]]:
 
 def parse_path(path: str, date_separator: str, table_id_paths: bool) -> Named:
     """What ``path`` (relative to the root) names, or None for anything else (the root metadata
-    included: the caller looks for it by name)."""
+    included: the caller looks for it by name). A number in it outside what TiCDC writes there
+    (a version or file index past 2^64-1, a partition or table id past 2^63-1) is a LayoutError
+    naming the path: the events would carry it, and no event can."""
+    named = _named(path, date_separator, table_id_paths)
+    problem = _number_problem(named)
+    if problem is not None:
+        raise LayoutError(Place(path), f"{problem}: not a path TiCDC writes")
+    return named
+
+
+def _number_problem(named: Named) -> Optional[str]:
+    if isinstance(named, SchemaPath):
+        numbers = [("table version", named.version, U64_MAX), ("table id", named.table_id, I64_MAX)]
+    elif isinstance(named, (IndexPath, DataPath)):
+        d = named.directory
+        numbers = [("table version", d.version, U64_MAX), ("table id", d.table_id, I64_MAX),
+                   ("partition", d.partition, I64_MAX)]
+        if isinstance(named, DataPath):
+            numbers.append(("file index", named.index, U64_MAX))
+    else:
+        return None
+    for what, value, limit in numbers:
+        if value is not None and value > limit:
+            return f"{what} {value} is past {limit}"
+    return None
+
+
+def _named(path: str, date_separator: str, table_id_paths: bool) -> Named:
     parts = path.split("/")
     name = parts[-1]
     if len(parts) >= 3 and parts[-2] == "meta":

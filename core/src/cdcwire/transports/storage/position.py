@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ...validation import U64_MAX
+
 
 @dataclass(frozen=True, slots=True)
 class LayoutPosition:
@@ -40,11 +42,13 @@ class LayoutPosition:
         if not isinstance(doc, dict) or set(doc) != {"checkpoint", "files"}:
             raise ValueError('not {"checkpoint": ts, "files": {index file path: last file index read}}')
         checkpoint, files = doc["checkpoint"], doc["files"]
-        if type(checkpoint) is not int or checkpoint < 0:
-            raise ValueError(f"checkpoint {checkpoint!r} is not a ts (an integer >= 0)")
+        if type(checkpoint) is not int or not 0 <= checkpoint <= U64_MAX:
+            raise ValueError(f"checkpoint {checkpoint!r} is not a ts (an integer 0..2^64-1)")
         if not isinstance(files, dict) or not all(
-            isinstance(k, str) and k.endswith(".index") and type(v) is int and v >= 0 for k, v in files.items()
+            isinstance(k, str) and k.endswith(".index") and type(v) is int and 0 <= v <= U64_MAX
+            for k, v in files.items()
         ):
-            raise ValueError("files is not an object of index file path: last file index read (an integer >= 0)")
+            raise ValueError("files is not an object of index file path: last file index read (an integer"
+                             " 0..2^64-1)")
         return cls.of(checkpoint, files)
 

@@ -170,8 +170,11 @@ def _dir_events(location: StorageLocation, item: DirItem, files: tuple[str, ...]
                           "canal-json files need the canal-json decoder (pip install cdcwire-canal-json)")
     terminator = location["terminator"].encode()
     for path in files:
-        data = storage.get(path)
-        for number, line in enumerate(data.split(terminator), 1):
+        lines = storage.get(path).split(terminator)
+        if lines[-1]:  # TiCDC ends every line with the terminator: the file was cut inside its last line
+            raise LayoutError(Place(path, len(lines)), f"the last line does not end with the terminator"
+                              f" {location['terminator']!r}: the file is cut short")
+        for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             place = Place(path, number)

@@ -17,6 +17,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ...validation import I64_MAX, U64_MAX
 from .go_json import marshal_indent
 from .places import LayoutError, Place
 
@@ -124,11 +125,14 @@ def _text(doc: dict, key: str) -> str:
 
 
 def _number(doc: dict, key: str, default: int) -> int:
+    """A number field, within what Go reads into TiCDC's field (``TableVersion`` a uint64, the
+    others an int, 64 bits here)."""
     value = doc.get(key, default)
     if isinstance(value, str) and value.isdigit():  # the documentation's examples: "TableColumnsTotal": "5"
-        return int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"field {key!r} must be a non-negative integer, got {value!r}")
+        value = int(value)
+    limit = U64_MAX if key == "TableVersion" else I64_MAX
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
+        raise ValueError(f"field {key!r} must be an integer 0..{limit}, got {value!r}")
     return value
 
 
