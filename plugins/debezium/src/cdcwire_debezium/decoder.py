@@ -37,7 +37,7 @@ from cdcwire.plugin_api import (
 )
 
 from .column_values import WireValueError, decode_value
-from .field_types import FieldType, FieldTypeError, field_type_of_schema
+from .field_types import FieldType, FieldTypeError, field_type_of_schema, schema_field_key
 from .table_block import TableBlockError, table_of_block
 
 #: What a column reads back as, worked out once per schema field: its FieldType, type code,
@@ -151,15 +151,13 @@ class DebeziumDecoder:
                 raise DecodeError(
                     f"debezium schema of column {name!r} has no tidb_type", part="value", hint=_NEEDS
                 )
-            params = field.get("parameters")
-            k = (field["tidb_type"], field.get("optional"), field.get("type"), field.get("name"),
-                 tuple(params.items()) if isinstance(params, dict) else params)
-            read = self._types.get(k)
-            if read is None:
-                try:
+            try:
+                k = schema_field_key(field)
+                read = self._types.get(k)
+                if read is None:
                     read = self._types.remember(k, _read_column(field_type_of_schema(field)))
-                except (FieldTypeError, TypeError) as exc:
-                    raise DecodeError(f"debezium schema of column {name!r}: {exc}", part="value") from None
+            except FieldTypeError as exc:
+                raise DecodeError(f"debezium schema of column {name!r}: {exc}", part="value") from None
             out.append((name, read))
         return out
 

@@ -216,7 +216,9 @@ def table_of_block(block: Any, schema: str, table: str) -> Optional[TableSchema]
         if name in keys:
             flags |= ColumnFlag.PRIMARY_KEY | ColumnFlag.HANDLE_KEY
         values = col.get("enumValues") or ()
-        elements = tuple(v[1:-1] if v[:1] == v[-1:] == "'" and len(v) > 1 else v for v in values if isinstance(v, str))
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise TableBlockError(f"{where}.enumValues must be an array of strings")
+        elements = tuple(v[1:-1] if v[:1] == v[-1:] == "'" and len(v) > 1 else v for v in values)
         text = _text_of(ctype, base, col.get("length"), col.get("scale"), elements, f" {sign}" if sign else "")
         charset = col.get("charsetName")
         pair = (charset, "") if isinstance(charset, str) else charset_of(ctype, flags)
