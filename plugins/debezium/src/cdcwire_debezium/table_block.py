@@ -215,7 +215,8 @@ def table_of_block(block: Any, schema: str, table: str) -> Optional[TableSchema]
             flags |= ColumnFlag.BINARY
         if name in keys:
             flags |= ColumnFlag.PRIMARY_KEY | ColumnFlag.HANDLE_KEY
-        values = col.get("enumValues") or ()
+        values = col.get("enumValues")
+        values = [] if values is None else values
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise TableBlockError(f"{where}.enumValues must be an array of strings")
         elements = tuple(v[1:-1] if v[:1] == v[-1:] == "'" and len(v) > 1 else v for v in values)
