@@ -93,6 +93,20 @@ def after_c(to: Any) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
+def ddl_message(edit: Callable[[dict[str, Any]], None]) -> Message:
+    """The message of a CREATE TABLE carrying its table (KEY, INT), its value changed by ``edit``."""
+    message = cdcwire.encode(URI, [ddl_of(RowChangedEvent(1, "s", "t", (KEY, INT)))])[0]  # one per partition
+    value = json.loads(message.value)
+    edit(value)
+    return Message("t", 0, message.key, json.dumps(value).encode(), 9)
+
+
+def first_table_column(part: str, to: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(value: dict[str, Any]) -> None:
+        value["payload"]["tableChanges"][0]["table"]["columns"][0][part] = to
+    return edit
+
+
 INT = Column("c", T.INT, F.NULLABLE, 1, "int(11)")
 VARBINARY = Column("c", T.VARCHAR, F.BINARY | F.NULLABLE, b"x", "varbinary(10)")
 FLOAT = Column("c", T.FLOAT, F.NULLABLE, 1.5, "float")
@@ -110,9 +124,12 @@ TIMESTAMP = Column("c", T.TIMESTAMP, F.NULLABLE, "2024-01-02 03:04:05", "timesta
         (row_message(VARBINARY, after_c("\u00e9")), "payload.after.c: VARCHAR is not base64: it holds non-ASCII"),
         (row_message(FLOAT, after_c(3.5e38)), "payload.after.c: FLOAT 3.5e+38 is beyond the float32 range"),
         (row_message(TIMESTAMP, after_c("\u0662024-01-02T03:04:05Z")), "is not YYYY-MM-DDTHH:MM:SS[.f]Z"),
+        (ddl_message(first_table_column("enumValues", 1)), "columns[0].enumValues must be an array of strings"),
+        (ddl_message(first_table_column("enumValues", ["'a'", 2])), "columns[0].enumValues must be an array of strings"),
     ],
     ids=["optional-object", "type-array", "parameter-object", "bit-length-superscript-digit",
-         "base64-non-ascii", "float-3.5e38", "timestamp-arabic-digit"],
+         "base64-non-ascii", "float-3.5e38", "timestamp-arabic-digit",
+         "ddl-enum-values-number", "ddl-enum-values-holding-a-number"],
 )
 def test_a_value_of_the_wrong_kind_is_a_decode_error_naming_the_message(message, words):
     with pytest.raises(DecodeError) as info:
