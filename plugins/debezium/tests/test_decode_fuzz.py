@@ -126,10 +126,13 @@ TIMESTAMP = Column("c", T.TIMESTAMP, F.NULLABLE, "2024-01-02 03:04:05", "timesta
         (row_message(TIMESTAMP, after_c("\u0662024-01-02T03:04:05Z")), "is not YYYY-MM-DDTHH:MM:SS[.f]Z"),
         (ddl_message(first_table_column("enumValues", 1)), "columns[0].enumValues must be an array of strings"),
         (ddl_message(first_table_column("enumValues", ["'a'", 2])), "columns[0].enumValues must be an array of strings"),
+        (ddl_message(first_table_column("optional", "no")), "columns[0].optional must be a boolean or null, got str"),
+        (ddl_message(first_table_column("length", True)), "columns[0].length must be an integer or null, got bool"),
     ],
     ids=["optional-object", "type-array", "parameter-object", "bit-length-superscript-digit",
          "base64-non-ascii", "float-3.5e38", "timestamp-arabic-digit",
-         "ddl-enum-values-number", "ddl-enum-values-holding-a-number"],
+         "ddl-enum-values-number", "ddl-enum-values-holding-a-number",
+         "ddl-optional-string", "ddl-length-boolean"],
 )
 def test_a_value_of_the_wrong_kind_is_a_decode_error_naming_the_message(message, words):
     with pytest.raises(DecodeError) as info:
