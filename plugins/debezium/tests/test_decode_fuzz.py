@@ -128,11 +128,13 @@ TIMESTAMP = Column("c", T.TIMESTAMP, F.NULLABLE, "2024-01-02 03:04:05", "timesta
         (ddl_message(first_table_column("enumValues", ["'a'", 2])), "columns[0].enumValues must be an array of strings"),
         (ddl_message(first_table_column("optional", "no")), "columns[0].optional must be a boolean or null, got str"),
         (ddl_message(first_table_column("length", True)), "columns[0].length must be an integer or null, got bool"),
+        (ddl_message(lambda v: v["payload"].update(tableChanges={})), "tableChanges must be an array of objects"),
+        (ddl_message(lambda v: v["payload"]["tableChanges"][0].update(type=1)), "tableChanges[0].type must be a string"),
     ],
     ids=["optional-object", "type-array", "parameter-object", "bit-length-superscript-digit",
          "base64-non-ascii", "float-3.5e38", "timestamp-arabic-digit",
          "ddl-enum-values-number", "ddl-enum-values-holding-a-number",
-         "ddl-optional-string", "ddl-length-boolean"],
+         "ddl-optional-string", "ddl-length-boolean", "ddl-table-changes-object", "ddl-change-type-number"],
 )
 def test_a_value_of_the_wrong_kind_is_a_decode_error_naming_the_message(message, words):
     with pytest.raises(DecodeError) as info:

@@ -123,10 +123,12 @@ class DebeziumDecoder:
         if not isinstance(query, str):
             raise DecodeError("debezium message has no op and no ddl: neither a row nor a DDL", part="value")
         changes = payload.get("tableChanges")
-        kind = None
-        if isinstance(changes, list) and changes and isinstance(changes[0], dict):
-            found = changes[0].get("type")
-            kind = found if isinstance(found, str) else None
+        changes = [] if changes is None else changes
+        if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+            raise DecodeError("debezium payload.tableChanges must be an array of objects", part="value")
+        kind = changes[0].get("type") if changes else None
+        if kind is not None and not isinstance(kind, str):
+            raise DecodeError("debezium payload.tableChanges[0].type must be a string", part="value")
         try:
             after = table_of_block(changes[0].get("table"), db, table) if kind is not None else None
         except TableBlockError as exc:
