@@ -111,6 +111,7 @@ INT = Column("c", T.INT, F.NULLABLE, 1, "int(11)")
 VARBINARY = Column("c", T.VARCHAR, F.BINARY | F.NULLABLE, b"x", "varbinary(10)")
 FLOAT = Column("c", T.FLOAT, F.NULLABLE, 1.5, "float")
 BIT = Column("c", T.BIT, F.NULLABLE, 5, "bit(5)")
+INT_UNSIGNED = Column("c", T.INT, F.NULLABLE | F.UNSIGNED, 1, "int(10) unsigned")
 TIMESTAMP = Column("c", T.TIMESTAMP, F.NULLABLE, "2024-01-02 03:04:05", "timestamp")
 
 
@@ -142,3 +143,11 @@ def test_a_value_of_the_wrong_kind_is_a_decode_error_naming_the_message(message,
     assert str(info.value).startswith("t/0/9: debezium ")
     assert words in str(info.value)
     str(info.value).encode()  # printable: cdcwire inspect prints it
+
+
+def test_an_unsigned_int_below_zero_is_refused_as_the_wire_says_it_not_wrapped_past_2_64():
+    # only BIGINT UNSIGNED is written as int64 (2^64-1 as -1); an INT UNSIGNED -1 is out of range
+    with pytest.raises(DecodeError) as info:
+        cdcwire.decode(URI, [row_message(INT_UNSIGNED, after_c(-1))])
+    assert str(info.value).startswith("t/0/9: the message decodes to an invalid event: s.t@1: ")
+    assert "-1 is outside 0..4294967295, the range of INT UNSIGNED" in str(info.value)

@@ -164,9 +164,9 @@ def decode_value(ft: FieldType, value: Any) -> Any:
     name = t.name
     if t in _INTEGERS:
         v = _integer(value, name)
-        if ft.unsigned:
+        if ft.unsigned and t == ColumnType.BIGINT:  # written as int64: 2^64-1 as -1
             return v & _U64
-        return v
+        return v  # the range of its type is the core's check (cdcwire.validation)
     if t == ColumnType.YEAR:
         return _integer(value, name)
     if t == ColumnType.FLOAT:
