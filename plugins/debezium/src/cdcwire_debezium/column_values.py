@@ -39,7 +39,8 @@ from .temporal import (
 )
 
 _U64 = (1 << 64) - 1
-_ZONED = re.compile(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)Z")
+#: ASCII digits only: ``\d`` would take other scripts' digits, which no TIMESTAMP text holds.
+_ZONED = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})T([0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?)Z")
 _INTEGERS = frozenset(
     {ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.MEDIUMINT, ColumnType.INT, ColumnType.BIGINT}
 )
@@ -138,9 +139,21 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _base64(value: Any, what: str) -> bytes:
+def _float32(value: Any, what: str) -> float:
+    """A JSON number as the nearest float32; past the float32 range (3.5e38) is no FLOAT."""
+    number = _number(value, what)
     try:
-        return base64.b64decode(_text(value, what), validate=True)
+        return to_float32(number)
+    except OverflowError:  # struct cannot pack a finite value past the float32 range
+        raise WireValueError(f"{what} {number!r} is beyond the float32 range") from None
+
+
+def _base64(value: Any, what: str) -> bytes:
+    text = _text(value, what)
+    if not text.isascii():  # b64decode refuses non-ASCII text with a ValueError of its own
+        raise WireValueError(f"{what} is not base64: it holds non-ASCII characters")
+    try:
+        return base64.b64decode(text, validate=True)
     except binascii.Error:
         raise WireValueError(f"{what} is not base64") from None
 
@@ -151,13 +164,13 @@ def decode_value(ft: FieldType, value: Any) -> Any:
     name = t.name
     if t in _INTEGERS:
         v = _integer(value, name)
-        if ft.unsigned:
+        if ft.unsigned and t == ColumnType.BIGINT:  # written as int64: 2^64-1 as -1
             return v & _U64
-        return v
+        return v  # the range of its type is the core's check (cdcwire.validation)
     if t == ColumnType.YEAR:
         return _integer(value, name)
     if t == ColumnType.FLOAT:
-        return to_float32(_number(value, name))
+        return _float32(value, name)
     if t == ColumnType.DOUBLE:
         return _number(value, name)
     if t == ColumnType.DECIMAL:

@@ -37,7 +37,7 @@ from cdcwire.plugin_api import (
 )
 
 from .column_values import WireValueError, decode_value
-from .field_types import FieldType, FieldTypeError, field_type_of_schema
+from .field_types import FieldType, FieldTypeError, field_type_of_schema, schema_field_key
 from .table_block import TableBlockError, table_of_block
 
 #: What a column reads back as, worked out once per schema field: its FieldType, type code,
@@ -123,10 +123,12 @@ class DebeziumDecoder:
         if not isinstance(query, str):
             raise DecodeError("debezium message has no op and no ddl: neither a row nor a DDL", part="value")
         changes = payload.get("tableChanges")
-        kind = None
-        if isinstance(changes, list) and changes and isinstance(changes[0], dict):
-            found = changes[0].get("type")
-            kind = found if isinstance(found, str) else None
+        changes = [] if changes is None else changes
+        if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
+            raise DecodeError("debezium payload.tableChanges must be an array of objects", part="value")
+        kind = changes[0].get("type") if changes else None
+        if kind is not None and not isinstance(kind, str):
+            raise DecodeError("debezium payload.tableChanges[0].type must be a string", part="value")
         try:
             after = table_of_block(changes[0].get("table"), db, table) if kind is not None else None
         except TableBlockError as exc:
@@ -151,15 +153,13 @@ class DebeziumDecoder:
                 raise DecodeError(
                     f"debezium schema of column {name!r} has no tidb_type", part="value", hint=_NEEDS
                 )
-            params = field.get("parameters")
-            k = (field["tidb_type"], field.get("optional"), field.get("type"), field.get("name"),
-                 tuple(params.items()) if isinstance(params, dict) else params)
-            read = self._types.get(k)
-            if read is None:
-                try:
+            try:
+                k = schema_field_key(field)
+                read = self._types.get(k)
+                if read is None:
                     read = self._types.remember(k, _read_column(field_type_of_schema(field)))
-                except (FieldTypeError, TypeError) as exc:
-                    raise DecodeError(f"debezium schema of column {name!r}: {exc}", part="value") from None
+            except FieldTypeError as exc:
+                raise DecodeError(f"debezium schema of column {name!r}: {exc}", part="value") from None
             out.append((name, read))
         return out
 

@@ -168,40 +168,66 @@ def split_allowed(allowed: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def field_type_of_schema(field: Any) -> FieldType:
-    """The FieldType of a Connect schema field TiCDC wrote with the TiDB extension; FieldTypeError
-    when it is not one."""
+#: What a FieldType is read from: (tidb_type, optional, type, name, parameters as sorted pairs).
+SchemaFieldKey = tuple[str, bool, Optional[str], Optional[str], tuple[tuple[str, str], ...]]
+
+
+def schema_field_key(field: Any) -> SchemaFieldKey:
+    """The parts of a Connect schema field its FieldType is read from, each checked to be of
+    its Connect kind (tidb_type, type and name strings, optional a boolean, parameters an
+    object of strings): hashable, so a decoder caches FieldTypes by it. FieldTypeError names
+    the first part that is not of its kind."""
     if not isinstance(field, dict):
         raise FieldTypeError("a schema field is not an object")
     tidb_type = field.get("tidb_type")
     if not isinstance(tidb_type, str):
         raise FieldTypeError("a schema field has no tidb_type")
-    base, _, rest = tidb_type.partition(" ")
-    if rest not in ("", "unsigned") or base not in _TYPES_BY_NAME:
-        raise FieldTypeError(f"unknown tidb_type {tidb_type!r}")
-    ctype, binary = _TYPES_BY_NAME[base]
     optional = field.get("optional")
     if not isinstance(optional, bool):
-        raise FieldTypeError("a schema field has no boolean 'optional'")
-    name = field.get("name")
-    params = field.get("parameters")
+        raise FieldTypeError(f"a schema field's 'optional' must be a boolean, got {_shown(optional)}")
+    kind, name, params = field.get("type"), field.get("name"), field.get("parameters")
+    for part, value in (("type", kind), ("name", name)):
+        if value is not None and not isinstance(value, str):
+            raise FieldTypeError(f"a schema field's {part!r} must be a string, got {_shown(value)}")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+        raise FieldTypeError(f"a schema field's 'parameters' must be an object of strings, got {_shown(params)}")
+    return tidb_type, optional, kind, name, tuple(sorted(params.items()))
+
+
+def _shown(value: Any) -> str:
+    """A wire value in an error: its JSON kind and a short repr."""
+    text = repr(value)
+    return f"{type(value).__name__} {text[:40]}{'...' if len(text) > 40 else ''}"
+
+
+def field_type_of_schema(field: Any) -> FieldType:
+    """The FieldType of a Connect schema field TiCDC wrote with the TiDB extension; FieldTypeError
+    when it is not one."""
+    tidb_type, optional, kind, name, pairs = schema_field_key(field)
+    base, _, rest = tidb_type.partition(" ")
+    if rest not in ("", "unsigned") or base not in _TYPES_BY_NAME:
+        raise FieldTypeError(f"unknown tidb_type {tidb_type[:40]!r}")
+    ctype, binary = _TYPES_BY_NAME[base]
+    params = dict(pairs)
     fsp = None
     bit_length = 64
     elements = None
     if ctype == ColumnType.BIT:
-        if field.get("type") == "boolean":
+        if kind == "boolean":
             bit_length = 1
         else:
-            length = params.get("length") if isinstance(params, dict) else None
-            if not (isinstance(length, str) and length.isdigit() and 2 <= int(length) <= 64):
+            length = params.get("length")
+            if not (isinstance(length, str) and length.isascii() and length.isdigit() and 2 <= int(length) <= 64):
                 raise FieldTypeError("a BIT field has no length parameter of 2 to 64")
             bit_length = int(length)
     elif ctype in (ColumnType.ENUM, ColumnType.SET):
-        allowed = params.get("allowed") if isinstance(params, dict) else None
+        allowed = params.get("allowed")
         if not isinstance(allowed, str):
             raise FieldTypeError("an ENUM/SET field has no allowed parameter")
         elements = split_allowed(allowed) if ctype == ColumnType.ENUM else tuple(allowed.split(","))
     elif ctype == ColumnType.DATETIME:
         fsp = 6 if name == "io.debezium.time.MicroTimestamp" else 3
-    float_scaled = ctype == ColumnType.FLOAT and field.get("type") == "double"
+    float_scaled = ctype == ColumnType.FLOAT and kind == "double"
     return FieldType(ctype, rest == "unsigned", binary, optional, fsp, bit_length, float_scaled, elements)

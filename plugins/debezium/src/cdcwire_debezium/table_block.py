@@ -185,6 +185,17 @@ def _text_of(ctype: ColumnType, base: str, length: Any, scale: Any, elements: tu
     return text if isinstance(parse_type_text(text), TypeText) else base
 
 
+def _part(col: dict[str, Any], part: str, kind: type, where: str) -> Any:
+    """``col[part]``, null or of its Connect kind (a boolean is no int32); TableBlockError else."""
+    value = col.get(part)
+    if value is None or isinstance(value, kind) and (kind is bool or not isinstance(value, bool)):
+        return value
+    raise TableBlockError(f"{where}.{part} must be {_KIND_WORDS[kind]} or null, got {type(value).__name__}")
+
+
+_KIND_WORDS = {bool: "a boolean", int: "an integer", str: "a string"}
+
+
 def table_of_block(block: Any, schema: str, table: str) -> Optional[TableSchema]:
     """The table schema of a change's ``table`` (None for a null one); TableBlockError when it
     is not one."""
@@ -207,7 +218,7 @@ def table_of_block(block: Any, schema: str, table: str) -> Optional[TableSchema]
             raise TableBlockError(f"{where}.typeName {type_text[:40]!r} is not a type TiDB names")
         ctype, binary = _BY_NAME[base]
         flags = ColumnFlag(0)
-        if col.get("optional") is not False:
+        if _part(col, "optional", bool, where) is not False:
             flags |= ColumnFlag.NULLABLE
         if sign:
             flags |= ColumnFlag.UNSIGNED
@@ -215,10 +226,14 @@ def table_of_block(block: Any, schema: str, table: str) -> Optional[TableSchema]
             flags |= ColumnFlag.BINARY
         if name in keys:
             flags |= ColumnFlag.PRIMARY_KEY | ColumnFlag.HANDLE_KEY
-        values = col.get("enumValues") or ()
-        elements = tuple(v[1:-1] if v[:1] == v[-1:] == "'" and len(v) > 1 else v for v in values if isinstance(v, str))
-        text = _text_of(ctype, base, col.get("length"), col.get("scale"), elements, f" {sign}" if sign else "")
-        charset = col.get("charsetName")
+        values = col.get("enumValues")
+        values = [] if values is None else values
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise TableBlockError(f"{where}.enumValues must be an array of strings")
+        elements = tuple(v[1:-1] if v[:1] == v[-1:] == "'" and len(v) > 1 else v for v in values)
+        length, scale = _part(col, "length", int, where), _part(col, "scale", int, where)
+        text = _text_of(ctype, base, length, scale, elements, f" {sign}" if sign else "")
+        charset = _part(col, "charsetName", str, where)
         pair = (charset, "") if isinstance(charset, str) else charset_of(ctype, flags)
         default = col.get("defaultValueExpression")
         if not isinstance(default, (str, int, float)) or isinstance(default, bool):
