@@ -317,3 +317,22 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, que
 
 def _of_message(rows: list, offset: int) -> list:
     return [r for r in rows if r.offset == offset]
+
+
+@pytest.mark.parametrize("column", ["topic", "partition", "offset"])
+def test_decode_of_a_message_without_its_place_fails_with_the_same_clear_error_on_both_tiers(spark, tier, column):
+    place = {"topic": "t", "partition": 0, "offset": 1}
+    frame = spark.createDataFrame(
+        [(_text(_row()), "t", 0, 0), (_text(_row()), *(None if c == column else v for c, v in place.items()))],
+        "value binary, topic string, partition int, offset long",
+    )
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.decode(frame, f"file:///tmp/t?{QUERY}").collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        errors.append((type(caught.value), str(caught.value)))
+    assert errors[1] == errors[0]
+    assert f"decode: a message has a null {column!r}" in errors[0][1]
+    assert "fill the column" in errors[0][1]
