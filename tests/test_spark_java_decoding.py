@@ -5,6 +5,7 @@ every other message in its place and words every error."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from cdcwire import spark as cs
 from cdcwire.errors import CdcwireError, DecodeError
 from cdcwire.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
 from test_spark_java_encoding import every_kind_rows, trap_rows
@@ -130,6 +132,14 @@ LEFT_TO_PYTHON = {
     "isDdl a number": _text(_row(isDdl=0)),
     "_tidb a list": _text(_row(_tidb=[])),
     "commitTs past 2^64": _text(_row(_tidb={"commitTs": 1 << 64})),
+    "id past 2^64": _text(_row(id=1 << 64)),
+    "id past 2^63": _text(_row(id=1 << 63)),
+    "id below -2^63": _text(_row(id=-(1 << 63) - 1)),
+    "ts past 2^64": _text(_row(ts=1 << 64)),
+    "ts past 2^63": _text(_row(ts=1 << 63)),
+    "sqlType past 2^64": _text(_row(sqlType={"id": 1 << 64, "v": 12})),
+    "sqlType past 2^31": _text(_row(sqlType={"id": 1 << 31, "v": 12})),
+    "es past 2^64": _text(_row(es=1 << 64)),
     "no commitTs under the extension": _text(_row(_tidb={})),
     "a lone surrogate": _text(_row(data=[{"id": "1", "v": "\ud800"}])),
     "an integer text with a plus": _text(_row(data=[{"id": "+1", "v": "a"}])),
@@ -183,7 +193,8 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
     assert java == python
 
 
-@pytest.mark.parametrize("name", ["not JSON", "a BOM", "an integer past 64 bits"])
+@pytest.mark.parametrize("name", ["not JSON", "a BOM", "an integer past 64 bits", "id past 2^64", "ts past 2^64",
+                                  "sqlType past 2^64", "sqlType past 2^31"])
 def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path, name):
     uri = raw_sink(tmp_path, [_text(_row()), LEFT_TO_PYTHON[name]])
     errors = []
@@ -235,3 +246,93 @@ def test_the_read_schema_is_the_same_on_both_tiers(spark, tier, tmp_path):
     python = tier("python", lambda: cs.read(spark, uri, topics="*").schema)
     java = tier("auto", lambda: cs.read(spark, uri, topics="*").schema)
     assert java == python
+
+
+#: Numbers inside the widths both tiers read (the reference's: int64 id and ts, int32 sqlType).
+AT_THE_EDGES = {
+    "id -2^63": _text(_row(id=-(1 << 63))),
+    "id 2^63-1": _text(_row(id=(1 << 63) - 1)),
+    "ts 2^63-1": _text(_row(ts=(1 << 63) - 1)),
+    "id -0": _text(_row()).replace(b'"id":0', b'"id":-0'),
+    "sqlType -2^31": _text(_row(sqlType={"id": -(1 << 31), "v": 12})),
+    "sqlType 2^31-1": _text(_row(sqlType={"id": (1 << 31) - 1, "v": 12})),
+    "commitTs 2^64-1": _text(_row(_tidb={"commitTs": (1 << 64) - 1})),
+    "es 2^46-1": _text(_row(es=(1 << 46) - 1)),
+}
+
+
+def test_numbers_at_the_edges_of_their_widths_read_the_same_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, list(AT_THE_EDGES.values()))
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert [r["_malformed"] for r in python] == [None] * len(AT_THE_EDGES)
+    assert java == python
+
+
+def test_an_integer_past_the_reference_width_is_named_with_its_range_and_its_written_value(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [LEFT_TO_PYTHON["id past 2^64"], LEFT_TO_PYTHON["sqlType past 2^31"]])
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert java == python
+    assert "'id' must be an integer from -2^63 to 2^63-1, got 18446744073709551616" in python[0]["_malformed"]["reason"]
+    assert "'sqlType.id' must be an integer from -2^31 to 2^31-1, got 2147483648" in python[1]["_malformed"]["reason"]
+
+
+def _with_field(value: bytes, path: tuple[str, ...], token: bytes) -> bytes:
+    """``value`` (a canal-json message) with the number at ``path`` written as ``token``."""
+    doc = json.loads(value)
+    inner = doc
+    for name in path[:-1]:
+        inner = inner[name]
+    inner[path[-1]] = "@number@"
+    return _text(doc).replace(b'"@number@"', token)
+
+
+def mutated_messages(uri: str, count: int, seed: int) -> list[bytes]:
+    """A workload's messages spoiled: each numeric field (id, ts, es, each sqlType, commitTs,
+    watermarkTs) of a few of them set to every number edge, then byte edits and token swaps."""
+    rng = random.Random(seed)
+    values = [m.value for m in cdcwire.encode(uri, list(Workload(200, seed=seed)))]
+    out = []
+    for value in values[:12]:
+        doc = json.loads(value)
+        paths = [("id",), ("ts",), ("es",), *(("sqlType", c) for c in (doc["sqlType"] or {}))]
+        paths += [("_tidb", k) for k in (doc.get("_tidb") or {})]
+        out += [_with_field(value, path, token) for path in paths for token in NUMBER_EDGE_TOKENS]
+    while len(out) < count:
+        value = rng.choice(values)
+        out.append(seeded_json_token_mutated(rng, value) if rng.random() < 0.6 else seeded_mutated(rng, value))
+    return out
+
+
+@pytest.mark.parametrize("query", [QUERY, "protocol=canal-json"])
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, query):
+    values = mutated_messages(f"file:///tmp/t?{query}", 3000, seed=len(query))
+    uri = raw_sink(tmp_path, values, query)
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert sum(r["_malformed"] is not None for r in python) > 1000
+    assert sum(r["_malformed"] is None for r in python) > 300
+    differing = [o for o in range(len(values)) if _of_message(python, o) != _of_message(java, o)]
+    assert [values[o] for o in differing[:5]] == []
+    assert len(java) == len(python)
+
+
+def _of_message(rows: list, offset: int) -> list:
+    return [r for r in rows if r.offset == offset]
+
+
+@pytest.mark.parametrize("column", ["topic", "partition", "offset"])
+def test_decode_of_a_message_without_its_place_fails_with_the_same_clear_error_on_both_tiers(spark, tier, column):
+    place = {"topic": "t", "partition": 0, "offset": 1}
+    frame = spark.createDataFrame(
+        [(_text(_row()), "t", 0, 0), (_text(_row()), *(None if c == column else v for c, v in place.items()))],
+        "value binary, topic string, partition int, offset long",
+    )
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.decode(frame, f"file:///tmp/t?{QUERY}").collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        errors.append((type(caught.value), str(caught.value)))
+    assert errors[1] == errors[0]
+    assert f"decode: a message has a null {column!r}" in errors[0][1]
+    assert "fill the column" in errors[0][1]

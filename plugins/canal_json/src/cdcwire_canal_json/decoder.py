@@ -57,6 +57,12 @@ _KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 _HANDLE = ColumnFlag.HANDLE_KEY
 _U64_LIMIT = 1 << 64
 _ES_LIMIT = 1 << 46  # es << 18 must stay an unsigned 64-bit ts
+#: The reference's widths (tiflow's ``JSONMessage``): ``id`` and ``ts`` are Go int64s, each
+#: ``sqlType`` an int32; a number past them is refused there, and here alike.
+_INT64 = 64
+_INT32 = 32
+_INT32_HALF = 1 << 31
+_INT64_HALF = 1 << 63
 _REQUIRED = ("id", "database", "table", "pkNames", "isDdl", "type", "es", "ts", "sql",
              "sqlType", "mysqlType", "old", "data")
 _REQUIRED_SET = frozenset(_REQUIRED)
@@ -157,8 +163,33 @@ class _Fields:
 
     def uint(self, name: str, value: Any, limit: int = _U64_LIMIT) -> int:
         if value.__class__ is not int or not 0 <= value < limit:
-            raise self.fail(name, f"must be an unsigned integer below 2^{limit.bit_length() - 1}, got {_short(value)}")
+            shown = _short(self.as_written(name.split("."), value))
+            raise self.fail(name, f"must be an unsigned integer below 2^{limit.bit_length() - 1}, got {shown}")
         return value
+
+    def signed(self, name: str, value: Any, bits: int, path: Optional[list[str]] = None) -> int:
+        """``value`` when it is an integer of ``bits`` bits (two's complement), else the error
+        naming the field and the number as the message writes it."""
+        half = 1 << (bits - 1)
+        if value.__class__ is not int or not -half <= value < half:
+            number = value.__class__ in (int, float)
+            shown = _short(self.as_written(path or name.split("."), value)) if number else _json_kind(value)
+            raise self.fail(name, f"must be an integer from -2^{bits - 1} to 2^{bits - 1}-1, got {shown}")
+        return value
+
+    def as_written(self, path: list[str], value: Any) -> Any:
+        """The value at ``path`` as the message's text writes it, for an error: orjson reads an
+        integer past 64 bits as a float (18446744073709551616 as 1.8446744073709552e+19), the
+        standard library keeps it whole. Only errors pay for the second parse."""
+        if value.__class__ is not float:
+            return value
+        try:
+            found: Any = _JSON.decode(self.raw.decode("utf-8"))
+            for key in path:
+                found = found[key]
+        except (ValueError, KeyError, TypeError, IndexError, RecursionError):
+            return value
+        return found
 
 
 class CanalJSONDecoder:
@@ -225,14 +256,13 @@ class CanalJSONDecoder:
             if bare_pointer_ok and _is_bare_pointer(doc):
                 return fields, doc["_tidb"], 0, False, ""
             raise _missing(doc, part)
-        # exact-class checks first: a JSON int is an int, a JSON string a str (get() raises the error)
-        if doc["id"].__class__ is not int:
-            fields.get("id", int, "an integer")
-        if doc["ts"].__class__ is not int:
-            fields.get("ts", int, "an integer")
+        for name in ("id", "ts"):
+            value = doc[name]
+            if value.__class__ is not int or not -_INT64_HALF <= value < _INT64_HALF:
+                fields.signed(name, value, _INT64)  # raises the error
         es = fields.uint("es", doc["es"], _ES_LIMIT)
         is_ddl = fields.get("isDdl", bool, "true or false")
-        kind = doc["type"]
+        kind = doc["type"]  # exact-class check first: a JSON string is a str (get() raises the error)
         if kind.__class__ is not str:
             fields.get("type", str, "a string")
         tidb = doc.get("_tidb")
@@ -430,7 +460,7 @@ class CanalJSONDecoder:
         The comparison is by value, so nothing the full check would reject gets through: the
         remembered ``mysqlType`` holds only strings and ``pkNames`` only strings, which equal
         nothing but the same strings; ``sqlType`` values vary per row (unsigned promotion), so
-        they are checked here each time (exact ints: ``true`` and ``4.0`` equal 1 and 4).
+        they are checked here each time (exact ints of 32 bits: ``true`` and ``4.0`` equal 1 and 4).
         """
         doc = fields.doc
         mysql_types, sql_types, pk_names = doc["mysqlType"], doc["sqlType"], doc["pkNames"]
@@ -443,6 +473,7 @@ class CanalJSONDecoder:
             and sql_types.__class__ is dict
             and sql_types.keys() == mysql_types.keys()
             and _INT_ONLY.issuperset(map(type, sql_types.values()))
+            and (not sql_types or (-_INT32_HALF <= min(sql_types.values()) and max(sql_types.values()) < _INT32_HALF))
         ):
             return known.reading
         readings = self._build_readings(fields, mysql_types, sql_types, pk_names, only_key)
@@ -466,8 +497,7 @@ class CanalJSONDecoder:
         if sql_types.keys() != mysql_types.keys():
             raise fields.fail("sqlType", "must name the same columns as mysqlType")
         for name, code in sql_types.items():
-            if code.__class__ is not int:
-                raise fields.fail(f"sqlType.{name}", f"must be an integer, got {_json_kind(code)}")
+            fields.signed(f"sqlType.{name}", code, _INT32, ["sqlType", name])
         if pk_names is None:
             pk_names = ()
         elif not isinstance(pk_names, list) or not all(isinstance(n, str) for n in pk_names):

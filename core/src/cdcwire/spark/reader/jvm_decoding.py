@@ -46,12 +46,16 @@ from ..runtime.job_errors import carried_to_driver
 from ..runtime.tiers import say_once, tier_setting
 from .java_canal_json import decoder_config
 from .java_canal_json import refusal as java_refusal
+from .message_decoding import check_placed
 from .range_decoding import decode_messages
 
 #: The session setting that picks the decoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
 DECODING_SETTING = "spark.cdcwire.decoding"
 PENDING, KEY, VALUE, PYTHON_ROWS = "_cdc_pending", "_cdc_key", "_cdc_value", "_cdc_python"
+#: A message's place: null in the first pass where the frame's is (the message is pending and
+#: the Python pass refuses it, as the Python tier does), never null in what a read gives.
+_PLACE = frozenset({"topic", "partition", "offset"})
 
 
 def decoding_tier(sink: Sink, spark: SparkSession, tables: str = "") -> tuple[str, str]:
@@ -102,7 +106,7 @@ def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     passes = StructType([
-        *read_schema.fields,
+        *(StructField(f.name, f.dataType, True) if f.name in _PLACE else f for f in read_schema.fields),
         StructField(PENDING, BooleanType(), False),
         StructField(KEY, BinaryType()),
         StructField(VALUE, BinaryType()),
@@ -128,9 +132,10 @@ def _python_pass(
         flags = pending.to_pylist()
         if not any(flags):
             return pa.nulls(len(flags), pa.list_(item))
-        sink = open_sink(config)
-        columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
         with carried_to_driver("decoding messages"):  # a DecodeError reaches the driver as itself
+            check_placed(topic, partition, offset)  # Java leaves a message without a place pending
+            sink = open_sink(config)
+            columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
             rows, ends = _together(sink, columns, flags, schema, permissive)
             if rows is None:
                 rows, ends = _one_by_one(sink, columns, flags, schema, permissive)

@@ -2,6 +2,13 @@
 
 Each input batch (key, value, topic, partition, offset) becomes Messages, decoded by
 :func:`cdcwire.spark.reader.range_decoding.decode_messages` exactly as a sink's range is.
+
+A message with a null topic, partition or offset is refused (:func:`check_placed`), on both
+decoding tiers alike: the place is what its events, its errors and its ``_malformed`` row
+name, and the read schema holds it as never null. Placeholders (``''``, 0, 0) would give
+rows that look placed and are not, several messages the same place, and errors that point at
+the wrong message; nulls carried through would break the read schema every other read gives.
+One error naming the column and the way out is what a user can act on.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
+from ...errors import CdcwireError
 from ...message import Message
 from ...sink import open_sink
 from ...sink_uri import SinkConfig
@@ -30,7 +38,27 @@ def decode_stage(
     return run
 
 
+#: What decode sets a column to when the frame has none: the way out of a null one.
+_WHEN_LEFT_OUT = {"topic": "the URI's topic", "partition": "0", "offset": "the row's position in the frame"}
+_CAST = {"topic": "a string", "partition": "an int", "offset": "a bigint"}
+
+
+def check_placed(topic: pa.Array, partition: pa.Array, offset: pa.Array) -> None:
+    """Refuse messages without a place: a null ``topic``, ``partition`` or ``offset`` (one that
+    did not cast to string, int or bigint is null too) is one :class:`CdcwireError` naming the
+    column and what to do."""
+    for name, column in (("topic", topic), ("partition", partition), ("offset", offset)):
+        if column.null_count:
+            raise CdcwireError(
+                f"decode: a message has a null {name!r} (or one that does not cast to"
+                f" {_CAST[name]}): every message needs its topic, partition and offset, which its events,"
+                f" errors and _malformed rows name; fill the column (e.g. with F.coalesce), or leave it out"
+                f" of the frame and decode sets it to {_WHEN_LEFT_OUT[name]}"
+            )
+
+
 def _messages(batches: Iterator[pa.RecordBatch]) -> Iterator[Message]:
     for batch in batches:
+        check_placed(batch.column("topic"), batch.column("partition"), batch.column("offset"))
         columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "key", "value", "offset")]
         yield from map(Message, *columns)

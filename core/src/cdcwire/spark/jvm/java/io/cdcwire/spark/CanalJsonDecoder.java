@@ -31,7 +31,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * refuses), one JSON object with no top-level key twice and nothing after it (a key twice in
  * an image or in {@code mysqlType} makes an image of a name twice, which the record checks
  * refuse; in {@code _tidb} the last one counts, as in Python's dict), every required field
- * present, {@code id} and {@code ts} integers, {@code es} below 2^46, {@code _tidb} an object
+ * present, {@code id} and {@code ts} 64-bit integers and each {@code sqlType} a 32-bit one (the reference's
+ * Go types), {@code es} below 2^46, {@code _tidb} an object
  * or null, the commit ts its {@code commitTs} or {@code es << 18} as the extension allows.
  */
 final class CanalJsonDecoder {
@@ -332,10 +333,10 @@ final class CanalJsonDecoder {
             need(m.seen.add(field)); // a field twice: Python's dict keeps the last, in the first's place
             switch (field) {
                 case "id":
-                    m.idInt = v == JsonToken.VALUE_NUMBER_INT;
+                    m.idInt = int64(p, v);
                     break;
                 case "ts":
-                    m.tsInt = v == JsonToken.VALUE_NUMBER_INT;
+                    m.tsInt = int64(p, v);
                     break;
                 case "es":
                     if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
@@ -373,7 +374,7 @@ final class CanalJsonDecoder {
                         List<String> names = new ArrayList<>();
                         for (JsonToken e = p.nextToken(); e != JsonToken.END_OBJECT; e = p.nextToken()) {
                             names.add(p.currentName());
-                            need(p.nextToken() == JsonToken.VALUE_NUMBER_INT);
+                            need(int32(p, p.nextToken()));
                         }
                         m.sqlTypeNames = names;
                     } else {
@@ -461,6 +462,20 @@ final class CanalJsonDecoder {
                     p.skipChildren();
             }
         }
+    }
+
+    /** A JSON integer of 64 bits: the reference's {@code id} and {@code ts} (Go int64s), as Python checks them. */
+    private static boolean int64(JsonParser p, JsonToken value) throws IOException {
+        return value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+    }
+
+    /** A JSON integer of 32 bits: the reference's {@code sqlType} entries (Go int32s), as Python checks them. */
+    private static boolean int32(JsonParser p, JsonToken value) throws IOException {
+        if (!int64(p, value)) {
+            return false;
+        }
+        long v = p.getLongValue();
+        return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE;
     }
 
     private static BigInteger uint64(JsonParser p, JsonToken value) throws IOException, NotSure {

@@ -21,8 +21,6 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class CanalJsonDecoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
-    private static final org.apache.spark.unsafe.types.UTF8String EMPTY =
-            org.apache.spark.unsafe.types.UTF8String.fromString("");
 
     private final String configText;
     private final StructType output;
@@ -72,11 +70,11 @@ public final class CanalJsonDecoding implements FlatMapFunction<Iterator<Interna
                     values[keyAt] = message.isNullAt(key) ? null : message.getBinary(key);
                     values[valueAt] = bytes;
                 }
-                // a place is never null in the output (the read schema says so): a message without
-                // one is pending, and the Python pass gives its rows as the Python tier does
-                values[topicAt] = message.isNullAt(topic) ? EMPTY : message.getUTF8String(topic);
-                values[partitionAt] = message.isNullAt(partition) ? 0 : message.getInt(partition);
-                values[offsetAt] = message.isNullAt(offset) ? 0L : message.getLong(offset);
+                // a message without a place is pending with its null place, and the Python pass
+                // refuses it as the Python tier does (cdcwire.spark.reader.message_decoding)
+                values[topicAt] = message.isNullAt(topic) ? null : message.getUTF8String(topic);
+                values[partitionAt] = message.isNullAt(partition) ? null : message.getInt(partition);
+                values[offsetAt] = message.isNullAt(offset) ? null : message.getLong(offset);
                 return unsafe.apply(out).copy(); // the input row's buffer is reused by its iterator
             }
         };
