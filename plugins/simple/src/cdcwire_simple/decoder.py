@@ -112,6 +112,8 @@ class SimpleDecoder(FinishingDecoder):
         if "claimCheckLocation" in obj:
             obj = self._claim_checked(obj["claimCheckLocation"])
         kind = obj.get("type")
+        if kind is not None and not isinstance(kind, str):
+            raise DecodeError(f"simple type must be a string, got {str(kind)[:40]!r}", part="value")
         if "data" in obj or "old" in obj or kind in _ROW_TYPES:
             return self._row_or_park(obj, message)
         commit_ts = obj.get("commitTs")
