@@ -124,3 +124,21 @@ def test_a_schema_lookback_that_is_no_number_is_refused_naming_the_option(simple
 
     with pytest.raises(cdcwire.CdcwireError, match="option schemaLookbackMessages must be a positive number"):
         MessageEventsStreamReader({"source-uri": simple_topic, "schemaLookbackMessages": "lots"})
+
+
+def test_a_permissive_read_gives_the_valid_parked_rows_and_the_bad_one_malformed_at_its_own_offset(spark, tmp_path):
+    """Five rows before their table's BOOTSTRAP, the third with a FLOAT "abc": the four valid ones
+    come out (placed at the BOOTSTRAP that typed them), the bad one is malformed at offset 2."""
+    uri = f"file://{tmp_path}/parked/t?protocol=simple&partition-num=1"
+    written = cdcwire.encode(uri, [cdcwire.RowChangedEvent(10 + i, "s", "t", (
+        cdcwire.Column("id", cdcwire.ColumnType.INT, cdcwire.ColumnFlag.HANDLE_KEY | cdcwire.ColumnFlag.PRIMARY_KEY,
+                       i, "int(11)"),
+        cdcwire.Column("f", cdcwire.ColumnType.FLOAT, cdcwire.ColumnFlag.NULLABLE, 1.5, "float"),
+    )) for i in range(5)])
+    bootstrap, *inserts = (json.loads(m.value) for m in written)
+    inserts[2]["data"]["f"] = "abc"
+    cdcwire.write(uri, [cdcwire.Message("t", 0, None, json.dumps(m).encode()) for m in [*inserts, bootstrap]])
+    rows = cs.read(spark, uri, permissive=True).orderBy("offset", "commit_ts").collect()
+    assert [(r["offset"], r["commit_ts"]) for r in rows if r["_malformed"] is None] == [(5, 10), (5, 11), (5, 13), (5, 14)]
+    (bad,) = [r for r in rows if r["_malformed"] is not None]
+    assert bad["offset"] == 2 and "must be a number as a string, got 'abc'" in bad["_malformed"]["reason"]
