@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cdcwire.testing.accepted_events import AcceptedEventsReadBack
 from cdcwire.testing.conformance import CodecConformance
 
 
@@ -16,13 +17,13 @@ class StoppedClock:
         monkeypatch.setattr("cdcwire_simple.encoder.now_ms", lambda: 1_700_000_000_000)
 
 
-class TestSimpleJsonConforms(StoppedClock, CodecConformance):
+class TestSimpleJsonConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple"
 
 
-class TestSimpleJsonSnappyConforms(StoppedClock, CodecConformance):
+class TestSimpleJsonSnappyConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple&large-message-handle-compression=snappy"
 
 
-class TestSimpleAvroConforms(StoppedClock, CodecConformance):
+class TestSimpleAvroConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple&encoding-format=avro"
