@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.testing.accepted_events import AcceptedEventsReadBack
 from cdcwire.testing.conformance import CodecConformance
 
 
@@ -17,13 +16,13 @@ class StoppedClock:
         monkeypatch.setattr("cdcwire_simple.encoder.now_ms", lambda: 1_700_000_000_000)
 
 
-class TestSimpleJsonConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
+class TestSimpleJsonConforms(StoppedClock, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple"
 
 
-class TestSimpleJsonSnappyConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
+class TestSimpleJsonSnappyConforms(StoppedClock, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple&large-message-handle-compression=snappy"
 
 
-class TestSimpleAvroConforms(StoppedClock, AcceptedEventsReadBack, CodecConformance):
+class TestSimpleAvroConforms(StoppedClock, CodecConformance):
     sink_uri = "file:///tmp/conformance/t?protocol=simple&encoding-format=avro"

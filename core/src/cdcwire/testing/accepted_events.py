@@ -1,7 +1,8 @@
 """Events the core's check accepts but the tidy strategies (:mod:`.strategies`) never make: a
 column's type text as declared, bare (``decimal``, ``bit``: no width) or absent, with values
 wider than the declared width. Whatever an encoder writes of such an event, the same plugin's
-decoder must read back; the conformance kit checks it for every protocol."""
+decoder must read back; the conformance kit checks it for every protocol
+(``CodecConformance.test_every_event_the_check_accepts_reads_back_with_the_same_plugin``)."""
 
 from __future__ import annotations
 
@@ -46,25 +47,3 @@ def accepted_rows(draw: Callable) -> RowChangedEvent:
         assume(False)
     return event
 
-
-class AcceptedEventsReadBack:
-    """Mix-in for a :class:`cdcwire.testing.conformance.CodecConformance` class (it needs its
-    ``sink`` fixture): every event the check accepts, written by the codec's encoder (which may
-    refuse it with an EncodeError), reads back with the same plugin as its carrier says."""
-
-    def test_every_event_the_check_accepts_reads_back_with_the_same_plugin(self, sink: Any) -> None:
-        from hypothesis import HealthCheck, given, settings
-
-        from ..errors import EncodeError
-        from .conformance import expected, round_trip
-
-        @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-        @given(accepted_rows())
-        def check(event: RowChangedEvent) -> None:
-            try:
-                _, back = round_trip(sink, [event])
-            except EncodeError:
-                return  # refused with a clear error: nothing written its decoder must read
-            assert back == expected(sink, [event])
-
-        check()
