@@ -190,6 +190,8 @@ def test_spoiled_simple_streams_read_in_spark_as_the_plain_decode_path_reads_the
                   for events in streams for m in round_trip(uri, events)[0]]
         cdcwire.write(uri, spoilt)
         rows, refused, ended = python_read(uri)
+        print(f"simple Spark sample: {len(spoilt)} messages, {len(refused)} refused, {len(rows)} rows,"
+              f" end: {ended[:60] or 'clean'}")
         df = cs.read(spark, uri, permissive=True)
         if ended:
             with pytest.raises(Exception, match="never typed"):
