@@ -124,3 +124,82 @@ def test_a_schema_lookback_that_is_no_number_is_refused_naming_the_option(simple
 
     with pytest.raises(cdcwire.CdcwireError, match="option schemaLookbackMessages must be a positive number"):
         MessageEventsStreamReader({"source-uri": simple_topic, "schemaLookbackMessages": "lots"})
+
+
+def test_a_permissive_read_gives_the_valid_parked_rows_and_the_bad_one_malformed_at_its_own_offset(spark, tmp_path):
+    """Five rows before their table's BOOTSTRAP, the third with a FLOAT "abc": the four valid ones
+    come out (placed at the BOOTSTRAP that typed them), the bad one is malformed at offset 2."""
+    uri = f"file://{tmp_path}/parked/t?protocol=simple&partition-num=1"
+    written = cdcwire.encode(uri, [cdcwire.RowChangedEvent(10 + i, "s", "t", (
+        cdcwire.Column("id", cdcwire.ColumnType.INT, cdcwire.ColumnFlag.HANDLE_KEY | cdcwire.ColumnFlag.PRIMARY_KEY,
+                       i, "int(11)"),
+        cdcwire.Column("f", cdcwire.ColumnType.FLOAT, cdcwire.ColumnFlag.NULLABLE, 1.5, "float"),
+    )) for i in range(5)])
+    bootstrap, *inserts = (json.loads(m.value) for m in written)
+    inserts[2]["data"]["f"] = "abc"
+    cdcwire.write(uri, [cdcwire.Message("t", 0, None, json.dumps(m).encode()) for m in [*inserts, bootstrap]])
+    rows = cs.read(spark, uri, permissive=True).orderBy("offset", "commit_ts").collect()
+    assert [(r["offset"], r["commit_ts"]) for r in rows if r["_malformed"] is None] == [(5, 10), (5, 11), (5, 13), (5, 14)]
+    (bad,) = [r for r in rows if r["_malformed"] is not None]
+    assert bad["offset"] == 2 and "must be a number as a string, got 'abc'" in bad["_malformed"]["reason"]
+
+
+def python_read(uri: str) -> tuple[list[tuple], list[int], str]:
+    """What the plain decode path makes of a topic: (offset, commit ts, table, kind) of each row
+    (placed at the message that gave it), the offsets of the messages refused, and the error
+    the end of the input raised ('' if none)."""
+    from cdcwire.codec_calls import decoder_for
+    from cdcwire.errors import DecodeError, HeldRowsRefused
+
+    decoder, rows, refused = decoder_for(uri), [], []
+    for m in cdcwire.read(uri):
+        try:
+            events = decoder.decode(m)
+        except HeldRowsRefused as exc:
+            events = exc.events
+            refused.extend(held.offset for held, _ in exc.refused)
+        except DecodeError:
+            events = []
+            refused.append(m.offset)
+        rows.extend((m.offset, e.commit_ts, e.table, e.kind) for e in events if isinstance(e, cdcwire.RowChangedEvent))
+    try:
+        decoder.finish()
+    except DecodeError as exc:
+        return rows, sorted(refused), str(exc)
+    return rows, sorted(refused), ""
+
+
+def test_spoiled_simple_streams_read_in_spark_as_the_plain_decode_path_reads_them(spark, tmp_path):
+    """A small Spark sample of the simple fuzz (plugins/simple/tests/test_decode_fuzz.py): streams
+    of generated events with messages spoiled, one topic; a permissive Spark read gives the rows
+    and malformed offsets the plain decode path gives, or fails as it does at the end."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from cdcwire.testing.conformance import round_trip
+    from cdcwire.testing.decode_fuzz import spoiled
+    from cdcwire.testing.strategies import event_batches
+
+    runs = iter(range(100))
+
+    @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.lists(event_batches(max_size=4), min_size=6, max_size=6), st.data())
+    def check(streams, data):
+        uri = f"file://{tmp_path}/fuzz{next(runs)}/t?protocol=simple&partition-num=1"
+        spoilt = [cdcwire.Message("t", 0, m.key, data.draw(spoiled(m.value, True)))
+                  for events in streams for m in round_trip(uri, events)[0]]
+        cdcwire.write(uri, spoilt)
+        rows, refused, ended = python_read(uri)
+        print(f"simple Spark sample: {len(spoilt)} messages, {len(refused)} refused, {len(rows)} rows,"
+              f" end: {ended[:60] or 'clean'}")
+        df = cs.read(spark, uri, permissive=True)
+        if ended:
+            with pytest.raises(Exception, match="never typed"):
+                df.count()
+            return
+        got = df.orderBy("offset").collect()
+        assert sorted((r["offset"], r["commit_ts"], r["table"], r["kind"]) for r in got
+                      if r["_malformed"] is None and r["kind"] in ("insert", "update", "delete")) == sorted(rows)
+        assert sorted(r["offset"] for r in got if r["_malformed"] is not None) == refused
+
+    check()

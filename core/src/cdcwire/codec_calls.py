@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator, Optional
 
 from .codec import Decoder, Encoder
-from .errors import DecodeError, InvalidEventError
+from .errors import DecodeError, HeldRowsRefused, InvalidEventError
 from .event_batch import EventBatch
 from .events import Event
 from .message import Message, Payload
@@ -61,6 +61,9 @@ class CheckedDecoder:
     def decode(self, message: Message) -> list[Event]:
         try:
             events = self.decoder.decode(message)
+        except HeldRowsRefused as exc:
+            raise HeldRowsRefused(_decoded(exc.events, "the message"),
+                                  [(m, printable(e)) for m, e in exc.refused]) from None
         except DecodeError as exc:
             raise self._hinted(printable(exc), message) from None
         return _decoded(events, "the message")

@@ -69,6 +69,32 @@ class DecodeError(CdcwireError, ValueError):
         return err
 
 
+class HeldRowsRefused(DecodeError):
+    """A message released rows a stateful decoder held for earlier messages (simple's rows
+    parked until their table's schema came) and some of them do not decode: each held row is
+    decided on its own, at its own place. ``events`` are what the message gave (the held rows
+    that decode among them, in order); ``refused`` the ``(message, DecodeError)`` of each that
+    does not, its error naming its own message. A reader that skips or keeps malformed input
+    takes ``events`` and skips or keeps each refused message; one that stops fails with the
+    first refused row's error, which already names its place (``at_message`` keeps it)."""
+
+    def __init__(self, events: list, refused: list) -> None:
+        first_message, first = refused[0]
+        located = first.at_message(first_message.location())
+        more = f" (and {len(refused) - 1} more held rows refused)" if len(refused) > 1 else ""
+        super().__init__(first.reason + more, first.offset, first.part, first.hint)
+        self.where = located.where
+        self.args = (located.args[0] + more,)
+        self.events = events
+        self.refused = refused
+
+    def at_message(self, where: str) -> "DecodeError":
+        return self  # the refused rows' own messages are named, not the one that released them
+
+    def with_hint(self, hint: str) -> "DecodeError":
+        return self
+
+
 class EncodeError(CdcwireError, ValueError):
     """An event cannot be encoded by the selected protocol."""
 

@@ -40,6 +40,7 @@ from .errors import (
     CdcwireError,
     DecodeError,
     EncodeError,
+    HeldRowsRefused,
     InvalidEventError,
     MessageTooLargeError,
     PluginError,
@@ -120,7 +121,9 @@ from .value_text import float32_text, float64_text
 #: the encoders of every partition of a table's topic (or the first) before the table's first
 #: row, for a codec that describes tables in messages of their own (simple's BOOTSTRAP to every
 #: partition, as TiCDC's send-bootstrap-to-all-partition).
-PLUGIN_API_VERSION = "1.8"
+#: 1.9: HeldRowsRefused, the DecodeError of a message that released held rows some of which do not
+#: decode: the rest are given, each refused one is skipped, kept malformed or fails at its own place.
+PLUGIN_API_VERSION = "1.9"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
@@ -170,6 +173,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "TableAnnouncement",
     ], "1.8"),
+    **dict.fromkeys([
+        "HeldRowsRefused",
+    ], "1.9"),
 }
 
 __all__ = list(INTRODUCED_IN)

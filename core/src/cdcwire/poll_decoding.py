@@ -22,7 +22,7 @@ import logging
 from typing import Any, Optional, Sequence, Union
 
 from .codec_calls import decoder_for
-from .errors import DecodeError, TransportError
+from .errors import DecodeError, HeldRowsRefused, TransportError
 from .events import Event, ResolvedEvent
 from .message import Message
 from .sink import SinkLike, open_sink
@@ -61,6 +61,13 @@ class PollDecoder:
             message = _from_consumer(message)
         try:
             events = self._decoder.decode(message)
+        except HeldRowsRefused as exc:  # held rows released, some refused: each at its own place
+            if not self.skip_undecodable:
+                raise
+            for held, error in exc.refused:
+                self.skipped += 1
+                log.warning("skipped an undecodable message: %s", error.at_message(held.location()))
+            events = exc.events
         except DecodeError as exc:
             located = exc.at_message(message.location())
             if not self.skip_undecodable:

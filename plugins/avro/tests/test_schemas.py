@@ -125,6 +125,18 @@ def test_bit_carries_its_length(schema_registry, avro_uri) -> None:
     assert field["type"] == {"connect.parameters": {"tidb_type": "BIT", "length": "12"}, "type": "bytes"}
 
 
+def test_a_bit_of_no_width_carries_no_length_and_its_value_reads_back(schema_registry, avro_uri) -> None:
+    """MySQL's default bit(1) would refuse 2620, which the event model, given no width, accepts."""
+    column = Column("c", T.BIT, F.UNSIGNED, 2620, "bit")
+    field = value_field(schema_registry, avro_uri, column)
+    assert field["type"] == {"connect.parameters": {"tidb_type": "BIT"}, "type": "bytes"}
+    uri = avro_uri + "&enable-tidb-extension=true"
+    key = Column("id", T.INT, KEY, 1, "int(11)")
+    written = cdcwire.encode(uri, [RowChangedEvent(5, "s", "t", (key, column))])
+    (back,) = [e for e in cdcwire.decode(uri, written) if isinstance(e, RowChangedEvent)]
+    assert (back.columns[1].value, back.columns[1].mysql_type) == (2620, "bit")
+
+
 def test_enum_and_set_carry_their_allowed_elements(schema_registry, avro_uri) -> None:
     encode_one(
         avro_uri,

@@ -103,8 +103,9 @@ def avro_type_of(column: Column, options: AvroOptions) -> AvroType:
     if t == T.ENUM or t == T.SET:
         return _elements_type(column)
     if t == T.BIT:
+        length = bit_length(column.mysql_type)
         return AvroType(
-            _typed("bytes", "BIT", length=str(bit_length(column.mysql_type))), _bit_bytes, _bit_value
+            _typed("bytes", "BIT", **({} if length is None else {"length": str(length)})), _bit_bytes, _bit_value
         )
     if t == T.JSON:
         return AvroType(_typed("string", "JSON"))
@@ -278,6 +279,7 @@ def column_kind_of(schema: Any) -> ColumnKind:
         return ColumnKind(T.ENUM if tidb_type == "ENUM" else T.SET, ColumnFlag(0), mysql,
                           _elements_avro_type(tidb_type, elements))
     if tidb_type == "BIT" and avro_type == "bytes":
-        length = str(params.get("length", "1"))
-        return ColumnKind(T.BIT, ColumnFlag(0), f"bit({length})", AvroType(schema, _bit_bytes, _bit_value))
+        length = params.get("length")  # none written for a bit of no width: it reads back bare
+        mysql = "bit" if length is None else f"bit({length})"
+        return ColumnKind(T.BIT, ColumnFlag(0), mysql, AvroType(schema, _bit_bytes, _bit_value))
     raise ValueError(f"Avro type {avro_type!r} with tidb_type {tidb_type!r} is not one the avro protocol writes")

@@ -25,10 +25,11 @@ def decimal_precision_scale(mysql_type: Optional[str]) -> Optional[tuple[int, in
     return t.length, t.scale or 0
 
 
-def bit_length(mysql_type: Optional[str]) -> int:
-    """The N of ``bit(N)``; MySQL's default of 1 when the text does not say."""
+def bit_length(mysql_type: Optional[str]) -> Optional[int]:
+    """The N of ``bit(N)``; None when the text does not say (MySQL's default of 1 would bound
+    values the event model, given no width, does not: the schema then says no length)."""
     t = _parsed(mysql_type)
-    return t.length if t is not None and t.base == "bit" and t.length is not None else 1
+    return t.length if t is not None and t.base == "bit" and t.length is not None else None
 
 
 def enum_elements(mysql_type: Optional[str]) -> Optional[tuple[str, ...]]:

@@ -27,7 +27,7 @@ import fastavro
 
 from cdcwire.plugin_api import ColumnType, ValueKind, to_float32, value_kind
 
-from .json_values import WireValueError
+from .json_values import WireValueError, float32_of
 
 T = ColumnType
 NS = "com.pingcap.simple.avro."
@@ -103,7 +103,7 @@ class AvroFormat:
         if kind is ValueKind.UNSIGNED:
             return _unsigned_long
         if kind is ValueKind.FLOAT32:
-            return lambda raw: to_float32(_float(raw))
+            return lambda raw: float32_of(_float(raw))
         if kind is ValueKind.FLOAT64:
             return _float
         if kind is ValueKind.BYTES:

@@ -27,6 +27,7 @@ from cdcwire.plugin_api import (
     DecompressionFailed,
     Event,
     FinishingDecoder,
+    HeldRowsRefused,
     Message,
     ObjectMissing,
     ResolvedEvent,
@@ -70,7 +71,8 @@ class SimpleDecoder(FinishingDecoder):
         self._tables: BoundedCache[tuple[str, str, int], Known] = (
             BoundedCache(65536)
         )
-        self._parked: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+        self._parked: dict[tuple[str, str, int], list[tuple[dict[str, Any], Message]]] = {}
+        self._refused: list[tuple[Message, DecodeError]] = []  # released rows of this message that failed
         self._parked_count = 0
         self._first_parked: dict[tuple[str, str, int], str] = {}  # where each table's first parked row was
         self._store: Optional[ClaimCheckStore] = None  # opened at the first claim-checked row
@@ -108,10 +110,22 @@ class SimpleDecoder(FinishingDecoder):
         return obj
 
     def decode(self, message: Message) -> list[Event]:
+        """The message's events; rows it releases that do not decode are refused each at its own
+        message (:class:`HeldRowsRefused`), the others given."""
+        self._refused = []
+        events = self._decode(message)
+        if self._refused:
+            refused, self._refused = self._refused, []
+            raise HeldRowsRefused(events, refused)
+        return events
+
+    def _decode(self, message: Message) -> list[Event]:
         obj = self._message(message)
         if "claimCheckLocation" in obj:
             obj = self._claim_checked(obj["claimCheckLocation"])
         kind = obj.get("type")
+        if kind is not None and not isinstance(kind, str):
+            raise DecodeError(f"simple type must be a string, got {str(kind)[:40]!r}", part="value")
         if "data" in obj or "old" in obj or kind in _ROW_TYPES:
             return self._row_or_park(obj, message)
         commit_ts = obj.get("commitTs")
@@ -191,7 +205,13 @@ class SimpleDecoder(FinishingDecoder):
         waiting = self._parked.pop(key)
         del self._first_parked[key]
         self._parked_count -= len(waiting)
-        return [self._row(obj, known) for obj in waiting]
+        out: list[Event] = []
+        for obj, parked_at in waiting:  # each decided on its own: one bad row loses no other
+            try:
+                out.append(self._row(obj, known))
+            except DecodeError as exc:
+                self._refused.append((parked_at, exc))
+        return out
 
     def _ddl(self, obj: dict[str, Any], kind: str, commit_ts: int) -> list[Event]:
         sql = obj.get("sql", "")
@@ -249,7 +269,7 @@ class SimpleDecoder(FinishingDecoder):
             )
         if key not in self._parked:
             self._first_parked[key] = message.location()
-        self._parked.setdefault(key, []).append(obj)
+        self._parked.setdefault(key, []).append((obj, message))
         self._parked_count += 1
         return []
 

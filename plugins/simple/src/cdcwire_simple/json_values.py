@@ -78,6 +78,15 @@ def _float(raw: Any) -> float:
         raise WireValueError(f"must be a number as a string, got {raw[:40]!r}") from None
 
 
+def float32_of(value: float) -> float:
+    """A FLOAT column's value: the float32 nearest ``value``; one past the float32 range
+    (``"3.5e38"``) is no FLOAT value (struct cannot pack it: OverflowError)."""
+    try:
+        return to_float32(value)
+    except OverflowError:
+        raise WireValueError(f"{value!r} is beyond the FLOAT range") from None
+
+
 def _text(raw: Any) -> str:
     if not isinstance(raw, str):
         raise WireValueError(f"must be a string, got {type(raw).__name__}")
@@ -105,7 +114,7 @@ def reader_of(ctype: ColumnType, flags: int) -> Callable[[Any], Any]:
     if kind is ValueKind.SIGNED or kind is ValueKind.UNSIGNED:
         return _integer
     if kind is ValueKind.FLOAT32:
-        return lambda raw: to_float32(_float(raw))
+        return lambda raw: float32_of(_float(raw))
     if kind is ValueKind.FLOAT64:
         return _float
     if kind is ValueKind.BYTES:

@@ -54,11 +54,13 @@ _CHARSET_TYPES = _TEXT_TYPES | {T.ENUM, T.SET}
 #: Types TiCDC's decoder marks binary when their charset is binary.
 _BINARY_READ_TYPES = _TEXT_TYPES | {T.DATE, T.NEWDATE, T.DATETIME, T.TIMESTAMP, T.TIME, T.JSON, T.GEOMETRY}
 _TIME_TYPES = {T.DATETIME: 19, T.TIMESTAMP: 19, T.TIME: 10}
-#: TiDB's default field length of a type declared without one (signed, unsigned).
+#: TiDB's default field length of a type declared without one (signed, unsigned). Not for
+#: DECIMAL and BIT: there the length bounds the values, and a type text without one bounds
+#: nothing in the event model, so the reader must read no length back either.
 _DEFAULT_LENGTH: dict[ColumnType, tuple[int, int]] = {
     T.TINYINT: (4, 3), T.SMALLINT: (6, 5), T.MEDIUMINT: (9, 8), T.INT: (11, 10), T.BIGINT: (20, 20),
     T.FLOAT: (12, 12), T.DOUBLE: (22, 22), T.DECIMAL: (10, 10), T.DATE: (10, 10), T.NEWDATE: (10, 10),
-    T.YEAR: (4, 4), T.BIT: (1, 1), T.TINYBLOB: (255, 255), T.BLOB: (65535, 65535),
+    T.YEAR: (4, 4), T.TINYBLOB: (255, 255), T.BLOB: (65535, 65535),
     T.MEDIUMBLOB: (16777215, 16777215), T.LONGBLOB: (4294967295, 4294967295),
 }
 _WITH_WIDTH = {T.TINYINT, T.SMALLINT, T.MEDIUMINT, T.INT, T.BIGINT, T.YEAR, T.BIT} | STRING_TYPES
@@ -158,8 +160,8 @@ def _length_and_decimal(ctype: ColumnType, unsigned: bool, parsed: Optional[Type
         fsp = number or 0
         return _TIME_TYPES[ctype] + (fsp + 1 if fsp else 0), fsp
     if ctype == T.DECIMAL:
-        if number is None:
-            return 10, 0
+        if number is None:  # no width said, none written: TiDB's default (10,0) would refuse
+            return 0, 0     # values the event holds, and the reader would read it back so
         return number, (parsed.scale or 0) if parsed is not None else 0
     if number is not None and ctype not in (T.ENUM, T.SET, T.JSON):
         return number, 0  # FLOAT(M,D)'s D is never written (TiCDC: always -1 for floats)
@@ -237,7 +239,10 @@ def table_schema_from_wire(obj: Any, where: str) -> TableSchema:
             dt.get("zerofill") is True, col.get("nullable") is not False, col.get("default"),
         ))
     indexes = []
-    for i, idx in enumerate(obj.get("indexes") or ()):
+    listed = obj.get("indexes") or []
+    if not isinstance(listed, list):
+        raise SchemaError(f"{where}.indexes must be a list, got {str(listed)[:40]!r}")
+    for i, idx in enumerate(listed):
         at = f"{where}.indexes[{i}]"
         if not isinstance(idx, dict):
             raise SchemaError(f"{at} is not an object")

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
-from ...errors import DecodeError
+from ...errors import DecodeError, HeldRowsRefused
 from ...event_batch import EventBatch
 from ...events import Event
 from ...message import Message
@@ -309,6 +309,15 @@ def _event_batches(
         size += _size(message)
         try:
             decoded = decoder.decode(message)
+        except HeldRowsRefused as exc:  # held rows released, some refused: each at its own place
+            if not permissive:
+                raise
+            for held, error in exc.refused:
+                events.append(None)
+                malformed.append({"source": held.location(), "reason": error.args[0],
+                                  "text": message_text(held)})
+                places.append(held)
+            decoded = exc.events
         except DecodeError as exc:
             located = exc.at_message(message.location())
             if not permissive:
