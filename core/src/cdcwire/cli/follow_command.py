@@ -19,7 +19,7 @@ from ..transports.storage.location import is_storage_uri
 from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 EPILOG = """\
 exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until, -e); 2 on an error
@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="the sink URI the messages are written with" + FROM_ENV_OR_FILE)
     p.add_argument(
         "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|TIME",

@@ -23,12 +23,12 @@ from ..sink import open_sink
 from ..topic_selection import select_topics
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="decode a sink's messages and print them as event JSON, one per line")
-    p.add_argument("uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="the sink URI the messages were written with" + FROM_ENV_OR_FILE)
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
     add_topics(p, "other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic the sink holds)")

@@ -13,12 +13,12 @@ from ..errors import CdcwireError
 from .run_command import _one_line, spark_failure
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
-    p.add_argument("source_uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("source_uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true, or a TiCDC"
                    " storage-sink layout: s3://bucket/prefix?protocol=csv&include-commit-ts=true (local:///dir?...)"
                    + FROM_ENV_OR_FILE)
