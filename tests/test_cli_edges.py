@@ -60,3 +60,12 @@ def test_a_misspelt_protocol_gets_a_did_you_mean(tmp_path, capsys):
     assert main(["inspect", f"file://{tmp_path}/orders?protocol=canal_json"]) == 2
     assert "unknown protocol 'canal_json'; did you mean 'canal-json'?" in capsys.readouterr().err
 
+
+def test_inspect_placed_gives_each_decoded_event_with_its_place(tmp_path, capsys):
+    uri = f"file://{tmp_path}/orders?protocol=open-protocol"
+    [message] = cdcwire.encode(uri, [ROW])
+    cdcwire.write(uri, [message])
+    assert main(["inspect", "--placed", uri]) == 0
+    line = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (line["topic"], line["partition"], line["offset"]) == ("orders", message.partition, 0)
+    assert cdcwire.from_json(json.dumps({k: v for k, v in line.items() if k not in ("topic", "partition", "offset")})) == ROW

@@ -2,7 +2,7 @@
 
 By default the output is event JSON Lines, the format ``cdcwire encode`` reads: each
 event once, a DDL or resolved event that was broadcast to several partitions printed
-at its first copy only. ``--raw`` prints every copy with its topic, partition and offset
+at its first copy only. ``--placed`` prints every copy with its topic, partition and offset
 (and, from Kafka, the record's timestamp and headers). ``--from``/``--to`` read an offset
 range of each partition. ``--list`` prints the source's topics and partitions instead
 (``kcat -L``): low and high watermarks and a guess of the protocol of each partition's
@@ -39,10 +39,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--to", dest="end", type=int, metavar="OFFSET",
                    help="where each partition's read ends: before this offset (default: its end now)")
     p.add_argument(
-        "--raw", action="store_true",
-        help="every copy of every event with topic, partition and offset, and the Kafka timestamp and headers"
-        " (kafka://) (broadcast copies included)",
+        "--placed", action="store_true",
+        help="every copy of every event (broadcast copies included) with the place of its message: topic, partition"
+        " and offset, and the Kafka timestamp and headers (kafka://); decoded events, not the message bytes",
     )
+    p.add_argument("--raw", dest="placed", action="store_true", help=argparse.SUPPRESS)  # its older, misleading name
     p.add_argument(
         "-L", "--list", action="store_true",
         help="list the topics and partitions instead (kcat -L): low and high watermarks and the protocols whose"
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
                     continue
                 for message in reader.read(topic, partition, begin, end):
                     for event in decode(message):
-                        if args.raw:
+                        if args.placed:
                             print(raw_line(event, topic, partition, message.offset, message.timestamp, message.headers))
                             continue
                         _print(event, seen_broadcast)
