@@ -46,8 +46,18 @@ def run(args: argparse.Namespace) -> int:
     with extra_required("spark", "cdcwire materialize (it runs on Spark)"):
         from .. import spark as cs
 
-    # a bad URI fails before Spark starts
+    # a bad URI, a source that cannot be applied, or nothing new since the last run: said before Spark starts
     StorageLocation.parse(args.source_uri) if is_storage_uri(args.source_uri) else open_sink(args.source_uri)
+    from ..spark.tables.materialize import prepare_materialize
+
+    try:
+        prepared = prepare_materialize(args.source_uri, args.out, format=args.format, topics=args.topics,
+                                       tables=args.tables, fail_on_data_loss=args.fail_on_data_loss == "true")
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    if prepared.nothing_new is not None:
+        print(prepared.nothing_new.report())
+        return 0
     spark = session_for(args)
     try:
         with progress(spark, args, "cdcwire materialize"):
