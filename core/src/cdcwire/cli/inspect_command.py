@@ -6,7 +6,9 @@ at its first copy only. ``--placed`` prints every copy with its topic, partition
 (and, from Kafka, the record's timestamp and headers). ``--from``/``--to`` read an offset
 range of each partition. ``--list`` prints the source's topics and partitions instead
 (``kcat -L``): low and high watermarks and a guess of the protocol of each partition's
-first message, for which the URI needs no ``protocol``.
+first message, for which the URI needs no ``protocol``. A TiCDC storage-sink layout (``local://``,
+``s3://``) is read as files: its events, or with ``--list`` its tables, versions, files and
+checkpoint (:mod:`cdcwire.cli.layout_inspect`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from ..following import StartAt
 from ..poll_decoding import PollDecoder
 from ..sink import open_sink
 from ..topic_selection import select_topics
+from ..transports.storage.location import is_storage_uri
+from .layout_inspect import inspect_layout, list_layout
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
@@ -59,6 +63,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_storage_uri(args.uri):  # a TiCDC storage-sink layout: files, not topics
+        return list_layout(args) if args.list else inspect_layout(args)
     if args.list:
         return _list(args)
     start = StartAt.parse(args.start)
