@@ -11,6 +11,7 @@ from typing import Optional
 from pyspark.sql import SparkSession
 
 from .jvm.jar import java_tier_jar
+from .runtime.jvm_stderr import launch_quiet_gateway
 
 _LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
 
@@ -113,6 +114,9 @@ def spark_session(
         conf = {**conf, "spark.jars": ",".join(j for j in (conf.get("spark.jars"), jar) if j)}
     for key, value in conf.items():
         builder = builder.config(key, value)
+    # the JVM's stderr without its incubator-module warning and the workers' BrokenPipeError
+    # tracebacks after df.show(n) (see runtime/jvm_stderr.py); a JVM already running is left as it is
+    launch_quiet_gateway(dict(builder._options))
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
     from .format import register_data_sources
