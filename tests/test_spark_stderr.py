@@ -51,3 +51,29 @@ def test_a_session_showing_n_rows_prints_neither_the_incubator_warning_nor_broke
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith("done")
     assert "incubator" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+
+
+def test_a_users_action_meeting_a_bad_message_ends_with_its_one_line_first_and_no_executor_trace(tmp_path):
+    uri = f"file://{tmp_path}/src/orders?protocol=open-protocol&partition-num=1"
+    script = textwrap.dedent(f"""
+        import cdcwire
+        from cdcwire import spark as cs
+        from cdcwire.workload import Workload
+        uri = {uri!r}
+        good = cdcwire.encode(uri, list(Workload(20, seed=3)))
+        cdcwire.write(uri, good + [cdcwire.Message("orders", 0, None, b"not open-protocol")])
+        spark = cs.spark_session("local[2]")
+        cs.read(spark, uri).groupBy("kind").count().show()
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path, env={**os.environ, "SPARK_LOCAL_DIRS": str(tmp_path)})
+    assert done.returncode == 1
+    raised = [line for line in done.stderr.splitlines() if line.startswith("pyspark.errors.exceptions")]
+    assert len(raised) == 1 and f"DecodeError: orders/0/{len(cdcwire_messages(uri)) - 1}" in raised[0], done.stderr
+    assert "ERROR Executor" not in done.stderr and "\tat org.apache" not in done.stderr, done.stderr
+
+
+def cdcwire_messages(uri: str) -> list:
+    import cdcwire
+
+    return list(cdcwire.read(uri))
