@@ -311,3 +311,21 @@ def test_the_local_kafka_example_starts_a_broker_writes_lists_and_follows_it(tmp
     followed = [line for line in out.splitlines() if line.startswith('{"type":')]
     assert len(followed) == 3
     assert "noida-db stopped" in out
+
+
+def test_every_timed_figure_in_the_docs_is_dated_where_it_is_shown():
+    """A block of output with seconds in it (a demo run, a materialize summary) was measured on one
+    day's code and machine: the lines around it say when (``measured ... YYYY-MM-DD``), so a
+    reader can tell a stale figure from a promise."""
+    undated = []
+    for page in PAGES:
+        lines = page.read_text().splitlines()
+        fences = [i for i, line in enumerate(lines) if line.startswith("```")]
+        for start, end in zip(fences[::2], fences[1::2]):
+            block = "\n".join(lines[start + 1:end])
+            if not re.search(r"\b\d+\.\d+s\b", block):
+                continue
+            around = " ".join(lines[max(0, start - 6):start] + lines[end + 1:end + 7])
+            if not re.search(r"[Mm]easured\b[^.]*\b20\d\d-\d\d-\d\d", around):
+                undated.append(f"{page.name}:{start + 1}")
+    assert not undated, f"timed output without a 'measured ... date' beside it: {undated}"
