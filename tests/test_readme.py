@@ -284,3 +284,48 @@ def test_the_storage_materialize_example_runs_and_prints_what_it_shows(spark, tm
     names = _readme_python("storage-materialize-example", tmp_path)
     assert capsys.readouterr().out.splitlines() == shown
     assert names["summary"].release_ts == list(names["cdcwire"].read_storage(names["uri"]))[-1].ts
+
+
+def test_the_local_kafka_example_starts_a_broker_writes_lists_and_follows_it(tmp_path):
+    """docs/streaming.md's broker on a laptop, run as shown; only its port and paths are the test's own."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    script = (readme_block("local-kafka-example").split("```bash\n", 1)[1].rsplit("```", 1)[0]
+              .replace("9092", port).replace("/tmp/cdcwire-kafka", str(tmp_path / "kafka"))
+              .replace("/tmp/cdcwire-events.jsonl", str(tmp_path / "events.jsonl")))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    try:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, env=env,
+                              timeout=180)
+    finally:
+        subprocess.run(["noida-db", "down", "--data-dir", str(tmp_path / "kafka")], capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "topic 'orders' with 3 partition(s):" in out and "protocol canal-json" in out
+    followed = [line for line in out.splitlines() if line.startswith('{"type":')]
+    assert len(followed) == 3
+    assert "noida-db stopped" in out
+
+
+def test_every_timed_figure_in_the_docs_is_dated_where_it_is_shown():
+    """A block of output with seconds in it (a demo run, a materialize summary) was measured on one
+    day's code and machine: the lines around it say when (``measured ... YYYY-MM-DD``), so a
+    reader can tell a stale figure from a promise."""
+    undated = []
+    for page in PAGES:
+        lines = page.read_text().splitlines()
+        fences = [i for i, line in enumerate(lines) if line.startswith("```")]
+        for start, end in zip(fences[::2], fences[1::2]):
+            block = "\n".join(lines[start + 1:end])
+            if not re.search(r"\b\d+\.\d+s\b", block):
+                continue
+            around = " ".join(lines[max(0, start - 6):start] + lines[end + 1:end + 7])
+            if not re.search(r"[Mm]easured\b[^.]*\b20\d\d-\d\d-\d\d", around):
+                undated.append(f"{page.name}:{start + 1}")
+    assert not undated, f"timed output without a 'measured ... date' beside it: {undated}"

@@ -184,6 +184,22 @@ def test_a_materialize_run_with_nothing_new_says_so_and_leaves_the_tables_unchan
     assert _files(out) == tables
 
 
+def test_a_materialize_run_with_nothing_new_says_so_before_spark_starts(spark, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    source = f"file://{tmp_path}/src/t?protocol=canal-json&enable-tidb-extension=true&partition-num=1"
+    assert main(["encode", "--sink-uri", source, workload_file(tmp_path, events=100, seed=6)]) == 0
+    out = tmp_path / "tables"
+    assert main(["materialize", source, "--out", str(out), "--quiet"]) == 0
+    # the run again as a user types it, with no Java to start: it answers, so it never asked Spark
+    again = subprocess.run([sys.executable, "-m", "cdcwire", "materialize", source, "--out", str(out)],
+                           capture_output=True, text=True, env={**os.environ, "JAVA_HOME": "/nonexistent-java"})
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("nothing to do: the source holds nothing new since the last run")
+
+
 def test_a_local_session_shuffles_into_as_many_partitions_as_it_has_cores():
     import os
 

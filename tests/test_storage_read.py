@@ -186,10 +186,10 @@ def test_the_follow_command_says_it_follows_a_layout_from_its_beginning(tmp_path
 def test_the_follow_command_refuses_raw_lines_of_a_layout_naming_the_flag(tmp_path: Path, capsys) -> None:
     from cdcwire.cli import main
 
-    assert main(["follow", "--raw", "-e", reference_layout(tmp_path).uri(**CSV)]) == 2
+    assert main(["follow", "--placed", "-e", reference_layout(tmp_path).uri(**CSV)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("cdcwire follow: error: --raw: a storage-sink location has no topics, partitions or offsets")
-    assert err.endswith("follow it without --raw") and "broadcast_copies" not in err
+    assert err.startswith("cdcwire follow: error: --placed: a storage-sink location has no topics, partitions or offsets")
+    assert err.endswith("follow it without --placed") and "broadcast_copies" not in err
 
 
 def test_no_secret_of_an_s3_location_is_shown(s3_bucket: S3Bucket) -> None:

@@ -283,7 +283,9 @@ class Follower:
         """Partitions of the chosen topics not followed yet. A topic the source does not hold
         (yet: a writer may be creating it) has none, and is followed once it appears. At the
         start a pattern matching nothing, or a topic that is there but cannot be listed, is an
-        error; later they are simply not there yet."""
+        error; later they are simply not there yet. With ``exit_at_end`` a topic missing at the
+        start is an error too (as ``inspect`` says): there is no end to read to, and "0 events"
+        would hide a misspelt name."""
         try:
             topics = select_topics(self._topics_spec, self.sink.topic, self._reader.topics)
         except CdcwireError:
@@ -294,9 +296,12 @@ class Follower:
         for topic in topics:
             try:
                 found = self._partitions_spec or self._reader.partitions(topic)
-            except TransportError:
+            except TransportError as exc:
                 if strict and topic in self._reader.topics():
                     raise
+                if strict and self.exit_at_end:
+                    raise TransportError(f"{exc}: nothing to read to its end (-e); check the name, or follow"
+                                         " without -e to wait for it to be written") from None
                 if strict:
                     log.info("topic %r does not exist yet: it is followed once it appears", topic)
                 continue

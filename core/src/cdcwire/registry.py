@@ -162,9 +162,18 @@ class Registry:
             self._raise_refusal(name)
             installed = ", ".join(self.protocol_names()) or "none"
             raise SinkURIError(
-                f"unknown protocol {name!r}; installed protocols: {installed}{self._refused_note()}", "protocol"
+                f"unknown protocol {name!r}{self._did_you_mean(name)}; installed protocols: {installed}"
+                f"{self._refused_note()}", "protocol"
             )
         return self._codecs[key].item
+
+    def _did_you_mean(self, name: str) -> str:
+        """``; did you mean 'canal-json'?`` for a near miss (``canal_json``), as a misspelt parameter gets."""
+        import difflib
+
+        key = name.strip().lower()
+        close = difflib.get_close_matches(key.replace("_", "-"), list(self._aliases), n=1, cutoff=0.75)
+        return f"; did you mean {close[0]!r}?" if close else ""
 
     def _raise_refusal(self, name: str) -> None:
         """Raise the refusal of the left-out plugin that would have provided ``name``, if one would."""

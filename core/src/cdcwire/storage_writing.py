@@ -20,6 +20,7 @@ def write_storage(uri: str, events: Iterable[Event]) -> int:
     """Write ``events`` (checked first) as a storage-sink layout at ``uri``; returns the rows written.
     The root checkpoint is written last: a write that fails part way leaves the old one."""
     location = StorageLocation.parse(uri)
+    location.warn_if_not_continuable()
     events = list(events)
     check_events(events)
     return write_layout(location, events, line_encoder(location))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from types import ModuleType
 from typing import Optional, Sequence
 
@@ -53,7 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: When the running command started (``time.monotonic()``, key "at"): its progress display says how
+#: long it took from there, Spark's start-up included.
+COMMAND_STARTED: dict[str, float] = {}
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    COMMAND_STARTED["at"] = time.monotonic()
     args = build_parser().parse_args(argv)
     try:
         apply_skip_damaged(args)

@@ -19,7 +19,7 @@ from ..transports.storage.location import is_storage_uri
 from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 EPILOG = """\
 exit status: 0 when it ended as asked (Ctrl-C/SIGINT or SIGTERM, --count, --until, -e); 2 on an error
@@ -38,7 +38,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="the sink URI the messages are written with" + FROM_ENV_OR_FILE)
     p.add_argument(
         "--from", dest="start", default="beginning", metavar="beginning|end|OFFSET|TIME",
@@ -79,10 +79,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="how long to wait before looking again when nothing new was written (default 0.5)",
     )
     p.add_argument(
-        "--raw", action="store_true",
-        help="each line with topic, partition, offset, and the Kafka timestamp and headers (kafka://); unordered, "
-        "every copy of a broadcast event as delivered",
+        "--placed", action="store_true",
+        help="each event with the place of its message: topic, partition, offset, and the Kafka timestamp and headers"
+        " (kafka://); unordered, every copy of a broadcast event as delivered; decoded events, not the message bytes",
     )
+    p.add_argument("--raw", dest="placed", action="store_true", help=argparse.SUPPRESS)  # its older, misleading name
     p.add_argument(
         "--skip-undecodable", action="store_true",
         help="log an undecodable message (its place and reason) and go on, instead of stopping; counted at the end",
@@ -97,8 +98,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def line_of(placed: Placed, raw: bool) -> str:
-    if not raw:
+def line_of(placed: Placed, with_place: bool) -> str:
+    if not with_place:
         return to_json(placed.event)
     return raw_line(placed.event, placed.topic, placed.partition, placed.offset, placed.timestamp, placed.headers)
 
@@ -118,17 +119,17 @@ def beginning(follower: object) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.raw and is_storage_uri(args.uri):
+    if args.placed and is_storage_uri(args.uri):
         raise FollowError(
-            "--raw: a storage-sink location has no topics, partitions or offsets to show (its events are placed by"
-            " file and line); follow it without --raw"
+            "--placed: a storage-sink location has no topics, partitions or offsets to show (its events are placed by"
+            " file and line); follow it without --placed"
         )
     try:
         follower = follow(
             args.uri, topics=args.topics, partitions=args.partition, tables=args.tables, start=args.start,
             until=args.until, count=args.count, group=args.group, ordered=args.ordered,
             poll_interval=args.poll_interval, skip_undecodable=args.skip_undecodable,
-            broadcast_copies=args.raw and not args.ordered, fail_on_data_loss=args.fail_on_data_loss == "true",
+            broadcast_copies=args.placed and not args.ordered, fail_on_data_loss=args.fail_on_data_loss == "true",
             exit_at_end=args.exit_at_end,
         )
     except KeyboardInterrupt:  # Ctrl-C while it was still connecting: nothing was read
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with follower:
             for placed in follower.placed():
-                out.write(line_of(placed, args.raw))
+                out.write(line_of(placed, args.placed))
                 out.write("\n")
                 out.flush()  # a line is out before the next is read, and before its offset is committed
         ended = {"count": "--count reached", "until": "--until reached", "end": "the end of every partition reached"}.get(

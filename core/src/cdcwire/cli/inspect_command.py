@@ -2,11 +2,13 @@
 
 By default the output is event JSON Lines, the format ``cdcwire encode`` reads: each
 event once, a DDL or resolved event that was broadcast to several partitions printed
-at its first copy only. ``--raw`` prints every copy with its topic, partition and offset
+at its first copy only. ``--placed`` prints every copy with its topic, partition and offset
 (and, from Kafka, the record's timestamp and headers). ``--from``/``--to`` read an offset
 range of each partition. ``--list`` prints the source's topics and partitions instead
 (``kcat -L``): low and high watermarks and a guess of the protocol of each partition's
-first message, for which the URI needs no ``protocol``.
+first message, for which the URI needs no ``protocol``. A TiCDC storage-sink layout (``local://``,
+``s3://``) is read as files: its events, or with ``--list`` its tables, versions, files and
+checkpoint (:mod:`cdcwire.cli.layout_inspect`).
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ from ..following import StartAt
 from ..poll_decoding import PollDecoder
 from ..sink import open_sink
 from ..topic_selection import select_topics
+from ..transports.storage.location import is_storage_uri
+from .layout_inspect import inspect_layout, list_layout
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("inspect", help="decode a sink's messages and print them as event JSON, one per line")
-    p.add_argument("uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="the sink URI the messages were written with" + FROM_ENV_OR_FILE)
     p.add_argument("--partition", type=int, action="append", help="only these partitions (repeatable)")
     add_topics(p, "other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic the sink holds)")
@@ -39,10 +43,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--to", dest="end", type=int, metavar="OFFSET",
                    help="where each partition's read ends: before this offset (default: its end now)")
     p.add_argument(
-        "--raw", action="store_true",
-        help="every copy of every event with topic, partition and offset, and the Kafka timestamp and headers"
-        " (kafka://) (broadcast copies included)",
+        "--placed", action="store_true",
+        help="every copy of every event (broadcast copies included) with the place of its message: topic, partition"
+        " and offset, and the Kafka timestamp and headers (kafka://); decoded events, not the message bytes",
     )
+    p.add_argument("--raw", dest="placed", action="store_true", help=argparse.SUPPRESS)  # its older, misleading name
     p.add_argument(
         "-L", "--list", action="store_true",
         help="list the topics and partitions instead (kcat -L): low and high watermarks and the protocols whose"
@@ -58,6 +63,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_storage_uri(args.uri):  # a TiCDC storage-sink layout: files, not topics
+        return list_layout(args) if args.list else inspect_layout(args)
     if args.list:
         return _list(args)
     start = StartAt.parse(args.start)
@@ -79,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                     continue
                 for message in reader.read(topic, partition, begin, end):
                     for event in decode(message):
-                        if args.raw:
+                        if args.placed:
                             print(raw_line(event, topic, partition, message.offset, message.timestamp, message.headers))
                             continue
                         _print(event, seen_broadcast)

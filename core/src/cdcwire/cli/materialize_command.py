@@ -13,12 +13,12 @@ from ..errors import CdcwireError
 from .run_command import _one_line, spark_failure
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
-from .uri_argument import FROM_ENV_OR_FILE, uri_argument
+from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
-    p.add_argument("source_uri", metavar=SOURCE_URI, type=uri_argument,
+    p.add_argument("source_uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true, or a TiCDC"
                    " storage-sink layout: s3://bucket/prefix?protocol=csv&include-commit-ts=true (local:///dir?...)"
                    + FROM_ENV_OR_FILE)
@@ -46,8 +46,18 @@ def run(args: argparse.Namespace) -> int:
     with extra_required("spark", "cdcwire materialize (it runs on Spark)"):
         from .. import spark as cs
 
-    # a bad URI fails before Spark starts
+    # a bad URI, a source that cannot be applied, or nothing new since the last run: said before Spark starts
     StorageLocation.parse(args.source_uri) if is_storage_uri(args.source_uri) else open_sink(args.source_uri)
+    from ..spark.tables.materialize import prepare_materialize
+
+    try:
+        prepared = prepare_materialize(args.source_uri, args.out, format=args.format, topics=args.topics,
+                                       tables=args.tables, fail_on_data_loss=args.fail_on_data_loss == "true")
+    except CdcwireError as exc:
+        raise CdcwireError(_one_line(str(exc), exc)) from None
+    if prepared.nothing_new is not None:
+        print(prepared.nothing_new.report())
+        return 0
     spark = session_for(args)
     try:
         with progress(spark, args, "cdcwire materialize"):

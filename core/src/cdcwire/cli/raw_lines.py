@@ -1,5 +1,6 @@
-"""The ``--raw`` line of ``inspect`` and ``follow``: an event with the place of its message, and
-the message's Kafka timestamp and headers where the transport keeps them.
+"""The ``--placed`` line of ``inspect`` and ``follow`` (``--raw`` until it was named for what it
+is: decoded events, not message bytes): an event with the place of its message, and the
+message's Kafka timestamp and headers where the transport keeps them.
 
     {"topic": "orders", "partition": 0, "offset": 7, "timestamp": 1714564800000,
      "headers": [["trace", "abc"]], "type": "row", ...}

@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from ..transports.storage.location import StorageLocation, is_storage_uri
 
     if is_storage_uri(args.sink_uri) and not args.stream:
-        StorageLocation.parse(args.sink_uri)  # a bad URI fails before Spark starts
+        # a bad URI fails before Spark starts; a layout materialize cannot read later is said now
+        StorageLocation.parse(args.sink_uri).warn_if_not_continuable()
         return _run_to_layout(args, cs, is_source_uri(args.input))
     sink = open_sink(args.sink_uri)  # a bad URI fails before Spark starts
     if args.stream:

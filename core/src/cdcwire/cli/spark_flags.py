@@ -63,4 +63,7 @@ def progress(spark: Any, args: argparse.Namespace, label: str) -> Any:
     """cdcwire's progress display around one Spark action, unless ``--quiet``."""
     from ..spark.runtime.progress import ProgressBar
 
-    return ProgressBar(spark, label=label, enabled=not args.quiet)
+    from . import COMMAND_STARTED
+
+    # "ended after" counts from the command's start: the JVM's start-up is part of the wait
+    return ProgressBar(spark, label=label, enabled=not args.quiet, since=COMMAND_STARTED.get("at"))

@@ -44,3 +44,31 @@ def uri_argument(text: str) -> str:
     if not value:
         raise argparse.ArgumentTypeError(f"{where} is empty: it should hold the URI")
     return value
+
+
+def source_uri_argument(text: str) -> str:
+    """A SOURCE_URI argument (:func:`uri_argument`): a path given where the URI belongs (``cdcwire
+    inspect out.bin``) is named as a path with the URIs that read one, instead of being taken for a
+    protocol name ("unknown protocol 'out.bin'")."""
+    uri = uri_argument(text)
+    if "://" in uri or uri.startswith("file:") or not (os.path.exists(uri) or os.sep in uri):
+        return uri
+    where = os.path.abspath(uri)
+    if os.path.isdir(uri):
+        topic_dir = any(n.endswith(".cdcwire") for n in os.listdir(uri))  # dir/TOPIC itself
+        as_file = f"file://{where}" if topic_dir else f"file://{where}/TOPIC"
+        what = (f"{uri!r} is a directory, not a source URI: read what cdcwire wrote there as"
+                f" {as_file}?protocol=NAME{'' if topic_dir else ' (TOPIC: one of its directories)'},"
+                f" a TiCDC storage-sink layout as local://{where}?protocol=csv|canal-json")
+    else:
+        head, name = os.path.split(where)
+        stem, ext = os.path.splitext(name)
+        if ext == ".cdcwire" and stem.isdigit():  # dir/TOPIC/P.cdcwire: a file:// partition
+            directory, topic = os.path.split(head)
+            hint = f"read it as file://{directory}/{topic}?protocol=NAME --partition {stem}"
+        else:
+            hint = ("cdcwire reads messages from a source URI: file:///DIR/TOPIC?protocol=NAME (a directory"
+                    " cdcwire wrote: DIR/TOPIC/P.cdcwire), kafka://HOST:PORT/TOPIC?protocol=NAME, or a storage-sink"
+                    " layout local:///DIR?protocol=csv|canal-json")
+        what = f"{uri!r} is {'a file' if os.path.exists(uri) else 'a path'}, not a source URI: {hint}"
+    raise argparse.ArgumentTypeError(what)

@@ -38,7 +38,7 @@ from pyspark.sql import functions as F
 from ..sink import Sink, SinkLike, open_sink
 from ..errors import CdcwireError
 from ..transport import WriteJob
-from ..transports.storage.location import is_storage_uri
+from ..transports.storage.location import StorageLocation, is_storage_uri
 from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
@@ -234,6 +234,7 @@ def write(
     is raised as itself, attributes and all, as ``cdcwire.encode`` would (see job_errors).
     """
     if is_storage_uri(sink_uri):
+        StorageLocation.parse(str(sink_uri)).warn_if_not_continuable()
         return write_layout(with_malformed_column(df), str(sink_uri), dead_letter, overwrite)
     sink = open_sink(sink_uri)
     config = sink.config

@@ -11,6 +11,8 @@ from typing import Optional
 from pyspark.sql import SparkSession
 
 from .jvm.jar import java_tier_jar
+from .runtime.job_errors import put_carried_errors_first
+from .runtime.jvm_stderr import launch_quiet_gateway
 
 _LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
 
@@ -32,7 +34,16 @@ logger.sparkproject.name = org.sparkproject
 logger.sparkproject.level = {level}
 logger.netty.name = io.netty
 logger.netty.level = {level}
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = {tasks}
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = {tasks}
 """
+
+#: At these levels a failed task's executor stack trace (Executor) and "Task N failed; aborting
+#: job" (TaskSetManager) stay off the console: the action's own exception says what failed, and
+#: for a cdcwire error says it in its first line (runtime/job_errors.put_carried_errors_first).
+_QUIET_TASKS = ("ERROR", "FATAL", "OFF")
 
 
 def log4j_file(level: str) -> str:
@@ -41,7 +52,7 @@ def log4j_file(level: str) -> str:
     if level not in _LEVELS:
         raise ValueError(f"log level {level!r} is not one of {', '.join(_LEVELS)}")
     path = os.path.join(tempfile.gettempdir(), f"cdcwire-log4j2-{level.lower()}-{os.getuid()}.properties")
-    text = _LOG4J.format(root=level, level=level)
+    text = _LOG4J.format(root=level, level=level, tasks="OFF" if level in _QUIET_TASKS else level)
     try:
         with open(path, encoding="utf-8") as f:
             if f.read() == text:
@@ -113,6 +124,10 @@ def spark_session(
         conf = {**conf, "spark.jars": ",".join(j for j in (conf.get("spark.jars"), jar) if j)}
     for key, value in conf.items():
         builder = builder.config(key, value)
+    # the JVM's stderr without its incubator-module warning and the workers' BrokenPipeError
+    # tracebacks after df.show(n) (see runtime/jvm_stderr.py); a JVM already running is left as it is
+    launch_quiet_gateway(dict(builder._options))
+    put_carried_errors_first()  # a user's own action that meets a bad message: its one line first
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(log_level)
     from .format import register_data_sources

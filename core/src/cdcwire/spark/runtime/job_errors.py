@@ -282,3 +282,49 @@ def _error_class(module: str, qualname: str) -> Optional[type[CdcwireError]]:
     if isinstance(obj, type) and issubclass(obj, CdcwireError):
         return obj
     return None
+
+
+def put_carried_errors_first() -> None:
+    """Make a Spark exception that carries a cdcwire error start with that error's one line.
+
+    Why: an action of the user's own over a cdcwire frame (``df.groupBy("kind").count().show()``)
+    raises PySpark's exception, whose text is the worker's traceback with the cdcwire error deep
+    inside, among a dozen lines and a base64 record. PySpark turns every JVM failure into its
+    exception in one function (``pyspark.errors.exceptions.captured.convert_exception``); wrapped
+    here (once per process), it puts ``DecodeError: orders/0/4: ...`` on the first line of the
+    exception's text, the rest after it as it was (so :func:`raise_carried` still finds the record).
+    """
+    from pyspark.errors.exceptions import captured
+
+    original = captured.convert_exception
+    if getattr(original, "_cdcwire_first", False):
+        return
+
+    def convert_exception(e):  # type: ignore[no-untyped-def]
+        converted = original(e)
+        try:
+            err = cdcwire_error_in(converted) if MARKER in str(converted) else None
+        except Exception:  # noqa: BLE001 - a text PySpark cannot give: the exception as it was
+            err = None
+        if err is not None:
+            converted._cdcwire_line = f"{type(err).__name__}: {err}"
+            converted.__class__ = _first_line_class(type(converted))
+        return converted
+
+    convert_exception._cdcwire_first = True  # type: ignore[attr-defined]
+    captured.convert_exception = convert_exception
+
+
+_FIRST_LINE_CLASSES: dict[type, type] = {}
+
+
+def _first_line_class(cls: type) -> type:
+    """``cls`` (a PySpark exception class) whose text starts with the carried error's line: a
+    subclass, so ``except PythonException`` and the like still catch it."""
+    if cls not in _FIRST_LINE_CLASSES:
+        def __str__(self) -> str:  # type: ignore[no-untyped-def]
+            return f"{self._cdcwire_line}\n{cls.__str__(self)}"
+
+        _FIRST_LINE_CLASSES[cls] = type(cls.__name__, (cls,), {"__str__": __str__, "__module__": cls.__module__,
+                                                                "__qualname__": cls.__qualname__})
+    return _FIRST_LINE_CLASSES[cls]

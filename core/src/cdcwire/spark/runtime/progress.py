@@ -73,6 +73,8 @@ class JobProgress:
             width = 24
             filled = int(width * self.tasks_done / self.tasks) if self.tasks else 0
             tasks = f"[{'#' * filled}{'.' * (width - filled)}] {tasks}"
+        if not self.stages and not self.tasks:  # between jobs, or before the first: no tasks to count
+            return f"{label}: {step if step else 'starting the next Spark job'}  {elapsed:5.1f}s"
         stage = f"stage {min(self.stages_done + 1, self.stages)}/{self.stages}" if self.stages else "starting"
         text = f"{label}: {step + '; ' if step else ''}{stage} {tasks}"
         if 0 < self.tasks_done < self.tasks and self.stage_seconds > 0:
@@ -94,6 +96,7 @@ class ProgressBar:
         every: float = 0.5,
         plain_every: float = 10.0,
         enabled: bool = True,
+        since: Optional[float] = None,
     ) -> None:
         self.tracker = spark.sparkContext.statusTracker()
         self.label = label
@@ -104,6 +107,9 @@ class ProgressBar:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._started = 0.0
+        #: When the seconds shown count from (monotonic): the command's start, JVM start-up and all,
+        #: when the caller gives it; else entering the block
+        self.since = since
         self.events = spark.sparkContext.accumulator(0) if enabled else None
         self._token: Any = None
         self.steps = RunSteps() if enabled else None
@@ -137,7 +143,8 @@ class ProgressBar:
                 else:
                     events = self.events.value if self.events is not None else 0
                     counts = f", {events:,} events written" if events else ""
-                self.out.write(f"{self.label}: ended after {now - self._started:.1f}s{counts}\n")
+                since = self._started if self.since is None else self.since
+                self.out.write(f"{self.label}: ended after {now - since:.1f}s{counts}\n")
             self.out.flush()
 
     def _loop(self) -> None:
@@ -146,7 +153,8 @@ class ProgressBar:
             now = time.monotonic()
             step = self.steps.text(now) if self.steps is not None and self.steps.name else ""
             line = JobProgress.of(self.tracker, self._first_seen).line(
-                self.label, now - self._started, self.terminal and not step, events, step)
+                self.label, now - (self._started if self.since is None else self.since), self.terminal and not step,
+                events, step)
             if self.terminal:  # one screen line, or \r would redraw only its last row
                 self.out.write("\r" + line[:self._width()].ljust(self._width()))
             else:

@@ -40,6 +40,7 @@ from ...data_loss import DataLossError
 from ...errors import CdcwireError
 from ...redact import redact_url
 from ...sink import SinkLike, open_sink
+from ...transports.storage.layout import read_checkpoint
 from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
 from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
@@ -143,6 +144,48 @@ def materialize(
     a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest.
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
     (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
+    run = prepare_materialize(source_uri, out, format, topics, tables, fail_on_data_loss)
+    if run.nothing_new is not None:
+        return run.nothing_new
+    state = run.state
+    if run.layout is not None:
+        read = read_layout_since(spark, run.layout, str(source_uri), state.layout, table_filter_option(tables))
+        if read.events is None:  # the checkpoint has not moved since the check: nothing new, no Spark job
+            return _nothing_new(out, format, state.release_ts, state.release_ts is not None, run.started)
+        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
+    try:
+        events = read_ranges(spark, run.sink.config.uri, run.ranges, tables=table_filter_option(tables))
+    except DataLossError as exc:
+        raise _offsets_of_state(out, exc) from None
+    return apply_events(spark, events, out, format, state, _has_resolved(run.sink), time_zone)
+
+
+@dataclass(slots=True)
+class PreparedRun:
+    """What a run of :func:`materialize` learns before Spark: the source (a layout or a sink), the
+    state of ``out``, the message ranges to read, and ``nothing_new``, the run's whole summary
+    when the source holds nothing past the last run (then no Spark session is needed at all)."""
+
+    layout: Optional[StorageLocation]
+    sink: object
+    state: TablesState
+    ranges: list
+    started: float
+    nothing_new: Optional[MaterializeSummary] = None
+
+
+def prepare_materialize(
+    source_uri: SinkLike,
+    out: str,
+    format: str = "parquet",
+    topics: Optional[Union[str, Sequence[str]]] = None,
+    tables: Optional[Union[str, Sequence[str]]] = None,
+    fail_on_data_loss: bool = True,
+) -> PreparedRun:
+    """Everything :func:`materialize` checks and plans without a Spark session, so that ``cdcwire
+    materialize`` refuses a source it cannot apply (a csv layout without ``include-commit-ts``, an
+    output directory of another source) and says "nothing to do" before a JVM starts."""
+    started = time.monotonic()
     _check_format(format)
     layout = _layout_location(source_uri, topics)
     sink = open_sink(source_uri) if layout is None else None
@@ -159,29 +202,35 @@ def materialize(
             f" give {_filter_text(state.tables)} again, or materialize into a new output directory"
         )
     state.tables = table_filter
-    started = time.monotonic()
+    run = PreparedRun(layout, sink, state, [], started)
     if layout is not None:
-        read = read_layout_since(spark, layout, str(source_uri), state.layout, table_filter_option(tables))
-        if read.events is None:  # the checkpoint has not moved: nothing new, no Spark job
-            return MaterializeSummary(out, format, state.release_ts, state.release_ts is not None, 0, 0, nothing_new=True,
-                                      seconds=time.monotonic() - started)
-        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
+        if state.layout is not None and read_checkpoint(layout.storage) == state.layout.checkpoint:
+            run.nothing_new = _nothing_new(out, format, state.release_ts, state.release_ts is not None, started)
+        return run
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
-        ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
-                                     fail_on_data_loss=fail_on_data_loss)
-        if all(r.end is not None and r.start is not None and r.start >= r.end for r in ranges):
-            # nothing new since the last run: said without a Spark job (a read would still plan one);
-            # the pending events wait on a resolved ts that has not come either
-            return MaterializeSummary(out, format, state.release_ts, False, 0, 0, nothing_new=True,
-                                      seconds=time.monotonic() - started)
-        events = read_ranges(spark, sink.config.uri, ranges, tables=table_filter_option(tables))
-    except DataLossError as exc:  # a damaged state, or a topic written again: say which file holds the offset
-        raise DataLossError(
-            f"{Path(out) / STATE_FILE} field offsets: {exc}; if the state file is damaged, restore it or"
-            " materialize into a new output directory"
-        ) from None
-    return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
+        run.ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
+                                         fail_on_data_loss=fail_on_data_loss)
+    except DataLossError as exc:
+        raise _offsets_of_state(out, exc) from None
+    if all(r.end is not None and r.start is not None and r.start >= r.end for r in run.ranges):
+        # nothing new since the last run: said without a Spark job (a read would still plan one);
+        # the pending events wait on a resolved ts that has not come either
+        run.nothing_new = _nothing_new(out, format, state.release_ts, False, started)
+    return run
+
+
+def _offsets_of_state(out: str, exc: DataLossError) -> DataLossError:
+    """A damaged state, or a topic written again: the error says which file holds the offset."""
+    return DataLossError(
+        f"{Path(out) / STATE_FILE} field offsets: {exc}; if the state file is damaged, restore it or"
+        " materialize into a new output directory"
+    )
+
+
+def _nothing_new(out: str, format: str, release_ts: Optional[int], complete: bool, started: float) -> MaterializeSummary:
+    return MaterializeSummary(out, format, release_ts, complete, 0, 0, nothing_new=True,
+                              seconds=time.monotonic() - started)
 
 
 def materialize_stream(

@@ -13,6 +13,7 @@ The csv options of TiCDC's changefeed config (``[sink.csv]``, ``[sink] terminato
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import unquote, urlencode, urlsplit
@@ -22,6 +23,11 @@ from ...large_messages.storage import S3_PARAMETERS, Storage
 from ...params import Parameter, shown_value
 from ...redact import redact_url
 from ...sink_uri import query_pairs
+
+log = logging.getLogger(__name__)
+
+#: The layouts already warned of (by display and parameter): the write-time warning is said once.
+_WARNED: set[tuple[str, str]] = set()
 
 #: The schemes that name a storage-sink layout.
 STORAGE_SCHEMES = ("s3", "local")
@@ -109,6 +115,18 @@ class StorageLocation:
         orders a key's changes and tells the rows read before from the ones not read yet."""
         needed = "include-commit-ts" if self.protocol == "csv" else "enable-tidb-extension"
         return None if self.params[needed] else needed
+
+    def warn_if_not_continuable(self) -> None:
+        """Said once per layout when it is written without each row's commit ts: ``materialize`` and
+        a storage stream refuse such a layout when they read it later, so the writer hears it now."""
+        needed = self.commit_ts_parameter()
+        key = (self.display(), needed or "")
+        if needed is None or key in _WARNED:
+            return
+        _WARNED.add(key)
+        log.warning("%s is written without %s=true: cdcwire materialize and a storage stream cannot read it later"
+                    " (they need each row's commit ts); write it with %s=true to keep that open",
+                    self.display(), needed, needed)
 
     def display(self) -> str:
         """The location for messages: its root as its URI spells it, keys masked."""
