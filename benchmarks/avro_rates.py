@@ -31,7 +31,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, RowChangedEvent
 from cdcwire_avro.testing import LocalSchemaRegistry
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY
 COMMIT_TS = 424_316_552_636_940_289

@@ -16,9 +16,9 @@ import time
 from typing import Callable
 
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
-from cdcwire.sink import protocol_config
-from cdcwire.value_kinds import to_float32
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import protocol_config
+from cdcwire.values.value_kinds import to_float32
+from cdcwire.sinks.sink import open_sink
 
 T, F = ColumnType, ColumnFlag
 KEY = F.HANDLE_KEY | F.PRIMARY_KEY

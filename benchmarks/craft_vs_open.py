@@ -24,8 +24,8 @@ from typing import Callable
 
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, Message, RowChangedEvent
-from cdcwire.sink import parse_sink_uri
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import parse_sink_uri
+from cdcwire.sinks.sink import open_sink
 
 COMMIT_TS = 424_316_552_636_940_289  # a realistic TSO
 

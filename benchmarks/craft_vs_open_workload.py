@@ -21,10 +21,10 @@ import argparse
 import time
 from typing import Any, Callable
 
-from cdcwire.sink import parse_sink_uri
-from cdcwire.message import Message
+from cdcwire.sinks.sink import parse_sink_uri
+from cdcwire.model.message import Message
 from cdcwire.workload import Workload
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 PROTOCOLS = ("craft", "open-protocol")
 

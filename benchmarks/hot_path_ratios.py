@@ -54,7 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cdcwire
 import orjson
-from cdcwire.codec_calls import decoder_for
+from cdcwire.api.codec_calls import decoder_for
 from oltp_workload import oltp_events
 
 QUIET = {
@@ -200,7 +200,7 @@ def codec_rows(events: list, repeat: int) -> None:
         rate = best_rate(lambda uri=uri: len(cdcwire.encode(uri, events)) and n, repeat)
         row(f"6. {name} encode / orjson.dumps", rate, base, "dumps")
 
-    # 4c/5c/6c. the columnar paths the Spark stages take (EventBatch in and out, see cdcwire.event_batch)
+    # 4c/5c/6c. the columnar paths the Spark stages take (EventBatch in and out, see cdcwire.model.event_batch)
     columnar_rows(events, canal_msgs, open_msgs, values, docs, repeat)
 
     # 8. craft / open-protocol, encode and decode
@@ -219,8 +219,8 @@ def columnar_rows(events: list, canal_msgs: list, open_msgs: list, values: list,
     4096 events (the Spark read's work per event). Encode: ``encode_batches`` of EventBatches
     of 4096 events made untimed (in Spark they come from Arrow), validated upstream (the
     routing stage's record checks)."""
-    from cdcwire.codec_calls import columnar_decoder_for, encode_batches, encoder_for
-    from cdcwire.event_batch import EventBatch
+    from cdcwire.api.codec_calls import columnar_decoder_for, encode_batches, encoder_for
+    from cdcwire.model.event_batch import EventBatch
     from cdcwire.spark.rows.arrow_batches import event_batch_arrow
     from cdcwire.spark.rows.arrow_events import batch_problems
 
@@ -254,7 +254,7 @@ def columnar_rows(events: list, canal_msgs: list, open_msgs: list, values: list,
 
 def avro_rows(events: list, repeat: int) -> None:
     import fastavro
-    from cdcwire.sink import open_sink
+    from cdcwire.sinks.sink import open_sink
     from cdcwire_avro.testing import LocalSchemaRegistry
     from confluent_kafka.schema_registry import SchemaRegistryClient
     from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer

@@ -18,7 +18,7 @@ from typing import Callable
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 URI = "file:///tmp/cdcwire-bench/t?protocol=open-protocol"
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

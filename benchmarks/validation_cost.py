@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/validation_cost.py [--events 20000] [--repeat 5] [--slice 512]
 
-Every encode and decode through the core goes through ``cdcwire.codec_calls``:
+Every encode and decode through the core goes through ``cdcwire.api.codec_calls``:
 ``encoder_for`` wraps the codec's encoder in CheckedEncoder (``check_events`` on the
 list first) and ``decoder_for`` wraps its decoder in CheckedDecoder (``check_event`` on
 each decoded event). This times, per codec, on the shared OLTP workload
@@ -45,13 +45,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from cdcwire import Event, Message, RowChangedEvent
-from cdcwire.api import dispatch
-from cdcwire.codec_calls import decoder_for, encoder_for
-from cdcwire.sink import parse_sink_uri, protocol_config
-from cdcwire.sink_uri import SinkConfig
-from cdcwire.validation import check_events
+from cdcwire.api.functions import dispatch
+from cdcwire.api.codec_calls import decoder_for, encoder_for
+from cdcwire.sinks.sink import parse_sink_uri, protocol_config
+from cdcwire.uris.sink_uri import SinkConfig
+from cdcwire.model.validation import check_events
 from cdcwire_avro.testing import LocalSchemaRegistry
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from oltp_workload import oltp_events
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cdcwire
-from cdcwire.event_batch import EventBatch
-from cdcwire.events import RowChangedEvent, build_row_event
+from cdcwire.model.event_batch import EventBatch
+from cdcwire.model.events import RowChangedEvent, build_row_event
 from cdcwire.spark.rows.arrow_batches import routed_event_batch
 from cdcwire.spark.rows.arrow_events import events_to_batch
 from cdcwire.testing.strategies import all_types_table, event_batches, row_events

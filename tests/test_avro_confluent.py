@@ -23,7 +23,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire.testing.strategies import all_types_table, row_events
 from cdcwire_avro import SchemaRegistryError
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 T = ColumnType
 F = ColumnFlag

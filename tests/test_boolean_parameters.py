@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cdcwire import SinkURIError
-from cdcwire.installed import get_registry
+from cdcwire.sinks.installed import get_registry
 
 BOOLEANS = sorted(
     {(codec.name, p.name) for codec, _ in get_registry().codecs() for p in codec.parameters if p.kind == "bool"}

@@ -15,10 +15,10 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, RowChangedEvent
-from cdcwire.errors import TransportError
+from cdcwire.foundation.errors import TransportError
 from cdcwire.large_messages.claim_check import claim_check_store
 from cdcwire.large_messages.storage import ObjectMissing, Storage
-from cdcwire.message import Message
+from cdcwire.model.message import Message
 from fixtures.s3_server import ACCESS_KEY, SECRET_KEY, S3Bucket
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
@@ -98,7 +98,7 @@ def test_a_file_storage_object_appears_whole_or_not_at_all(tmp_path) -> None:
 
 def test_the_storage_keys_are_masked_wherever_a_sink_is_shown(s3_bucket: S3Bucket) -> None:
     from cdcwire.large_messages import LargeMessageOptions
-    from cdcwire.sink import open_sink
+    from cdcwire.sinks.sink import open_sink
 
     config = cdcwire.parse_sink_uri(sink("open-protocol", s3_bucket.storage_uri()))
     shown = [repr(config), repr(config.params), config.redacted_uri, repr(open_sink(config)),
@@ -124,7 +124,7 @@ def test_a_storage_uri_encoded_twice_is_refused_and_shown_nowhere_with_its_keys(
     uri = sink("open-protocol", "x").replace(f"claim-check-storage-uri={quote('x')}", f"claim-check-storage-uri={twice}")
     with pytest.raises(cdcwire.SinkURIError, match="percent-encoded more than once") as info:
         cdcwire.parse_sink_uri(uri)
-    from cdcwire.sink_uri import split_sink_uri
+    from cdcwire.uris.sink_uri import split_sink_uri
 
     shown = [str(info.value), repr(split_sink_uri(uri))]
     assert not [text for text in shown if ACCESS_KEY in text or SECRET_KEY in text or TOKEN in text]

@@ -10,10 +10,10 @@ import pytest
 
 import cdcwire
 from cdcwire.cli import main
-from cdcwire.event_json import to_json
-from cdcwire.sink import parse_sink_uri
+from cdcwire.model.event_json import to_json
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.workload import Workload
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 URI_QUERY = "protocol=open-protocol&partition-num=2&max-message-bytes=65536"
 

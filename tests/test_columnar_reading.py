@@ -8,8 +8,8 @@ import pytest
 
 import cdcwire
 from cdcwire import DecodeError
-from cdcwire.codec_calls import decoder_for
-from cdcwire.message import Message
+from cdcwire.api.codec_calls import decoder_for
+from cdcwire.model.message import Message
 from cdcwire.spark.reader import range_decoding
 from cdcwire.spark.reader.message_ranges import MessageRange
 from cdcwire.spark.runtime.sink_cache import cached_sink

@@ -20,16 +20,16 @@ import os
 
 import pytest
 
-from cdcwire.codec_calls import decoder_for, encoder_for
-from cdcwire.errors import DecodeError, InvalidEventError
-from cdcwire.event_batch import EventBatch
-from cdcwire.message import Message
-from cdcwire.sink import open_sink
+from cdcwire.api.codec_calls import decoder_for, encoder_for
+from cdcwire.foundation.errors import DecodeError, InvalidEventError
+from cdcwire.model.event_batch import EventBatch
+from cdcwire.model.message import Message
+from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.rows.arrow_batches import event_batch_arrow
 from cdcwire.spark.rows.arrow_events import batch_problems
 from cdcwire.testing.mutations import json_token_mutated, mutated
 from cdcwire.testing.strategies import event_batches
-from cdcwire.validation import check_event
+from cdcwire.model.validation import check_event
 from cdcwire_avro.testing import LocalSchemaRegistry
 
 #: Small in CI; a longer run: CDCWIRE_FUZZ_EXAMPLES=2000 (counts printed with -s).

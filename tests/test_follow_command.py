@@ -19,8 +19,8 @@ from typing import Callable, Optional
 import pytest
 
 import cdcwire
-from cdcwire.data_loss import DataLossError
-from cdcwire.sink import open_sink
+from cdcwire.transports.data_loss import DataLossError
+from cdcwire.sinks.sink import open_sink
 from cdcwire import (
     Column, ColumnFlag as F, ColumnType as T, DDLEvent, DDLType, Event, Message, ResolvedEvent, RowChangedEvent,
     from_json, to_json,
@@ -475,7 +475,7 @@ def test_exit_at_end_ends_it_once_every_file_partition_is_read(tmp_path, followi
 
 
 def test_until_takes_an_iso_8601_time_as_well_as_a_tso(tmp_path, following):
-    from cdcwire.time_points import parse_time
+    from cdcwire.foundation.time_points import parse_time
 
     second = [parse_time(f"2024-05-01T12:00:0{i}Z").tso for i in range(3)]
     uri = file_uri(tmp_path, partition_num="1")

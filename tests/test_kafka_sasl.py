@@ -20,7 +20,7 @@ from confluent_kafka import Producer
 
 import cdcwire
 from cdcwire import Message, SinkURIError, parse_sink_uri
-from cdcwire.sink_uri import SinkConfig, split_sink_uri
+from cdcwire.uris.sink_uri import SinkConfig, split_sink_uri
 from cdcwire.transports.kafka.transport import KAFKA_PARAMETERS
 from cdcwire.transports.kafka.sasl import gssapi_unsupported
 from cdcwire.transports.kafka.settings import KafkaSettings

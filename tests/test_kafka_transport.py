@@ -16,7 +16,7 @@ from confluent_kafka import KafkaError
 from cdcwire import Message, SinkURIError, TransportError, parse_sink_uri
 from cdcwire.transports.kafka.topics import ensure_topic, topic_partition_count
 from cdcwire.transports.kafka.writer import KafkaWriter
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from fixtures.kafka_broker import free_port
 

@@ -53,7 +53,7 @@ def test_an_undecodable_message_is_refused_naming_its_place():
 def test_skipping_counts_and_logs_an_undecodable_message_and_goes_on(caplog):
     decode = PollDecoder("canal-json", skip_undecodable=True)
     good = cdcwire.encode("file:///tmp/unused/orders?protocol=canal-json&partition-num=1", list(Workload(5, seed=9)))
-    with caplog.at_level(logging.WARNING, logger="cdcwire.poll_decoding"):
+    with caplog.at_level(logging.WARNING, logger="cdcwire.api.poll_decoding"):
         out = [e for m in [good[0], Message("orders", 0, None, b"not json", 1), *good[1:]] for e in decode(m)]
     assert out == cdcwire.decode("canal-json", good)
     assert (decode.decoded, decode.skipped) == (len(good), 1)

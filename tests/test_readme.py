@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cdcwire.parameter_table import markdown_table, parameter_rows
+from cdcwire.sinks.parameter_table import markdown_table, parameter_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -41,7 +41,7 @@ def test_the_readme_plugin_example_loads_as_a_plugin():
     """The plugin guide's module, run as the entry-point module it shows, registers its codec."""
     import types
 
-    from cdcwire.registry import PluginInfo, Registry
+    from cdcwire.contract.registry import PluginInfo, Registry
 
     code = re.search(r"```python\n(.*?)```", readme_block("plugin-example"), re.S).group(1)
     module = types.ModuleType("cdcwire_myproto.plugin")
@@ -54,7 +54,7 @@ def test_the_readme_plugin_example_loads_as_a_plugin():
 
 
 def test_the_readme_names_the_current_format_versions():
-    from cdcwire.event_json import EVENT_JSON_VERSION
+    from cdcwire.model.event_json import EVENT_JSON_VERSION
     from cdcwire.spark.rows.schema import EVENT_SCHEMA_VERSION
 
     text = (ROOT / "docs" / "event-json.md").read_text()

@@ -14,10 +14,10 @@ from pyspark.sql.types import DecimalType, IntegerType, LongType, StringType
 import cdcwire
 from cdcwire import CdcwireError
 from cdcwire import spark as cs
-from cdcwire.column_kinds import COLUMN_KINDS
-from cdcwire.events import Column, RowChangedEvent
+from cdcwire.values.column_kinds import COLUMN_KINDS
+from cdcwire.model.events import Column, RowChangedEvent
 from cdcwire.spark.tables.table_types import TableColumn, column_type, element_names, spark_type_of, widen
-from cdcwire.type_codes import ColumnFlag, ColumnType
+from cdcwire.values.type_codes import ColumnFlag, ColumnType
 
 T = ColumnType
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

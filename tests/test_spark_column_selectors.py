@@ -12,9 +12,9 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.dispatch import ColumnSelectorError
-from cdcwire.event_json import read_jsonl
-from cdcwire.sink import open_sink
-from cdcwire.sink import parse_sink_uri
+from cdcwire.model.event_json import read_jsonl
+from cdcwire.sinks.sink import open_sink
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.spark.writer.encoding import EncodingTask, encode_routed
 from cdcwire.spark.writer.routing import RoutePlan
 from cdcwire.workload import Workload

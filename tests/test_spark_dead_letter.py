@@ -9,15 +9,15 @@ from pyspark.sql import functions as F
 
 from cdcwire import CdcwireError
 from cdcwire import spark as cs
-from cdcwire.message import Message
-from cdcwire.sink import parse_sink_uri
+from cdcwire.model.message import Message
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.spark.rows.arrow_events import events_to_batch
 from cdcwire.spark.writer.dead_letters import DeadLetterWriter
 from cdcwire.spark.writer.routing import RoutePlan
 from cdcwire.spark.rows.schema import ARROW_EVENT_SCHEMA
 from cdcwire.spark.writer.verify import compare
 from cdcwire.workload import Workload
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from spark_cases import TaskAttempt, routing_input, run_routing_task, workload_file
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, Message, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.codec_calls import encoder_for
-from cdcwire.sink import open_sink, parse_sink_uri
+from cdcwire.api.codec_calls import encoder_for
+from cdcwire.sinks.sink import open_sink, parse_sink_uri
 from cdcwire.testing.json_value_mutations import json_value_mutated
 from cdcwire.testing.strategies import all_types_table, event_batches, row_events
 

@@ -17,17 +17,17 @@ from pyspark.sql import functions as F
 
 import cdcwire
 from cdcwire import spark as cs
-from cdcwire.errors import CdcwireError, DecodeError, InvalidEventError, MessageTooLargeError, SinkURIError
-from cdcwire.event_json import read_jsonl
-from cdcwire.message import Message
-from cdcwire.sink import parse_sink_uri
+from cdcwire.foundation.errors import CdcwireError, DecodeError, InvalidEventError, MessageTooLargeError, SinkURIError
+from cdcwire.model.event_json import read_jsonl
+from cdcwire.model.message import Message
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in
 from cdcwire.spark.writer.routing import UnplannedTopicError
 
 
 from cdcwire.spark.runtime.job_errors import MARKER, carry, cdcwire_error_in, out_of_memory_in
 from cdcwire.spark.writer.routing import UnplannedTopicError
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from spark_cases import workload_file
 

@@ -13,8 +13,8 @@ import pytest
 import cdcwire
 from cdcwire import Message
 from cdcwire import spark as cs
-from cdcwire.errors import CdcwireError, DecodeError
-from cdcwire.sink import open_sink
+from cdcwire.foundation.errors import CdcwireError, DecodeError
+from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
 from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload

@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.column_kinds import COLUMN_KINDS
-from cdcwire.errors import CdcwireError
+from cdcwire.values.column_kinds import COLUMN_KINDS
+from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.jvm import jar
 from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
 from cdcwire.spark.pipeline import _laid_out

@@ -15,13 +15,13 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.dispatch import Dispatcher
-from cdcwire.errors import CdcwireError
+from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.rows.arrow_events import events_to_batch
 from cdcwire.spark.writer.jvm_routing import TIER_SETTING, jvm_routed, routing_tier
 from cdcwire.spark.writer.routing import plan_routes
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN
 from cdcwire.spark.writer.sql_value_text import float_text
-from cdcwire.value_text import float32_text, float64_text
+from cdcwire.model.value_text import float32_text, float64_text
 from cdcwire.workload import Workload
 
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

@@ -16,7 +16,7 @@ import pytest
 import cdcwire
 from cdcwire import CdcwireError, Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.event_json import write_jsonl
+from cdcwire.model.event_json import write_jsonl
 from fixtures.s3_server import SECRET_KEY, S3Bucket
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

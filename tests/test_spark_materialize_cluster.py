@@ -192,7 +192,7 @@ def test_materialize_on_a_local_cluster_gives_the_tables_of_local_mode(spark, cl
 
 
 def test_a_canal_json_write_on_a_local_cluster_is_encoded_in_java_as_the_python_codec_encodes_it(cluster, tmp_path) -> None:
-    from cdcwire.event_json import write_jsonl
+    from cdcwire.model.event_json import write_jsonl
 
     events = EVENTS[:300]
     with open(tmp_path / "events.jsonl", "w", encoding="utf-8") as out:

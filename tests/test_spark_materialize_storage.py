@@ -15,8 +15,8 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, DDLEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.ddl_statements import renamed_tables
-from cdcwire.errors import CdcwireError
+from cdcwire.values.ddl_statements import renamed_tables
+from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.tables.table_state import STATE_FILE, TablesState
 from cdcwire.transports.storage.csv_encoding import CsvEncoder
 from cdcwire.transports.storage.location import StorageLocation, shown_uri

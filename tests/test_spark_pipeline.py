@@ -10,13 +10,13 @@ import time
 import pytest
 
 from cdcwire import spark as cs
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.spark.writer.encoding import EncodingTask, encode_routed
 from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.writer.routing import RoutePlan, UnplannedTopicError
 from cdcwire.spark.writer.verify import compare
 from cdcwire.workload import Workload
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from spark_cases import (
     PROTOCOLS,

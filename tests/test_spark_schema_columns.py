@@ -9,9 +9,9 @@ from pyspark.sql.types import DecimalType, LongType, StringType
 
 import cdcwire
 from cdcwire import spark as cs
-from cdcwire.events import Column, RowChangedEvent
-from cdcwire.table_schema import ColumnSchema, TableSchema
-from cdcwire.type_codes import ColumnFlag, ColumnType
+from cdcwire.model.events import Column, RowChangedEvent
+from cdcwire.model.table_schema import ColumnSchema, TableSchema
+from cdcwire.values.type_codes import ColumnFlag, ColumnType
 
 T = ColumnType
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY

@@ -148,8 +148,8 @@ def python_read(uri: str) -> tuple[list[tuple], list[int], str]:
     """What the plain decode path makes of a topic: (offset, commit ts, table, kind) of each row
     (placed at the message that gave it), the offsets of the messages refused, and the error
     the end of the input raised ('' if none)."""
-    from cdcwire.codec_calls import decoder_for
-    from cdcwire.errors import DecodeError, HeldRowsRefused
+    from cdcwire.api.codec_calls import decoder_for
+    from cdcwire.foundation.errors import DecodeError, HeldRowsRefused
 
     decoder, rows, refused = decoder_for(uri), [], []
     for m in cdcwire.read(uri):

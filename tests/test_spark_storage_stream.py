@@ -17,7 +17,7 @@ import pytest
 
 import cdcwire
 from cdcwire import spark as cs
-from cdcwire.errors import CdcwireError
+from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.reader.storage_stream_source import StorageLayoutStreamReader
 from test_spark_materialize_storage import (
     first_layout, materialized, replayed, second_files, third_files, uri_of,

@@ -13,15 +13,15 @@ import pytest
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.cli import main
-from cdcwire.errors import CdcwireError, EncodeError
-from cdcwire.event_json import read_jsonl
-from cdcwire.message import Message
-from cdcwire.sink import parse_sink_uri
+from cdcwire.foundation.errors import CdcwireError, EncodeError
+from cdcwire.model.event_json import read_jsonl
+from cdcwire.model.message import Message
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.spark.pipeline import WriteSummary
 from cdcwire.spark.writer.dead_letters import encode_refusing
 from cdcwire.spark.writer.routing_counts import COUNTERS
 from cdcwire.spark.writer.verify import compare
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from spark_cases import workload_file
 

@@ -13,7 +13,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.table_schema import ColumnSchema, TableSchema
+from cdcwire.model.table_schema import ColumnSchema, TableSchema
 from cdcwire.transports.storage.table_versions import table_col
 
 

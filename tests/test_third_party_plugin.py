@@ -244,7 +244,7 @@ def test_a_plugin_without_a_plugin_api_declaration_leaves_the_other_protocols_wo
 def test_each_plugin_left_out_is_warned_about_once_naming_its_distribution_and_why(unloadable_plugins):
     code = """
         import cdcwire
-        from cdcwire.installed import get_registry, reset_registry
+        from cdcwire.sinks.installed import get_registry, reset_registry
         get_registry(); reset_registry(); print(cdcwire.protocols())
         """
     done = subprocess.run(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from echo_codec import EchoPlugin
 
-from cdcwire import installed
-from cdcwire.registry import PluginInfo, Registry
+from cdcwire.sinks import installed
+from cdcwire.contract.registry import PluginInfo, Registry
 
 
 def registry_with_echo() -> Registry:

@@ -11,7 +11,7 @@ import pytest
 
 from cdcwire.large_messages.storage import StorageError
 from cdcwire.large_messages.uploads import PointerPayload, in_order_once_stored
-from cdcwire.message import Payload
+from cdcwire.model.message import Payload
 
 
 def stored_later(delay: float, error: Exception | None = None) -> Future:

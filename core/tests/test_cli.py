@@ -279,12 +279,12 @@ def test_version_prints_the_installed_version(capsys):
 
 
 def test_protocols_names_the_plugin_filter_that_let_none_load(monkeypatch, capsys):
-    from cdcwire.registry import PluginInfo, Registry
+    from cdcwire.contract.registry import PluginInfo, Registry
     from cdcwire.transports import builtin
 
     empty = Registry()
     empty.add_plugin(builtin, PluginInfo("builtin", "cdcwire", "test"))
-    monkeypatch.setattr("cdcwire.installed._REGISTRY", empty)
+    monkeypatch.setattr("cdcwire.sinks.installed._REGISTRY", empty)
     monkeypatch.setenv("CDCWIRE_PLUGINS", "nope")
     assert main(["protocols"]) == 1
     assert "CDCWIRE_PLUGINS='nope'" in capsys.readouterr().out

@@ -13,7 +13,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, RowChangedEvent
 from cdcwire.dispatch import ColumnSelectorError, Dispatcher
 from cdcwire.dispatch.column_selectors import ColumnFilter
-from cdcwire.errors import SinkURIError
+from cdcwire.foundation.errors import SinkURIError
 
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 NONE = ColumnFlag(0)

@@ -9,7 +9,7 @@ from echo_codec import EchoHeldPlugin
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
-from cdcwire.registry import PluginInfo, Registry
+from cdcwire.contract.registry import PluginInfo, Registry
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def test_inspect_prints_what_a_stateful_decoder_holds_at_the_end_of_the_range(tm
 
 
 def test_the_codec_of_a_stateful_decoder_says_so_and_a_stateless_one_does_not() -> None:
-    from cdcwire.sink import open_sink
+    from cdcwire.sinks.sink import open_sink
 
     assert open_sink("echo-held").codec.stateful_decoding is True
     assert open_sink("echo-json").codec.stateful_decoding is False

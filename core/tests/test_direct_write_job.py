@@ -1,14 +1,14 @@
 """The default write job of a delivering transport: its task writers write with the config
-the driver resolved, as it is; nothing below :mod:`cdcwire.sink` opens a URI again."""
+the driver resolved, as it is; nothing below :mod:`cdcwire.sinks.sink` opens a URI again."""
 
 from __future__ import annotations
 
 import pickle
 
-from cdcwire.message import Message
+from cdcwire.model.message import Message
 from cdcwire.plugin_api import PLUGIN_API_VERSION, MessageReader, MessageWriter, SinkConfig, Transport, hookimpl
-from cdcwire.registry import PluginInfo, Registry
-from cdcwire.sink import open_sink
+from cdcwire.contract.registry import PluginInfo, Registry
+from cdcwire.sinks.sink import open_sink
 from echo_codec import EchoPlugin
 
 #: What the "listing" transport's writers were given, by config (one process: no pickling to tasks here).

@@ -11,7 +11,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire.dispatch import Dispatcher
 from cdcwire.dispatch.dispatcher import split_key_change
-from cdcwire.errors import DispatchError, SinkURIError
+from cdcwire.foundation.errors import DispatchError, SinkURIError
 
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cdcwire.errors import EventJSONError
-from cdcwire.event_json import from_json, to_json
+from cdcwire.foundation.errors import EventJSONError
+from cdcwire.model.event_json import from_json, to_json
 from cdcwire.testing.mutations import json_token_mutated, mutated
 from cdcwire.testing.strategies import events
-from cdcwire.validation import check_event
+from cdcwire.model.validation import check_event
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
-from cdcwire.events import build_column
+from cdcwire.model.events import build_column
 
 PK = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 ID = (Column("id", ColumnType.INT, PK, 1), Column("v", ColumnType.VARCHAR, ColumnFlag.NULLABLE, None))
@@ -65,7 +65,7 @@ def test_flag_tests_give_ints_and_unions_give_flags():
 
 
 def test_build_row_event_gives_the_same_frozen_event_as_the_constructor():
-    from cdcwire.events import build_row_event
+    from cdcwire.model.events import build_row_event
 
     built = build_row_event(7, "s", "t", ID, None, 42)
     made = RowChangedEvent(7, "s", "t", ID, None, 42)

@@ -12,8 +12,8 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.sink import open_sink
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import open_sink
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.transports.file import checks as file_checks
 from cdcwire.transports.file.transport import FileReader, partition_path
 from cdcwire.transports.file.paths import internal_dir
@@ -54,9 +54,9 @@ def test_an_aborted_writer_leaves_no_staging_and_no_lock_held(tmp_path):
 CRASH = """
 import os, sys
 from cdcwire import Message
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.transports.file import publish as file_publish
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 directory, mode = sys.argv[1], sys.argv[2]
 overwrite = mode == "overwrite"
 real_apply, done = file_publish._apply, []

@@ -19,7 +19,7 @@ import pytest
 import cdcwire
 from cdcwire import Message, TransportError
 from cdcwire.large_messages.storage import Storage, StorageError
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 from cdcwire.transports.file.paths import internal_dir
 
 SMALL = 2 * 1024 * 1024

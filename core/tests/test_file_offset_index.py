@@ -10,7 +10,7 @@ import zlib
 
 import cdcwire
 from cdcwire import Message
-from cdcwire.sink import open_sink, parse_sink_uri
+from cdcwire.sinks.sink import open_sink, parse_sink_uri
 from cdcwire.transports.file.framing import read_frames
 from cdcwire.transports.file.offset_index import INTERVAL, index_path
 from cdcwire.transports.file.transport import FileReader, partition_path

@@ -9,9 +9,9 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.transports.file.transport import FileReader
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 ESCAPING = [".", "..", "a/b", "../x", "/abs", "a\x00b", "a\\b", "", ".cdcwire", ".hidden"]
 

@@ -12,10 +12,10 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, SinkURIError, TransportError
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.transports.file.transport import FileReader, partition_path
 from cdcwire.transports.file.paths import topic_file
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 
 def uri(tmp_path: Path, partitions: int | None = 2) -> str:

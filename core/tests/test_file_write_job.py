@@ -12,11 +12,11 @@ import pytest
 
 import cdcwire
 from cdcwire import Message, TransportError
-from cdcwire.sink import parse_sink_uri
+from cdcwire.sinks.sink import parse_sink_uri
 from cdcwire.transports.file.transport import partition_path
 from cdcwire.transports.file.job import FileWriteJob
 from cdcwire.transports.file.staging import JOB_GRACE_S, staging_dir
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 
 def uri(tmp_path, topic="orders", partitions=2):
@@ -164,7 +164,7 @@ def test_a_receipt_whose_staged_file_changed_publishes_nothing(tmp_path):
 def lose_a_driver(tmp_path):
     """A driver that began a job, had a task stage into it, and died without publish or discard."""
     script = (
-        "import sys; from cdcwire.sink import open_sink, parse_sink_uri\n"
+        "import sys; from cdcwire.sinks.sink import open_sink, parse_sink_uri\n"
         "from cdcwire import Message\n"
         f"c = parse_sink_uri({'file://' + str(tmp_path) + '/orders?protocol=craft'!r})\n"
         "job = open_sink(c).transport.begin_write(c, c.uri)\n"
@@ -194,7 +194,7 @@ def test_an_unowned_job_staging_that_is_still_fresh_is_kept(tmp_path):
 def kill_a_driver_while_it_publishes(tmp_path):
     """A driver killed after its publish appended to partition 0 and before it reached partition 1."""
     script = (
-        "import os; from cdcwire.sink import open_sink, parse_sink_uri\n"
+        "import os; from cdcwire.sinks.sink import open_sink, parse_sink_uri\n"
         "from cdcwire import Message; from cdcwire.transports.file import publish as file_publish\n"
         f"c = parse_sink_uri({'file://' + str(tmp_path) + '/orders?protocol=craft&partition-num=2'!r})\n"
         "job = open_sink(c).transport.begin_write(c, c.uri)\n"

@@ -10,10 +10,10 @@ from typing import Optional, Sequence
 import pytest
 
 import cdcwire
-from cdcwire.events import ResolvedEvent
-from cdcwire.following import FollowError, FollowOptions, Follower, StartAt
+from cdcwire.model.events import ResolvedEvent
+from cdcwire.api.following import FollowError, FollowOptions, Follower, StartAt
 from cdcwire.plugin_api import MessageReader, MessageWriter, OffsetsCapability, Transport
-from cdcwire.registry import PluginInfo
+from cdcwire.contract.registry import PluginInfo
 from cdcwire.transports.file.transport import FileReader
 
 Key = tuple[str, int]

@@ -168,14 +168,15 @@ def core_modules() -> dict[str, Path]:
     return {module_name(p, CORE.parent): p for p in sorted(CORE.rglob("*.py"))}
 
 
-def core_imports() -> Iterator[tuple[str, Path, int, str]]:
+def core_imports(type_only: bool = False) -> Iterator[tuple[str, Path, int, str]]:
     """(importing unit, its file, line, imported unit) of every import between two units of the
-    core that runs: at import time or in a function. Type-only imports (TYPE_ONLY) are exempt;
-    so is a module importing its own package (Python runs a package's __init__ first anyway)."""
+    core that runs: at import time or in a function. Type-only imports (TYPE_ONLY) are exempt
+    unless ``type_only``; so is a module importing its own package (Python runs a package's
+    __init__ first anyway)."""
     modules = core_modules()
     for name, path in modules.items():
         for line, target, kind in imported_modules(path, CORE.parent):
-            if kind == TYPE_ONLY or target not in modules or name == target or name.startswith(target + "."):
+            if kind == TYPE_ONLY and not type_only or target not in modules or name == target or name.startswith(target + "."):
                 continue
             if unit_of(name) != unit_of(target):
                 yield unit_of(name), path, line, unit_of(target)
@@ -248,80 +249,78 @@ def test_an_import_inside_a_function_is_read(tmp_path):
     }
 
 
-#: The core's layers, bottom-up: a module imports only from its own layer or the ones below it
-#: (type-only imports apart). A name ending in ".*" covers a package and its modules.
+#: The core's rooms, bottom-up: each is a folder of ``cdcwire`` (or one of the few modules at its
+#: top), and its folder is its layer. A module imports its own room and the rooms of the layers
+#: below, never one above -- imports inside functions included; type-only imports apart.
 LAYERS: list[tuple[str, ...]] = [
-    # foundations: errors, wire messages, parameter declarations, value and type rules
-    ("cdcwire.errors", "cdcwire.type_codes", "cdcwire.bounded_cache", "cdcwire.hookspecs", "cdcwire.message",
-     "cdcwire.redact", "cdcwire.params", "cdcwire.extras", "cdcwire.durations", "cdcwire.time_points",
-     "cdcwire.topic_selection", "cdcwire.column_kinds", "cdcwire.type_text", "cdcwire.type_names", "cdcwire.value_kinds",
-     "cdcwire.table_filter", "cdcwire.data_loss", "cdcwire.ddl_statements"),
-    # events and values
-    ("cdcwire.events", "cdcwire.table_schema", "cdcwire.table_announcement", "cdcwire.value_text", "cdcwire.event_batch",
-     "cdcwire.ordered_events",
-     "cdcwire.large_messages.*"),
-    # events as JSON, checked events, generated workloads
-    ("cdcwire.event_json", "cdcwire.validation", "cdcwire.workload"),
-    # what plugins implement, routing, and sink URIs taken apart (no registry, no sink)
-    ("cdcwire.codec", "cdcwire.transport", "cdcwire.dispatch.*", "cdcwire.sink_uri"),
-    # the one module plugins import
-    ("cdcwire.plugin_api",),
-    # what plugins register into
-    ("cdcwire.registry",),
-    # the core's own transports, a plugin like any other
-    ("cdcwire.transports.*",),
-    # the process-wide registry: built-in transports plus the installed plugins
-    ("cdcwire.installed",),
-    # the one place a URI becomes a Sink
-    ("cdcwire.sink", "cdcwire.parameter_table"),
-    # the user's API
-    ("cdcwire", "cdcwire.protocol_guess", "cdcwire.codec_calls", "cdcwire.message_writing", "cdcwire.poll_decoding", "cdcwire.api",
-     "cdcwire.storage_reading", "cdcwire.storage_writing", "cdcwire.storage_following",
-     "cdcwire.following", "cdcwire.testing.*"),
-    ("cdcwire.spark",),
-    ("cdcwire.cli.*", "cdcwire.__main__"),
+    ("foundation",),      # errors, declared parameters, caches, redaction, durations, points in time
+    ("values",),          # type codes, type names and texts, the classification of values
+    ("model",),           # events, table schemas, the wire message; events checked and as JSON
+    ("uris",),            # sink URIs taken apart and typed; topic names
+    ("contract",),        # the hook spec, Codec, Transport, the registry plugins fill
+    ("dispatch",),        # which topic and partition; table filters
+    ("large_messages",),  # compression and claim-check
+    ("plugin_api",),      # the one module plugins import
+    ("transports",),      # the core's own transports, plugins like any other
+    ("sinks",),           # where a URI becomes a Sink: the installed registry, the sink
+    ("api", "workload", "__init__"),  # the user's entry points
+    ("testing",),         # the kits plugin authors run
+    ("spark",),
+    ("cli", "__main__"),
 ]
+
+#: The most modules the core's top folder and each room may hold (``__init__`` counted).
+MOST_AT_THE_TOP, MOST_IN_A_ROOM = 12, 20
+
+
+def room_of(module: str) -> str:
+    """``cdcwire.model.events`` -> ``model``; ``cdcwire.plugin_api`` -> ``plugin_api``; ``cdcwire`` -> ``__init__``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
 def layer_of(module: str) -> int:
-    """The index of the layer naming ``module`` (a package's ``.*`` covers it and its modules)."""
-    for index, names in enumerate(LAYERS):
-        for name in names:
-            package = name[:-2] if name.endswith(".*") else None
-            if module == name or package and (module == package or module.startswith(package + ".")):
-                return index
+    """The index of the layer of ``module``'s room."""
+    room = room_of(module)
+    for index, rooms in enumerate(LAYERS):
+        if room in rooms:
+            return index
     raise KeyError(module)
 
 
-def test_every_core_module_has_a_layer():
-    unplaced = sorted(u for u in {unit_of(m) for m in core_modules()} if not _has_layer(u))
-    assert not unplaced, f"put these modules in a layer of LAYERS: {unplaced}"
+def test_every_room_of_the_core_has_a_layer():
+    rooms = {p.stem if p.is_file() else p.name for p in CORE.iterdir()
+             if p.suffix == ".py" or (p / "__init__.py").is_file()}
+    declared = {room for rooms in LAYERS for room in rooms}
+    assert rooms == declared, f"rooms without a layer: {sorted(rooms - declared)}; layers without a room: {sorted(declared - rooms)}"
 
 
-def _has_layer(module: str) -> bool:
-    try:
-        layer_of(module)
-    except KeyError:
-        return False
-    return True
+def test_the_core_top_folder_holds_a_few_modules_and_each_room_a_handful():
+    top = sorted(p.name for p in CORE.glob("*.py"))
+    assert len(top) <= MOST_AT_THE_TOP, top
+    crowded = {room.name: n for room in CORE.iterdir() if room.is_dir()
+               if (n := len(list(room.glob("*.py")))) > MOST_IN_A_ROOM}
+    assert not crowded, f"rooms of more than {MOST_IN_A_ROOM} modules: {crowded}"
 
 
 def upward_imports() -> list[str]:
     return sorted(
-        f"{path.relative_to(REPO)}:{line} imports {target} (layer {layer_of(target)}) from layer {layer_of(source)}"
-        for source, path, line, target in core_imports()
-        if _has_layer(source) and _has_layer(target) and layer_of(target) > layer_of(source)
+        f"{path.relative_to(REPO)}:{line} imports {target} ({room_of(target)}, layer {layer_of(target)})"
+        f" from {room_of(source)} (layer {layer_of(source)})"
+        for source, path, line, target in core_imports(type_only=True)
+        if layer_of(target) > layer_of(source)
     )
 
 
 def test_no_core_module_imports_from_a_layer_above_its_own():
-    """Not even inside a function: that is how sink_uri, transport and registry reached back up
-    to sink.py and made the core one knot."""
+    """Not even inside a function (that is how sink_uri, transport and registry reached back up
+    to sink.py and made the core one knot), nor for a type: a room names nothing above it."""
     wrong = upward_imports()
     assert not wrong, "imports that run back up the layers:\n" + "\n".join(wrong)
 
 
 def test_the_layers_are_read_bottom_up():
-    assert layer_of("cdcwire.errors") < layer_of("cdcwire.sink_uri") < layer_of("cdcwire.registry")
-    assert layer_of("cdcwire.registry") < layer_of("cdcwire.transports.file.job") < layer_of("cdcwire.sink")
-    assert layer_of("cdcwire.sink") < layer_of("cdcwire.api") < layer_of("cdcwire.spark") < layer_of("cdcwire.cli.run_command")
+    assert layer_of("cdcwire.foundation.errors") < layer_of("cdcwire.model.events") < layer_of("cdcwire.contract.codec")
+    assert layer_of("cdcwire.contract.registry") < layer_of("cdcwire.transports.file.job") < layer_of("cdcwire.sinks.sink")
+    assert layer_of("cdcwire.sinks.sink") < layer_of("cdcwire.api.functions") < layer_of("cdcwire.spark") < layer_of("cdcwire.cli.run_command")
+    assert layer_of("cdcwire") == layer_of("cdcwire.api.functions")

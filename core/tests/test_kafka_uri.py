@@ -15,7 +15,7 @@ import pytest
 import cdcwire
 
 from cdcwire import SinkURIError, parse_sink_uri
-from cdcwire.durations import parse_duration
+from cdcwire.foundation.durations import parse_duration
 
 BASE = "kafka://127.0.0.1:9092/orders?protocol=echo-json"
 

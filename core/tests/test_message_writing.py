@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import cdcwire
-from cdcwire.message import Payload
-from cdcwire.message_writing import WrittenMessages, write_payloads
-from cdcwire.sink import open_sink
+from cdcwire.model.message import Payload
+from cdcwire.api.message_writing import WrittenMessages, write_payloads
+from cdcwire.sinks.sink import open_sink
 
 
 def uri(tmp_path):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.errors import SinkURIError
-from cdcwire.sink import open_sink, resolve_sink
-from cdcwire.sink_uri import split_sink_uri
+from cdcwire.foundation.errors import SinkURIError
+from cdcwire.sinks.sink import open_sink, resolve_sink
+from cdcwire.uris.sink_uri import split_sink_uri
 
 URI = "file:///tmp/o/orders?protocol=echo-json"
 

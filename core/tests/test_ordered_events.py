@@ -1,9 +1,9 @@
-"""The merge of many partitions into one commit-ts ordered stream (cdcwire.ordered_events)."""
+"""The merge of many partitions into one commit-ts ordered stream (cdcwire.model.ordered_events)."""
 
 from __future__ import annotations
 
 from cdcwire import Column, ColumnFlag as F, ColumnType as T, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.ordered_events import OrderedEvents, ResolvedWatermarks, identity
+from cdcwire.model.ordered_events import OrderedEvents, ResolvedWatermarks, identity
 
 TOPIC = "orders"
 

@@ -4,9 +4,9 @@ import pytest
 from echo_codec import EchoJSONCodec
 
 import cdcwire
-from cdcwire.errors import PluginError, SinkURIError
+from cdcwire.foundation.errors import PluginError, SinkURIError
 from cdcwire.plugin_api import PLUGIN_API_VERSION
-from cdcwire.registry import PluginInfo, Registry
+from cdcwire.contract.registry import PluginInfo, Registry
 
 
 class OtherEcho(EchoJSONCodec):
@@ -91,7 +91,7 @@ def test_unknown_protocol_lists_installed_ones(echo_registry):
 
 
 def test_every_hook_spec_is_documented():
-    from cdcwire import hookspecs
+    from cdcwire.contract import hookspecs
 
     specs = [f for name, f in vars(hookspecs).items() if name.startswith("register_")]
     assert specs, "no hook specs found"
@@ -100,7 +100,7 @@ def test_every_hook_spec_is_documented():
 
 
 def test_entry_point_plugins_can_be_restricted_by_environment(monkeypatch):
-    from cdcwire.installed import build_registry
+    from cdcwire.sinks.installed import build_registry
 
     monkeypatch.setenv("CDCWIRE_PLUGINS", "no-such-plugin")
     reg = build_registry()

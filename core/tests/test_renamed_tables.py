@@ -1,7 +1,7 @@
-"""The tables a RENAME statement renames (cdcwire.ddl_statements.renamed_tables): what
+"""The tables a RENAME statement renames (cdcwire.values.ddl_statements.renamed_tables): what
 materialize moves when a table is renamed upstream."""
 
-from cdcwire.ddl_statements import TableName, renamed_tables
+from cdcwire.values.ddl_statements import TableName, renamed_tables
 
 
 def test_a_rename_table_gives_its_old_and_new_names() -> None:

@@ -245,7 +245,7 @@ def test_percent_encoded_values_are_decoded():
 
 
 def test_a_bare_protocol_config_keeps_a_value_holding_an_ampersand():
-    from cdcwire.sink import protocol_config
+    from cdcwire.sinks.sink import protocol_config
 
     config = protocol_config("echo-json", **{"echo-credential": "a&partition-num=9"})
     assert (config["echo-credential"], config["partition-num"]) == ("a&partition-num=9", 3)
@@ -305,7 +305,7 @@ def test_the_s3_storage_option_force_path_style_has_the_same_boolean_rule():
 
 @pytest.mark.parametrize("name", ["sasl-pasword", "sasl_password", "sasl-passwd", "sesion-tokn", "acess-key", "my-credentials"])
 def test_a_misspelt_secret_parameter_is_masked_in_the_uri_repr_and_the_right_name_suggested(name):
-    from cdcwire.sink_uri import split_sink_uri
+    from cdcwire.uris.sink_uri import split_sink_uri
 
     uri = f"kafka://h:9092/t?protocol=echo-json&sasl-mechanism=plain&{name}=hunter2"
     assert "hunter2" not in repr(split_sink_uri(uri))
@@ -317,7 +317,7 @@ def test_a_misspelt_secret_parameter_is_masked_in_the_uri_repr_and_the_right_nam
 
 
 def test_a_declared_parameter_named_like_a_secret_is_shown_an_unknown_one_masked():
-    from cdcwire.redact import redact_url
+    from cdcwire.foundation.redact import redact_url
 
     uri = "file:///tmp/d/t?protocol=echo-json&passwd-file=/etc/x&handle-key-columns=true"
     known = redact_url(uri, known_names=["protocol", "passwd-file", "handle-key-columns"])
@@ -326,7 +326,7 @@ def test_a_declared_parameter_named_like_a_secret_is_shown_an_unknown_one_masked
 
 
 def test_a_url_without_its_scheme_has_its_password_masked():
-    from cdcwire.sink_uri import split_sink_uri
+    from cdcwire.uris.sink_uri import split_sink_uri
 
     uri = "file:///tmp/d/t?protocol=echo-json&schema-registry=bob:hunter2@registry:8081"
     assert "schema-registry=bob:***@registry:8081" in repr(split_sink_uri(uri))
@@ -335,7 +335,7 @@ def test_a_url_without_its_scheme_has_its_password_masked():
 def test_a_url_encoded_twice_in_a_parameter_has_its_secrets_masked():
     from urllib.parse import quote
 
-    from cdcwire.sink_uri import split_sink_uri
+    from cdcwire.uris.sink_uri import split_sink_uri
 
     inner = "s3://b/p?access-key=AKIAX1&secret-access-key=SEKRITX&session-token=TOKENX"
     shown = repr(split_sink_uri("file:///tmp/d/t?protocol=echo-json&claim-check-storage-uri="

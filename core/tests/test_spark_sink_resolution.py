@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import cdcwire
 from cdcwire import Message
-from cdcwire import installed as registry_module
-from cdcwire.registry import PluginInfo, Registry
-from cdcwire.sink import open_sink
+from cdcwire.sinks import installed as registry_module
+from cdcwire.contract.registry import PluginInfo, Registry
+from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.message_ranges import MessageRange, plan_message_ranges
 
 

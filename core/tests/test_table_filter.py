@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.table_filter import TableFilter, TableFilterError
+from cdcwire.dispatch.table_filter import TableFilter, TableFilterError
 
 
 def test_globs_match_schema_and_table_case_insensitively():

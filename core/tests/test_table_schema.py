@@ -1,4 +1,4 @@
-"""The table schema events may carry (cdcwire.table_schema), as a plugin sees it through plugin_api."""
+"""The table schema events may carry (cdcwire.model.table_schema), as a plugin sees it through plugin_api."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.following import StartAt
-from cdcwire.time_points import TimeError, TimePoint, parse_time
+from cdcwire.api.following import StartAt
+from cdcwire.foundation.time_points import TimeError, TimePoint, parse_time
 
 # 2024-05-01T12:00:00Z
 MS = 1714564800000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cdcwire import CdcwireError
-from cdcwire.topic_selection import select_topics
+from cdcwire.uris.topic_selection import select_topics
 
 HELD = ["orders", "tidb_app_files", "tidb_app_users", "tidb_shop_orders"]
 

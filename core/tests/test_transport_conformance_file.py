@@ -17,7 +17,7 @@ from cdcwire.testing.transport_conformance import (
     check_file_the_next_write_cuts_an_incomplete_last_record,
     check_watermarks_bound_what_was_written,
 )
-from cdcwire.transport import MessageReader
+from cdcwire.contract.transport import MessageReader
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""TiDB's type names (cdcwire.type_names), the one table the protocols that write them share."""
+"""TiDB's type names (cdcwire.values.type_names), the one table the protocols that write them share."""
 
 from __future__ import annotations
 

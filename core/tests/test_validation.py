@@ -1,4 +1,4 @@
-"""The one validation of an event (cdcwire.validation), and where the core applies it."""
+"""The one validation of an event (cdcwire.model.validation), and where the core applies it."""
 
 from __future__ import annotations
 
@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given, settings
 
 import cdcwire
-from cdcwire.codec_calls import CheckedDecoder, CheckedEncoder
-from cdcwire.type_codes import ColumnFlag as F
-from cdcwire.type_codes import ColumnType as T
-from cdcwire.type_codes import DDLType
-from cdcwire.errors import DecodeError, EncodeError, InvalidEventError
-from cdcwire.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
-from cdcwire.message import Message
+from cdcwire.api.codec_calls import CheckedDecoder, CheckedEncoder
+from cdcwire.values.type_codes import ColumnFlag as F
+from cdcwire.values.type_codes import ColumnType as T
+from cdcwire.values.type_codes import DDLType
+from cdcwire.foundation.errors import DecodeError, EncodeError, InvalidEventError
+from cdcwire.model.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
+from cdcwire.model.message import Message
 from cdcwire.testing import strategies
 from cdcwire.testing.broken_events import broken_row_events
-from cdcwire.validation import check_event, is_valid
+from cdcwire.model.validation import check_event, is_valid
 
 U = F.UNSIGNED
 B = F.BINARY
@@ -274,7 +274,7 @@ def test_batch_rows_of_valid_events_are_never_malformed(events):
 
 def test_an_encoder_for_events_checked_already_takes_them_unchecked():
     sink = cdcwire.open_sink("file:///tmp/cdcwire-validation/t?protocol=echo-json")
-    from cdcwire.codec_calls import encoder_for
+    from cdcwire.api.codec_calls import encoder_for
 
     assert isinstance(encoder_for(sink, "t", 0), CheckedEncoder)
     assert not isinstance(encoder_for(sink, "t", 0, events_checked=True), CheckedEncoder)

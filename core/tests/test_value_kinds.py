@@ -1,12 +1,12 @@
-"""The one classification of column values and their canonical form (cdcwire.value_kinds)."""
+"""The one classification of column values and their canonical form (cdcwire.values.value_kinds)."""
 
 from __future__ import annotations
 
 import pytest
 
-from cdcwire.type_codes import ColumnFlag as F
-from cdcwire.type_codes import ColumnType as T
-from cdcwire.value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
+from cdcwire.values.type_codes import ColumnFlag as F
+from cdcwire.values.type_codes import ColumnType as T
+from cdcwire.values.value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
 
 
 @pytest.mark.parametrize(

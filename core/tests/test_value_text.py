@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cdcwire.value_kinds import to_float32
-from cdcwire.value_text import float32_text, float64_text
+from cdcwire.values.value_kinds import to_float32
+from cdcwire.model.value_text import float32_text, float64_text
 
 
 @pytest.mark.parametrize(

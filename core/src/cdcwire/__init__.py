@@ -7,10 +7,10 @@
 
 from __future__ import annotations
 
-from .api import decode, encode, encode_partition, protocols, read, write
-from .codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
-from .type_codes import ColumnFlag, ColumnType, DDLType
-from .errors import (
+from .api.functions import decode, encode, encode_partition, protocols, read, write
+from .contract.codec import Broadcast, Codec, Decoder, Encoder, EventPolicy
+from .values.type_codes import ColumnFlag, ColumnType, DDLType
+from .foundation.errors import (
     CdcwireError,
     DecodeError,
     DispatchError,
@@ -22,17 +22,17 @@ from .errors import (
     SinkURIError,
     TransportError,
 )
-from .event_json import from_json, read_jsonl, to_json, write_jsonl
-from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from .following import follow
-from .hookspecs import hookimpl
-from .message import Message, Payload
-from .params import Parameter
-from .poll_decoding import PollDecoder
-from .sink import Sink, open_sink, parse_sink_uri
-from .sink_uri import SinkConfig
-from .storage_reading import read_storage, read_storage_placed
-from .storage_writing import write_storage
+from .model.event_json import from_json, read_jsonl, to_json, write_jsonl
+from .model.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .api.following import follow
+from .contract.hookspecs import hookimpl
+from .model.message import Message, Payload
+from .foundation.params import Parameter
+from .api.poll_decoding import PollDecoder
+from .sinks.sink import Sink, open_sink, parse_sink_uri
+from .uris.sink_uri import SinkConfig
+from .api.storage_reading import read_storage, read_storage_placed
+from .api.storage_writing import write_storage
 
 __all__ = [
     "Broadcast", "CdcwireError", "Codec", "Column", "ColumnFlag", "ColumnType", "DDLEvent", "DDLType",

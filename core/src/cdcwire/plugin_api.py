@@ -14,8 +14,8 @@ The top-level ``cdcwire`` module stays the user's API (encode, decode, write, re
 
 from __future__ import annotations
 
-from .bounded_cache import BoundedCache
-from .codec import (
+from .foundation.bounded_cache import BoundedCache
+from .contract.codec import (
     BatchDecoder,
     BatchEncoder,
     Broadcast,
@@ -26,7 +26,7 @@ from .codec import (
     EventPolicy,
     FinishingDecoder,
 )
-from .type_codes import (
+from .values.type_codes import (
     BLOB_TYPES,
     FLOAT_TYPES,
     INTEGER_TYPES,
@@ -36,7 +36,7 @@ from .type_codes import (
     ColumnType,
     DDLType,
 )
-from .errors import (
+from .foundation.errors import (
     CdcwireError,
     DecodeError,
     EncodeError,
@@ -47,10 +47,10 @@ from .errors import (
     SinkURIError,
     TransportError,
 )
-from .ddl_statements import statement_ddl_type
-from .event_batch import EventBatch, ImageShape
-from .event_json import from_json, to_json
-from .events import (
+from .values.ddl_statements import statement_ddl_type
+from .model.event_batch import EventBatch, ImageShape
+from .model.event_json import from_json, to_json
+from .model.events import (
     Column,
     Columns,
     DDLEvent,
@@ -60,13 +60,13 @@ from .events import (
     build_column,
     build_row_event,
 )
-from .hookspecs import hookimpl
-from .message import MESSAGE_OVERHEAD, Message, Payload
+from .contract.hookspecs import hookimpl
+from .model.message import MESSAGE_OVERHEAD, Message, Payload
 from .large_messages import ClaimCheckStore, Compression, LargeMessageOptions
 from .large_messages.compression import DecompressionFailed
 from .large_messages.storage import ObjectMissing, StorageError
 from .large_messages.uploads import PointerPayload, in_order_once_stored
-from .params import (
+from .foundation.params import (
     CLAIM_CHECK_RAW_VALUE,
     CLAIM_CHECK_STORAGE_URI,
     DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS,
@@ -79,56 +79,24 @@ from .params import (
     Parameter,
     parse_boolean,
 )
-from .sink_uri import SinkConfig
-from .table_announcement import TableAnnouncement
-from .table_schema import (
+from .uris.sink_uri import SinkConfig
+from .model.table_announcement import TableAnnouncement
+from .model.table_schema import (
     ColumnSchema,
     IndexSchema,
     TableSchema,
     charset_of,
-    derive_table_schema,
-    row_schema_columns,
-    table_schema_of,
 )
-from .transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
-from .type_names import BINARY_TYPE_NAMES, TYPE_NAMES, type_name
-from .type_text import TypeText, parse_type_text, type_text_problem
-from .value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
-from .value_text import float32_text, float64_text
+from .model.row_schemas import derive_table_schema, row_schema_columns, table_schema_of
+from .contract.transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
+from .contract.api_version import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
+from .values.type_names import BINARY_TYPE_NAMES, TYPE_NAMES, type_name
+from .values.type_text import TypeText, parse_type_text, type_text_problem
+from .values.value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
+from .model.value_text import float32_text, float64_text
 
-#: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
-#: removed one the major. A plugin written for 1.0 loads on any 1.x core.
-#: 1.1: the columnar capability (BatchEncoder, BatchDecoder, EventBatch, ImageShape).
-#: 1.2: large messages: RowChangedEvent.handle_key_only and EventBatch.key_only (a columnar
-#: encoder sends those rows through its Event path), LargeMessageOptions, Compression,
-#: ClaimCheckStore and their errors, the claim-check and compression parameters,
-#: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
-#: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
-#: boolean outside a ``Parameter("...", "bool")`` (which already applies it); and the one
-#: reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
-#: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
-#: 1.5: statement_ddl_type, the DDL type of a statement read from its text (canal-json's and
-#: debezium's decoders: their messages carry only a coarse kind).
-#: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
-#: core calls once when a finite input ends (rows a stateful decoder still holds are given or
-#: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
-#: 1.7: the table schema (TableSchema, ColumnSchema, IndexSchema): RowChangedEvent.table_schema,
-#: DDLEvent.table_schema and pre_table_schema (optional, not part of equality), filled by decoders
-#: that read one; derive_table_schema, table_schema_of, row_schema_columns and charset_of, the one
-#: derivation from a row's columns for encoders that write a schema no DDL gave; TiDB's type names
-#: (TYPE_NAMES, BINARY_TYPE_NAMES, type_name: ``TypeToStr``), once for every plugin that writes them.
-#: 1.8: tables' announcements: ``EventPolicy.announce_tables`` and TableAnnouncement, given to
-#: the encoders of every partition of a table's topic (or the first) before the table's first
-#: row, for a codec that describes tables in messages of their own (simple's BOOTSTRAP to every
-#: partition, as TiCDC's send-bootstrap-to-all-partition).
-#: 1.9: HeldRowsRefused, the DecodeError of a message that released held rows some of which do not
-#: decode: the rest are given, each refused one is skipped, kept malformed or fails at its own place.
-PLUGIN_API_VERSION = "1.9"
-
-#: The attribute of a plugin's entry-point module that says which version it was written for.
-PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"
-
-#: The plugin API version that introduced each name (from the notes above and the history of
+#: The plugin API version that introduced each name (from the version notes in
+#: :mod:`cdcwire.contract.api_version` and the history of
 #: this file: Carrier, ValueKind, canonical_value, holds_bytes and value_kind came while it was
 #: still 1.0). A plugin's declared version must be at least that of every name it imports; the
 #: plugins' tests hold them to it. Add a new name here with the version it raises to.

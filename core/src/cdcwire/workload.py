@@ -1,7 +1,7 @@
 """A realistic, deterministic change stream: ``cdcwire generate`` and the demo's input.
 
 Several tables whose columns cover every column type of
-:data:`cdcwire.column_kinds.COLUMN_KINDS`; transactions of a few row
+:data:`cdcwire.values.column_kinds.COLUMN_KINDS`; transactions of a few row
 changes (inserts, updates, some of which change the handle key, deletes) at
 increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
 carry the new column), ``DROP COLUMN`` of the oldest added one once a table has
@@ -21,12 +21,12 @@ import string
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from .type_codes import ColumnFlag as F
-from .type_codes import ColumnType as T
-from .type_codes import DDLType
-from .column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
-from .events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from .value_kinds import to_float32
+from .values.type_codes import ColumnFlag as F
+from .values.type_codes import ColumnType as T
+from .values.type_codes import DDLType
+from .values.column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
+from .model.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .values.value_kinds import to_float32
 
 U64 = (1 << 64) - 1
 KEY_FLAGS = F.HANDLE_KEY | F.PRIMARY_KEY
@@ -306,7 +306,7 @@ def _row_change(
 
 def write_workload(w: Workload, path: str) -> int:
     """Write a workload as event JSON Lines; returns the number of events."""
-    from .event_json import write_jsonl
+    from .model.event_json import write_jsonl
 
     with open(path, "w", encoding="utf-8") as out:
         return write_jsonl(generate(w), out)

@@ -13,7 +13,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, Message, RowChangedEvent
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

@@ -12,7 +12,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire_avro import SchemaRegistryClient, SchemaRegistryError
 from cdcwire_avro.testing import LocalSchemaRegistry
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 T = ColumnType
 F = ColumnFlag
@@ -119,6 +119,6 @@ def test_a_500_that_echoes_the_request_shows_no_credentials() -> None:
 def test_a_registry_url_without_its_scheme_is_refused_without_its_password() -> None:
     with pytest.raises(cdcwire.SinkURIError, match="http:// or https://") as info:
         cdcwire.parse_sink_uri(uri("bob:hunter2@127.0.0.1:8081"))
-    from cdcwire.sink_uri import split_sink_uri
+    from cdcwire.uris.sink_uri import split_sink_uri
 
     assert "hunter2" not in str(info.value) and "hunter2" not in repr(split_sink_uri(uri("bob:hunter2@127.0.0.1:8081")))

@@ -10,8 +10,8 @@ from typing import Any
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent, SinkConfig
-from cdcwire.sink import protocol_config
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import protocol_config
+from cdcwire.sinks.sink import open_sink
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 COMMIT_TS = 429918007904436226  # a real TSO from the spec's watermark example

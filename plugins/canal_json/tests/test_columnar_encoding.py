@@ -8,7 +8,7 @@ import random
 import pytest
 
 from cdcwire import open_sink
-from cdcwire.events import RowChangedEvent
+from cdcwire.model.events import RowChangedEvent
 from cdcwire.testing.conformance import (
     assert_columnar_encoding_matches,
     check_columnar_encoding_on_mixed_batches,
@@ -80,7 +80,7 @@ def _row(kind: str, body: str) -> RowChangedEvent:
 
 
 def test_columnar_path_builds_no_column_objects_for_rows_with_default_options(monkeypatch) -> None:
-    from cdcwire.event_batch import EventBatch, ImageShape
+    from cdcwire.model.event_batch import EventBatch, ImageShape
     from cdcwire.workload import Workload
 
     sink = open_sink("file:///tmp/columnar/t?protocol=canal-json&enable-tidb-extension=true")

@@ -21,8 +21,8 @@ from cdcwire import (
     ResolvedEvent,
     RowChangedEvent,
 )
-from cdcwire.sink import protocol_config
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import protocol_config
+from cdcwire.sinks.sink import open_sink
 from cdcwire_canal_json.encoder import CanalJSONEncoder
 from cdcwire_canal_json.options import CanalOptions
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cdcwire.plugin_api import Encoder
-from cdcwire.sink import Sink
+from cdcwire.sinks.sink import Sink
 from cdcwire.testing.conformance import CodecConformance
 from cdcwire_canal_json.encoder import CanalJSONEncoder
 from cdcwire_canal_json.options import CanalOptions

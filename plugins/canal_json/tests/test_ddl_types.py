@@ -11,8 +11,8 @@ from cdcwire import DDLEvent, DDLType
 
 from canal_cases import canal_config, encode_one, round_trip
 from cdcwire_canal_json.ddl_kinds import ddl_type_from
-from cdcwire.ddl_statements import statement_ddl_type, tokens
-from cdcwire.sink import open_sink
+from cdcwire.values.ddl_statements import statement_ddl_type, tokens
+from cdcwire.sinks.sink import open_sink
 
 D = DDLType
 

@@ -1,5 +1,5 @@
 """Fuzzing the canal-json decoder at the JSON level: whatever a message's JSON says, the
-core's decoder gives valid events (cdcwire.validation) or a DecodeError, nothing else.
+core's decoder gives valid events (cdcwire.model.validation) or a DecodeError, nothing else.
 
 Random byte edits (the conformance kit's fuzz tests) mostly break the JSON syntax; these
 swap string and number tokens of well-formed messages, which reaches the value rules:
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import DecodeError, Message
-from cdcwire.codec_calls import decoder_for, encoder_for
+from cdcwire.api.codec_calls import decoder_for, encoder_for
 from cdcwire.testing.conformance import decoded_or_refused
 from cdcwire.testing.mutations import json_token_mutated
 from cdcwire.testing.strategies import event_batches

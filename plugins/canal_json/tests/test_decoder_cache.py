@@ -12,7 +12,7 @@ import pytest
 
 from cdcwire import ColumnFlag, ColumnType, DecodeError, Message
 from cdcwire_canal_json import CanalJSONDecoder, CanalOptions
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from canal_cases import canal_config, tp_int_insert
 

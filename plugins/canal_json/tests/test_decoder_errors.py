@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import DecodeError, Message
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from canal_cases import canal_config, tp_int_insert
 

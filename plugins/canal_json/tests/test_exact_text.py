@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
-from cdcwire.type_codes import INTEGER_TYPES
+from cdcwire.values.type_codes import INTEGER_TYPES
 from cdcwire.testing.strategies import all_types_table, row_events, tables
-from cdcwire.value_text import float32_text, float64_text
+from cdcwire.model.value_text import float32_text, float64_text
 from cdcwire_canal_json import CanalJSONEncoder, CanalOptions
 from cdcwire_canal_json.column_types import java_sql_type, mysql_type_text
 from cdcwire_canal_json.row_layout import ObjectTemplate, json_key

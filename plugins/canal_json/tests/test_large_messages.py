@@ -11,8 +11,8 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, MessageTooLargeError, RowChangedEvent, SinkURIError
 from cdcwire.plugin_api import EventBatch
-from cdcwire.sink import parse_sink_uri
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import parse_sink_uri
+from cdcwire.sinks.sink import open_sink
 from cdcwire.testing.conformance import columnar_and_event_decoding
 
 from canal_cases import KEY, canal_config, encode_one, round_trip

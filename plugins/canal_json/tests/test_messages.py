@@ -6,7 +6,7 @@ import json
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from canal_cases import COMMIT_TS, KEY, canal_config, encode_one, tp_int_insert, tp_int_row
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from cdcwire import ColumnType, DDLEvent, ResolvedEvent, RowChangedEvent
 from cdcwire.testing.strategies import COLUMN_KINDS, all_types_table, ddl_events, resolved_events, row_events, tables
 from cdcwire.plugin_api import to_float32
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from canal_cases import canal_config, round_trip
 

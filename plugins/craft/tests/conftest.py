@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cdcwire.sink import parse_sink_uri
-from cdcwire.events import Event
-from cdcwire.message import Message
-from cdcwire.sink_uri import SinkConfig
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import parse_sink_uri
+from cdcwire.model.events import Event
+from cdcwire.model.message import Message
+from cdcwire.uris.sink_uri import SinkConfig
+from cdcwire.sinks.sink import open_sink
 
 
 class CraftHarness:

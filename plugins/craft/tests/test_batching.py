@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.errors import MessageTooLargeError
+from cdcwire.foundation.errors import MessageTooLargeError
 from cdcwire.testing.strategies import event_batches
 from cdcwire_craft.encoder import CraftEncoder
 from cdcwire.plugin_api import MESSAGE_OVERHEAD

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdcwire import open_sink
-from cdcwire.codec_calls import encoder_for
-from cdcwire.event_batch import EventBatch, ImageShape
-from cdcwire.events import RowChangedEvent
+from cdcwire.api.codec_calls import encoder_for
+from cdcwire.model.event_batch import EventBatch, ImageShape
+from cdcwire.model.events import RowChangedEvent
 from cdcwire.testing.conformance import check_columnar_encoding_on_mixed_batches, columnar_and_event_payloads
 from cdcwire.testing.strategies import all_types_table, row_events
 from cdcwire.workload import Workload

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DecodeError, Message, RowChangedEvent
-from cdcwire.codec_calls import decoder_for
+from cdcwire.api.codec_calls import decoder_for
 from cdcwire.testing.broken_events import Broken, broken_row_events
-from cdcwire.validation import is_valid
-from cdcwire.sink import open_sink
+from cdcwire.model.validation import is_valid
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

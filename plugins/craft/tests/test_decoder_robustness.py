@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent, RowChangedEvent
-from cdcwire.errors import DecodeError
+from cdcwire.foundation.errors import DecodeError
 from cdcwire.testing.strategies import all_types_table, row_events
 from cdcwire_craft.decoder import CraftDecoder
 from cdcwire_craft.primitives import reversed_uvarint, uvarint, varint

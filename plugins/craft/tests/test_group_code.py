@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
-from cdcwire.errors import EncodeError
+from cdcwire.foundation.errors import EncodeError
 from cdcwire.testing.strategies import all_types_table, row_events
 from cdcwire_craft import table_shape
 from cdcwire_craft.column_values import ENCODERS, ValueKind, value_kind

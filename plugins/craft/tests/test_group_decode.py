@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.errors import DecodeError
+from cdcwire.foundation.errors import DecodeError
 from cdcwire.testing.strategies import all_types_table, row_events, row_images
 from cdcwire_craft import group_shapes
 from cdcwire_craft.decoder import CraftDecoder

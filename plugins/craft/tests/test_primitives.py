@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cdcwire.errors import DecodeError, EncodeError
+from cdcwire.foundation.errors import DecodeError, EncodeError
 from cdcwire_craft.primitives import (
     Reader,
     delta_uvarint_chunk,

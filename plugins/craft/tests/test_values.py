@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
-from cdcwire.errors import EncodeError
+from cdcwire.foundation.errors import EncodeError
 from cdcwire_craft.column_values import BadValue, _explain_uvarint, _read_uvarint_exactly
 from cdcwire_craft.encoder import CraftEncoder
 from cdcwire_craft.primitives import Reader, uvarint
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 T = ColumnType
 U = ColumnFlag.UNSIGNED

@@ -1,5 +1,5 @@
 """Fuzzing the debezium decoder at the JSON level: whatever a message's key and value say, the
-core's decoder gives valid events (cdcwire.validation) or a DecodeError, nothing else.
+core's decoder gives valid events (cdcwire.model.validation) or a DecodeError, nothing else.
 
 Random byte edits (tests/test_decode_fuzz.py) mostly break the JSON syntax; these change
 the parsed documents at any key (:mod:`cdcwire.testing.json_value_mutations`): a value of
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, DecodeError, Message, RowChangedEvent
-from cdcwire.codec_calls import decoder_for, encoder_for
+from cdcwire.api.codec_calls import decoder_for, encoder_for
 from cdcwire.plugin_api import derive_table_schema
 from cdcwire.testing.conformance import decoded_or_refused
 from cdcwire.testing.json_value_mutations import json_value_mutated

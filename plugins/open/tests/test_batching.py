@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, MessageTooLargeError, ResolvedEvent, RowChangedEvent
-from cdcwire.message import Payload
+from cdcwire.model.message import Payload
 from cdcwire.testing.strategies import all_types_table, row_events
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

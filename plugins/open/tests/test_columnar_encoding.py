@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from cdcwire import open_sink
-from cdcwire.codec_calls import encoder_for
-from cdcwire.event_batch import EventBatch, ImageShape
-from cdcwire.events import RowChangedEvent
+from cdcwire.api.codec_calls import encoder_for
+from cdcwire.model.event_batch import EventBatch, ImageShape
+from cdcwire.model.events import RowChangedEvent
 from cdcwire.testing.conformance import check_columnar_encoding_on_mixed_batches
 from cdcwire.workload import Workload
 

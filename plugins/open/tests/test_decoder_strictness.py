@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DecodeError, Message, ResolvedEvent, RowChangedEvent
 from cdcwire.testing.strategies import all_types_table, row_events
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

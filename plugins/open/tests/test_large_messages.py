@@ -20,8 +20,8 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, DecodeError, ResolvedEvent, RowChangedEvent
-from cdcwire.errors import SinkURIError
-from cdcwire.message import Message
+from cdcwire.foundation.errors import SinkURIError
+from cdcwire.model.message import Message
 
 F = ColumnFlag
 T = ColumnType

@@ -9,7 +9,7 @@ import pytest
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent, SinkURIError
 from cdcwire.testing.conformance import round_trip
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire.errors import InvalidEventError
+from cdcwire.foundation.errors import InvalidEventError
 from cdcwire.testing.conformance import CodecConformance, expected, round_trip
 from cdcwire.testing.strategies import COLUMN_KINDS, KINDS_BY_LABEL, TableSpec, all_types_table, row_events
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 URI = "file:///tmp/cdcwire-open/t?protocol=open-protocol"
 F = ColumnFlag
@@ -154,7 +154,7 @@ def test_column_order_of_the_event_is_kept() -> None:
 
 
 def test_str_value_of_a_blob_column_is_refused_before_encoding() -> None:
-    # a BINARY BLOB's value is bytes in the event model (cdcwire.validation)
+    # a BINARY BLOB's value is bytes in the event model (cdcwire.model.validation)
     with pytest.raises(InvalidEventError, match=r"columns\[1\]\.value \(column 'c'\): .*must be bytes, got str"):
         value_back(Column("c", T.BLOB, F.BINARY, "héllo"))
 

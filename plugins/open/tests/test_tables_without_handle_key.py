@@ -14,8 +14,8 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
-from cdcwire.message import Payload
-from cdcwire.sink import open_sink
+from cdcwire.model.message import Payload
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

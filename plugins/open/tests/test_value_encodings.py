@@ -8,7 +8,7 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, EncodeError, RowChangedEvent
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 F = ColumnFlag
 T = ColumnType

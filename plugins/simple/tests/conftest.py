@@ -17,8 +17,8 @@ if _HERE not in sys.path:
 
 @pytest.fixture(autouse=True, scope="session")
 def simple_registered() -> Iterator[None]:
-    from cdcwire import installed
-    from cdcwire.registry import PluginInfo
+    from cdcwire.sinks import installed
+    from cdcwire.contract.registry import PluginInfo
 
     import cdcwire_simple.plugin
 

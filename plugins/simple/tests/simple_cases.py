@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, SinkConfig
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 
 from cdcwire_simple.encoder import SimpleEncoder
 from cdcwire_simple.decoder import SimpleDecoder

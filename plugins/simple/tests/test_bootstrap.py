@@ -8,7 +8,7 @@ import json
 import pytest
 
 from cdcwire.plugin_api import RowChangedEvent, SinkURIError
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 from simple_cases import Clock, encoder, user_columns
 
 

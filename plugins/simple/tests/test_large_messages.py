@@ -9,7 +9,7 @@ import random
 import pytest
 
 from cdcwire.plugin_api import Column, DecodeError, Message, MessageTooLargeError, RowChangedEvent, SinkURIError
-from cdcwire.sink import open_sink
+from cdcwire.sinks.sink import open_sink
 from simple_cases import KEY, F, T, decoder, encoder
 
 LIMIT = "max-message-bytes=2048"

@@ -147,7 +147,7 @@ def test_decoding_messages_that_start_after_the_bootstrap_is_an_error_not_a_sile
 
 
 def test_the_simple_codec_says_its_decoding_is_stateful() -> None:
-    from cdcwire.sink import open_sink
+    from cdcwire.sinks.sink import open_sink
 
     assert open_sink("simple").codec.stateful_decoding is True
 

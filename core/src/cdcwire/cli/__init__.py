@@ -14,8 +14,8 @@ import time
 from types import ModuleType
 from typing import Optional, Sequence
 
-from ..errors import CdcwireError
-from ..installed import core_info
+from ..foundation.errors import CdcwireError
+from ..sinks.installed import core_info
 from .reading_flags import apply_skip_damaged
 from . import (
     demo_command,

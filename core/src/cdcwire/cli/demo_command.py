@@ -34,8 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def demo_uri(sink_dir: Path, protocol: str, services: contextlib.ExitStack) -> str:
     """The file sink URI of one protocol in the demo, with the parameters its codec asks for
-    (:meth:`cdcwire.codec.Codec.demo_parameters`): the demo names no protocol itself."""
-    from ..installed import get_registry
+    (:meth:`cdcwire.contract.codec.Codec.demo_parameters`): the demo names no protocol itself."""
+    from ..sinks.installed import get_registry
 
     params = {"protocol": protocol, **get_registry().codec(protocol).demo_parameters(services), "partition-num": "3"}
     return f"file://{sink_dir}/events?{urlencode(params, safe='{}:/')}"
@@ -43,7 +43,7 @@ def demo_uri(sink_dir: Path, protocol: str, services: contextlib.ExitStack) -> s
 
 def run(args: argparse.Namespace) -> int:
     from .. import protocols
-    from ..extras import extra_required
+    from ..foundation.extras import extra_required
 
     with extra_required("spark", "cdcwire demo (it runs on Spark)"):
         from .. import spark  # noqa: F401  (a missing pyspark is named before any work)
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _one_line_failures(args: argparse.Namespace, out: Path, names: list[str]) -> int:
     """The demo, its Spark failures (out of memory...) one line as ``run`` says them, not a JVM trace."""
-    from ..errors import CdcwireError
+    from ..foundation.errors import CdcwireError
     from .run_command import _one_line, spark_failure
 
     try:

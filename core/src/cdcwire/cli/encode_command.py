@@ -6,11 +6,11 @@ import argparse
 import sys
 from typing import BinaryIO, Iterator
 
-from ..api import dispatch, encode_partition, transport_partition_count
-from ..errors import EventJSONError
-from ..event_json import read_jsonl
-from ..message_writing import WrittenMessages, write_payloads
-from ..sink import open_sink
+from ..api.functions import dispatch, encode_partition, transport_partition_count
+from ..foundation.errors import EventJSONError
+from ..model.event_json import read_jsonl
+from ..api.message_writing import WrittenMessages, write_payloads
+from ..sinks.sink import open_sink
 from .uri_argument import FROM_ENV_OR_FILE, uri_argument
 
 

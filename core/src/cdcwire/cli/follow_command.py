@@ -2,7 +2,7 @@
 
 Prints each event as a line of event JSON (what ``cdcwire encode`` reads) as its message is
 written, until Ctrl-C (SIGINT) or SIGTERM, ``--count``, ``--until`` or (``-e``) the end of every
-partition, then a summary on stderr. The reading is :func:`cdcwire.following.follow`; this module is flags and output.
+partition, then a summary on stderr. The reading is :func:`cdcwire.api.following.follow`; this module is flags and output.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import argparse
 import signal
 import sys
 
-from ..event_json import to_json
-from ..following import FollowError, follow
-from ..ordered_events import Placed
-from ..storage_following import StorageFollower
+from ..model.event_json import to_json
+from ..api.following import FollowError, follow
+from ..model.ordered_events import Placed
+from ..api.storage_following import StorageFollower
 from ..transports.storage.location import is_storage_uri
-from ..time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
+from ..foundation.time_points import TIME_FORMS, TIME_FORMS_BESIDE_OFFSETS
 from .raw_lines import raw_line
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument

@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import CdcwireError
-from ..event_json import to_json
-from ..events import Event, RowChangedEvent
-from ..following import StartAt
-from ..poll_decoding import PollDecoder
-from ..sink import open_sink
-from ..topic_selection import select_topics
+from ..foundation.errors import CdcwireError
+from ..model.event_json import to_json
+from ..model.events import Event, RowChangedEvent
+from ..api.following import StartAt
+from ..api.poll_decoding import PollDecoder
+from ..sinks.sink import open_sink
+from ..uris.topic_selection import select_topics
 from ..transports.storage.location import is_storage_uri
 from .layout_inspect import inspect_layout, list_layout
 from .raw_lines import raw_line
@@ -122,7 +122,7 @@ def _range(reader, topic: str, partition: int, start: StartAt, end: int | None) 
 
 def _list(args: argparse.Namespace) -> int:
     """``--list``: one line per topic, one per partition under it."""
-    from ..protocol_guess import protocols_reading, source_sink
+    from ..api.protocol_guess import protocols_reading, source_sink
 
     sink = source_sink(args.uri)
     reader = sink.needs_transport().reader(sink.config)

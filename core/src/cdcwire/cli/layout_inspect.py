@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CdcwireError
-from ..event_json import to_json
-from ..events import ResolvedEvent
-from ..storage_reading import read_storage_placed
-from ..table_filter import TableFilter
+from ..foundation.errors import CdcwireError
+from ..model.event_json import to_json
+from ..model.events import ResolvedEvent
+from ..api.storage_reading import read_storage_placed
+from ..dispatch.table_filter import TableFilter
 from ..transports.storage.layout import DirItem, SchemaItem, snapshot
 from ..transports.storage.location import StorageLocation
 

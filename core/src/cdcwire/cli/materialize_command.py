@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CdcwireError
+from ..foundation.errors import CdcwireError
 from .run_command import _one_line, spark_failure
 from .reading_flags import SOURCE_URI, add_skip_damaged, add_topics
 from .spark_flags import add_spark_flags, progress, session_for
@@ -39,8 +39,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..extras import extra_required
-    from ..sink import open_sink
+    from ..foundation.extras import extra_required
+    from ..sinks.sink import open_sink
     from ..transports.storage.location import StorageLocation, is_storage_uri
 
     with extra_required("spark", "cdcwire materialize (it runs on Spark)"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..parameter_table import markdown_table, parameter_rows, plain_table
+from ..sinks.parameter_table import markdown_table, parameter_rows, plain_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..installed import get_registry
-from ..registry import ALLOW_ENV
+from ..sinks.installed import get_registry
+from ..contract.registry import ALLOW_ENV
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ..event_json import event_to_dict
-from ..events import Event
+from ..model.event_json import event_to_dict
+from ..model.events import Event
 
 
 def raw_line(

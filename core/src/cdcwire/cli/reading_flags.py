@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from urllib.parse import parse_qsl, urlsplit
 
-from ..errors import SinkURIError
-from ..params import parse_boolean
+from ..foundation.errors import SinkURIError
+from ..foundation.params import parse_boolean
 
 SOURCE_URI = "SOURCE_URI"
 TOPICS_HELP = "other topics than the URI's: names and patterns, 'a,b' or 'tidb_app_*' ('*': every topic)"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CdcwireError
+from ..foundation.errors import CdcwireError
 from .reading_flags import add_skip_damaged, add_topics
 from .created_dirs import CreatedDirs
 from .spark_flags import add_spark_flags, progress, session_for
@@ -48,8 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..sink import open_sink
-    from ..extras import extra_required
+    from ..sinks.sink import open_sink
+    from ..foundation.extras import extra_required
 
     with extra_required("spark", "cdcwire run (it runs on Spark)"):
         from .. import spark as cs

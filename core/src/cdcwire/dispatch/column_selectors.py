@@ -34,11 +34,11 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Optional, Sequence
 
-from ..bounded_cache import BoundedCache
-from ..errors import DispatchError
-from ..events import Column, Columns, RowChangedEvent, build_row_event
-from ..table_filter import TableFilter, TableFilterError
-from ..type_codes import ColumnFlag
+from ..foundation.bounded_cache import BoundedCache
+from ..foundation.errors import DispatchError
+from ..model.events import Column, Columns, RowChangedEvent, build_row_event
+from .table_filter import TableFilter, TableFilterError
+from ..values.type_codes import ColumnFlag
 
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Protocol
 
-from ..codec import Broadcast, EventPolicy
-from ..events import DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_row_event
-from ..table_announcement import TableAnnouncement
+from ..contract.codec import Broadcast, Codec, EventPolicy
+from ..model.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_row_event
+from ..model.table_announcement import TableAnnouncement
 from .column_selectors import ColumnSelector, first_selector
 from .partitioners import Partitioner
 from .rules import DispatchRule, column_selectors_of, rules_from_params
 
-if TYPE_CHECKING:
-    from ..sink import Sink
+from ..uris.sink_uri import SinkConfig
+
+
+class Sink(Protocol):
+    """What the dispatcher reads of a sink: its config and its codec. A
+    :class:`cdcwire.sinks.sink.Sink` is one; the dispatcher sits below the sinks' room
+    and names only what it reads."""
+
+    @property
+    def config(self) -> SinkConfig: ...
+
+    @property
+    def codec(self) -> Codec: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +147,7 @@ class Dispatcher:
     def announcements(self, event: Event) -> list[Route]:
         """The routes of a table's announcement, for a codec whose policy asks for them
         (``announce_tables``): when ``event`` is the first row of its table this dispatcher
-        routes, a :class:`~cdcwire.table_announcement.TableAnnouncement` to every partition
+        routes, a :class:`~cdcwire.model.table_announcement.TableAnnouncement` to every partition
         of its topic (or the first), to go before the row's own routes. Otherwise none."""
         how = self.policy.announce_tables
         if how is Broadcast.NONE or not isinstance(event, RowChangedEvent):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import zlib
 from typing import Callable, Sequence
 
-from ..errors import DispatchError
-from ..events import RowChangedEvent
-from ..value_text import hash_text
+from ..foundation.errors import DispatchError
+from ..model.events import RowChangedEvent
+from ..model.value_text import hash_text
 
 #: (row, partition_num) -> partition
 Partitioner = Callable[[RowChangedEvent, int], int]

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from ..errors import DispatchError, SinkURIError
-from ..table_filter import TableFilter, TableFilterError
+from ..foundation.errors import DispatchError, SinkURIError
+from .table_filter import TableFilter, TableFilterError
 from .column_selectors import ColumnSelector, selectors_from_entries
 from .partitioners import PARTITION_RULES, Partitioner, partitioner
-from .topics import TopicExpression
+from ..uris.topics import TopicExpression
 
 log = logging.getLogger("cdcwire.dispatch")
 
@@ -49,7 +49,7 @@ class DispatchRule:
         return self.partition == "columns"
 
     def matches(self, schema: str, table: str) -> bool:
-        """TiDB table-filter semantics (see :mod:`cdcwire.table_filter`)."""
+        """TiDB table-filter semantics (see :mod:`cdcwire.dispatch.table_filter`)."""
         return self._filter.matches(schema, table)
 
     def make_partitioner(self) -> Partitioner:

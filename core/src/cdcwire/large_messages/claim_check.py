@@ -19,7 +19,7 @@ import uuid
 from concurrent.futures import Future
 from typing import Optional
 
-from ..bounded_cache import BoundedCache
+from ..foundation.bounded_cache import BoundedCache
 from .storage import ObjectMissing, Storage, StorageError, object_name
 from .uploads import upload_pool
 

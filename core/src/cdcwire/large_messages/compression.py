@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..extras import extra_required
-from ..params import MAX_DECOMPRESSED_BYTES
+from ..foundation.extras import extra_required
+from ..foundation.params import MAX_DECOMPRESSED_BYTES
 
 #: The parameter's choices.
 NAMES = ("none", "snappy", "lz4")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..errors import SinkURIError
+from ..foundation.errors import SinkURIError
 from .claim_check import ClaimCheckStore, claim_check_store
 from .compression import DEFAULT_DECOMPRESSED_LIMIT, Compression
 from .storage import Storage

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 from urllib.parse import parse_qsl, urlsplit
 
-from ..errors import SinkURIError, TransportError
-from ..extras import extra_required
-from ..params import parse_boolean
-from ..redact import MASK, inner_url, keep_secrets_out_of_logs
+from ..foundation.errors import SinkURIError, TransportError
+from ..foundation.extras import extra_required
+from ..foundation.params import parse_boolean
+from ..foundation.redact import MASK, inner_url, keep_secrets_out_of_logs
 
 SCHEMES = ("file", "s3")
 #: TiCDC's S3 URI parameters, and the s3fs argument each becomes.

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Optional
 
-from ..message import Payload
+from ..model.message import Payload
 
 #: Uploads in flight in one process (``CDCWIRE_CLAIM_CHECK_THREADS`` overrides, read when the
 #: first upload starts); pointers waiting on them before the oldest is awaited.

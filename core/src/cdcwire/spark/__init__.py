@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import wraps
 from typing import Optional, Union
 
-from ..sink import SinkLike
+from ..sinks.sink import SinkLike
 from .tables.changelog import changelog, table_columns, typed_columns, zero_date_counts
 from .format import CdcwireDataSource, register_data_sources
 from .writer.dead_letters import read_dead_letters

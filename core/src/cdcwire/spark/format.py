@@ -21,7 +21,7 @@ schema for batch and streaming reads, and the stream has the timestamp, as Spark
 Kafka source has); ``cdcwire.spark.read``, which pins ``ranges``, gives
 :data:`~.rows.schema.READ_EVENT_SCHEMA`, as ``cdcwire.spark.decode`` does.
 
-Writes go through a write job (:meth:`cdcwire.transport.Transport.begin_write`): on
+Writes go through a write job (:meth:`cdcwire.contract.transport.Transport.begin_write`): on
 ``file://`` each task stages, ``commit()`` publishes once every task succeeded and
 ``abort()`` discards, so a failed write leaves nothing; ``mode("overwrite")``
 replaces the topics' partition files. ``kafka://`` delivers as tasks write (at
@@ -49,7 +49,7 @@ from __future__ import annotations
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import DataSource
 
-from ..errors import CdcwireError, SinkURIError
+from ..foundation.errors import CdcwireError, SinkURIError
 from .reader.batch_reader import MessageEventsReader
 from .reader.jsonl_source import EventLinesDataSource
 from .reader.source_options import gives_messages, is_permissive

@@ -35,9 +35,9 @@ from typing import Iterable, Mapping, Optional, Union
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..sink import Sink, SinkLike, open_sink
-from ..errors import CdcwireError
-from ..transport import WriteJob
+from ..sinks.sink import Sink, SinkLike, open_sink
+from ..foundation.errors import CdcwireError
+from ..contract.transport import WriteJob
 from ..transports.storage.location import StorageLocation, is_storage_uri
 from .format import register_data_sources
 from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage

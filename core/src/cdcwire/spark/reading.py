@@ -9,8 +9,8 @@ from typing import Mapping, Optional, Sequence, Union
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..sink import SinkLike, open_sink
-from ..errors import CdcwireError
+from ..sinks.sink import SinkLike, open_sink
+from ..foundation.errors import CdcwireError
 from ..transports.storage.layout import read_checkpoint
 from ..transports.storage.location import StorageLocation, is_storage_uri
 from .format import register_data_sources
@@ -71,14 +71,14 @@ def read(
     action over the DataFrame reads the same messages, however many producers add meanwhile
     (see :mod:`cdcwire.spark.reader.message_ranges`).
     ``topics``: the URI's topic by default; names and patterns, as a list or ``"a,b"``
-    (``"tidb_app_*"``; ``"*"`` for every topic the source holds), see :mod:`cdcwire.topic_selection`.
+    (``"tidb_app_*"``; ``"*"`` for every topic the source holds), see :mod:`cdcwire.uris.topic_selection`.
     ``permissive``: an undecodable message becomes a ``_malformed`` row (source
     ``topic/partition/offset``) for ``write(..., dead_letter=DIR)``, instead of failing the read.
     ``tables``: keep only the row and DDL events of these tables, in TiDB's table-filter syntax
-    (``"app.*,!app.tmp_*"``, :mod:`cdcwire.table_filter`), filtered on the executors as they
+    (``"app.*,!app.tmp_*"``, :mod:`cdcwire.dispatch.table_filter`), filtered on the executors as they
     are decoded; resolved events and malformed rows are always kept.
     ``fail_on_data_loss`` (default True): a start offset a partition no longer holds, or past its
-    end, is a :class:`~cdcwire.data_loss.DataLossError`; False: a warning, and its earliest.
+    end, is a :class:`~cdcwire.transports.data_loss.DataLossError`; False: a warning, and its earliest.
     """
     register_data_sources(spark)
     if is_storage_uri(source_uri):

@@ -25,8 +25,8 @@ from typing import Any, Callable, Optional
 
 from pyspark.sql import DataFrame
 
-from ..errors import CdcwireError
-from ..sink import SinkLike, open_sink
+from ..foundation.errors import CdcwireError
+from ..sinks.sink import SinkLike, open_sink
 from .pipeline import WriteSummary, write
 from .reading import without_broadcast_copies
 

@@ -11,11 +11,11 @@ from typing import Any, Callable
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ..errors import InvalidEventError
-from ..events import Column, RowChangedEvent
-from ..type_codes import ColumnFlag as F
-from ..type_codes import ColumnType as T
-from ..validation import check_event
+from ..foundation.errors import InvalidEventError
+from ..model.events import Column, RowChangedEvent
+from ..values.type_codes import ColumnFlag as F
+from ..values.type_codes import ColumnType as T
+from ..model.validation import check_event
 from .strategies import COLUMN_KINDS, KEY_FLAGS
 
 #: Values past the declared widths: a DECIMAL of any precision up to 65, a BIT up to 64 bits.
@@ -29,7 +29,7 @@ _WIDER = {
 @st.composite
 def accepted_rows(draw: Callable) -> RowChangedEvent:
     """An INSERT of a handle-key INT and a few columns, each with its type text declared, bare or
-    absent, that :func:`cdcwire.validation.check_event` accepts."""
+    absent, that :func:`cdcwire.model.validation.check_event` accepts."""
     cols = [Column("id", T.INT, KEY_FLAGS, draw(st.integers(0, 1000)), "int(11)")]
     for i, kind in enumerate(draw(st.lists(st.sampled_from(COLUMN_KINDS), min_size=1, max_size=4,
                                            unique_by=lambda k: k.label))):

@@ -1,7 +1,7 @@
-"""Hypothesis strategies for events that break one rule of :mod:`cdcwire.validation` each.
+"""Hypothesis strategies for events that break one rule of :mod:`cdcwire.model.validation` each.
 
 A codec's own encoder may still write such an event (the core never gives it one:
-:mod:`cdcwire.codec_calls` checks first), so they make the messages a decoder must
+:mod:`cdcwire.api.codec_calls` checks first), so they make the messages a decoder must
 refuse or read back as valid events: values past their type's range, NaN, lone
 surrogates, NUL in names, duplicate column names, flags past 2^63, negative commit
 ts, bytes in a text column, month 13, DECIMAL "abc", unknown DDL types.
@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from ..type_codes import ColumnFlag as F
-from ..type_codes import ColumnType as T
-from ..type_codes import DDLType
-from ..events import Column, DDLEvent, Event, RowChangedEvent, build_row_event
+from ..values.type_codes import ColumnFlag as F
+from ..values.type_codes import ColumnType as T
+from ..values.type_codes import DDLType
+from ..model.events import Column, DDLEvent, Event, RowChangedEvent, build_row_event
 from .strategies import row_events, tables
 
 

@@ -11,9 +11,9 @@ decode(encode(events)) equals what the codec says it carries, for every column
 type, and every event the check accepts (bare or absent type texts too) reads back with the
 same plugin; messages respect max-message-bytes; payload event counts reconcile; a
 truncated, mutated or random message raises DecodeError and nothing else, and
-what it does decode to passes :func:`cdcwire.validation.check_event`.
+what it does decode to passes :func:`cdcwire.model.validation.check_event`.
 
-Encoders and decoders are taken through :mod:`cdcwire.codec_calls`, as every path of
+Encoders and decoders are taken through :mod:`cdcwire.api.codec_calls`, as every path of
 the core takes them.
 """
 
@@ -27,18 +27,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ..codec import Encoder
-from ..codec_calls import decoder_for, encode_batches, encoder_for
-from ..event_batch import EventBatch
-from ..type_codes import DDLType
-from ..errors import DecodeError, EncodeError, InvalidEventError, MessageTooLargeError, SinkURIError
-from ..events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ..contract.codec import Encoder
+from ..api.codec_calls import decoder_for, encode_batches, encoder_for
+from ..model.event_batch import EventBatch
+from ..values.type_codes import DDLType
+from ..foundation.errors import DecodeError, EncodeError, InvalidEventError, MessageTooLargeError, SinkURIError
+from ..model.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from ..large_messages.claim_check import read_claim_check_object
-from ..params import LARGE_MESSAGE_HANDLE_OPTION
-from ..type_codes import ColumnFlag, ColumnType
-from ..message import Message, Payload
-from ..sink import Sink, SinkLike, open_sink
-from ..validation import check_event
+from ..foundation.params import LARGE_MESSAGE_HANDLE_OPTION
+from ..values.type_codes import ColumnFlag, ColumnType
+from ..model.message import Message, Payload
+from ..sinks.sink import Sink, SinkLike, open_sink
+from ..model.validation import check_event
 from .accepted_events import accepted_rows
 from .broken_events import Broken, broken_events
 from .mutations import mutated
@@ -74,7 +74,7 @@ def columnar_and_event_payloads(
     make_encoder: Any, events: list[Event], batch_size: int = 3
 ) -> tuple[list[Payload], list[Payload]]:
     """The payloads of ``events`` through the columnar path (EventBatches of ``batch_size``
-    events, see :func:`cdcwire.codec_calls.encode_batches`) and through the Event path, each
+    events, see :func:`cdcwire.api.codec_calls.encode_batches`) and through the Event path, each
     from a fresh encoder of ``make_encoder()``. A codec keeps its promise when they are equal."""
     batches = [EventBatch.of_events(events[i : i + batch_size]) for i in range(0, len(events), batch_size)]
     columnar = list(encode_batches(make_encoder(), batches))
@@ -138,7 +138,7 @@ def columnar_and_event_decoding(target: SinkLike, messages: list[Message]) -> tu
 
 
 def _finished(decoder: Any) -> list[Event]:
-    """What a stateful decoder (:class:`cdcwire.codec.FinishingDecoder`) still holds at the end."""
+    """What a stateful decoder (:class:`cdcwire.contract.codec.FinishingDecoder`) still holds at the end."""
     return decoder.finish() if hasattr(decoder, "finish") else []
 
 

@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from ..errors import DecodeError, InvalidEventError
-from ..events import Event
-from ..message import Message
-from ..validation import check_event
+from ..foundation.errors import DecodeError, InvalidEventError
+from ..model.events import Event
+from ..model.message import Message
+from ..model.validation import check_event
 from .mutations import json_token_mutated, mutated
 
 

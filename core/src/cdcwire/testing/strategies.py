@@ -1,6 +1,6 @@
 """Hypothesis strategies: table schemas with every column type, and events on them.
 
-Values are canonical (see :mod:`cdcwire.event_json`): ints within their type's
+Values are canonical (see :mod:`cdcwire.model.event_json`): ints within their type's
 range, float32 for FLOAT, bytes for binary columns, text for DECIMAL, dates,
 times and JSON. Every column carries its MySQL type text, so codecs that need
 precision, scale or enum elements (avro, canal-json) get them.
@@ -14,18 +14,18 @@ from typing import Callable, Optional
 
 from hypothesis import strategies as st
 
-from ..type_codes import ColumnFlag as F
-from ..type_codes import ColumnType as T
-from ..type_codes import DDLType
-from ..column_kinds import COLUMN_KINDS as DECLARED_KINDS
-from ..events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
+from ..values.type_codes import ColumnFlag as F
+from ..values.type_codes import ColumnType as T
+from ..values.type_codes import DDLType
+from ..values.column_kinds import COLUMN_KINDS as DECLARED_KINDS
+from ..model.events import Column, DDLEvent, ResolvedEvent, RowChangedEvent
 
 U64 = (1 << 64) - 1
 
 
 @dataclass(frozen=True, slots=True)
 class ColumnKind:
-    """One column type as a table declares it (:data:`cdcwire.column_kinds.COLUMN_KINDS`),
+    """One column type as a table declares it (:data:`cdcwire.values.column_kinds.COLUMN_KINDS`),
     with a strategy for its values."""
 
     label: str
@@ -71,7 +71,7 @@ _JSON = st.recursive(
     max_leaves=6,
 ).map(lambda v: __import__("json").dumps(v, ensure_ascii=False, sort_keys=True))
 
-#: A value strategy for every label of :data:`cdcwire.column_kinds.COLUMN_KINDS`.
+#: A value strategy for every label of :data:`cdcwire.values.column_kinds.COLUMN_KINDS`.
 _VALUES: dict[str, st.SearchStrategy] = {
     "tinyint": st.integers(-128, 127),
     "tinyint_unsigned": st.integers(0, 255),

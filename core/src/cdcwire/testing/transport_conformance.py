@@ -3,7 +3,7 @@
 A transport author gives the kit a *sink factory*: a callable that returns a fresh sink
 URI (a topic no check has used yet) each time it is called. The kit adds the
 parameters it needs (``partition-num``, so the URI must not set it) and checks what
-every transport promises through :class:`cdcwire.transport.Transport`:
+every transport promises through :class:`cdcwire.contract.transport.Transport`:
 
     import uuid
 
@@ -33,7 +33,7 @@ messages, even after more are written; a read ends at the high watermark of the 
 count; writes to a partition outside the count are refused with a CdcwireError; a write
 job publishes what its task writers wrote, only the attempts it is given, and a
 discarded job or a failed writer leaves what the transport declares
-(:attr:`cdcwire.transport.WriteJob.all_or_nothing`: nothing, or what was delivered);
+(:attr:`cdcwire.contract.transport.WriteJob.all_or_nothing`: nothing, or what was delivered);
 reading a missing topic is a CdcwireError naming it, or empty, as declared.
 
 Checks that only mean something for one transport are separate functions, not part of
@@ -51,11 +51,11 @@ from typing import Callable, ClassVar, Iterator, Literal, Optional, Sequence, Ty
 
 import pytest
 
-from ..errors import CdcwireError, SinkURIError
-from ..message import Message
-from ..sink import Sink, open_sink
-from ..sink_uri import split_sink_uri
-from ..transport import MessageReader, MessageWriter, WriteJob
+from ..foundation.errors import CdcwireError, SinkURIError
+from ..model.message import Message
+from ..sinks.sink import Sink, open_sink
+from ..uris.sink_uri import split_sink_uri
+from ..contract.transport import MessageReader, MessageWriter, WriteJob
 
 __all__ = [
     "MissingTopic",
@@ -303,7 +303,7 @@ def check_a_read_between_watermarks_gives_exactly_those_messages(new_sink_uri: S
 
 def check_a_read_ends_at_the_high_watermark_of_the_call(new_sink_uri: SinkFactory) -> None:
     """``read(topic, p)`` with no ``end`` stops at the high watermark of the call, as
-    :class:`cdcwire.transport.MessageReader` promises: messages written between the call and
+    :class:`cdcwire.contract.transport.MessageReader` promises: messages written between the call and
     consuming its result are not part of it."""
     _, sink = fresh_sink(new_sink_uri, partition_num=1)
     topic = sink.topic

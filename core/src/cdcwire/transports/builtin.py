@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
+from ..contract.hookspecs import hookimpl
 from ..plugin_api import PLUGIN_API_VERSION
 from .file.transport import FileTransport
 from .kafka.transport import KafkaTransport

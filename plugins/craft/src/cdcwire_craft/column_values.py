@@ -44,7 +44,7 @@ class ValueKind(enum.IntEnum):
 
 
 _RAW_TYPES = BLOB_TYPES | STRING_TYPES
-#: Craft's kinds from the core's one classification (cdcwire.value_kinds): craft splits text
+#: Craft's kinds from the core's one classification (cdcwire.values.value_kinds): craft splits text
 #: into TEXT (DECIMAL, dates, times, JSON: their text) and STRING (strings and TEXT blobs).
 _FROM_CORE = {
     CoreKind.SIGNED: ValueKind.SIGNED,

@@ -166,7 +166,7 @@ def decode_value(ft: FieldType, value: Any) -> Any:
         v = _integer(value, name)
         if ft.unsigned and t == ColumnType.BIGINT:  # written as int64: 2^64-1 as -1
             return v & _U64
-        return v  # the range of its type is the core's check (cdcwire.validation)
+        return v  # the range of its type is the core's check (cdcwire.model.validation)
     if t == ColumnType.YEAR:
         return _integer(value, name)
     if t == ColumnType.FLOAT:

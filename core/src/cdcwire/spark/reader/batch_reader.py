@@ -11,7 +11,7 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceReader
 
-from ...table_filter import TableFilter
+from ...dispatch.table_filter import TableFilter
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.sink_cache import cached_sink
 from .message_ranges import MessageRange, plan_message_ranges, ranges_from_json, whole_partitions

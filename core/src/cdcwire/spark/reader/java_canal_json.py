@@ -17,14 +17,14 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ...codec_calls import decoder_for, encoder_for
-from ...errors import CdcwireError
-from ...events import Column as EventColumn
-from ...events import RowChangedEvent
-from ...message import Message
+from ...api.codec_calls import decoder_for, encoder_for
+from ...foundation.errors import CdcwireError
+from ...model.events import Column as EventColumn
+from ...model.events import RowChangedEvent
+from ...model.message import Message
 from ...plugin_api import LargeMessageOptions
-from ...sink import Sink
-from ...type_codes import ColumnFlag, ColumnType
+from ...sinks.sink import Sink
+from ...values.type_codes import ColumnFlag, ColumnType
 from ..rows.record_checks import java_check_tables
 
 

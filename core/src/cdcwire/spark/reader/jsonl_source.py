@@ -17,8 +17,8 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from ...errors import EventJSONError
-from ...event_json import from_json
+from ...foundation.errors import EventJSONError
+from ...model.event_json import from_json
 from ..rows.arrow_events import events_to_batch, events_to_permissive_batch
 from ..runtime.job_errors import carried_to_driver
 from ..rows.schema import EVENT_SCHEMA, PERMISSIVE_EVENT_SCHEMA

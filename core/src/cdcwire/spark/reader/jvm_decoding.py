@@ -31,10 +31,10 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
-from ...errors import CdcwireError
-from ...message import Message
-from ...sink import Sink, open_sink
-from ...sink_uri import SinkConfig
+from ...foundation.errors import CdcwireError
+from ...model.message import Message
+from ...sinks.sink import Sink, open_sink
+from ...uris.sink_uri import SinkConfig
 from ..jvm.jar import CANAL_JSON_DECODING, DECODED_IN_PLACE, jar_lacking, java_class
 from ..rows.schema import (
     ARROW_PERMISSIVE_READ_EVENT_SCHEMA,

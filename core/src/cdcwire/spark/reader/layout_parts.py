@@ -16,8 +16,8 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
 
-from ...events import DDLEvent
-from ...storage_reading import line_decoder
+from ...model.events import DDLEvent
+from ...api.storage_reading import line_decoder
 from ...transports.storage.layout import Snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.replay import Replayer

@@ -21,8 +21,8 @@ from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ...errors import CdcwireError
-from ...table_filter import TableFilter
+from ...foundation.errors import CdcwireError
+from ...dispatch.table_filter import TableFilter
 from ...transports.storage.layout import read_checkpoint, snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition

@@ -17,10 +17,10 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from ...errors import CdcwireError
-from ...message import Message
-from ...sink import open_sink
-from ...sink_uri import SinkConfig
+from ...foundation.errors import CdcwireError
+from ...model.message import Message
+from ...sinks.sink import open_sink
+from ...uris.sink_uri import SinkConfig
 from ..runtime.job_errors import carried_to_driver
 from .range_decoding import decode_messages
 

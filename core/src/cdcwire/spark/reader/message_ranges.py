@@ -8,7 +8,7 @@ appending: counting it twice gives one number, and a write with topic rules,
 which reads its input once to plan topics and once to route, sees the same tables
 both times. ``spark.read.format("cdcwire")`` without that option plans whenever
 Spark plans a query over it. Every transport has watermarks
-(:meth:`cdcwire.transport.MessageReader.watermarks`), so every range has an end.
+(:meth:`cdcwire.contract.transport.MessageReader.watermarks`), so every range has an end.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import Optional, Union
 
 from pyspark.sql.datasource import InputPartition
 
-from ...data_loss import checked_offset
-from ...errors import CdcwireError
-from ...sink import Sink
-from ...topic_selection import select_topics
-from ...transport import lacks_offsets
+from ...transports.data_loss import checked_offset
+from ...foundation.errors import CdcwireError
+from ...sinks.sink import Sink
+from ...uris.topic_selection import select_topics
+from ...contract.transport import lacks_offsets
 from ..runtime.sink_cache import cached_sink
 
 
@@ -56,11 +56,11 @@ def plan_message_ranges(
     watermark now (or the end ``ends`` gives it).
 
     ``topics``: names and patterns, "a,b,tidb_*" ("*": every topic the source holds), or "" for
-    the URI's topic (see :mod:`cdcwire.topic_selection`);
+    the URI's topic (see :mod:`cdcwire.uris.topic_selection`);
     ``offsets``: JSON ``{"topic/partition": offset}`` overriding ``start_offset`` (-2: the
     earliest, -1: the latest, as in Spark's Kafka options); ``ends``: ``{"topic/partition":
     offset}`` (-1: the latest). A start outside the partition's range now is data loss
-    (:func:`cdcwire.data_loss.checked_offset`): an error, or with ``fail_on_data_loss`` False
+    (:func:`cdcwire.transports.data_loss.checked_offset`): an error, or with ``fail_on_data_loss`` False
     a warning and the earliest; ``accept`` says in the error how to accept it.
     ``source``: the sink the driver resolved for its job, or a URI (resolved once per process).
     """
@@ -127,7 +127,7 @@ def offsets_at_times(uri: str, topics: str, times: Union[int, dict[str, int]]) -
     time is at or after ``times`` (one ms for all, or per ``"topic/partition"``, every one named),
     or its end when none is that late yet.
 
-    Through the transport's :class:`~cdcwire.transport.OffsetsCapability` (Kafka's time index);
+    Through the transport's :class:`~cdcwire.contract.transport.OffsetsCapability` (Kafka's time index);
     a transport without it (``file://``, whose records keep no time) is an error naming it.
     """
     what = "option startingTimestamp" if isinstance(times, int) else "option startingOffsetsByTimestamp"

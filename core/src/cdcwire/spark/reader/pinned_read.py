@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ...table_filter import TableFilter
+from ...dispatch.table_filter import TableFilter
 from ..runtime.job_errors import cdcwire_errors_raised
 from ..runtime.sink_cache import cached_sink
 from .jvm_decoding import decoding_tier, jvm_decoded

@@ -26,13 +26,13 @@ from typing import Any, Iterable, Iterator, Optional
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
-from ...errors import DecodeError, HeldRowsRefused
-from ...event_batch import EventBatch
-from ...events import Event
-from ...message import Message
-from ...sink import Sink
-from ...table_filter import TableFilter
+from ...api.codec_calls import CheckedDecoder, columnar_decoder_for, decoder_for
+from ...foundation.errors import DecodeError, HeldRowsRefused
+from ...model.event_batch import EventBatch
+from ...model.events import Event
+from ...model.message import Message
+from ...sinks.sink import Sink
+from ...dispatch.table_filter import TableFilter
 from ..rows.arrow_batches import event_batch_arrow
 from ..rows.arrow_events import batch_problems, events_to_batch, events_to_permissive_batch
 from ..runtime.collector import fewer_collections
@@ -196,7 +196,7 @@ def decode_messages(
     decoder's ``finish`` gives what it still holds, placed at the last message, or refuses it
     (a DecodeError, permissive or not: it is about the input, not one message).
 
-    ``tables`` (TiDB's table-filter syntax, :mod:`cdcwire.table_filter`; "" keeps all): only
+    ``tables`` (TiDB's table-filter syntax, :mod:`cdcwire.dispatch.table_filter`; "" keeps all): only
     row and DDL events of the tables it matches are kept; resolved events and malformed
     rows always are (a consumer needs every watermark, a dead-letter path every bad message).
     """

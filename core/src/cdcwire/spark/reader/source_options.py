@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Mapping, Optional, Union
 
-from ...data_loss import fail_on_data_loss
-from ...errors import CdcwireError
+from ...transports.data_loss import fail_on_data_loss
+from ...foundation.errors import CdcwireError
 
 #: Options of ``spark.read.format("cdcwire")``, as documented (``ranges``: set by cdcwire.spark.read).
 BATCH_OPTIONS = (
@@ -173,7 +173,7 @@ def with_client_settings(uri: str, options: Mapping[str, object]) -> str:
     settings = {k[len(CLIENT_PREFIX):]: str(v) for k, v in lower_cased(options).items() if k.startswith(CLIENT_PREFIX)}
     if not settings:
         return uri
-    from ...sink import open_sink
+    from ...sinks.sink import open_sink
 
     sink = open_sink(uri)
     first = f"{CLIENT_PREFIX}{sorted(settings)[0]}"

@@ -23,7 +23,7 @@ or its exact error (file, line, column). It refuses:
   text off the plain decimal form), a header other than TiCDC's, an unknown operation, a D row
   of an update not followed by its I row, NULL table or schema fields, rows of several tables;
 - a value or name the event checks (:mod:`.storage_csv_checks`, the columnar form of
-  :func:`cdcwire.validation.check_event`) may find wrong.
+  :func:`cdcwire.model.validation.check_event`) may find wrong.
 
 Binary values (base64, hex) are decoded a column at a time (:mod:`.storage_csv_binary`); ENUM,
 SET and BIT values, and binary texts off the plain form, are read by the reference tier's own
@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from ...type_codes import ColumnFlag, ColumnType
+from ...values.type_codes import ColumnFlag, ColumnType
 from ...transports.storage.csv_rows import CsvOptions
 from ...transports.storage.table_columns import ColumnSpec, read_base64, read_hex
 from ..rows.schema import ARROW_COLUMN, ARROW_READ_EVENT_SCHEMA, ARROW_VALUE

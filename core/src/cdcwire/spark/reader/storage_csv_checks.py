@@ -1,4 +1,4 @@
-"""The event checks of the fast csv tier's typed columns: what :func:`cdcwire.validation.check_event`
+"""The event checks of the fast csv tier's typed columns: what :func:`cdcwire.model.validation.check_event`
 would refuse in any row of a file, found per column with Arrow compute.
 
 Why not the checks of any event batch (:func:`cdcwire.spark.rows.arrow_events.batch_problems`):
@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...transports.storage.table_columns import ColumnSpec
-from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType
-from ...type_text import TypeText, parse_type_text
-from ...validation import (FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem,
+from ...values.type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from ...values.type_text import TypeText, parse_type_text
+from ...model.validation import (FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem,
                            type_text_bound, value_check)
 
 I64_MAX = (1 << 63) - 1

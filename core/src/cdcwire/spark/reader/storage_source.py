@@ -31,12 +31,12 @@ from typing import Iterator, Optional
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader
 
-from ...errors import SinkURIError
-from ...table_filter import TableFilter
+from ...foundation.errors import SinkURIError
+from ...dispatch.table_filter import TableFilter
 from ...transports.storage.layout import snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition
-from ...validation import U64_MAX
+from ...model.validation import U64_MAX
 from ..rows.schema import READ_EVENT_SCHEMA
 from ..runtime.job_errors import carried_to_driver
 from .layout_parts import CSV_TIERS, LayoutPart, read_part

@@ -34,8 +34,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSourceStreamReader
 from pyspark.sql.streaming.datasource import ReadLimit, SupportsTriggerAvailableNow
 
-from ...errors import CdcwireError, SinkURIError
-from ...table_filter import TableFilter
+from ...foundation.errors import CdcwireError, SinkURIError
+from ...dispatch.table_filter import TableFilter
 from ...transports.storage.layout import Snapshot, read_checkpoint, snapshot
 from ...transports.storage.location import StorageLocation
 from ...transports.storage.position import LayoutPosition

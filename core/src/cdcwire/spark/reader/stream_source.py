@@ -56,11 +56,11 @@ from pyspark.sql.streaming.datasource import (
     SupportsTriggerAvailableNow,
 )
 
-from ...data_loss import checked_offset
-from ...errors import CdcwireError
-from ...table_filter import TableFilter
-from ...topic_selection import select_topics
-from ...transport import MessageReader
+from ...transports.data_loss import checked_offset
+from ...foundation.errors import CdcwireError
+from ...dispatch.table_filter import TableFilter
+from ...uris.topic_selection import select_topics
+from ...contract.transport import MessageReader
 from ..runtime.job_errors import carried_to_driver
 from .message_ranges import MessageRange, offsets_at_times
 from .range_decoding import decode_stamped_range
@@ -278,7 +278,7 @@ class MessageEventsStreamReader(DataSourceStreamReader, SupportsTriggerAvailable
         return end
 
     def _checked(self, key: str, offset: int, low: int, high: int) -> int:
-        """``offset`` when the partition holds it; else data loss (see :mod:`cdcwire.data_loss`)."""
+        """``offset`` when the partition holds it; else data loss (see :mod:`cdcwire.transports.data_loss`)."""
         topic, partition = place_of(key)
         return checked_offset(
             topic, partition, offset, low, high, fail=self.options.fail_on_data_loss,

@@ -1,4 +1,4 @@
-"""Arrow record batches <-> :class:`cdcwire.event_batch.EventBatch`: the columnar paths of the Spark stages.
+"""Arrow record batches <-> :class:`cdcwire.model.event_batch.EventBatch`: the columnar paths of the Spark stages.
 
 The write side: routed batches become the encoding stage's EventBatches. The read side:
 a columnar decoder's EventBatch becomes a batch of the event layout
@@ -26,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...bounded_cache import BoundedCache
-from ...event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
-from ...type_codes import ColumnFlag, ColumnType, DDLType
+from ...foundation.bounded_cache import BoundedCache
+from ...model.event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
+from ...values.type_codes import ColumnFlag, ColumnType, DDLType
 from .arrow_events import entry_values, key_only_array, key_only_positions
 from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
 

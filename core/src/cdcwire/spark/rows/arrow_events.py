@@ -3,7 +3,7 @@
 This is the executors' hot path: whole columns are turned into Python lists in
 one call each (``to_pylist`` on a flat child array) and events are built from
 them in one loop; enum lookups go through dicts, not the Enum constructors, and
-columns are made with :func:`cdcwire.events.build_column`. Rows that are not
+columns are made with :func:`cdcwire.model.events.build_column`. Rows that are not
 events come out as None with their reason (:func:`checked_events`), found by the
 cheap checks of :mod:`cdcwire.spark.rows.record_checks`.
 """
@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...type_codes import ColumnFlag, DDLType
-from ...errors import CdcwireError
-from ...events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
+from ...values.type_codes import ColumnFlag, DDLType
+from ...foundation.errors import CdcwireError
+from ...model.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent, build_column, build_row_event
 from .record_checks import ROW_IMAGES, EntryChecks, bad_names, commit_ts_values, ddl_type, image_problem
 from .schema import (
     ARROW_COLUMN,

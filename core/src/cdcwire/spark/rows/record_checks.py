@@ -9,9 +9,9 @@ its place), never a raw KeyError from deep inside a task.
 The checks cost little because they run per batch with Arrow compute (null
 counts, fields set per value) or per distinct type name with dict lookups; only
 the kind-against-images check is per row, and the row loop already touches
-those. Type names match in any case, as :mod:`cdcwire.event_json` takes them.
+those. Type names match in any case, as :mod:`cdcwire.model.event_json` takes them.
 
-The value rules are :mod:`cdcwire.validation`'s: Arrow compute only finds the entries
+The value rules are :mod:`cdcwire.model.validation`'s: Arrow compute only finds the entries
 that may break one (an integer past its type's range, a non-finite or float32-overflowing
 float, a value field its type does not take, a date or decimal text off its form, a NUL
 in a name, a name twice in an image), and the validation's own check of each such entry
@@ -31,9 +31,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
-from ...type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS, TypeText, parse_type_text
-from ...validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem
+from ...values.type_codes import BLOB_TYPES, FLOAT_TYPES, STRING_TYPES, ColumnFlag, ColumnType, DDLType
+from ...values.type_text import _CODES_BY_NAME, _ELEMENT_LIMITS, _NUMBER_LIMITS, TypeText, parse_type_text
+from ...model.validation import FLOAT32_MAX, INTEGER_RANGES, TIME_PATTERNS, column_problem, name_problem
 
 U64 = pa.uint64()
 I64_MAX = (1 << 63) - 1
@@ -219,7 +219,7 @@ class EntryChecks:
             self._flag(pc.indices_nonzero(several), "has more than one value field set")
 
     def _value_rules(self, types: pa.Array, flags: pa.Array, mysql_types: pa.Array) -> None:
-        """Flag the entries whose value :func:`cdcwire.validation.value_check` refuses.
+        """Flag the entries whose value :func:`cdcwire.model.validation.value_check` refuses.
 
         numpy finds the suspects in a few passes over all entries (per-entry bounds taken
         from per-type tables); only suspects, none in a clean batch, are judged one by one.

@@ -1,7 +1,7 @@
 """cdcwire errors keep their type and attributes across Spark.
 
 Why: an error raised in a Spark task reaches the driver as a Spark exception holding
-only the text of the executor's Python traceback. Parsing ``cdcwire.errors.XError:
+only the text of the executor's Python traceback. Parsing ``cdcwire.foundation.errors.XError:
 message`` out of that text gives back the class at best and none of its attributes
 (``SinkURIError.parameter``, ``DecodeError.offset``...), and a class whose
 constructor takes more than the message cannot be rebuilt from it. A caller of
@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, NoReturn, Optional
 
-from ...errors import CdcwireError
+from ...foundation.errors import CdcwireError
 
 #: Ends the note that carries an error: ``Class: message [carried by cdcwire: BASE64]``, the
 #: part a person reads first, the record for :func:`cdcwire_error_in` after it.
@@ -159,7 +159,7 @@ def raise_carried(exc: BaseException) -> NoReturn:
         try:
             cs.decode(df, "canal-json").collect()
         except Exception as exc:
-            cs.raise_carried(exc)      # raises e.g. cdcwire.errors.DecodeError
+            cs.raise_carried(exc)      # raises e.g. cdcwire.foundation.errors.DecodeError
 
     The Spark exception stays reachable as the raised error's ``__context__``."""
     if isinstance(exc, CdcwireError):

@@ -3,7 +3,7 @@ worker's own plugin registry (a sink's codec and transport are never pickled).""
 
 from __future__ import annotations
 
-from ...sink import Sink, open_sink
+from ...sinks.sink import Sink, open_sink
 
 _SINKS: dict[str, Sink] = {}
 

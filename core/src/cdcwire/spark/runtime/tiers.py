@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from ...errors import CdcwireError
+from ...foundation.errors import CdcwireError
 
 log = logging.getLogger("cdcwire.spark")
 _SAID: set[str] = set()

@@ -67,8 +67,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ...errors import CdcwireError
-from ...type_codes import ColumnFlag, ColumnType
+from ...foundation.errors import CdcwireError
+from ...values.type_codes import ColumnFlag, ColumnType
 from .table_types import TableColumn, column_type, widen
 
 #: Flink's row kinds.

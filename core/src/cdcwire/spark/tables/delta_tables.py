@@ -28,7 +28,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
-from ...extras import extra_required
+from ...foundation.extras import extra_required
 from .table_buckets import Layout, rewrite_buckets
 
 APPLIED_TS = "cdcwire.applied_ts"

@@ -35,15 +35,15 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType
 
-from ...codec import Broadcast
-from ...data_loss import DataLossError
-from ...errors import CdcwireError
-from ...redact import redact_url
-from ...sink import SinkLike, open_sink
+from ...contract.codec import Broadcast
+from ...transports.data_loss import DataLossError
+from ...foundation.errors import CdcwireError
+from ...foundation.redact import redact_url
+from ...sinks.sink import SinkLike, open_sink
 from ...transports.storage.layout import read_checkpoint
 from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
 from ...transports.storage.position import LayoutPosition
-from ...type_codes import ColumnFlag
+from ...values.type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
 from .delta_tables import apply_to_delta, applied_ts
 from .parquet_tables import apply_to_parquet, linked_snapshot, remove_snapshot, rows_in
@@ -141,7 +141,7 @@ def materialize(
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
     ``fail_on_data_loss`` (default True): a partition that no longer holds the offset the last
     run stopped at (retention), or ends before it (the topic was deleted and written again), is
-    a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest.
+    a :class:`~cdcwire.transports.data_loss.DataLossError`; False: one warning, read from its earliest.
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
     (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
     run = prepare_materialize(source_uri, out, format, topics, tables, fail_on_data_loss)

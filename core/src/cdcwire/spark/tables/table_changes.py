@@ -39,7 +39,7 @@ from typing import Optional
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...type_codes import ColumnFlag
+from ...values.type_codes import ColumnFlag
 
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 ROW_KINDS = ("insert", "update", "delete")

@@ -34,7 +34,7 @@ from typing import Iterable, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ...ddl_statements import renamed_tables
+from ...values.ddl_statements import renamed_tables
 
 #: The DDL types whose statements may rename a table.
 RENAME_TYPES = ("RENAME_TABLE", "RENAME_TABLES")

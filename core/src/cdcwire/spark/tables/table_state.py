@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ...errors import CdcwireError
+from ...foundation.errors import CdcwireError
 from ...transports.storage.position import LayoutPosition
 
 STATE_FILE = "_cdcwire_state.json"

@@ -68,8 +68,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ...table_schema import TableSchema
-from ...type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
+from ...model.table_schema import TableSchema
+from ...values.type_codes import BLOB_TYPES, STRING_TYPES, ColumnFlag, ColumnType
 
 T = ColumnType
 

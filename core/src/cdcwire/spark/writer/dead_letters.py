@@ -40,12 +40,12 @@ from typing import IO, Any, Callable, Iterable, Iterator, Optional
 
 import pyarrow as pa
 
-from ...codec_calls import encoder_for
-from ...errors import CdcwireError, EncodeError
-from ...event_json import to_json
-from ...events import Event, ResolvedEvent
-from ...message import Payload
-from ...sink import Sink
+from ...api.codec_calls import encoder_for
+from ...foundation.errors import CdcwireError, EncodeError
+from ...model.event_json import to_json
+from ...model.events import Event, ResolvedEvent
+from ...model.message import Payload
+from ...sinks.sink import Sink
 
 
 class DeadLetterWriter:

@@ -1,11 +1,11 @@
 """The encoding stage: one Spark task per topic-partition encodes its sorted events and writes them.
 
-The task streams: Arrow batches become :class:`cdcwire.event_batch.EventBatch`
+The task streams: Arrow batches become :class:`cdcwire.model.event_batch.EventBatch`
 columns one batch at a time (no ``Column`` objects), the codec's encoder batches
 their events into messages (through its columnar capability when it has one, see
-:func:`cdcwire.codec_calls.encode_batches`), and the task's writer takes each
+:func:`cdcwire.api.codec_calls.encode_batches`), and the task's writer takes each
 message as it is made. The writer comes from the write job the driver began
-(:class:`cdcwire.transport.WriteJob`): ``file://`` stages what the task writes and
+(:class:`cdcwire.contract.transport.WriteJob`): ``file://`` stages what the task writes and
 the driver publishes it once every task succeeded; ``kafka://`` delivers as it
 goes. The task hands its writer's receipt back in its result row. Leaving the
 task flushes the writer; a delivery failure fails the task (and the job) instead
@@ -29,12 +29,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
-from ...codec_calls import encode_batches, encoder_for
-from ...errors import CdcwireError
-from ...events import Event
-from ...message_writing import WrittenMessages, write_payloads
-from ...redact import redact_url
-from ...transport import WriteJob
+from ...api.codec_calls import encode_batches, encoder_for
+from ...foundation.errors import CdcwireError
+from ...model.events import Event
+from ...api.message_writing import WrittenMessages, write_payloads
+from ...foundation.redact import redact_url
+from ...contract.transport import WriteJob
 from ..runtime.collector import fewer_collections
 from ..rows.arrow_batches import routed_event_batch
 from ..rows.arrow_events import batch_problems

@@ -1,6 +1,6 @@
 """``df.write.format("cdcwire")``: the format's writer, one write job over the tasks.
 
-Writes go through a write job (:meth:`cdcwire.transport.Transport.begin_write`): on
+Writes go through a write job (:meth:`cdcwire.contract.transport.Transport.begin_write`): on
 ``file://`` each task stages, ``commit()`` publishes once every task succeeded and
 ``abort()`` discards, so a failed write leaves nothing. A DataFrame laid out by
 :func:`cdcwire.spark.prepare` is encoded as the pipeline's encoding stage encodes it
@@ -17,14 +17,14 @@ from typing import Iterator, Optional
 import pyarrow as pa
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
-from ...api import transport_partition_count
-from ...codec import Broadcast
-from ...codec_calls import encoder_for
+from ...api.functions import transport_partition_count
+from ...contract.codec import Broadcast
+from ...api.codec_calls import encoder_for
 from ...dispatch import Dispatcher
-from ...errors import CdcwireError
-from ...message_writing import WrittenMessages, write_payloads
-from ...sink import Sink
-from ...transport import WriteJob
+from ...foundation.errors import CdcwireError
+from ...api.message_writing import WrittenMessages, write_payloads
+from ...sinks.sink import Sink
+from ...contract.transport import WriteJob
 from ..rows.arrow_events import checked_events
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.sink_cache import cached_sink

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 
-from ...codec_calls import encoder_for
-from ...errors import CdcwireError
-from ...events import Column as EventColumn
-from ...events import RowChangedEvent
-from ...message import MESSAGE_OVERHEAD
+from ...api.codec_calls import encoder_for
+from ...foundation.errors import CdcwireError
+from ...model.events import Column as EventColumn
+from ...model.events import RowChangedEvent
+from ...model.message import MESSAGE_OVERHEAD
 from ...plugin_api import LargeMessageOptions
-from ...sink import Sink
-from ...type_codes import ColumnFlag, ColumnType
-from ...validation import INTEGER_RANGES
+from ...sinks.sink import Sink
+from ...values.type_codes import ColumnFlag, ColumnType
+from ...model.validation import INTEGER_RANGES
 from ..rows.record_checks import java_check_tables
 
 _BINARY = int(ColumnFlag.BINARY)

@@ -16,7 +16,7 @@ from typing import Optional
 
 from pyspark.sql import DataFrame
 
-from ...sink import Sink
+from ...sinks.sink import Sink
 from ..runtime.tiers import say_once, tier_setting
 from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_lacking, java_class
 from .java_canal_json import encoder_config

@@ -2,7 +2,7 @@
 
 It gives every event the routing columns the Python tier (:mod:`cdcwire.spark.writer.routing`)
 gives it, byte for byte: the topic from the rule's topic expression (Kafka's name rules as
-:mod:`cdcwire.dispatch.topics` applies them), the partition by the reference's hashes
+:mod:`cdcwire.uris.topics` applies them), the partition by the reference's hashes
 (CRC-32 of schema + table, XOR-ed with CRC-32 of each handle-key column's name + value text,
 see :mod:`cdcwire.spark.writer.sql_value_text`), DDL and resolved events broadcast per the
 codec's policy, key-changing updates split into a delete and an insert half, and the
@@ -40,10 +40,10 @@ from typing import Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ...codec import Broadcast
-from ...errors import CdcwireError
+from ...contract.codec import Broadcast
+from ...foundation.errors import CdcwireError
 from ...dispatch.rules import DispatchRule, column_selectors_of, rules_from_params
-from ...sink import Sink
+from ...sinks.sink import Sink
 from ..jvm.jar import ROUTED_COPIES, java_class
 from ..rows.schema import EVENT_COLUMNS
 from ..runtime.tiers import tier_setting
@@ -114,7 +114,7 @@ class _Routes:
         self.keys = F.array(*(F.lit(k) for k in plan.shuffle_keys))
 
     def table_topic(self, schema: Column, table: Column) -> Column:
-        """:meth:`cdcwire.dispatch.topics.TopicExpression.render`, names made safe first."""
+        """:meth:`cdcwire.uris.topics.TopicExpression.render`, names made safe first."""
         expr = self.rule.topic
         if expr is None:
             return F.lit(self.default_topic)

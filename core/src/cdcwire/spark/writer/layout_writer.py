@@ -34,10 +34,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from ...errors import CdcwireError
-from ...event_json import from_json, to_json
-from ...events import DDLEvent, RowChangedEvent
-from ...storage_writing import line_encoder
+from ...foundation.errors import CdcwireError
+from ...model.event_json import from_json, to_json
+from ...model.events import DDLEvent, RowChangedEvent
+from ...api.storage_writing import line_encoder
 from ...transports.storage.data_files import (
     DataFiles, FirstRow, WrittenFile, checkpoint_ts, first_images, next_indexes, publish,
 )

@@ -21,11 +21,11 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ByteType, IntegerType, LongType, StringType, StructField, StructType
 
 from ...dispatch import ColumnSelectorError, Dispatcher
-from ...errors import CdcwireError
-from ...event_json import to_json
-from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from ...redact import redact_url
-from ...sink import Sink
+from ...foundation.errors import CdcwireError
+from ...model.event_json import to_json
+from ...model.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ...foundation.redact import redact_url
+from ...sinks.sink import Sink
 from ..runtime.collector import fewer_collections
 from ..rows.arrow_events import batch_to_events, checked_events
 from .column_selection import select_batch_columns

@@ -1,4 +1,4 @@
-"""A column value's hash text (:func:`cdcwire.value_text.hash_text`) as a Spark SQL expression.
+"""A column value's hash text (:func:`cdcwire.model.value_text.hash_text`) as a Spark SQL expression.
 
 The JVM routing tier hashes handle keys without a Python worker, so it needs the exact
 bytes Python hashes for every VALUE field: text, bytes and integers are plain casts; a
@@ -83,7 +83,7 @@ def _plain(java_text: Column) -> Column:
 
 
 def float_text(value: Column, width: str) -> Column:
-    """:func:`cdcwire.value_text.float64_text` (``width`` "double") or ``float32_text`` ("float")."""
+    """:func:`cdcwire.model.value_text.float64_text` (``width`` "double") or ``float32_text`` ("float")."""
     if width == "double":
         java = F.call_function("java_method", F.lit(_DOUBLE_WRITER), F.lit("toString"), value)
     else:
@@ -98,7 +98,7 @@ def float_text(value: Column, width: str) -> Column:
 
 
 def hash_text(entry: Column) -> Column:
-    """The bytes :func:`cdcwire.value_text.hash_text` gives for a COLUMN struct of the event row."""
+    """The bytes :func:`cdcwire.model.value_text.hash_text` gives for a COLUMN struct of the event row."""
     v = entry["value"]
     is_float = F.upper(entry["type"]) == "FLOAT"
     return (

@@ -15,8 +15,8 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
-from ...sink import Sink, SinkLike, open_sink
-from ...event_json import to_json
+from ...sinks.sink import Sink, SinkLike, open_sink
+from ...model.event_json import to_json
 from ...dispatch import Dispatcher
 from ..rows.arrow_events import batch_to_events
 from ..runtime.collector import fewer_collections

@@ -43,7 +43,7 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable, Iterator, Optional, Sequence
 
-from ...errors import TransportError
+from ...foundation.errors import TransportError
 
 MAGIC = b"CDCWIRE1"
 NONE_LEN = 0xFFFFFFFF

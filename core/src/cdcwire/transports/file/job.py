@@ -20,10 +20,10 @@ import uuid
 from pathlib import Path
 from typing import Optional, Sequence
 
-from ...errors import TransportError
-from ...message import Message
-from ...redact import redact_url
-from ...transport import MessageWriter, WriteJob
+from ...foundation.errors import TransportError
+from ...model.message import Message
+from ...foundation.redact import redact_url
+from ...contract.transport import MessageWriter, WriteJob
 from .framing import frame
 from .locks import Key, PartitionLocks
 from .paths import os_errors, partition_number, partition_path, topic_dir

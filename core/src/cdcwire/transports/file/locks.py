@@ -22,7 +22,7 @@ import os
 import struct
 from pathlib import Path
 
-from ...errors import TransportError
+from ...foundation.errors import TransportError
 from .paths import lock_path, partition_path
 
 Key = tuple[str, int]

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ...errors import TransportError
+from ...foundation.errors import TransportError
 
 SUFFIX = ".cdcwire"
 INTERNAL = ".cdcwire"

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ...errors import TransportError
+from ...foundation.errors import TransportError
 from .checks import Checked, check_target, remember
 from .framing import MAGIC
 from .locks import Key, PartitionLocks

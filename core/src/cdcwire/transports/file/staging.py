@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO, Optional
 
-from ...errors import TransportError
+from ...foundation.errors import TransportError
 from .framing import MAGIC
 from .locks import Key
 from .paths import SUFFIX, check_partition, check_topic, internal_dir

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ...errors import TransportError
-from ...params import PARTITION_NUM
+from ...foundation.errors import TransportError
+from ...foundation.params import PARTITION_NUM
 from .paths import fsync_dir, partition_number, topic_dir, topic_file
 
 #: The count a new topic gets when the URI gives no ``partition-num``.

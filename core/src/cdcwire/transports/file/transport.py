@@ -36,11 +36,11 @@ import os
 from pathlib import Path
 from typing import BinaryIO, Iterator, Optional
 
-from ...errors import SinkURIError, TransportError
-from ...message import Message
-from ...params import Parameter
-from ...sink_uri import SinkConfig
-from ...transport import MessageReader, MessageWriter, Transport
+from ...foundation.errors import SinkURIError, TransportError
+from ...model.message import Message
+from ...foundation.params import Parameter
+from ...uris.sink_uri import SinkConfig
+from ...contract.transport import MessageReader, MessageWriter, Transport
 from .checks import Checked, check_target
 from .framing import Damage, count_frames, damage_error, frame, read_frames
 from .job import FileWriteJob

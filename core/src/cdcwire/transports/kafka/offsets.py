@@ -1,4 +1,4 @@
-"""Kafka's :class:`~cdcwire.transport.OffsetsCapability`: a consumer used for offsets only.
+"""Kafka's :class:`~cdcwire.contract.transport.OffsetsCapability`: a consumer used for offsets only.
 
 It never fetches (the messages come through :class:`~.reader.KafkaReader`): it reads and
 commits a consumer group's offsets and asks the broker for the offsets of a time
@@ -11,8 +11,8 @@ from typing import Any, Optional, Sequence
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from ...errors import TransportError
-from ...transport import OffsetsCapability
+from ...foundation.errors import TransportError
+from ...contract.transport import OffsetsCapability
 from .settings import KafkaSettings
 
 Key = tuple[str, int]

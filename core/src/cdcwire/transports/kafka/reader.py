@@ -12,9 +12,9 @@ from typing import Iterator, Optional
 
 from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, KafkaException, TopicPartition
 
-from ...errors import TransportError
-from ...message import Message
-from ...transport import MessageReader
+from ...foundation.errors import TransportError
+from ...model.message import Message
+from ...contract.transport import MessageReader
 from .settings import KafkaSettings, kafka_error_of
 
 log = logging.getLogger("cdcwire.kafka")

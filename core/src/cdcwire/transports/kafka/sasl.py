@@ -30,11 +30,11 @@ import re
 from typing import TYPE_CHECKING, Optional
 from urllib.parse import urlsplit
 
-from ...errors import SinkURIError
-from ...redact import redact_url
+from ...foundation.errors import SinkURIError
+from ...foundation.redact import redact_url
 
 if TYPE_CHECKING:
-    from ...sink_uri import SinkConfig
+    from ...uris.sink_uri import SinkConfig
 
 log = logging.getLogger("cdcwire.kafka")
 

@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 
 from confluent_kafka import KafkaError, KafkaException
 
-from ...durations import parse_duration
-from ...errors import CdcwireError, SinkURIError, TransportError
-from ...redact import MASK
+from ...foundation.durations import parse_duration
+from ...foundation.errors import CdcwireError, SinkURIError, TransportError
+from ...foundation.redact import MASK
 from .consumer_settings import consumer_settings
 from .sasl import (
     decoded_client_secret,

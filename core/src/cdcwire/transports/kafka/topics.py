@@ -14,7 +14,7 @@ from typing import Optional
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from ...errors import SinkURIError, TransportError
+from ...foundation.errors import SinkURIError, TransportError
 from .settings import KafkaSettings, kafka_error_of
 
 log = logging.getLogger("cdcwire.kafka")

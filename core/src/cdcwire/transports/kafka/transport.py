@@ -13,12 +13,12 @@ import logging
 import re
 from typing import Optional
 
-from ...durations import parse_duration
-from ...extras import extra_required
-from ...errors import SinkURIError
-from ...params import Parameter, shown_value
-from ...sink_uri import SinkConfig
-from ...transport import MessageReader, MessageWriter, OffsetsCapability, Transport
+from ...foundation.durations import parse_duration
+from ...foundation.extras import extra_required
+from ...foundation.errors import SinkURIError
+from ...foundation.params import Parameter, shown_value
+from ...uris.sink_uri import SinkConfig
+from ...contract.transport import MessageReader, MessageWriter, OffsetsCapability, Transport
 from .consumer_settings import consumer_settings_problem
 from .sasl import (
     MECHANISMS,

@@ -27,9 +27,9 @@ from typing import Any, Callable, Optional, TypeVar
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
-from ...errors import TransportError
-from ...message import Message
-from ...transport import MessageWriter
+from ...foundation.errors import TransportError
+from ...model.message import Message
+from ...contract.transport import MessageWriter
 from .settings import KafkaSettings, kafka_error_of
 from .topics import TopicAdmin
 

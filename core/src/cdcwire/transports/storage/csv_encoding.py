@@ -18,10 +18,10 @@ import base64
 from decimal import Decimal
 from typing import Iterable, Optional
 
-from ...events import Column, RowChangedEvent
-from ...type_codes import ColumnFlag, ColumnType as T
-from ...type_text import TypeText, parse_type_text
-from ...value_text import float32_text
+from ...model.events import Column, RowChangedEvent
+from ...values.type_codes import ColumnFlag, ColumnType as T
+from ...values.type_text import TypeText, parse_type_text
+from ...model.value_text import float32_text
 from .csv_rows import CsvOptions
 
 _TEXTUAL = frozenset({T.VARCHAR, T.CHAR, T.VAR_STRING, T.TINYBLOB, T.BLOB, T.MEDIUMBLOB, T.LONGBLOB})

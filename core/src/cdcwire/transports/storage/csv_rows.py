@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from ...events import Column, Columns, RowChangedEvent, build_column, build_row_event
-from ...type_codes import ColumnFlag
+from ...model.events import Column, Columns, RowChangedEvent, build_column, build_row_event
+from ...values.type_codes import ColumnFlag
 from .csv_fields import CsvDialect, CsvSyntaxError, Field, records
 from .places import LayoutError, Place
 from .table_columns import ColumnSpec

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
-from ...events import Column, RowChangedEvent
+from ...model.events import Column, RowChangedEvent
 from ...large_messages.storage import ObjectWriter
 from .csv_encoding import CsvEncoder
 from .layout import read_checkpoint

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 from ...large_messages.storage import ObjectMissing, Storage
-from ...validation import U64_MAX
+from ...model.validation import U64_MAX
 from .location import StorageLocation, shown
 from .paths import METADATA, DataDir, DataPath, IndexPath, SchemaPath, data_file_index, parse_path
 from .places import LayoutError, Place

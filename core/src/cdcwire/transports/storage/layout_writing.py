@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ...model.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
 from .data_files import DataFiles, LineEncoder, WrittenFile, checkpoint_ts, first_images, next_indexes, publish
 from .location import StorageLocation
 from .paths import DataDir

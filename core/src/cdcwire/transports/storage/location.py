@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import unquote, urlencode, urlsplit
 
-from ...errors import SinkURIError
+from ...foundation.errors import SinkURIError
 from ...large_messages.storage import S3_PARAMETERS, Storage
-from ...params import Parameter, shown_value
-from ...redact import redact_url
-from ...sink_uri import query_pairs
+from ...foundation.params import Parameter, shown_value
+from ...foundation.redact import redact_url
+from ...uris.sink_uri import query_pairs
 
 log = logging.getLogger(__name__)
 

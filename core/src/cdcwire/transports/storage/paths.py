@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ...errors import CdcwireError
-from ...validation import I64_MAX, U64_MAX
+from ...foundation.errors import CdcwireError
+from ...model.validation import I64_MAX, U64_MAX
 from .places import LayoutError, Place
 
 METADATA = "metadata"

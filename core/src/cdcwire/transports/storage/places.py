@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ...errors import DecodeError
+from ...foundation.errors import DecodeError
 
 
 @dataclass(frozen=True, slots=True)

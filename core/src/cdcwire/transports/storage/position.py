@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ...validation import U64_MAX
+from ...model.validation import U64_MAX
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Optional
 
-from ...errors import DecodeError, InvalidEventError
-from ...events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
-from ...message import Message
-from ...type_codes import DDLType
-from ...validation import check_event
+from ...foundation.errors import DecodeError, InvalidEventError
+from ...model.events import DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from ...model.message import Message
+from ...values.type_codes import DDLType
+from ...model.validation import check_event
 from .csv_fields import CsvDialect
 from .csv_rows import CsvOptions, csv_events
 from .layout import DirItem, SchemaItem, Snapshot, snapshot

@@ -17,7 +17,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ...validation import I64_MAX, U64_MAX
+from ...model.validation import I64_MAX, U64_MAX
 from .go_json import marshal_indent
 from .places import LayoutError, Place
 

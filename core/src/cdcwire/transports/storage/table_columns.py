@@ -14,8 +14,8 @@ import binascii
 from dataclasses import dataclass
 from typing import Callable
 
-from ...type_codes import ColumnFlag as F, ColumnType as T
-from ...value_kinds import to_float32
+from ...values.type_codes import ColumnFlag as F, ColumnType as T
+from ...values.value_kinds import to_float32
 from .schema_files import TableCol
 
 Reader = Callable[[str], object]

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Iterable, Mapping, Optional, Union
 
-from ...errors import CdcwireError
-from ...events import Column, DDLEvent, RowChangedEvent
-from ...table_schema import ColumnSchema
-from ...type_codes import ColumnFlag as F, ColumnType as T
-from ...type_text import TypeText, parse_type_text
+from ...foundation.errors import CdcwireError
+from ...model.events import Column, DDLEvent, RowChangedEvent
+from ...model.table_schema import ColumnSchema
+from ...values.type_codes import ColumnFlag as F, ColumnType as T
+from ...values.type_text import TypeText, parse_type_text
 from .location import StorageLocation
 from .paths import DataDir, SchemaPath, check_segment, parse_path
 from .schema_files import SchemaFile, TableCol

@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * need not convert the nested images into external rows first.
  */
 final class ColumnEntry {
-    // cdcwire.type_codes.ColumnFlag
+    // cdcwire.values.type_codes.ColumnFlag
     static final int BINARY = 0x01;
     static final int PRIMARY_KEY = 0x08;
     static final int UNSIGNED = 0x80;

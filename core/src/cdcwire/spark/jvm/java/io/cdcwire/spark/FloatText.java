@@ -7,7 +7,7 @@ import java.math.MathContext;
 import java.math.RoundingMode;
 
 /**
- * Float values as {@code cdcwire.value_text} writes them: the shortest text that reads back to
+ * Float values as {@code cdcwire.model.value_text} writes them: the shortest text that reads back to
  * the same float of the column's width, in plain decimal (no exponent, no trailing zeros).
  *
  * <p>Java 17's {@code Double.toString} is not always the shortest text, so it is not used.

@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
  * The bytes the index-value dispatcher hashes for a column value, as
- * {@code cdcwire.value_text.hash_text} gives them (and {@code sql_value_text.hash_text} in SQL):
+ * {@code cdcwire.model.value_text.hash_text} gives them (and {@code sql_value_text.hash_text} in SQL):
  * bytes as they are, text in UTF-8, integers in decimal, floats as the shortest text of the
  * column's width in plain decimal ({@link FloatText}), NaN and the infinities in Go's spelling,
  * {@code null} for SQL NULL.

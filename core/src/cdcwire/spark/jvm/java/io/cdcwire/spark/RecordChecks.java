@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 
 /**
  * The record checks of a row event, for the rows the Java tier encodes: true only for a row the
- * Python record checks ({@code cdcwire.spark.rows.record_checks}, {@code cdcwire.validation})
+ * Python record checks ({@code cdcwire.spark.rows.record_checks}, {@code cdcwire.model.validation})
  * certainly pass. It need not be exact: a row it is not sure of is left to Python, whose checks
  * then refuse it with their own words (or find it fine). The rules come from the Python tables
  * ({@link CanalJsonConfig}); where a rule is hard to say here it is stricter: a type text only

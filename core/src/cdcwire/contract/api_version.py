@@ -1,0 +1,37 @@
+"""The plugin API's version: what a plugin declares, and what the registry checks it against.
+
+Here, in the contract's room, because the registry checks it; :mod:`cdcwire.plugin_api`
+hands both names on to plugins with the rest of the API.
+"""
+
+#: The version of this API, ``MAJOR.MINOR``: a new name raises the minor, a changed or
+#: removed one the major. A plugin written for 1.0 loads on any 1.x core.
+#: 1.1: the columnar capability (BatchEncoder, BatchDecoder, EventBatch, ImageShape).
+#: 1.2: large messages: RowChangedEvent.handle_key_only and EventBatch.key_only (a columnar
+#: encoder sends those rows through its Event path), LargeMessageOptions, Compression,
+#: ClaimCheckStore and their errors, the claim-check and compression parameters,
+#: PointerPayload and in_order_once_stored (objects stored side by side, pointers in order).
+#: 1.3: parse_boolean, the one boolean rule of URI parameters, for a plugin that reads a
+#: boolean outside a ``Parameter("...", "bool")`` (which already applies it); and the one
+#: reading of MySQL type texts (TypeText, parse_type_text, type_text_problem).
+#: 1.4: OffsetsCapability (consumer groups and offsets for a time, offered by Transport.offsets).
+#: 1.5: statement_ddl_type, the DDL type of a statement read from its text (canal-json's and
+#: debezium's decoders: their messages carry only a coarse kind).
+#: 1.6: the end of a bounded read: FinishingDecoder, a decoder's optional ``finish()``, which the
+#: core calls once when a finite input ends (rows a stateful decoder still holds are given or
+#: refused, never dropped), and ``Codec.stateful_decoding`` (a partition is decoded whole, in order).
+#: 1.7: the table schema (TableSchema, ColumnSchema, IndexSchema): RowChangedEvent.table_schema,
+#: DDLEvent.table_schema and pre_table_schema (optional, not part of equality), filled by decoders
+#: that read one; derive_table_schema, table_schema_of, row_schema_columns and charset_of, the one
+#: derivation from a row's columns for encoders that write a schema no DDL gave; TiDB's type names
+#: (TYPE_NAMES, BINARY_TYPE_NAMES, type_name: ``TypeToStr``), once for every plugin that writes them.
+#: 1.8: tables' announcements: ``EventPolicy.announce_tables`` and TableAnnouncement, given to
+#: the encoders of every partition of a table's topic (or the first) before the table's first
+#: row, for a codec that describes tables in messages of their own (simple's BOOTSTRAP to every
+#: partition, as TiCDC's send-bootstrap-to-all-partition).
+#: 1.9: HeldRowsRefused, the DecodeError of a message that released held rows some of which do not
+#: decode: the rest are given, each refused one is skipped, kept malformed or fails at its own place.
+PLUGIN_API_VERSION = "1.9"
+
+#: The attribute of a plugin's entry-point module that says which version it was written for.
+PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

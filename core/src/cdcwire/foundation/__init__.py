@@ -1,0 +1,1 @@
+"""What every layer uses: errors, declared parameters, caches, redaction, durations, points in time."""

@@ -1,0 +1,1 @@
+"""Sink URIs taken apart and typed, and the topics a read takes."""
