@@ -20,6 +20,6 @@ def test_open_sink_takes_text_a_config_or_a_sink_and_gives_the_same_sink():
 
 def test_a_taken_apart_uri_is_refused_with_the_function_that_resolves_it(echo_registry):
     parts = split_sink_uri(URI)
-    with pytest.raises(SinkURIError, match=r"not a taken-apart SinkURI: resolve that with cdcwire\.sink\.resolve_sink"):
+    with pytest.raises(SinkURIError, match=r"not a taken-apart SinkURI: resolve that with cdcwire\.sinks\.sink\.resolve_sink"):
         open_sink(parts)
     assert resolve_sink(parts, echo_registry).config == open_sink(URI).config

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 from ..contract.codec import Codec
 from ..dispatch.rules import rules_from_params
 from ..foundation.errors import DispatchError, SinkURIError
+from .installed import get_registry
 from ..uris.sink_uri import SinkConfig, SinkURI, split_sink_uri
 from ..contract.transport import Transport
 from ..transports.storage.location import STORAGE_SCHEMES
@@ -65,19 +66,42 @@ SinkLike = Union[str, SinkConfig, Sink]
 
 
 def _registry(registry: Optional["Registry"]) -> "Registry":
-    if registry is not None:
-        return registry
-    from .installed import get_registry
+    return registry if registry is not None else get_registry()
 
-    return get_registry()
+
+def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
+    """The sink a URI, a config or a bare protocol name names (a sink is given back as it is).
+
+    A URI goes down once: taken apart (:func:`~cdcwire.uris.sink_uri.split_sink_uri`), its
+    transport and codec looked up, its parameters typed against what those two declare, then
+    built (rules file read, combinations checked). A :class:`SinkConfig` (say one pickled to an
+    executor) is joined again with the codec and transport of ``registry`` (the process-wide
+    one by default).
+    """
+    if isinstance(target, Sink):
+        return target
+    reg = _registry(registry)
+    if isinstance(target, SinkConfig):
+        transport = reg.transport(target.scheme) if target.scheme else None
+        return Sink(target, reg.codec(target.protocol), transport)
+    if isinstance(target, str) and ("://" in target or target.startswith("file:")):
+        refuse_storage_location(target.split("://", 1)[0], reg)  # before it is taken apart as scheme://host/topic
+        return resolve_sink(split_sink_uri(target), reg)
+    if isinstance(target, str):
+        return protocol_sink(target, reg)
+    if isinstance(target, SinkURI):
+        raise SinkURIError(
+            "open_sink takes a sink URI, a SinkConfig, a Sink or a protocol name, not a taken-apart"
+            " SinkURI: resolve that with cdcwire.sinks.sink.resolve_sink(parts, registry)"
+        )
+    raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
 
 
 def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
-    """Type a taken-apart URI against what its codec and transport declare, read its rules
-    file, and let the transport and the codec check the combination."""
-    if parts.scheme in STORAGE_SCHEMES and parts.scheme not in {t.scheme for t, _ in registry.transports()}:
-        raise storage_is_not_a_sink(parts.scheme)
-    transport = registry.transport(parts.scheme)
+    """A taken-apart URI's sink, in one pass down: its transport and codec looked up, its
+    parameters typed against what those two declare, its rules file read, the combination
+    checked by both."""
+    refuse_storage_location(parts.scheme, registry)
     protocol = parts.query.get("protocol")
     if not protocol:
         raise SinkURIError(
@@ -91,15 +115,33 @@ def resolve_sink(parts: SinkURI, registry: "Registry") -> Sink:
             " log) or s3://bucket/prefix?protocol=csv, with cdcwire.read_storage(uri)",
             "protocol",
         )
-    codec = registry.codec(protocol)
-    config = SinkConfig.typed(parts, codec.name, (*transport.parameters, *codec.parameters))
+    transport, codec = registry.transport(parts.scheme), registry.codec(protocol)
+    typed = SinkConfig.typed(parts, codec.name, (*transport.parameters, *codec.parameters))
     try:
-        config = replace(config, dispatch_rules=rules_from_params(config.params))  # a tuple, with the column selectors
+        config = replace(typed, dispatch_rules=rules_from_params(typed.params))  # a tuple, with the column selectors
     except DispatchError as exc:
         raise SinkURIError(str(exc), "dispatch-rules") from None
     transport.validate(config)
     codec.validate(config)
     return Sink(config, codec, transport)
+
+
+def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> Sink:
+    """A sink for a bare protocol name: its codec with ``params`` (text values as in a URI),
+    defaults for the rest, and no transport."""
+    codec = _registry(registry).codec(protocol)
+    parts = SinkURI("", "", "", {"protocol": protocol, **{k: str(v) for k, v in params.items()}})
+    config = SinkConfig.typed(parts, codec.name, codec.parameters)
+    codec.validate(config)
+    return Sink(config, codec, None)
+
+
+def refuse_storage_location(scheme: str, registry: "Registry") -> None:
+    """A TiCDC storage-sink location (local://, s3://) where a message sink is wanted gets its
+    own line, unless a plugin installed a transport for that scheme."""
+    scheme = scheme.lower()
+    if scheme in STORAGE_SCHEMES and scheme not in {t.scheme for t, _ in registry.transports()}:
+        raise storage_is_not_a_sink(scheme)
 
 
 def storage_is_not_a_sink(scheme: str) -> SinkURIError:
@@ -110,44 +152,6 @@ def storage_is_not_a_sink(scheme: str) -> SinkURIError:
         " (see docs/storage-sink.md)",
         "uri",
     )
-
-
-def protocol_sink(protocol: str, registry: Optional["Registry"] = None, **params: Any) -> Sink:
-    """A sink for a bare protocol name: its codec with ``params`` (text values as in a URI),
-    defaults for the rest, and no transport."""
-    reg = _registry(registry)
-    codec = reg.codec(protocol)
-    parts = SinkURI("", "", "", {"protocol": protocol, **{k: str(v) for k, v in params.items()}})
-    config = SinkConfig.typed(parts, codec.name, codec.parameters)
-    codec.validate(config)
-    return Sink(config, codec, None)
-
-
-def open_sink(target: SinkLike, registry: Optional["Registry"] = None) -> Sink:
-    """The sink a URI, a config or a bare protocol name names (a sink is given back as it is).
-
-    A :class:`SinkConfig` (say one pickled to an executor) is joined again with the
-    codec and transport of ``registry`` (the process-wide one by default).
-    """
-    if isinstance(target, Sink):
-        return target
-    reg = _registry(registry)
-    if isinstance(target, SinkConfig):
-        transport = reg.transport(target.scheme) if target.scheme else None
-        return Sink(target, reg.codec(target.protocol), transport)
-    if isinstance(target, str) and ("://" in target or target.startswith("file:")):
-        scheme = target.split("://", 1)[0].lower()
-        if scheme in STORAGE_SCHEMES and scheme not in {t.scheme for t, _ in reg.transports()}:
-            raise storage_is_not_a_sink(scheme)  # before the URI is taken apart as scheme://host/topic
-        return resolve_sink(split_sink_uri(target), reg)
-    if isinstance(target, str):
-        return protocol_sink(target, reg)
-    if isinstance(target, SinkURI):
-        raise SinkURIError(
-            "open_sink takes a sink URI, a SinkConfig, a Sink or a protocol name, not a taken-apart"
-            " SinkURI: resolve that with cdcwire.sinks.sink.resolve_sink(parts, registry)"
-        )
-    raise SinkURIError(f"not a sink URI, config or protocol name: {type(target).__name__}")
 
 
 def parse_sink_uri(uri: str, registry: Optional["Registry"] = None) -> SinkConfig:
