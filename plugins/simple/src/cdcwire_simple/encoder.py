@@ -239,7 +239,10 @@ class SimpleEncoder:
             after = TableSchema(ddl.schema, ddl.table, old.table_id, ddl.commit_ts, old.columns, old.indexes)
         message["tableSchema"] = after.wire()
         if ddl.pre_table_schema is not None and kind != "CREATE":
-            message["preTableSchema"] = wire_schema(ddl.pre_table_schema).wire()
+            pre = wire_schema(ddl.pre_table_schema)
+            message["preTableSchema"] = pre.wire()
+            if (pre.schema, pre.table) != key:
+                self._overwritten(pre)
         elif before is not None and kind != "CREATE":
             message["preTableSchema"] = before.schema.wire()
         if ddl.table:
@@ -247,6 +250,18 @@ class SimpleEncoder:
             shape = before.shape if before is not None and after.columns and not carried else None
             self._tables[key] = _Table(after, shape, self._clock() if after.columns else None)
         return message
+
+    def _overwritten(self, written: TableSchema) -> None:
+        """A DDL's preTableSchema names another table (a RENAME's old name): the reader keeps
+        it under that table's name and version, in place of what it had. Where that is the
+        version this encoder writes that table's rows with, but another schema, the reader's
+        copy is no longer the one those rows were matched to: forget the table, so its next
+        row goes after a BOOTSTRAP of its own schema again (else its columns read back with
+        the DDL's: a DATETIME with charset binary and BINARY read back as one without)."""
+        key = (written.schema, written.table)
+        table = self._tables.get(key)
+        if table is not None and table.schema.version == written.version and table.schema != written:
+            del self._tables[key]
 
     def _row_value(self, row: RowChangedEvent, schema: TableSchema) -> bytes:
         """A row's message; over max-message-bytes, cut to its handle key as the option says
