@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import io
 import time
 
@@ -39,6 +41,7 @@ def test_run_fails_on_a_bad_line_naming_file_and_line(spark, tmp_path, capsys):
     assert "bad.jsonl:2" in capsys.readouterr().err
 
 
+@pytest.mark.long_because("the demo as a user types it: every installed protocol written and verified through the CLI")
 def test_demo_verifies_every_protocol_and_leaves_no_temporary_files(spark, tmp_path, capsys, monkeypatch):
     import tempfile
 

@@ -174,6 +174,7 @@ def test_the_cluster_has_two_executor_jvms_besides_the_driver(cluster) -> None:
 FORMATS = os.environ.get("CDCWIRE_CLUSTER_FORMATS", "parquet").split(",")
 
 
+@pytest.mark.long_because("a local-cluster of a driver and two executor JVMs, started for this module")
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_materialize_on_a_local_cluster_gives_the_tables_of_local_mode(spark, cluster, tmp_path, fmt) -> None:
     uri = (f"file://{tmp_path}/src/w?protocol=canal-json&enable-tidb-extension=true&partition-num=2"

@@ -13,6 +13,8 @@ no persisted changes.
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import subprocess
 import sys
@@ -69,6 +71,7 @@ def _where_it_failed(stderr: str) -> str:
     return "\n".join([lines[-1] if lines else "", *lines[at:at + 12]])
 
 
+@pytest.mark.long_because("more events than fit in a deliberately small driver, in a JVM of its own")
 def test_a_run_over_more_events_than_fit_in_memory_finishes_equal_to_a_replay(tmp_path) -> None:
     events, replayed = _stream()
     uri = f"file://{tmp_path}/src/docs?protocol=canal-json&enable-tidb-extension=true&partition-num=2&partition=index-value"

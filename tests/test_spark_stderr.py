@@ -3,6 +3,8 @@ workers' BrokenPipeError tracebacks after ``df.show(n)`` (``cdcwire.spark.runtim
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import subprocess
 import sys
@@ -53,6 +55,7 @@ def test_a_session_showing_n_rows_prints_neither_the_incubator_warning_nor_broke
     assert "incubator" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
 
 
+@pytest.mark.long_because("a Spark JVM in a process of its own, to see what reaches the user's stderr")
 def test_a_users_action_meeting_a_bad_message_ends_with_its_one_line_first_and_no_executor_trace(tmp_path):
     uri = f"file://{tmp_path}/src/orders?protocol=open-protocol&partition-num=1"
     script = textwrap.dedent(f"""

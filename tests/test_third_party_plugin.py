@@ -158,6 +158,7 @@ def test_the_plugin_passes_the_shipped_conformance_suite(installed_plugin):
     assert " passed" in done.stdout and "failed" not in done.stdout
 
 
+@pytest.mark.long_because("cdcwire demo in a fresh process, its Spark session with it, with the third-party plugin installed")
 def test_cdcwire_demo_runs_the_plugin_with_the_parameters_its_codec_asks_for(installed_plugin, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "cdcwire", "demo", "--events", "300", "--out", str(tmp_path), "--master", "local[1]",
