@@ -26,6 +26,7 @@ Stages of one run::
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +45,8 @@ from ...transports.storage.location import StorageLocation, is_storage_uri, show
 from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
-from .delta_tables import apply_to_delta, applied_ts
-from .parquet_tables import apply_to_parquet, linked_snapshot, remove_snapshot, rows_in
+from .delta_tables import apply_to_delta, applied_ts, empty_delta
+from .parquet_tables import apply_to_parquet, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
@@ -58,6 +59,7 @@ from .table_changes import (
 from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
+from .table_wipes import WIPE_TYPES, Wipe, wiped_rows, wiped_tables, wipes_of
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -265,15 +267,23 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point, renames = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    events_read, offsets, point, renames, wipes = _read_counts_and_release_point(fresh, pending_before, state,
+                                                                                 has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
+    released = [w for w in wipes if point.ts is None or layout is not None or w.ts <= point.ts]
     step("keeping the events above it", events=events_read)
-    rows = relabelled(events.where(F.col("kind").isin(*ROW_KINDS)), renames)
+    is_row = F.col("kind").isin(*ROW_KINDS)
+    # a TRUNCATE / DROP above the release point waits with the rows (see table_wipes)
+    changes = events.where(is_row | F.col("ddl_type").isin(*WIPE_TYPES))
+    wiped = wiped_rows(released, renames)
+    if wiped is not None:
+        changes = changes.where(~(is_row & wiped))
+    rows = relabelled(changes, renames)
     if point.ts is None or layout is not None:
-        ready, later = rows, None
+        ready, later = rows.where(is_row), None
     else:
-        ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
+        ready, later = rows.where(is_row & (F.col("commit_ts") <= point.ts)), rows.where(F.col("commit_ts") > point.ts)
     pending_dir, pending = None, 0
     if later is not None:  # written, then counted from its Parquet footers: one job
         pending_dir = f"_cdcwire/pending-{run:06d}"
@@ -282,13 +292,20 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
-    replaced: list[Optional[str]] = _rename_tables(out, format, state, renames, run)
+    stored = sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out)))
+    wiped_stored = wiped_tables(released, renames, stored)
+    replaced, moved = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
     if format == "delta":
         for name in _delta_tables_in(out):
-            stored = applied_ts(out, name)
-            if stored is not None:
-                applied[name] = stored
+            stored_ts = applied_ts(out, name)
+            if stored_ts is not None:
+                applied[name] = stored_ts
+    emptied: dict[str, Wipe] = {}  # the tables of earlier runs a TRUNCATE / DROP empties, by their names now
+    for name, wipe in wiped_stored.items():
+        now = moved.get(name, name)
+        if (name in moved or now not in moved.values()) and wipe.ts > applied.get(now, -1):
+            emptied[now] = wipe
     ready = _not_yet_applied(ready, applied)
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
@@ -328,12 +345,12 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             )
             up_to = point.ts if point.ts is not None else int(stats[name]["max_ts"])
             if format == "parquet":
-                directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run,
-                                                   stats[name]["changes"])
+                current = None if name in emptied else snapshots.get(name)
+                directory, done = apply_to_parquet(spark, out, name, current, typed, keys, run, stats[name]["changes"])
             else:
                 directory = None
                 done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}/{name}", run,
-                                      stats[name]["changes"])
+                                      stats[name]["changes"], wiped=name in emptied)
             finished.append(name)
             running = [n for n in changed if n not in finished]
             if running:
@@ -360,6 +377,9 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 counts[name] = TableCounts(key_only=r["key_only"])
     finally:
         remove_snapshot(out, decided_dir)
+    up_to_wipes = point.ts if point.ts is not None else max((w.ts for w in released), default=0)
+    replaced += _empty_tables(out, format, state, {n: w for n, w in emptied.items() if n not in changed}, snapshots,
+                              applied, up_to_wipes, run)
     step("committing", done=len(changed), total=len(changed))
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
@@ -399,6 +419,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
         F.collect_list(F.when(F.col("_fresh") & F.col("ddl_type").isin(*RENAME_TYPES),
                               F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
+        F.collect_list(F.when(F.col("ddl_type").isin(*WIPE_TYPES),
+                              F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("wipes"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
@@ -406,7 +428,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
             offsets[r["place"]] = int(r["last"]) + 1
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
     renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
-    return sum(r["n"] for r in rows), offsets, point, renames
+    wipes = wipes_of(sorted((d for r in rows for d in r["wipes"]), key=lambda d: d["_seq"]))
+    return sum(r["n"] for r in rows), offsets, point, renames, wipes
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
@@ -459,18 +482,18 @@ def _upserts_as_inserts(last: DataFrame) -> DataFrame:
     )
 
 
-def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> list[str]:
+def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> tuple[list[str], dict[str, str]]:
     """Give the tables of earlier runs the names the run's renames not applied yet give them (see
-    :mod:`.table_renames`); the Parquet snapshots to remove after the commit. A renamed Parquet
+    :mod:`.table_renames`); (the Parquet snapshots to remove after the commit, {old name: new}). A renamed Parquet
     table's snapshot is linked under its new name (``<new>/renamed-N``), so the directory a
     reader finds is named for the table, whether or not the run changes it."""
     new = [r for r in renames if state.renamed_ts is None or r.ts > state.renamed_ts]
     if not new:
-        return []
+        return [], {}
     state.renamed_ts = max(r.ts for r in new)
     moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
     if not moved:
-        return []
+        return [], {}
     before = state.snapshots
     state.applied = renamed_entries(state.applied, moved)
     state.snapshots = renamed_entries(state.snapshots, moved)
@@ -483,7 +506,41 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int)
         state.renaming = journal(moved)
         state.save(out)
         _finish_moves(out, state)
-    return dropped
+    return dropped, moved
+
+
+def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, Wipe], snapshots: dict[str, str],
+                  applied: dict[str, int], up_to: int, run: int) -> list[Optional[str]]:
+    """The tables of earlier runs a TRUNCATE or DROP empties and no later change of the run
+    writes again (see :mod:`.table_wipes`): a truncated one is left with no rows, applied up to
+    ``up_to``; a dropped one leaves the output. Parquet: in ``snapshots`` and ``applied``, for the
+    run's commit; the snapshots to remove after it. Delta: a commit of no rows; a dropped
+    table's directory is removed once a state without it is saved (a run killed in between
+    reads the DROP again and finds nothing to remove)."""
+    replaced: list[Optional[str]] = []
+    dropped_delta = []
+    for name, wipe in sorted(emptied.items()):
+        if format == "parquet":
+            replaced.append(snapshots.pop(name, None))
+            if wipe.drops:
+                applied.pop(name, None)
+            else:
+                snapshots[name] = f"{name}/run-{run:06d}"
+                empty_snapshot(out, replaced[-1], snapshots[name])
+                applied[name] = up_to
+        elif wipe.drops:
+            applied.pop(name, None)
+            dropped_delta.append(name)
+        else:
+            empty_delta(out, name, up_to)
+            applied[name] = up_to
+    if dropped_delta:
+        for name in dropped_delta:
+            state.applied.pop(name, None)
+        state.save(out)
+        for name in dropped_delta:
+            shutil.rmtree(Path(out) / name, ignore_errors=True)
+    return replaced
 
 
 def _finish_moves(out: str, state: TablesState) -> None:

@@ -44,6 +44,23 @@ def apply_to_parquet(
     return directory, done.counts
 
 
+def empty_snapshot(out: str, current: Optional[str], directory: str) -> None:
+    """A truncated table's snapshot with nothing after the TRUNCATE: a directory holding one
+    file of no rows, of the schema of ``current`` (so readers still find the columns), named
+    for bucket 0 (the next run's layout reads it as such)."""
+    import pyarrow.parquet as pq
+
+    from .table_buckets import MIN_BUCKETS, file_name
+
+    target = Path(out) / directory
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    old = sorted((Path(out) / current).glob("*.parquet")) if current else []
+    if old:
+        schema = pq.read_schema(old[0])
+        pq.write_table(schema.empty_table(), target / file_name(0, MIN_BUCKETS, 0, "00000000", 0))
+
+
 def linked_snapshot(out: str, current: str, directory: str) -> None:
     """A copy of the snapshot ``current`` at ``directory`` (both under OUT) made of hard links: a
     renamed table's snapshot under its new name, no data copied."""
