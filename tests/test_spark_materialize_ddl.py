@@ -144,3 +144,38 @@ def test_a_truncate_in_a_later_run_with_rows_after_it_overwrites_the_delta_table
 
     assert tables_in(out, "delta") == replay(first + second)
     assert DeltaTable(str(out / "shop.trunc")).history(1)[0]["operationParameters"]["mode"] == "Overwrite"
+
+
+# -- the DDL policy -------------------------------------------------------------------------
+
+TRUNCATED = [*FIVE_ROWS, ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), row(11, "trunc", 6),
+             resolved(12)]
+
+
+def test_skip_destructive_keeps_the_rows_a_truncate_removes_and_reports_it(spark, tmp_path) -> None:
+    summary = cs.materialize(spark, source(tmp_path, TRUNCATED), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay([e for e in TRUNCATED if not isinstance(e, DDLEvent)])
+    [seen] = summary.ddls["shop.trunc"]
+    assert (seen.ddl_type, seen.action) == ("TRUNCATE_TABLE", "skipped (policy skip-destructive)")
+    assert "TRUNCATE_TABLE: skipped (policy skip-destructive)" in summary.report()
+
+
+def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writes_nothing(spark, tmp_path,
+                                                                                             capsys) -> None:
+    from cdcwire.cli import main
+
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    uri, out = source(tmp_path, events), tmp_path / "out"
+    assert main(["materialize", uri, "--out", str(out), "--ddl-policy", "stop", "--quiet"]) != 0
+    assert (f"shop.trunc: DDL at commit ts {10 << 18} is not applied by materialize (TRUNCATE_TABLE_PARTITION: ALTER"
+            " TABLE trunc TRUNCATE PARTITION p0)") in capsys.readouterr().err
+    assert not (out / "_cdcwire_state.json").exists()
+
+
+def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
+    events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
+              ddl(14, "trunc", "ALTER TABLE trunc DROP COLUMN name", DDLType.DROP_COLUMN), resolved(15)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert [(d.ddl_type, d.action) for d in summary.ddls["shop.trunc"]] == [
+        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_COLUMN", "not applied")]

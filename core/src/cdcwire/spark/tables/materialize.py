@@ -59,7 +59,8 @@ from .table_changes import (
 from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
-from .table_wipes import WIPE_TYPES, Wipe, wiped_rows, wiped_tables, wipes_of
+from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
+from .ddl_policy import DDLOutcome, check_policy, decide
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -104,6 +105,8 @@ class MaterializeSummary:
     waiting: tuple[str, ...] = ()
     seconds: float = 0.0
     nothing_new: bool = False  # the source held no message past the last run's offsets: no job ran
+    ddls: dict[str, list[DDLOutcome]] = field(default_factory=dict)  # per table, the run's DDLs and what was done
+    ddl_policy: str = "apply"
 
     def report(self) -> str:
         if self.nothing_new:
@@ -125,7 +128,17 @@ class MaterializeSummary:
             lines.append(f"{name:<32} {c.insert_events:>9} {c.update_events:>9} {c.delete_events:>9}"
                          f" {c.inserted:>9} {c.updated:>9} {c.deleted:>9} {c.duplicates:>10} {c.key_only:>9}"
                          f" {c.zero_dates:>10}")
+        if self.ddls:
+            lines.append(f"DDLs (policy {self.ddl_policy}):")
+            for name, seen in sorted(self.ddls.items()):
+                for d in seen:
+                    lines.append(f"  {name:<30} ts {d.ts} {d.ddl_type}: {d.action} ({_short(d.query)})")
         return "\n".join(lines)
+
+
+def _short(query: str) -> str:
+    query = " ".join(query.split())
+    return query if len(query) <= 60 else query[:57] + "..."
 
 
 def materialize(
@@ -137,6 +150,7 @@ def materialize(
     tables: Optional[Union[str, Sequence[str]]] = None,
     time_zone: str = "UTC",
     fail_on_data_loss: bool = True,
+    ddl_policy: str = "apply",
 ) -> MaterializeSummary:
     """Apply the source's events since the last run into one table per upstream table under
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
@@ -144,8 +158,11 @@ def materialize(
     run stopped at (retention), or ends before it (the topic was deleted and written again), is
     a :class:`~cdcwire.data_loss.DataLossError`; False: one warning, read from its earliest.
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
-    (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
+    (``topics`` does not apply; csv rows need ``include-commit-ts=true``). ``ddl_policy``: what
+    is done with the DDLs, "apply" (a replay), "skip-destructive" or "stop" (see
+    :mod:`cdcwire.spark.tables.ddl_policy`)."""
     _check_format(format)
+    check_policy(ddl_policy)
     layout = _layout_location(source_uri, topics)
     sink = open_sink(source_uri) if layout is None else None
     state = TablesState.load(out, format)
@@ -167,7 +184,8 @@ def materialize(
         if read.events is None:  # the checkpoint has not moved: nothing new, no Spark job
             return MaterializeSummary(out, format, state.release_ts, state.release_ts is not None, 0, 0, nothing_new=True,
                                       seconds=time.monotonic() - started)
-        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
+        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position,
+                            ddl_policy=ddl_policy)
     topic_list = "" if topics is None else topics if isinstance(topics, str) else ",".join(topics)
     try:
         ranges = plan_message_ranges(sink, topic_list, None, json.dumps(state.offsets) if state.offsets else "",
@@ -183,12 +201,12 @@ def materialize(
             f"{Path(out) / STATE_FILE} field offsets: {exc}; if the state file is damaged, restore it or"
             " materialize into a new output directory"
         ) from None
-    return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone)
+    return apply_events(spark, events, out, format, state, _has_resolved(sink), time_zone, ddl_policy=ddl_policy)
 
 
 def materialize_stream(
     df: DataFrame, source_uri: SinkLike, out: str, checkpoint: str, format: str = "parquet", time_zone: str = "UTC",
-    trigger: Optional[dict] = None,
+    trigger: Optional[dict] = None, ddl_policy: str = "apply",
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
@@ -196,6 +214,7 @@ def materialize_stream(
     A storage-sink layout (``spark.readStream.format("cdcwire-storage")``): each micro-batch is
     released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
+    check_policy(ddl_policy)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
     layout = _layout_location(source_uri, None)
@@ -207,7 +226,8 @@ def materialize_stream(
         state = TablesState.load(out, format)
         state.source = source
         position = _layout_batch_position(state) if layout is not None else None
-        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position)
+        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position,
+                     ddl_policy=ddl_policy)
 
     writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
     if trigger:
@@ -235,6 +255,7 @@ def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPo
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
     time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
+    ddl_policy: str = "apply",
 ) -> MaterializeSummary:
     """One run over a frame of events read back (topic, partition, offset): the stages above.
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
@@ -257,25 +278,27 @@ def apply_events(
         if callable(layout):
             layout = layout(fresh)
         with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
-            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout)
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout, ddl_policy)
     finally:
         remove_snapshot(out, staged)
 
 
-def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout) -> MaterializeSummary:
+def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout,
+           ddl_policy: str = "apply") -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point, renames, wipes = _read_counts_and_release_point(fresh, pending_before, state,
-                                                                                 has_resolved)
+    events_read, offsets, point, renames, ddls = _read_counts_and_release_point(fresh, pending_before, state,
+                                                                                has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
-    released = [w for w in wipes if point.ts is None or layout is not None or w.ts <= point.ts]
+    ddl_outcomes, run_wipes = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
+    released = [w for w in wipes_of(ddls) if w.ts in run_wipes]
     step("keeping the events above it", events=events_read)
     is_row = F.col("kind").isin(*ROW_KINDS)
-    # a TRUNCATE / DROP above the release point waits with the rows (see table_wipes)
-    changes = events.where(is_row | F.col("ddl_type").isin(*WIPE_TYPES))
+    # a DDL above the release point waits with the rows (a rename moves tables at once: see table_renames)
+    changes = events.where(is_row | ((F.col("kind") == "ddl") & ~F.col("ddl_type").isin(*RENAME_TYPES)))
     wiped = wiped_rows(released, renames)
     if wiped is not None:
         changes = changes.where(~(is_row & wiped))
@@ -391,7 +414,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     remove_snapshot(out, previous_pending)
     return MaterializeSummary(
         out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
-        time.monotonic() - started,
+        time.monotonic() - started, ddls=ddl_outcomes, ddl_policy=ddl_policy,
     )
 
 
@@ -406,7 +429,7 @@ def _staged_decisions(decided: DataFrame) -> DataFrame:
 
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     """(events read, the next offset per partition, the release point, the renames among the new
-    DDLs), from one aggregate per partition over the new events and the pending ones of the last
+    DDLs, every DDL row new or pending), from one aggregate per partition over the new events and the pending ones of the last
     run (a partition whose rows all wait, with no resolved ts yet, still holds the release point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
@@ -419,8 +442,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
         F.collect_list(F.when(F.col("_fresh") & F.col("ddl_type").isin(*RENAME_TYPES),
                               F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
-        F.collect_list(F.when(F.col("ddl_type").isin(*WIPE_TYPES),
-                              F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("wipes"),
+        F.collect_list(F.when(F.col("kind") == "ddl",
+                              F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("ddls"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
@@ -428,8 +451,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
             offsets[r["place"]] = int(r["last"]) + 1
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
     renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
-    wipes = wipes_of(sorted((d for r in rows for d in r["wipes"]), key=lambda d: d["_seq"]))
-    return sum(r["n"] for r in rows), offsets, point, renames, wipes
+    ddls = sorted((d for r in rows for d in r["ddls"]), key=lambda d: d["_seq"])
+    return sum(r["n"] for r in rows), offsets, point, renames, ddls
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
