@@ -175,7 +175,32 @@ def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writ
 
 def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
     events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
-              ddl(14, "trunc", "ALTER TABLE trunc DROP COLUMN name", DDLType.DROP_COLUMN), resolved(15)]
+              ddl(14, "trunc", "ALTER TABLE trunc DROP PARTITION p0", DDLType.DROP_TABLE_PARTITION), resolved(15)]
     summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
     assert [(d.ddl_type, d.action) for d in summary.ddls["shop.trunc"]] == [
-        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_COLUMN", "not applied")]
+        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_TABLE_PARTITION", "not applied")]
+
+
+# -- column DDLs ---------------------------------------------------------------------------
+
+def test_an_added_column_gives_the_rows_before_it_its_default_within_a_run(spark, tmp_path) -> None:
+    added = RowChangedEvent(12 << 18, "shop", "t", (*row(0, "t", 3).columns,
+                                                    Column("qty", ColumnType.INT, ColumnFlag.NULLABLE, 7, "int(11)")))
+    events = [row(1, "t", 1), row(2, "t", 2),
+              ddl(10, "t", "ALTER TABLE t ADD COLUMN qty INT NOT NULL DEFAULT 5", DDLType.ADD_COLUMN), added, resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_earlier_runs(spark, tmp_path, fmt) -> None:
+    out, first = tmp_path / "out", [row(1, "t", 1, "ann"), row(2, "t", 2, "bo"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "t", "ALTER TABLE t RENAME COLUMN name TO label", DDLType.MODIFY_COLUMN),
+              ddl(11, "t", "ALTER TABLE t ADD COLUMN note VARCHAR(8) DEFAULT 'n'", DDLType.ADD_COLUMN),
+              ddl(12, "t", "ALTER TABLE t DROP COLUMN label", DDLType.DROP_COLUMN), resolved(13)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second) == {"shop.t": {(1,): {"id": 1, "note": "n"},
+                                                                        (2,): {"id": 2, "note": "n"}}}

@@ -4,13 +4,14 @@
 - ``apply`` (the default): the tables a replay leaves. TRUNCATE TABLE, DROP TABLE and DROP
   DATABASE empty or remove tables (:mod:`.table_wipes`), RENAME TABLE(S) moves them
   (:mod:`.table_renames`), CREATE TABLE / CREATE DATABASE need nothing (a created table
-  starts empty), ADD COLUMN and a type change show in the rows (columns evolve from the row
-  images); DDLs that change no row (indexes, comments, placement, ...) need nothing.
+  starts empty), ADD / DROP / RENAME COLUMN change the rows (:mod:`.column_ddls`), a type
+  change shows in the rows (columns evolve from the row images); DDLs that change no row
+  (indexes, comments, placement, ...) need nothing.
 - ``skip-destructive``: as ``apply``, but the DDLs that remove rows or values (truncate, drop
   table, drop database, drop column, partition truncates, drops and exchanges) are skipped:
   the rows stay, and the summary names each one skipped.
-- ``stop``: as ``apply`` until a DDL that is not applied (a partition change, DROP COLUMN,
-  RENAME COLUMN, RECOVER/FLASHBACK, a multi-schema change): the run stops before it writes
+- ``stop``: as ``apply`` until a DDL that is not applied (a partition change,
+  RECOVER/FLASHBACK, a multi-schema change): the run stops before it writes
   anything, naming the table, the DDL and its commit ts.
 
 Under ``apply`` the DDLs this version does not run (the ``stop`` list) are reported as not
@@ -22,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from ...ddl_statements import tokens
 from ...errors import CdcwireError
 from .table_renames import RENAME_TYPES
 from .table_wipes import WIPE_TYPES
@@ -35,10 +35,9 @@ _PARTITION_CHANGES = ("TRUNCATE_TABLE_PARTITION", "DROP_TABLE_PARTITION", "EXCHA
 DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *_PARTITION_CHANGES)
 #: Applied by a run (see the module doc).
 APPLIED = (*WIPE_TYPES, *RENAME_TYPES, "CREATE_TABLE", "CREATE_TABLES", "CREATE_SCHEMA", "ADD_COLUMN", "ADD_COLUMNS",
-           "MODIFY_COLUMN")
+           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS")
 #: Changing rows in a way a run does not apply: reported; ``stop`` stops at them.
-NOT_APPLIED = ("DROP_COLUMN", "DROP_COLUMNS", *_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA",
-               "FLASHBACK_CLUSTER", "MULTI_SCHEMA_CHANGE")
+NOT_APPLIED = (*_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER", "MULTI_SCHEMA_CHANGE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,25 +56,13 @@ def check_policy(policy: str) -> None:
         raise CdcwireError(f"unknown DDL policy {policy!r}: one of {', '.join(POLICIES)}")
 
 
-def _renames_a_column(query: str) -> bool:
-    """A MODIFY_COLUMN statement that renames (RENAME COLUMN, CHANGE a b): not applied yet."""
-    toks = [t for t in tokens(query) if t.kind != "punct"]
-    for i, t in enumerate(toks):
-        if t.is_word("rename") and i + 1 < len(toks) and toks[i + 1].is_word("column"):
-            return True
-        if t.is_word("change"):
-            rest = toks[i + 2:] if i + 1 < len(toks) and toks[i + 1].is_word("column") else toks[i + 1:]
-            return len(rest) >= 2 and rest[0].text.lower() != rest[1].text.lower()
-    return False
-
-
 def _not_applied(ddl_type: str, query: str) -> bool:
-    return ddl_type in NOT_APPLIED or (ddl_type == "MODIFY_COLUMN" and _renames_a_column(query))
+    return ddl_type in NOT_APPLIED
 
 
 def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict[str, list[DDLOutcome]], set[int]]:
-    """({table: the run's DDLs of it and what is done with each}, the commit ts of the TRUNCATE /
-    DROP DDLs to run) for DDL rows (``commit_ts``, ``schema``, ``table``, ``ddl_type``, ``query``;
+    """({table: the run's DDLs of it and what is done with each}, the commit ts of the DDLs the
+    run applies) for DDL rows (``commit_ts``, ``schema``, ``table``, ``ddl_type``, ``query``;
     a copy seen again counts once) under ``policy``; ``release_ts``: the run's release point
     (None: everything is released). ``stop``: a :class:`CdcwireError` at the first DDL not applied."""
     seen: set[tuple[int, str]] = set()
@@ -103,8 +90,7 @@ def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict
             action = "not applied"
         elif ddl_type in APPLIED:
             action = "applied"
-            if ddl_type in WIPE_TYPES:
-                run_wipes.add(ts)
+            run_wipes.add(ts)
         else:
             action = "no effect on rows"
         per_table.setdefault(table, []).append(DDLOutcome(ts, ddl_type, query, action))

@@ -11,8 +11,9 @@ the table is applied up to (``cdcwire.applied_ts`` in its commit metadata), so a
 re-run skips what the table already holds. A commit that removes files says so beyond delta-rs's
 ``WRITE`` (``cdcwire.changes``); one after a TRUNCATE or DROP is an ``Overwrite``. A column added upstream is added to the table's
 schema in a commit of its own just before (a commit of files does not change the schema);
-a column dropped upstream stays, nullable (delta-rs cannot write column mapping, which a drop
-needs). Files written but never committed (a killed run) are not part of the table; a
+a DROP or RENAME COLUMN rewrites every file in a commit that overwrites the table with them and
+their schema (:mod:`.column_ddls`; delta-rs cannot write the column mapping that would make
+them metadata-only). Files written but never committed (a killed run) are not part of the table; a
 ``VACUUM`` removes them.
 """
 
@@ -98,6 +99,38 @@ def apply_to_delta(
     table_now.create_write_transaction(adds + removes, mode="append", schema=table_now.schema(),
                                        commit_properties=properties)
     return done.counts
+
+
+def change_delta_files(out: str, table: str, change, run: int) -> None:
+    """Every file of the table passed through ``change`` (a pyarrow table to a pyarrow table: a
+    column DDL, see :mod:`.column_ddls`) into new files of the same buckets, committed as an
+    overwrite with their schema; the commit keeps the table's applied ts."""
+    import uuid
+
+    import pyarrow.parquet as pq
+
+    from deltalake.transaction import CommitProperties
+
+    from .table_buckets import bucket_of_name, file_name
+
+    deltalake = _deltalake()
+    path = Path(out) / table
+    table_now = deltalake.DeltaTable(str(path))
+    applied = applied_ts(out, table)
+    token = uuid.uuid4().hex[:8]
+    adds, schema = [], None
+    for n, name in enumerate(sorted(_active_files(table_now))):
+        rows = change(pq.read_table(path / name))
+        found = bucket_of_name(Path(name).name)
+        new = file_name(found[0], found[1], run, token, n) if found else f"columns-{run:06d}-{token}-{n:05d}.parquet"
+        pq.write_table(rows, path / new)
+        adds.append(_add_action(path, new))
+        schema = rows.schema
+    if schema is None:  # no files: the schema alone
+        schema = change(pa.schema(table_now.schema().to_arrow()).empty_table()).schema
+    custom = {APPLIED_TS: json.dumps(applied)} if applied is not None else {}
+    table_now.create_write_transaction(adds, mode="overwrite", schema=deltalake.Schema.from_arrow(
+        pa.schema([f.with_nullable(True) for f in schema])), commit_properties=CommitProperties(custom_metadata=custom))
 
 
 def empty_delta(out: str, table: str, applied: int) -> None:

@@ -45,8 +45,8 @@ from ...transports.storage.location import StorageLocation, is_storage_uri, show
 from ...transports.storage.position import LayoutPosition
 from ...type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
-from .delta_tables import apply_to_delta, applied_ts, empty_delta
-from .parquet_tables import apply_to_parquet, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
+from .delta_tables import apply_to_delta, applied_ts, change_delta_files, empty_delta
+from .parquet_tables import apply_to_parquet, changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
@@ -57,10 +57,11 @@ from .table_changes import (
     ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
 from .table_buckets import write_settings
-from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
+from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
 from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
 from .ddl_policy import DDLOutcome, check_policy, decide
+from .column_ddls import changed_arrow, changed_images, changes_of, with_defaults
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -293,8 +294,12 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                                                                                 has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
-    ddl_outcomes, run_wipes = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
-    released = [w for w in wipes_of(ddls) if w.ts in run_wipes]
+    ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
+    released = [w for w in wipes_of(ddls) if w.ts in run_ddls]
+    column_changes = changes_of(ddls, run_ddls)
+    columns_changed: dict[str, list] = {}  # by the name each table ends the run with
+    for change in column_changes:
+        columns_changed.setdefault(final_name(renames, change.table, change.ts), []).append(change)
     step("keeping the events above it", events=events_read)
     is_row = F.col("kind").isin(*ROW_KINDS)
     # a DDL above the release point waits with the rows (a rename moves tables at once: see table_renames)
@@ -302,6 +307,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     wiped = wiped_rows(released, renames)
     if wiped is not None:
         changes = changes.where(~(is_row & wiped))
+    if column_changes:
+        changes = changed_images(changes, column_changes)
     rows = relabelled(changes, renames)
     if point.ts is None or layout is not None:
         ready, later = rows.where(is_row), None
@@ -329,7 +336,20 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         now = moved.get(name, name)
         if (name in moved or now not in moved.values()) and wipe.ts > applied.get(now, -1):
             emptied[now] = wipe
+    columns_ts: dict[str, int] = {}
+    for name, changed_columns in sorted(columns_changed.items()):  # the rows of earlier runs, changed first
+        todo = [c for c in changed_columns if c.ts > applied.get(name, -1)]
+        if not todo or name in emptied:
+            continue
+        if format == "parquet" and name in state.snapshots:
+            replaced.append(state.snapshots[name])
+            state.snapshots[name] = f"{name}/columns-{run:06d}"
+            changed_snapshot(out, replaced[-1], state.snapshots[name], lambda rows, todo=todo: changed_arrow(rows, todo))
+            columns_ts[name] = max(c.ts for c in todo)  # applied up to the DDL, once the run's rows are chosen
+        elif format == "delta" and (Path(out) / name / "_delta_log").is_dir():
+            change_delta_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
     ready = _not_yet_applied(ready, applied)
+    applied.update({name: max(ts, applied.get(name, 0)) for name, ts in columns_ts.items()})
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
     # as Parquet (as the events are) for the stages that read them again
@@ -364,8 +384,9 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
             typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
-                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op")
+                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op"), F.col("commit_ts").alias("_ts")
             )
+            typed = with_defaults(typed, F.col("_ts"), columns_changed.get(name, [])).drop("_ts")
             up_to = point.ts if point.ts is not None else int(stats[name]["max_ts"])
             if format == "parquet":
                 current = None if name in emptied else snapshots.get(name)
