@@ -19,6 +19,8 @@ from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedE
 from cdcwire import spark as cs
 from cdcwire.spark.tables.table_state import STATE_FILE, TablesState
 
+from table_replay import replay
+
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 T = ColumnType
 
@@ -71,16 +73,10 @@ def _stream(seed: int, first_ts: int, start_key: int, count: int, with_note: boo
 
 
 def _replayed(events: list) -> dict[int, dict]:
-    """The table as replaying the events in order gives it: id -> row."""
-    table: dict[int, dict] = {}
-    for e in events:
-        if not isinstance(e, RowChangedEvent):
-            continue
-        if e.pre_columns is not None:
-            table.pop(e.pre_columns[0].value, None)
-        if e.columns is not None:
-            table[e.columns[0].value] = {c.name: c.value for c in e.columns if c.value is not None}
-    return table
+    """The rows replaying the events in order leaves (the oracle, tests/table_replay.py), of
+    every table the events touch: id -> row, NULLs left out."""
+    return {key[0]: {n: v for n, v in row.items() if v is not None}
+            for table in replay(events).values() for key, row in table.items()}
 
 
 def _as_expected(rows: list[dict]) -> dict[int, dict]:

@@ -34,6 +34,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="true (default): fail when a partition no longer holds the offset the last run stopped at (retention) "
         "or ends before it (the topic was deleted and written again); false: warn and read it from its earliest offset",
     )
+    p.add_argument(
+        "--ddl-policy", choices=("apply", "skip-destructive", "stop"), default="apply",
+        help="apply (default): run the DDLs as a replay does (truncate, drop, rename); skip-destructive: skip and report"
+        " truncates, drops and partition changes; stop: stop at the first DDL not applied, naming it",
+    )
     add_spark_flags(p)
     return p
 
@@ -63,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         with progress(spark, args, "cdcwire materialize"):
             summary = cs.materialize(spark, args.source_uri, args.out, format=args.format, topics=args.topics,
                                      tables=args.tables, time_zone=args.time_zone,
-                                     fail_on_data_loss=args.fail_on_data_loss == "true")
+                                     fail_on_data_loss=args.fail_on_data_loss == "true",
+                                     ddl_policy=args.ddl_policy)
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace

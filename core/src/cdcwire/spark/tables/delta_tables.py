@@ -8,10 +8,12 @@ touched buckets' old ones (``create_write_transaction`` in ``append`` mode, the 
 takes removes; a new table: ``create_table_with_add_actions``). No row passes through the
 driver: it reads the new files' footers for their stats. The commit carries the commit ts
 the table is applied up to (``cdcwire.applied_ts`` in its commit metadata), so a killed run
-re-run skips what the table already holds. A column added upstream is added to the table's
+re-run skips what the table already holds. A commit that removes files says so beyond delta-rs's
+``WRITE`` (``cdcwire.changes``); one after a TRUNCATE or DROP is an ``Overwrite``. A column added upstream is added to the table's
 schema in a commit of its own just before (a commit of files does not change the schema);
-a column dropped upstream stays, nullable (delta-rs cannot write column mapping, which a drop
-needs). Files written but never committed (a killed run) are not part of the table; a
+a DROP or RENAME COLUMN rewrites every file in a commit that overwrites the table with them and
+their schema (:mod:`.column_ddls`; delta-rs cannot write the column mapping that would make
+them metadata-only). Files written but never committed (a killed run) are not part of the table; a
 ``VACUUM`` removes them.
 """
 
@@ -32,6 +34,8 @@ from ...foundation.extras import extra_required
 from .table_buckets import Layout, rewrite_buckets
 
 APPLIED_TS = "cdcwire.applied_ts"
+#: In a commit that removes files besides adding them: what the run did ("upserts and deletes").
+CHANGES = "cdcwire.changes"
 
 
 def _deltalake():
@@ -54,18 +58,20 @@ def applied_ts(out: str, table: str) -> Optional[int]:
 
 def apply_to_delta(
     out: str, table: str, changes: DataFrame, keys: list[str], applied: int, staging: str, run: int = 0,
-    changed: int = 0,
+    changed: int = 0, wiped: bool = False,
 ) -> dict[str, int]:
     """Apply the typed changes (``_op`` "U" upsert, "D" delete) to the table's touched buckets
     and commit; counts of rows inserted, updated and deleted. ``staging``: a directory under
     OUT the executors write to (removed here); ``run``: the run's number (in the file names);
-    ``changed``: about how many changes (sizes the buckets of a new table)."""
+    ``changed``: about how many changes (sizes the buckets of a new table); ``wiped``: a
+    TRUNCATE or DROP came before the changes: they make the table anew, in a commit that
+    overwrites it (every old file removed)."""
     deltalake = _deltalake()
     from deltalake.transaction import CommitProperties, create_table_with_add_actions
 
     path = Path(out) / table
     table_now = deltalake.DeltaTable(str(path)) if (path / "_delta_log").exists() else None
-    sizes = _active_files(table_now) if table_now is not None else {}
+    sizes = _active_files(table_now) if table_now is not None and not wiped else {}
     try:
         done = rewrite_buckets(changes, keys, Layout.of(sizes), path, path, Path(out) / staging, run, changed)
     finally:
@@ -81,10 +87,61 @@ def apply_to_delta(
     if added:
         table_now.alter.add_columns(added)
         table_now = deltalake.DeltaTable(str(path))
+    if wiped:
+        table_now.create_write_transaction(adds, mode="overwrite", schema=table_now.schema(),
+                                           commit_properties=properties)
+        return done.counts
     removes = [_remove_action(name, sizes[name]) for name in done.replaced]
+    if removes:  # rows rewritten or deleted: said in the commit (delta-rs labels any commit of
+        # its own actions a WRITE in append mode; the removes carry dataChange, which is what a
+        # Delta streaming reader checks, as after a MERGE)
+        properties = CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied), CHANGES: "upserts and deletes"})
     table_now.create_write_transaction(adds + removes, mode="append", schema=table_now.schema(),
                                        commit_properties=properties)
     return done.counts
+
+
+def change_delta_files(out: str, table: str, change, run: int) -> None:
+    """Every file of the table passed through ``change`` (a pyarrow table to a pyarrow table: a
+    column DDL, see :mod:`.column_ddls`) into new files of the same buckets, committed as an
+    overwrite with their schema; the commit keeps the table's applied ts."""
+    import uuid
+
+    import pyarrow.parquet as pq
+
+    from deltalake.transaction import CommitProperties
+
+    from .table_buckets import bucket_of_name, file_name
+
+    deltalake = _deltalake()
+    path = Path(out) / table
+    table_now = deltalake.DeltaTable(str(path))
+    applied = applied_ts(out, table)
+    token = uuid.uuid4().hex[:8]
+    adds, schema = [], None
+    for n, name in enumerate(sorted(_active_files(table_now))):
+        rows = change(pq.read_table(path / name))
+        found = bucket_of_name(Path(name).name)
+        new = file_name(found[0], found[1], run, token, n) if found else f"columns-{run:06d}-{token}-{n:05d}.parquet"
+        pq.write_table(rows, path / new)
+        adds.append(_add_action(path, new))
+        schema = rows.schema
+    if schema is None:  # no files: the schema alone
+        schema = change(pa.schema(table_now.schema().to_arrow()).empty_table()).schema
+    custom = {APPLIED_TS: json.dumps(applied)} if applied is not None else {}
+    table_now.create_write_transaction(adds, mode="overwrite", schema=deltalake.Schema.from_arrow(
+        pa.schema([f.with_nullable(True) for f in schema])), commit_properties=CommitProperties(custom_metadata=custom))
+
+
+def empty_delta(out: str, table: str, applied: int) -> None:
+    """A TRUNCATE with nothing after it: one commit that overwrites the table with no rows (its
+    schema stays), carrying the applied commit ts."""
+    deltalake = _deltalake()
+    from deltalake.transaction import CommitProperties
+
+    table_now = deltalake.DeltaTable(str(Path(out) / table))
+    table_now.create_write_transaction([], mode="overwrite", schema=table_now.schema(),
+                                       commit_properties=CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied)}))
 
 
 def _active_files(table) -> dict[str, int]:

@@ -26,6 +26,7 @@ Stages of one run::
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +46,8 @@ from ...transports.storage.location import StorageLocation, is_storage_uri, show
 from ...transports.storage.position import LayoutPosition
 from ...values.type_codes import ColumnFlag
 from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
-from .delta_tables import apply_to_delta, applied_ts
-from .parquet_tables import apply_to_parquet, linked_snapshot, remove_snapshot, rows_in
+from .delta_tables import apply_to_delta, applied_ts, change_delta_files, empty_delta
+from .parquet_tables import apply_to_parquet, changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
@@ -57,8 +58,11 @@ from .table_changes import (
     ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
 from .table_buckets import write_settings
-from .table_renames import RENAME_TYPES, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
+from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState
+from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
+from .ddl_policy import DDLOutcome, check_policy, decide
+from .column_ddls import changed_arrow, changed_images, changes_of, with_defaults
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -103,6 +107,8 @@ class MaterializeSummary:
     waiting: tuple[str, ...] = ()
     seconds: float = 0.0
     nothing_new: bool = False  # the source held no message past the last run's offsets: no job ran
+    ddls: dict[str, list[DDLOutcome]] = field(default_factory=dict)  # per table, the run's DDLs and what was done
+    ddl_policy: str = "apply"
 
     def report(self) -> str:
         if self.nothing_new:
@@ -124,7 +130,17 @@ class MaterializeSummary:
             lines.append(f"{name:<32} {c.insert_events:>9} {c.update_events:>9} {c.delete_events:>9}"
                          f" {c.inserted:>9} {c.updated:>9} {c.deleted:>9} {c.duplicates:>10} {c.key_only:>9}"
                          f" {c.zero_dates:>10}")
+        if self.ddls:
+            lines.append(f"DDLs (policy {self.ddl_policy}):")
+            for name, seen in sorted(self.ddls.items()):
+                for d in seen:
+                    lines.append(f"  {name:<30} ts {d.ts} {d.ddl_type}: {d.action} ({_short(d.query)})")
         return "\n".join(lines)
+
+
+def _short(query: str) -> str:
+    query = " ".join(query.split())
+    return query if len(query) <= 60 else query[:57] + "..."
 
 
 def materialize(
@@ -136,6 +152,7 @@ def materialize(
     tables: Optional[Union[str, Sequence[str]]] = None,
     time_zone: str = "UTC",
     fail_on_data_loss: bool = True,
+    ddl_policy: str = "apply",
 ) -> MaterializeSummary:
     """Apply the source's events since the last run into one table per upstream table under
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
@@ -143,7 +160,10 @@ def materialize(
     run stopped at (retention), or ends before it (the topic was deleted and written again), is
     a :class:`~cdcwire.transports.data_loss.DataLossError`; False: one warning, read from its earliest.
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
-    (``topics`` does not apply; csv rows need ``include-commit-ts=true``)."""
+    (``topics`` does not apply; csv rows need ``include-commit-ts=true``). ``ddl_policy``: what
+    is done with the DDLs, "apply" (a replay), "skip-destructive" or "stop" (see
+    :mod:`cdcwire.spark.tables.ddl_policy`)."""
+    check_policy(ddl_policy)
     run = prepare_materialize(source_uri, out, format, topics, tables, fail_on_data_loss)
     if run.nothing_new is not None:
         return run.nothing_new
@@ -152,12 +172,13 @@ def materialize(
         read = read_layout_since(spark, run.layout, str(source_uri), state.layout, table_filter_option(tables))
         if read.events is None:  # the checkpoint has not moved since the check: nothing new, no Spark job
             return _nothing_new(out, format, state.release_ts, state.release_ts is not None, run.started)
-        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position)
+        return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position,
+                            ddl_policy=ddl_policy)
     try:
         events = read_ranges(spark, run.sink.config.uri, run.ranges, tables=table_filter_option(tables))
     except DataLossError as exc:
         raise _offsets_of_state(out, exc) from None
-    return apply_events(spark, events, out, format, state, _has_resolved(run.sink), time_zone)
+    return apply_events(spark, events, out, format, state, _has_resolved(run.sink), time_zone, ddl_policy=ddl_policy)
 
 
 @dataclass(slots=True)
@@ -235,7 +256,7 @@ def _nothing_new(out: str, format: str, release_ts: Optional[int], complete: boo
 
 def materialize_stream(
     df: DataFrame, source_uri: SinkLike, out: str, checkpoint: str, format: str = "parquet", time_zone: str = "UTC",
-    trigger: Optional[dict] = None,
+    trigger: Optional[dict] = None, ddl_policy: str = "apply",
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
@@ -243,6 +264,7 @@ def materialize_stream(
     A storage-sink layout (``spark.readStream.format("cdcwire-storage")``): each micro-batch is
     released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
+    check_policy(ddl_policy)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
     layout = _layout_location(source_uri, None)
@@ -254,7 +276,8 @@ def materialize_stream(
         state = TablesState.load(out, format)
         state.source = source
         position = _layout_batch_position(state) if layout is not None else None
-        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position)
+        apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position,
+                     ddl_policy=ddl_policy)
 
     writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
     if trigger:
@@ -282,6 +305,7 @@ def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPo
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
     time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
+    ddl_policy: str = "apply",
 ) -> MaterializeSummary:
     """One run over a frame of events read back (topic, partition, offset): the stages above.
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
@@ -304,25 +328,41 @@ def apply_events(
         if callable(layout):
             layout = layout(fresh)
         with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
-            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout)
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout, ddl_policy)
     finally:
         remove_snapshot(out, staged)
 
 
-def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout) -> MaterializeSummary:
+def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout,
+           ddl_policy: str = "apply") -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point, renames = _read_counts_and_release_point(fresh, pending_before, state, has_resolved)
+    events_read, offsets, point, renames, ddls = _read_counts_and_release_point(fresh, pending_before, state,
+                                                                                has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
+    ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
+    released = [w for w in wipes_of(ddls) if w.ts in run_ddls]
+    column_changes = changes_of(ddls, run_ddls)
+    columns_changed: dict[str, list] = {}  # by the name each table ends the run with
+    for change in column_changes:
+        columns_changed.setdefault(final_name(renames, change.table, change.ts), []).append(change)
     step("keeping the events above it", events=events_read)
-    rows = relabelled(events.where(F.col("kind").isin(*ROW_KINDS)), renames)
+    is_row = F.col("kind").isin(*ROW_KINDS)
+    # a DDL above the release point waits with the rows (a rename moves tables at once: see table_renames)
+    changes = events.where(is_row | ((F.col("kind") == "ddl") & ~F.col("ddl_type").isin(*RENAME_TYPES)))
+    wiped = wiped_rows(released, renames)
+    if wiped is not None:
+        changes = changes.where(~(is_row & wiped))
+    if column_changes:
+        changes = changed_images(changes, column_changes)
+    rows = relabelled(changes, renames)
     if point.ts is None or layout is not None:
-        ready, later = rows, None
+        ready, later = rows.where(is_row), None
     else:
-        ready, later = rows.where(F.col("commit_ts") <= point.ts), rows.where(F.col("commit_ts") > point.ts)
+        ready, later = rows.where(is_row & (F.col("commit_ts") <= point.ts)), rows.where(F.col("commit_ts") > point.ts)
     pending_dir, pending = None, 0
     if later is not None:  # written, then counted from its Parquet footers: one job
         pending_dir = f"_cdcwire/pending-{run:06d}"
@@ -331,14 +371,34 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
-    replaced: list[Optional[str]] = _rename_tables(out, format, state, renames, run)
+    stored = sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out)))
+    wiped_stored = wiped_tables(released, renames, stored)
+    replaced, moved = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
     if format == "delta":
         for name in _delta_tables_in(out):
-            stored = applied_ts(out, name)
-            if stored is not None:
-                applied[name] = stored
+            stored_ts = applied_ts(out, name)
+            if stored_ts is not None:
+                applied[name] = stored_ts
+    emptied: dict[str, Wipe] = {}  # the tables of earlier runs a TRUNCATE / DROP empties, by their names now
+    for name, wipe in wiped_stored.items():
+        now = moved.get(name, name)
+        if (name in moved or now not in moved.values()) and wipe.ts > applied.get(now, -1):
+            emptied[now] = wipe
+    columns_ts: dict[str, int] = {}
+    for name, changed_columns in sorted(columns_changed.items()):  # the rows of earlier runs, changed first
+        todo = [c for c in changed_columns if c.ts > applied.get(name, -1)]
+        if not todo or name in emptied:
+            continue
+        if format == "parquet" and name in state.snapshots:
+            replaced.append(state.snapshots[name])
+            state.snapshots[name] = f"{name}/columns-{run:06d}"
+            changed_snapshot(out, replaced[-1], state.snapshots[name], lambda rows, todo=todo: changed_arrow(rows, todo))
+            columns_ts[name] = max(c.ts for c in todo)  # applied up to the DDL, once the run's rows are chosen
+        elif format == "delta" and (Path(out) / name / "_delta_log").is_dir():
+            change_delta_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
     ready = _not_yet_applied(ready, applied)
+    applied.update({name: max(ts, applied.get(name, 0)) for name, ts in columns_ts.items()})
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
     # as Parquet (as the events are) for the stages that read them again
@@ -373,16 +433,17 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             columns = columns_by_table[name]
             keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
             typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
-                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op")
+                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op"), F.col("commit_ts").alias("_ts")
             )
+            typed = with_defaults(typed, F.col("_ts"), columns_changed.get(name, [])).drop("_ts")
             up_to = point.ts if point.ts is not None else int(stats[name]["max_ts"])
             if format == "parquet":
-                directory, done = apply_to_parquet(spark, out, name, snapshots.get(name), typed, keys, run,
-                                                   stats[name]["changes"])
+                current = None if name in emptied else snapshots.get(name)
+                directory, done = apply_to_parquet(spark, out, name, current, typed, keys, run, stats[name]["changes"])
             else:
                 directory = None
                 done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}/{name}", run,
-                                      stats[name]["changes"])
+                                      stats[name]["changes"], wiped=name in emptied)
             finished.append(name)
             running = [n for n in changed if n not in finished]
             if running:
@@ -409,6 +470,9 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                 counts[name] = TableCounts(key_only=r["key_only"])
     finally:
         remove_snapshot(out, decided_dir)
+    up_to_wipes = point.ts if point.ts is not None else max((w.ts for w in released), default=0)
+    replaced += _empty_tables(out, format, state, {n: w for n, w in emptied.items() if n not in changed}, snapshots,
+                              applied, up_to_wipes, run)
     step("committing", done=len(changed), total=len(changed))
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
@@ -420,7 +484,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     remove_snapshot(out, previous_pending)
     return MaterializeSummary(
         out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
-        time.monotonic() - started,
+        time.monotonic() - started, ddls=ddl_outcomes, ddl_policy=ddl_policy,
     )
 
 
@@ -435,7 +499,7 @@ def _staged_decisions(decided: DataFrame) -> DataFrame:
 
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     """(events read, the next offset per partition, the release point, the renames among the new
-    DDLs), from one aggregate per partition over the new events and the pending ones of the last
+    DDLs, every DDL row new or pending), from one aggregate per partition over the new events and the pending ones of the last
     run (a partition whose rows all wait, with no resolved ts yet, still holds the release point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
@@ -448,6 +512,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.max(F.when(F.col("kind") == "resolved", F.col("commit_ts"))).alias("resolved"),
         F.collect_list(F.when(F.col("_fresh") & F.col("ddl_type").isin(*RENAME_TYPES),
                               F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
+        F.collect_list(F.when(F.col("kind") == "ddl",
+                              F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("ddls"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
@@ -455,7 +521,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
             offsets[r["place"]] = int(r["last"]) + 1
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
     renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
-    return sum(r["n"] for r in rows), offsets, point, renames
+    ddls = sorted((d for r in rows for d in r["ddls"]), key=lambda d: d["_seq"])
+    return sum(r["n"] for r in rows), offsets, point, renames, ddls
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
@@ -508,18 +575,18 @@ def _upserts_as_inserts(last: DataFrame) -> DataFrame:
     )
 
 
-def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> list[str]:
+def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> tuple[list[str], dict[str, str]]:
     """Give the tables of earlier runs the names the run's renames not applied yet give them (see
-    :mod:`.table_renames`); the Parquet snapshots to remove after the commit. A renamed Parquet
+    :mod:`.table_renames`); (the Parquet snapshots to remove after the commit, {old name: new}). A renamed Parquet
     table's snapshot is linked under its new name (``<new>/renamed-N``), so the directory a
     reader finds is named for the table, whether or not the run changes it."""
     new = [r for r in renames if state.renamed_ts is None or r.ts > state.renamed_ts]
     if not new:
-        return []
+        return [], {}
     state.renamed_ts = max(r.ts for r in new)
     moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
     if not moved:
-        return []
+        return [], {}
     before = state.snapshots
     state.applied = renamed_entries(state.applied, moved)
     state.snapshots = renamed_entries(state.snapshots, moved)
@@ -532,7 +599,41 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int)
         state.renaming = journal(moved)
         state.save(out)
         _finish_moves(out, state)
-    return dropped
+    return dropped, moved
+
+
+def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, Wipe], snapshots: dict[str, str],
+                  applied: dict[str, int], up_to: int, run: int) -> list[Optional[str]]:
+    """The tables of earlier runs a TRUNCATE or DROP empties and no later change of the run
+    writes again (see :mod:`.table_wipes`): a truncated one is left with no rows, applied up to
+    ``up_to``; a dropped one leaves the output. Parquet: in ``snapshots`` and ``applied``, for the
+    run's commit; the snapshots to remove after it. Delta: a commit of no rows; a dropped
+    table's directory is removed once a state without it is saved (a run killed in between
+    reads the DROP again and finds nothing to remove)."""
+    replaced: list[Optional[str]] = []
+    dropped_delta = []
+    for name, wipe in sorted(emptied.items()):
+        if format == "parquet":
+            replaced.append(snapshots.pop(name, None))
+            if wipe.drops:
+                applied.pop(name, None)
+            else:
+                snapshots[name] = f"{name}/run-{run:06d}"
+                empty_snapshot(out, replaced[-1], snapshots[name])
+                applied[name] = up_to
+        elif wipe.drops:
+            applied.pop(name, None)
+            dropped_delta.append(name)
+        else:
+            empty_delta(out, name, up_to)
+            applied[name] = up_to
+    if dropped_delta:
+        for name in dropped_delta:
+            state.applied.pop(name, None)
+        state.save(out)
+        for name in dropped_delta:
+            shutil.rmtree(Path(out) / name, ignore_errors=True)
+    return replaced
 
 
 def _finish_moves(out: str, state: TablesState) -> None:

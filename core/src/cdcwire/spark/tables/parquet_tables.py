@@ -8,8 +8,8 @@ directory, so a reader of it (Spark, pyarrow, DuckDB) sees an ordinary Parquet d
 the switch to the next run is the manifest's rename; the previous directory is removed once
 the manifest that no longer names it is in place (its linked files live on in the new one).
 Columns evolve from the row images: a column added upstream appears (null in older rows;
-that run rewrites every bucket, so the files of a snapshot share one schema), a column
-dropped upstream stays, null from then on.
+that run rewrites every bucket, so the files of a snapshot share one schema); the column DDLs
+(:mod:`.column_ddls`) rewrite every file into a new snapshot.
 """
 
 from __future__ import annotations
@@ -42,6 +42,36 @@ def apply_to_parquet(
     for name in done.kept:
         _link(source / name, target / name)
     return directory, done.counts
+
+
+def empty_snapshot(out: str, current: Optional[str], directory: str) -> None:
+    """A truncated table's snapshot with nothing after the TRUNCATE: a directory holding one
+    file of no rows, of the schema of ``current`` (so readers still find the columns), named
+    for bucket 0 (the next run's layout reads it as such)."""
+    import pyarrow.parquet as pq
+
+    from .table_buckets import MIN_BUCKETS, file_name
+
+    target = Path(out) / directory
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    old = sorted((Path(out) / current).glob("*.parquet")) if current else []
+    if old:
+        schema = pq.read_schema(old[0])
+        pq.write_table(schema.empty_table(), target / file_name(0, MIN_BUCKETS, 0, "00000000", 0))
+
+
+def changed_snapshot(out: str, current: str, directory: str, change) -> None:
+    """A copy of the snapshot ``current`` at ``directory``, every file's rows passed through
+    ``change`` (a pyarrow table to a pyarrow table): a column DDL (see :mod:`.column_ddls`). The
+    files keep their bucket names."""
+    import pyarrow.parquet as pq
+
+    source, target = Path(out) / current, Path(out) / directory
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for f in sorted(source.glob("*.parquet")):
+        pq.write_table(change(pq.read_table(f)), target / f.name)
 
 
 def linked_snapshot(out: str, current: str, directory: str) -> None:

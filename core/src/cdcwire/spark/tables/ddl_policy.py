@@ -1,0 +1,97 @@
+"""What ``materialize`` does with each DDL of a run, under a policy, as Flink CDC's
+``schema.change.behavior`` decides for its sinks.
+
+- ``apply`` (the default): the tables a replay leaves. TRUNCATE TABLE, DROP TABLE and DROP
+  DATABASE empty or remove tables (:mod:`.table_wipes`), RENAME TABLE(S) moves them
+  (:mod:`.table_renames`), CREATE TABLE / CREATE DATABASE need nothing (a created table
+  starts empty), ADD / DROP / RENAME COLUMN change the rows (:mod:`.column_ddls`), a type
+  change shows in the rows (columns evolve from the row images); DDLs that change no row
+  (indexes, comments, placement, ...) need nothing.
+- ``skip-destructive``: as ``apply``, but the DDLs that remove rows or values (truncate, drop
+  table, drop database, drop column, partition truncates, drops and exchanges) are skipped:
+  the rows stay, and the summary names each one skipped.
+- ``stop``: as ``apply`` until a DDL that is not applied (a partition change,
+  RECOVER/FLASHBACK, a multi-schema change): the run stops before it writes
+  anything, naming the table, the DDL and its commit ts.
+
+Under ``apply`` the DDLs this version does not run (the ``stop`` list) are reported as not
+applied, never silently taken for done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from ...foundation.errors import CdcwireError
+from .table_renames import RENAME_TYPES
+from .table_wipes import WIPE_TYPES
+
+POLICIES = ("apply", "skip-destructive", "stop")
+
+_PARTITION_CHANGES = ("TRUNCATE_TABLE_PARTITION", "DROP_TABLE_PARTITION", "EXCHANGE_TABLE_PARTITION",
+                      "REORGANIZE_PARTITION", "ALTER_TABLE_PARTITIONING", "REMOVE_PARTITIONING")
+#: Removing rows or values: skipped under ``skip-destructive``.
+DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *_PARTITION_CHANGES)
+#: Applied by a run (see the module doc).
+APPLIED = (*WIPE_TYPES, *RENAME_TYPES, "CREATE_TABLE", "CREATE_TABLES", "CREATE_SCHEMA", "ADD_COLUMN", "ADD_COLUMNS",
+           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS")
+#: Changing rows in a way a run does not apply: reported; ``stop`` stops at them.
+NOT_APPLIED = (*_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER", "MULTI_SCHEMA_CHANGE")
+
+
+@dataclass(frozen=True, slots=True)
+class DDLOutcome:
+    """One DDL of a run and what the run did with it: ``action`` "applied", "no effect on rows",
+    "skipped (policy skip-destructive)", "not applied" or "waits for a resolved ts past it"."""
+
+    ts: int
+    ddl_type: str
+    query: str
+    action: str
+
+
+def check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        raise CdcwireError(f"unknown DDL policy {policy!r}: one of {', '.join(POLICIES)}")
+
+
+def _not_applied(ddl_type: str, query: str) -> bool:
+    return ddl_type in NOT_APPLIED
+
+
+def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict[str, list[DDLOutcome]], set[int]]:
+    """({table: the run's DDLs of it and what is done with each}, the commit ts of the DDLs the
+    run applies) for DDL rows (``commit_ts``, ``schema``, ``table``, ``ddl_type``, ``query``;
+    a copy seen again counts once) under ``policy``; ``release_ts``: the run's release point
+    (None: everything is released). ``stop``: a :class:`CdcwireError` at the first DDL not applied."""
+    seen: set[tuple[int, str]] = set()
+    per_table: dict[str, list[DDLOutcome]] = {}
+    run_wipes: set[int] = set()
+    for row in sorted(ddls, key=lambda r: int(r["commit_ts"])):
+        ts, ddl_type, query = int(row["commit_ts"]), row["ddl_type"] or "", row["query"] or ""
+        if (ts, query) in seen:
+            continue
+        seen.add((ts, query))
+        table = f"{row['schema'] or ''}.{row['table']}" if row["table"] else f"{row['schema'] or ''}"
+        if ddl_type in RENAME_TYPES:  # renames move the tables of earlier runs at once (see table_renames)
+            action = "applied"
+        elif release_ts is not None and ts > release_ts:
+            action = "waits for a resolved ts past it"
+        elif policy == "skip-destructive" and ddl_type in DESTRUCTIVE:
+            action = "skipped (policy skip-destructive)"
+        elif _not_applied(ddl_type, query):
+            if policy == "stop":
+                raise CdcwireError(
+                    f"{table}: DDL at commit ts {ts} is not applied by materialize ({ddl_type}: {query}); the run"
+                    " stopped before writing anything (policy stop): run it downstream by hand and materialize into a"
+                    " new output, or run again with --ddl-policy apply or skip-destructive"
+                )
+            action = "not applied"
+        elif ddl_type in APPLIED:
+            action = "applied"
+            run_wipes.add(ts)
+        else:
+            action = "no effect on rows"
+        per_table.setdefault(table, []).append(DDLOutcome(ts, ddl_type, query, action))
+    return per_table, run_wipes

@@ -1,0 +1,166 @@
+"""The replay oracle: the tables a plain, in-order replay of a change stream leaves, DDLs run.
+
+``materialize`` must leave what a downstream database that replays the stream leaves (TiCDC's
+own consumers replay into MySQL). This module is that replay in plain Python, written apart
+from the Spark code it checks (it shares only the statement tokenizer), so a test compares
+``materialize``'s output with :func:`replay` of the same events:
+
+- row changes: the handle-key columns key each table; an event's old image deletes its key,
+  its new image upserts its key (a key-changing update moves the row);
+- ``TRUNCATE TABLE``: the table's rows are gone, the table stays (empty);
+- ``DROP TABLE``, ``DROP DATABASE``: the tables are gone; ``CREATE TABLE`` of a name starts it
+  empty;
+- ``RENAME TABLE(S)`` / ``ALTER TABLE ... RENAME TO``: the table moves (replacing one of the
+  new name, as a replay after a drop does);
+- ``ADD COLUMN c ... [DEFAULT v]``: every row gains ``c`` (``v``, or None); ``DROP COLUMN c``:
+  every row loses it; ``RENAME COLUMN a TO b`` and ``CHANGE [COLUMN] a b ...``: the values move
+  to ``b``; ``MODIFY`` keeps the values (a type change converts nothing a test compares).
+
+Events are replayed by commit ts, events of one commit ts in the order given. Resolved events
+are skipped: :func:`replay` gives everything; a test of what is applied up to a resolved ts
+passes the events up to it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from cdcwire import ColumnFlag, DDLEvent, DDLType, RowChangedEvent
+from cdcwire.values.ddl_statements import Token, renamed_tables, tokens
+
+Tables = dict[str, dict[tuple, dict]]
+
+_HANDLE_KEY = ColumnFlag.HANDLE_KEY
+
+
+def replay(events: Iterable) -> Tables:
+    """``{"schema.table": {key: {column: value}}}``, the tables the events leave. A key is the
+    tuple of the handle-key values, in column order."""
+    tables: Tables = {}
+    ordered = sorted((e for e in events if isinstance(e, (RowChangedEvent, DDLEvent))), key=lambda e: e.commit_ts)
+    for event in ordered:
+        if isinstance(event, RowChangedEvent):
+            _row(tables, event)
+        else:
+            run_ddl(tables, event)
+    return tables
+
+
+def key_of(columns) -> tuple:
+    return tuple(c.value for c in columns if c.flags & _HANDLE_KEY)
+
+
+def _find(tables: Tables, name: str) -> Optional[str]:
+    """The table named ``name`` (without case, as TiDB compares names), or None."""
+    return next((t for t in tables if t.lower() == name.lower()), None)
+
+
+def _row(tables: Tables, event: RowChangedEvent) -> None:
+    name = f"{event.schema}.{event.table}"
+    table = tables.setdefault(_find(tables, name) or name, {})
+    if event.pre_columns is not None:
+        table.pop(key_of(event.pre_columns), None)
+    if event.columns is not None:
+        table[key_of(event.columns)] = {c.name: c.value for c in event.columns}
+
+
+def run_ddl(tables: Tables, ddl: DDLEvent) -> None:
+    """Run one DDL on the replayed tables."""
+    name = f"{ddl.schema}.{ddl.table}"
+    found = _find(tables, name)
+    kind = ddl.ddl_type
+    if kind == DDLType.TRUNCATE_TABLE:
+        if found is not None:
+            tables[found] = {}
+    elif kind == DDLType.DROP_TABLE:
+        tables.pop(found, None)
+    elif kind == DDLType.DROP_SCHEMA:
+        for t in [t for t in tables if t.split(".", 1)[0].lower() == ddl.schema.lower()]:
+            del tables[t]
+    elif kind == DDLType.CREATE_TABLE:
+        tables.pop(found, None)
+        tables[name] = {}
+    elif kind in (DDLType.RENAME_TABLE, DDLType.RENAME_TABLES):
+        for old, new in renamed_tables(ddl.query):
+            source = _find(tables, f"{old.schema or ddl.schema}.{old.table}")
+            target = name if new.names(ddl.schema, ddl.table) else f"{new.schema or ddl.schema}.{new.table}"
+            if source is not None:
+                rows = tables.pop(source)
+                tables.pop(_find(tables, target), None)
+                tables[target] = rows
+    elif found is not None:
+        for change in column_changes(ddl.query):
+            _change_columns(tables[found], change)
+
+
+def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
+    verb, column, *rest = change
+    for row in table.values():
+        if verb == "add":
+            row[column] = rest[0]
+        elif verb == "drop":
+            row.pop(column, None)
+        elif verb == "rename" and column in row:
+            row[rest[0]] = row.pop(column)
+
+
+def column_changes(query: str) -> list[tuple]:
+    """The column changes of an ``ALTER TABLE``: ``("add", name, default)``, ``("drop", name)``,
+    ``("rename", old, new)``; a MODIFY (values kept) and anything else give nothing."""
+    toks = tokens(query)
+    if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
+        return []
+    rest = toks[3:] if not (len(toks) > 4 and toks[3].text == ".") else toks[5:]
+    out: list[tuple] = []
+    for spec in _split(rest):
+        words = [t.text if t.kind == "word" else "" for t in spec[:3]]
+        if words[0] == "add" and not (words[1] in ("index", "key", "unique", "primary", "constraint", "partition",
+                                                  "foreign", "fulltext", "check")):
+            body = spec[2:] if words[1] == "column" else spec[1:]
+            if body and body[0].kind == "punct":  # ADD COLUMN (a INT, b INT)
+                out += [("add", s[0].text, _default(s)) for s in _split(body[1:-1])]
+            elif body:
+                out.append(("add", body[0].text, _default(body)))
+        elif words[0] == "drop" and words[1] not in ("index", "key", "primary", "foreign", "partition", "check",
+                                                     "constraint"):
+            body = spec[2:] if words[1] == "column" else spec[1:]
+            if body and body[0].is_word("if"):
+                body = body[2:]
+            out.append(("drop", body[0].text))
+        elif words[0] == "rename" and words[1] == "column":
+            out.append(("rename", spec[2].text, spec[4].text))
+        elif words[0] == "change":
+            body = spec[2:] if words[1] == "column" else spec[1:]
+            if body[0].text != body[1].text:
+                out.append(("rename", body[0].text, body[1].text))
+    return out
+
+
+def _split(toks: list[Token]) -> list[list[Token]]:
+    specs, depth = [[]], 0
+    for t in toks:
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth -= 1
+        elif depth == 0 and t.kind == "punct" and t.text == ",":
+            specs.append([])
+            continue
+        specs[-1].append(t)
+    return [s for s in specs if s]
+
+
+def _default(spec: list[Token]):
+    """The DEFAULT of a column definition as MySQL gives it to the rows before it: None
+    without one (or DEFAULT NULL); an integer or text as written."""
+    for i, t in enumerate(spec):
+        if t.is_word("default") and i + 1 < len(spec):
+            value = spec[i + 1]
+            if value.kind == "punct" and value.text == "-" and i + 2 < len(spec):
+                return -int(spec[i + 2].text)
+            if value.kind == "string":
+                return value.text
+            if value.is_word("null"):
+                return None
+            return int(value.text) if value.text.isdigit() else value.text
+    return None

@@ -1,0 +1,206 @@
+"""cs.materialize runs the DDLs of the stream as a replay does (tests/table_replay.py is the
+replay): TRUNCATE TABLE empties a table, DROP TABLE / DROP DATABASE remove tables, a CREATE of a
+dropped name starts empty; within one run and across runs, Parquet and Delta."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire import spark as cs
+from cdcwire.spark.tables.table_state import TablesState
+
+from table_replay import replay
+
+KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+
+
+def row(ts: int, table: str, key: int, name: str = "x", schema: str = "shop") -> RowChangedEvent:
+    return RowChangedEvent(ts << 18, schema, table, (Column("id", ColumnType.BIGINT, KEY, key, "bigint(20)"),
+                                                     Column("name", ColumnType.VARCHAR, ColumnFlag.NULLABLE, name,
+                                                            "varchar(8)")))
+
+
+def ddl(ts: int, table: str, query: str, kind: DDLType, schema: str = "shop") -> DDLEvent:
+    return DDLEvent(ts << 18, schema, table, query, kind)
+
+
+def resolved(ts: int) -> ResolvedEvent:
+    return ResolvedEvent(ts << 18)
+
+
+def source(tmp_path: Path, events: list) -> str:
+    uri = f"file://{tmp_path}/src/db?protocol=canal-json&partition-num=1&enable-tidb-extension=true"
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def tables_in(out: Path, fmt: str) -> dict[str, dict[tuple, dict]]:
+    """Every table a reader finds under OUT: name -> key -> row."""
+    if fmt == "delta":
+        from deltalake import DeltaTable
+
+        found = {d.name: DeltaTable(str(d)).to_pyarrow_table().to_pylist()
+                 for d in sorted(out.iterdir()) if (d / "_delta_log").is_dir()}
+    else:
+        snapshots = TablesState.load(str(out), "parquet").snapshots
+        found = {name: pq.read_table(out / d).to_pylist() for name, d in snapshots.items()}
+    return {name: {(r["id"],): r for r in rows} for name, rows in found.items()}
+
+
+def run(spark, uri: str, out: Path, fmt: str):
+    return cs.materialize(spark, uri, str(out), format=fmt)
+
+
+FIVE_ROWS = [row(i, "trunc", i) for i in range(1, 6)]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_truncate_keeps_only_the_rows_after_it(spark, tmp_path, fmt) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE),
+              row(11, "trunc", 6), row(12, "trunc", 2, "again"), resolved(13)]
+    run(spark, source(tmp_path, events), tmp_path / "out", fmt)
+    assert tables_in(tmp_path / "out", fmt) == replay(events)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_dropped_and_created_table_holds_only_the_rows_after_the_create(spark, tmp_path, fmt) -> None:
+    events = [*(row(i, "dropped", i) for i in range(1, 6)), ddl(10, "dropped", "DROP TABLE dropped", DDLType.DROP_TABLE),
+              ddl(11, "dropped", "CREATE TABLE dropped (id BIGINT PRIMARY KEY, name VARCHAR(8))", DDLType.CREATE_TABLE),
+              row(12, "dropped", 9), resolved(13)]
+    run(spark, source(tmp_path, events), tmp_path / "out", fmt)
+    assert tables_in(tmp_path / "out", fmt) == replay(events)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_truncated_in_a_later_run_is_left_empty_with_its_columns(spark, tmp_path, fmt) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second) == {"shop.trunc": {}}
+    if fmt == "delta":
+        from deltalake import DeltaTable
+
+        table = DeltaTable(str(out / "shop.trunc"))
+        assert [f.name for f in table.schema().fields] == ["id", "name"]
+        assert table.history(1)[0]["operationParameters"]["mode"] == "Overwrite"
+    else:
+        snapshot = out / TablesState.load(str(out), "parquet").snapshots["shop.trunc"]
+        assert pq.read_table(snapshot).column_names == ["id", "name"]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_dropped_in_a_later_run_leaves_the_output(spark, tmp_path, fmt) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, row(6, "kept", 1), resolved(7)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second) and not (out / "shop.trunc").exists()
+    assert set(TablesState.load(str(out), fmt).applied) == {"shop.kept"}
+
+
+def test_a_truncate_above_the_resolved_ts_waits_for_the_run_that_releases_it(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    first = [*FIVE_ROWS, resolved(6), ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), row(11, "trunc", 7)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "parquet")
+    assert tables_in(out, "parquet") == replay(first[:6])
+    cdcwire.write(uri, cdcwire.encode(uri, [resolved(12)]))
+    run(spark, uri, out, "parquet")
+    assert tables_in(out, "parquet") == replay(first) and len(replay(first)["shop.trunc"]) == 1
+
+
+def test_a_dropped_database_takes_its_tables_and_leaves_the_others(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    events = [row(1, "a", 1), row(2, "b", 1), row(3, "c", 1, schema="app"),
+              ddl(10, "", "DROP DATABASE shop", DDLType.DROP_SCHEMA), row(11, "b", 2), resolved(12)]
+    uri = source(tmp_path, events[:3] + [resolved(4)])
+    run(spark, uri, out, "parquet")
+    cdcwire.write(uri, cdcwire.encode(uri, events[3:]))
+    run(spark, uri, out, "parquet")
+    assert tables_in(out, "parquet") == replay(events)
+    assert set(tables_in(out, "parquet")) == {"app.c", "shop.b"}
+
+
+def test_a_truncate_in_a_later_run_with_rows_after_it_overwrites_the_delta_table_with_them(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "delta")
+    second = [row(8, "trunc", 1, "late"), ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE),
+              row(11, "trunc", 2, "new"), resolved(12)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, "delta")
+    from deltalake import DeltaTable
+
+    assert tables_in(out, "delta") == replay(first + second)
+    assert DeltaTable(str(out / "shop.trunc")).history(1)[0]["operationParameters"]["mode"] == "Overwrite"
+
+
+# -- the DDL policy -------------------------------------------------------------------------
+
+TRUNCATED = [*FIVE_ROWS, ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), row(11, "trunc", 6),
+             resolved(12)]
+
+
+def test_skip_destructive_keeps_the_rows_a_truncate_removes_and_reports_it(spark, tmp_path) -> None:
+    summary = cs.materialize(spark, source(tmp_path, TRUNCATED), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay([e for e in TRUNCATED if not isinstance(e, DDLEvent)])
+    [seen] = summary.ddls["shop.trunc"]
+    assert (seen.ddl_type, seen.action) == ("TRUNCATE_TABLE", "skipped (policy skip-destructive)")
+    assert "TRUNCATE_TABLE: skipped (policy skip-destructive)" in summary.report()
+
+
+def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writes_nothing(spark, tmp_path,
+                                                                                             capsys) -> None:
+    from cdcwire.cli import main
+
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    uri, out = source(tmp_path, events), tmp_path / "out"
+    assert main(["materialize", uri, "--out", str(out), "--ddl-policy", "stop", "--quiet"]) != 0
+    assert (f"shop.trunc: DDL at commit ts {10 << 18} is not applied by materialize (TRUNCATE_TABLE_PARTITION: ALTER"
+            " TABLE trunc TRUNCATE PARTITION p0)") in capsys.readouterr().err
+    assert not (out / "_cdcwire_state.json").exists()
+
+
+def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
+    events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
+              ddl(14, "trunc", "ALTER TABLE trunc DROP PARTITION p0", DDLType.DROP_TABLE_PARTITION), resolved(15)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert [(d.ddl_type, d.action) for d in summary.ddls["shop.trunc"]] == [
+        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_TABLE_PARTITION", "not applied")]
+
+
+# -- column DDLs ---------------------------------------------------------------------------
+
+def test_an_added_column_gives_the_rows_before_it_its_default_within_a_run(spark, tmp_path) -> None:
+    added = RowChangedEvent(12 << 18, "shop", "t", (*row(0, "t", 3).columns,
+                                                    Column("qty", ColumnType.INT, ColumnFlag.NULLABLE, 7, "int(11)")))
+    events = [row(1, "t", 1), row(2, "t", 2),
+              ddl(10, "t", "ALTER TABLE t ADD COLUMN qty INT NOT NULL DEFAULT 5", DDLType.ADD_COLUMN), added, resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_earlier_runs(spark, tmp_path, fmt) -> None:
+    out, first = tmp_path / "out", [row(1, "t", 1, "ann"), row(2, "t", 2, "bo"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "t", "ALTER TABLE t RENAME COLUMN name TO label", DDLType.MODIFY_COLUMN),
+              ddl(11, "t", "ALTER TABLE t ADD COLUMN note VARCHAR(8) DEFAULT 'n'", DDLType.ADD_COLUMN),
+              ddl(12, "t", "ALTER TABLE t DROP COLUMN label", DDLType.DROP_COLUMN), resolved(13)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second) == {"shop.t": {(1,): {"id": 1, "note": "n"},
+                                                                        (2,): {"id": 2, "note": "n"}}}
