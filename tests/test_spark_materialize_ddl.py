@@ -109,6 +109,23 @@ def test_a_table_dropped_in_a_later_run_leaves_the_output(spark, tmp_path, fmt) 
     assert set(TablesState.load(str(out), fmt).applied) == {"shop.kept"}
 
 
+def test_a_delta_table_dropped_and_created_again_in_a_later_run_has_only_the_new_columns(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "delta")
+    qty = RowChangedEvent(12 << 18, "shop", "trunc", (Column("id", ColumnType.BIGINT, KEY, 1, "bigint(20)"),
+                                                      Column("qty", ColumnType.INT, ColumnFlag.NULLABLE, 3, "int(11)")))
+    second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE),
+              ddl(11, "trunc", "CREATE TABLE trunc (id BIGINT PRIMARY KEY, qty INT)", DDLType.CREATE_TABLE), qty,
+              resolved(13)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, "delta")
+    from deltalake import DeltaTable
+
+    assert tables_in(out, "delta") == replay(first + second)
+    assert [f.name for f in DeltaTable(str(out / "shop.trunc")).schema().fields] == ["id", "qty"]
+
+
 def test_a_truncate_above_the_resolved_ts_waits_for_the_run_that_releases_it(spark, tmp_path) -> None:
     out = tmp_path / "out"
     first = [*FIVE_ROWS, resolved(6), ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), row(11, "trunc", 7)]

@@ -82,14 +82,13 @@ def apply_to_delta(
     if table_now is None:
         create_table_with_add_actions(str(path), schema, adds, commit_properties=properties)
         return done.counts
-    known = {f.name for f in table_now.schema().fields}
+    known = {f.name for f in table_now.schema().fields} if not wiped else {f.name for f in schema.fields}
     added = [f for f in schema.fields if f.name not in known]
     if added:
         table_now.alter.add_columns(added)
         table_now = deltalake.DeltaTable(str(path))
-    if wiped:
-        table_now.create_write_transaction(adds, mode="overwrite", schema=table_now.schema(),
-                                           commit_properties=properties)
+    if wiped:  # the table anew: its schema is the new rows' (a table dropped and created again may have others)
+        table_now.create_write_transaction(adds, mode="overwrite", schema=schema, commit_properties=properties)
         return done.counts
     removes = [_remove_action(name, sizes[name]) for name in done.replaced]
     if removes:  # rows rewritten or deleted: said in the commit (delta-rs labels any commit of
