@@ -87,10 +87,10 @@ def write_tables(
     written: dict[str, TableWritten] = {}
     zero_dates: dict[str, int] = {}
     if one:
-        step("applying the tables in one plan", total=len(one))
+        step(f"applying {len(one)} table{'s' if len(one) > 1 else ''} in one Spark job", total=len(one))
         done = rewrite_tables(spark, last, [w for _, w, _ in one], time_zone, run)
         zero_dates.update(done.zero_dates)
-        step("committing the tables", total=len(one))
+        step(f"committing {len(one)} table{'s' if len(one) > 1 else ''}", total=len(one))
         written.update(_commit(out, format, one, done.rewrites))
     if alone:
         columns = {t.name: list(t.columns) for t in alone}

@@ -27,6 +27,7 @@ depends only on the run's distinct typers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Optional, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
@@ -105,7 +106,10 @@ def table_info(spark: SparkSession, tables: Sequence[TableTyping], typers: Typer
     rows = []
     for t in tables:
         defaults = {name: (d, ts) for name, d, ts in t.defaults}
-        cols = [(c.name, typers.typer(c, time_zone), *defaults.get(c.name, (None, None))) for c in t.columns]
+        cols = []
+        for c in t.columns:
+            default, ts = defaults.get(c.name, (None, None))
+            cols.append((c.name, typers.typer(c, time_zone), default, None if ts is None else Decimal(ts)))
         wide = [_wide(t.columns[k].spark_type) for k in t.keys]
         rows.append((t.schema, t.table, t.buckets, cols, list(t.keys), wide))
     return spark.createDataFrame(rows, _TABLE_INFO)
