@@ -69,7 +69,7 @@ class TableWork:
 class _TaskTable:
     """What a task needs of a table (picklable, paths as text)."""
 
-    columns: tuple[tuple[str, str, object], ...]  # (name, field of _vals, arrow type)
+    columns: tuple[tuple[str, str, object], ...]  # (name, its _v<j> array, arrow type)
     keys: tuple[str, ...]
     buckets: int
     old: dict[int, list[str]]
@@ -92,19 +92,20 @@ def rewrite_tables(spark: SparkSession, last: DataFrame, work: Sequence[TableWor
     time_zone = checked_time_zone(time_zone)
     typings = [w.typing for w in work]
     typers = Typers.of(typings, time_zone)
-    info = table_info(spark, typings, typers, time_zone)
+    info = table_info(spark, typings, typers)
     token = uuid.uuid4().hex[:8]
     tasks: dict[tuple[str, str], _TaskTable] = {}
     for w in work:
         t = w.typing
-        columns = tuple((c.name, typers.field(c, time_zone), to_arrow_type(c.spark_type, timezone="UTC")) for c in t.columns)
+        columns = tuple((c.name, typers.array(c), to_arrow_type(c.spark_type, timezone="UTC")) for c in t.columns)
         old = {b: [str(w.source / n) for n in names] for b, names in w.layout.files.items()}
         tasks[(t.schema, t.table)] = _TaskTable(columns, tuple(t.columns[k].name for k in t.keys), t.buckets, old,
                                                 str(w.target))
         w.target.mkdir(parents=True, exist_ok=True)
+    arrays = [f"_v{j}" for j in range(len(typers.types))]
     typed = typed_values(last.select("schema", "table", "_op", "_image", "commit_ts"), info, typers).select(
-        "schema", "table", "_op", "_bucket", "_zeros", "_vals")
-    markers = [(w.typing.schema, w.typing.table, KEEP, b, 0, None) for w in work if w.every_bucket
+        "schema", "table", "_op", "_bucket", "_zeros", *arrays)
+    markers = [(w.typing.schema, w.typing.table, KEEP, b, 0, *(None for _ in arrays)) for w in work if w.every_bucket
                for b in range(w.typing.buckets)]
     if markers:
         typed = typed.unionByName(spark.createDataFrame(markers, typed.schema))
@@ -140,7 +141,7 @@ def _apply_bucket(table: _TaskTable, bucket: int, group, run: int, token: str):
     change = pc.not_equal(ops, KEEP)
     changes = group.filter(change)
     ops = pc.filter(ops, change)
-    changes_typed = _typed_changes(changes.column("_vals"), table.columns)
+    changes_typed = _typed_changes(changes, table.columns)
     zeros = pc.sum(pc.filter(changes.column("_zeros"), pc.equal(ops, "U"))).as_py() or 0
     rows, counts = merge_bucket(read_bucket(table.old.get(bucket, [])), changes_typed, ops, list(table.keys))
     name = None
@@ -156,20 +157,24 @@ def _apply_bucket(table: _TaskTable, bucket: int, group, run: int, token: str):
         pa.string(), pa.string(), pa.int32(), pa.string(), pa.int64(), pa.int64(), pa.int64(), pa.int64()))]))
 
 
-def _typed_changes(vals, columns) -> "object":
-    """The table's typed columns from ``_vals`` (a list per row, one struct per column, the
-    column's value in its type's field): column ``i`` is every ``n``-th struct from ``i``."""
+def _typed_changes(changes, columns):
+    """The table's typed columns from the ``_v<j>`` arrays (per row one value per column of the
+    table, in the array of its type): column ``i`` is every ``n``-th value of its array from ``i``."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    n, rows = len(columns), len(vals)
-    flat = pc.list_flatten(vals.combine_chunks() if isinstance(vals, pa.ChunkedArray) else vals)
+    n, rows = len(columns), changes.num_rows
+    flat: dict[str, object] = {}
     arrays = []
-    for i, (name, field_name, arrow_type) in enumerate(columns):
-        picked = pc.take(pc.struct_field(flat, field_name), np.arange(i, n * rows, n)) if rows else \
-            pa.array([], arrow_type)
-        arrays.append(picked.cast(arrow_type) if not picked.type.equals(arrow_type) else picked)
+    for i, (name, array, arrow_type) in enumerate(columns):
+        if not rows:
+            arrays.append(pa.array([], arrow_type))
+            continue
+        if array not in flat:
+            flat[array] = pc.list_flatten(changes.column(array).combine_chunks())
+        picked = pc.take(flat[array], np.arange(i, n * rows, n))
+        arrays.append(picked if picked.type.equals(arrow_type) else picked.cast(arrow_type))
     return pa.Table.from_arrays(arrays, names=[c[0] for c in columns])
 
 
