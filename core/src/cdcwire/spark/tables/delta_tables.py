@@ -59,7 +59,7 @@ def applied_ts(out: str, table: str) -> Optional[int]:
 
 def apply_to_delta(
     out: str, table: str, changes: DataFrame, keys: list[str], applied: int, staging: str, run: int = 0,
-    changed: int = 0, wiped: bool = False,
+    changed: int = 0, wiped: bool = False, anew: bool = False,
 ) -> dict[str, int]:
     """Apply the typed changes (``_op`` "U" upsert, "D" delete) to the table's touched buckets
     with the table's own Spark jobs (the reference tier; the one plan over all tables is
@@ -67,11 +67,13 @@ def apply_to_delta(
     directory under OUT the executors write to (removed here); ``run``: the run's number (in the
     file names); ``changed``: about how many changes (sizes the buckets of a new table);
     ``wiped``: a TRUNCATE or DROP came before the changes: they make the table anew, in a commit
-    that overwrites it (every old file removed)."""
+    that overwrites it (every old file removed); ``anew``: bucket the table anew (it outgrew its
+    buckets)."""
     now = DeltaNow.of(out, table, wiped)
     path = Path(out) / table
     try:
-        done = rewrite_buckets(changes, keys, now.layout, path, path, Path(out) / staging, run, changed)
+        done = rewrite_buckets(changes, keys, now.layout.anew() if anew else now.layout, path, path, Path(out) / staging,
+                               run, changed)
     finally:
         shutil.rmtree(Path(out) / staging, ignore_errors=True)
     commit_delta(out, table, now, done, applied, wiped)
@@ -81,19 +83,25 @@ def apply_to_delta(
 @dataclass(slots=True)
 class DeltaNow:
     """A Delta table as a run finds it: the table (None: not there yet), its active files and
-    their sizes, and those files by bucket (none when a TRUNCATE or DROP wiped it)."""
+    their sizes, those files by bucket (none when a TRUNCATE or DROP wiped it), and its rows
+    (from the log's file stats)."""
 
     table: object
     sizes: dict[str, int]
     layout: Layout
+    rows: int = 0
 
     @classmethod
     def of(cls, out: str, table: str, wiped: bool = False) -> "DeltaNow":
         deltalake = _deltalake()
         path = Path(out) / table
         table_now = deltalake.DeltaTable(str(path)) if (path / "_delta_log").exists() else None
-        sizes = _active_files(table_now) if table_now is not None and not wiped else {}
-        return cls(table_now, sizes, Layout.of(sizes))
+        if table_now is None or wiped:
+            return cls(table_now, {}, Layout())
+        actions = table_now.get_add_actions(flatten=True)
+        sizes = dict(zip(actions.column("path").to_pylist(), actions.column("size_bytes").to_pylist()))
+        rows = sum(n or 0 for n in actions.column("num_records").to_pylist()) if "num_records" in actions.column_names else 0
+        return cls(table_now, sizes, Layout.of(sizes), rows)
 
 
 def commit_delta(out: str, table: str, now: DeltaNow, done: Rewrite, applied: int, wiped: bool = False) -> None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from decimal import Decimal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
@@ -617,14 +618,18 @@ def _delta_tables_in(out: str) -> list[str]:
 
 
 def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
-    """Rows above their table's applied ts: at or below it they are replays of applied events."""
+    """Rows above their table's applied ts: at or below it they are replays of applied events.
+    The applied ts come as a small frame joined by table (broadcast): an expression naming every
+    table (a CASE of hundreds of tables) overflowed the JVM's 64 KB method limit."""
     if not applied:
         return rows
-    limit = F.lit(None).cast("decimal(20,0)")
-    for name, ts in applied.items():
-        schema, table = name.split(".", 1)
-        limit = F.when((F.col("schema") == schema) & (F.col("table") == table), F.lit(ts).cast("decimal(20,0)")).otherwise(limit)
-    return rows.where(limit.isNull() | (F.col("commit_ts") > limit))
+    spark = rows.sparkSession
+    limits = spark.createDataFrame(
+        [(*name.split(".", 1), Decimal(ts)) for name, ts in applied.items()],
+        "schema string, table string, _applied_ts decimal(20,0)",
+    )
+    joined = rows.join(F.broadcast(limits), on=["schema", "table"], how="left")
+    return joined.where(F.col("_applied_ts").isNull() | (F.col("commit_ts") > F.col("_applied_ts"))).drop("_applied_ts")
 
 
 def _filter_text(tables: Optional[str]) -> str:

@@ -26,13 +26,15 @@ from .table_buckets import Layout, Rewrite, rewrite_buckets
 
 def apply_to_parquet(
     spark: SparkSession, out: str, table: str, current: Optional[str], changes: DataFrame, keys: list[str], run: int,
-    changed: int = 0,
+    changed: int = 0, anew: bool = False,
 ) -> tuple[str, dict[str, int]]:
     """Write the table's next snapshot with its own Spark jobs (the reference tier; the one plan
     over all tables is :mod:`.tables_job`); (its directory under OUT, counts of rows inserted,
     updated and deleted). ``changes``: typed rows with ``_op`` "U" (upsert) or "D" (delete);
-    ``changed``: about how many (sizes the buckets of a new table)."""
+    ``changed``: about how many (sizes the buckets of a new table); ``anew``: bucket the table
+    anew (it outgrew its buckets)."""
     directory, source, target, layout = next_snapshot(out, table, current, run)
+    layout = layout.anew() if anew else layout
     done = rewrite_buckets(changes, keys, layout, source, target, Path(out) / f"_cdcwire/buckets-{run:06d}" / table, run,
                            changed, same_schema=True)
     finish_snapshot(done, source, target)

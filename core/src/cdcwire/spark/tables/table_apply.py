@@ -7,7 +7,8 @@ Two tiers with one contract (the tables they leave are the same, file for file b
 - **per table** (the reference): each table typed by :func:`~.changelog.typed_columns` and
   applied by its own Spark jobs (:func:`~.table_buckets.rewrite_buckets`), a few tables side by
   side. Chosen with ``spark.cdcwire.tables.plan=per-table``; a table holding files of an older
-  layout (not named for a bucket) is always applied so, once, as its rows must be hashed anew.
+  layout (not named for a bucket), or one that outgrew its buckets, is always applied so, once,
+  as its rows must be hashed anew (Spark's hash: the tasks of the one plan cannot compute it).
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from .changelog import typed_columns, zero_dates_of_tables
 from .column_ddls import ColumnChange, with_defaults
 from .delta_tables import DeltaNow, apply_to_delta, commit_delta
 from .parquet_tables import apply_to_parquet, finish_snapshot, next_snapshot, remove_snapshot
-from .table_buckets import bucket_count_for
+from .table_buckets import bucket_count_for, outgrown, rows_of, rows_per_bucket
 from .tables_job import TableWork, adds_columns, rewrite_tables
 from .typed_values import TableTyping
 
 PLAN_SETTING = "spark.cdcwire.tables.plan"
 PLANS = ("one", "per-table")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
+_ANEW = "anew"  # a table that outgrew its buckets
 #: Delta commits at once (the driver's: metadata only, each a few small files).
 _COMMITTERS = 8
 
@@ -76,12 +78,16 @@ def write_tables(
     written, per table the zero dates of the rows written)."""
     keys = {t.name: _keys(last, t) for t in tables}
     per_table = plan_setting(spark) == "per-table"
+    per_bucket = rows_per_bucket(spark)
     one: list[tuple[TableRun, TableWork, object]] = []
     alone: list[TableRun] = []
+    anew: set[str] = set()
     for t in tables:
-        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run)
+        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run, per_bucket)
         if work is None:
             alone.append(t)
+            if now == _ANEW:
+                anew.add(t.name)
         else:
             one.append((t, work, now))
     written: dict[str, TableWritten] = {}
@@ -95,13 +101,14 @@ def write_tables(
     if alone:
         columns = {t.name: list(t.columns) for t in alone}
         zero_dates.update(zero_dates_of_tables(_upserts_as_inserts(last), columns, time_zone))
-        written.update(_per_table(spark, out, format, last, alone, keys, run, time_zone))
+        written.update(_per_table(spark, out, format, last, alone, keys, run, time_zone, anew))
     return written, zero_dates
 
 
-def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
-    """The table's part of the one plan, with its format's state before (None: the table goes
-    per table)."""
+def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_bucket: int):
+    """The table's part of the one plan, with its format's state before; (None, None): the table
+    holds files of no bucket, it goes per table; (None, _ANEW): it outgrew its buckets, it goes
+    per table and is bucketed anew."""
     root = Path(out)
     schema, table = t.name.split(".", 1)
     if format == "parquet":
@@ -113,11 +120,15 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
         target = source
     if layout.unbucketed:
         return None, None
+    if layout.buckets:
+        rows = rows_of(source, layout.names) if format == "parquet" else now.rows
+        if outgrown(rows + t.changes, layout.buckets, per_bucket):
+            return None, _ANEW
     positions = {c.name: i for i, c in enumerate(t.columns)}
     defaults = tuple((c.column, str(c.default), c.ts) for c in t.column_changes
                      if c.verb == "add" and c.default is not None and c.column in positions)
     typing = TableTyping(schema, table, tuple(t.columns), tuple(positions[k] for k in keys),
-                         layout.buckets or bucket_count_for(t.changes), defaults)
+                         layout.buckets or bucket_count_for(t.changes, per_bucket), defaults)
     every = format == "parquet" and adds_columns(source, layout, typing)
     return TableWork(typing, layout, source, target, every), now
 
@@ -140,7 +151,7 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         return dict(pool.map(commit, one))
 
 
-def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone) -> dict[str, TableWritten]:
+def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone, anew: set[str]) -> dict[str, TableWritten]:
     finished: list[str] = []
 
     def apply_table(t: TableRun) -> TableWritten:
@@ -152,11 +163,11 @@ def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time
         typed = with_defaults(typed, F.col("_ts"), list(t.column_changes)).drop("_ts")
         if format == "parquet":
             directory, done = apply_to_parquet(spark, out, t.name, None if t.wiped else t.current, typed, keys[t.name],
-                                               run, t.changes)
+                                               run, t.changes, anew=t.name in anew)
         else:
             directory = None
             done = apply_to_delta(out, t.name, typed, keys[t.name], t.up_to, f"_cdcwire/changes-{run:06d}/{t.name}", run,
-                                  t.changes, wiped=t.wiped)
+                                  t.changes, wiped=t.wiped, anew=t.name in anew)
         finished.append(t.name)
         return TableWritten(directory, done)
 
