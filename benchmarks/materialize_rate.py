@@ -28,6 +28,7 @@ from pathlib import Path
 import cdcwire
 from cdcwire import spark as cs
 from cdcwire.spark.runtime.run_steps import RunSteps, unwatch, watch
+from cdcwire.spark.tables.table_apply import PLAN_SETTING, PLANS
 from cdcwire.workload import Workload
 
 
@@ -123,10 +124,11 @@ def _by_stage(steps: RunSteps) -> dict[str, float]:
     return stages
 
 
-def bench(spark, events: int, work: Path, master: str) -> None:
+def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one") -> None:
+    spark.conf.set(PLAN_SETTING, plan)
     uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
            "&partition=index-value")
-    workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9))
+    workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9, tables=tables))
     cdcwire.write(uri, cdcwire.encode(uri, workload[:events]))
     read_back = cs.read(spark, uri).count()  # and a warm-up
     _, read, read_jobs, read_memory, _ = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
@@ -141,7 +143,7 @@ def bench(spark, events: int, work: Path, master: str) -> None:
         summary, seconds, jobs, memory, stages[f"{fmt} incremental"] = _jobs(
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, +10% incremental", seconds, jobs, memory, summary, summary.events_read))
-    print(f"\n{read_back:,} events read back, {master}, driver memory"
+    print(f"\n{read_back:,} events over {tables} tables read back, plan {plan!r}, {master}, driver memory"
           f" {spark.conf.get('spark.driver.memory', '1g (default)')}")
     print(f"{'run':<38} {'events':>9} {'events/s':>9} {'ratio':>6} {'x first':>7} {'jobs':>5}"
           f" {'JVM MiB':>7} {'workers':>8} {'driver':>7}  tables, rows")
@@ -168,6 +170,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, nargs="+", default=[100_000, 1_000_000],
                         help="sizes to run, one table each (default 100000 1000000; CI: --events 100000)")
+    parser.add_argument("--tables", type=int, nargs="+", default=[4],
+                        help="tables the events are spread over, each size run with each (default 4)")
+    parser.add_argument("--plans", nargs="+", default=["one"], choices=PLANS,
+                        help="how materialize writes the tables: one Spark job for all (default) or per table")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's 1g)")
     args = parser.parse_args()
@@ -177,11 +183,13 @@ def main() -> None:
     spark = cs.spark_session(args.master, **conf)
     try:
         for events in args.events:
-            work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
-            try:
-                bench(spark, events, work, args.master)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+            for tables in args.tables:
+                for plan in args.plans:
+                    work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
+                    try:
+                        bench(spark, events, work, args.master, tables, plan)
+                    finally:
+                        shutil.rmtree(work, ignore_errors=True)
     finally:
         spark.stop()
 

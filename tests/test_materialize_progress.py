@@ -14,6 +14,8 @@ from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEve
 from cdcwire import spark as cs
 from cdcwire.spark.runtime.progress import ProgressBar
 from cdcwire.spark.runtime.run_steps import RunSteps, step
+from cdcwire.spark.runtime.session_settings import session_settings
+from cdcwire.spark.tables.table_apply import PLAN_SETTING
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 
@@ -62,14 +64,26 @@ def test_around_materialize_the_display_names_each_step_and_ends_with_a_summary(
     with ProgressBar(spark, label="cdcwire materialize", out=log, plain_every=0.05):
         summary = cs.materialize(spark, uri, str(tmp_path / "tables"))
     lines = log.getvalue().splitlines()
-    for shown in ("cdcwire materialize: staging events; ", "cdcwire materialize: deduplicating changes, "):
+    for shown in ("cdcwire materialize: staging events; ", "cdcwire materialize: deduplicating changes, ",
+                  "cdcwire materialize: applying 2 tables in one Spark job, "):
         assert any(line.startswith(shown) for line in lines), (shown, lines)
+    assert any(re.match(r"cdcwire materialize: applying 2 tables in one Spark job, \d+ events read \([\d,]+/s\),"
+                        r" 0/2 tables applied", line) for line in lines), lines
+    assert re.fullmatch(rf"cdcwire materialize: ended after [\d.]+s, {summary.events_read:,} events read"
+                        r" \([\d,]+/s\), 2/2 tables applied", lines[-1]), lines[-1]
+
+
+def test_with_a_plan_per_table_the_display_names_the_table_applied(spark, tmp_path) -> None:
+    uri = _source(tmp_path)
+    log = io.StringIO()
+    with session_settings(spark, {PLAN_SETTING: "per-table"}):
+        with ProgressBar(spark, label="cdcwire materialize", out=log, plain_every=0.05):
+            cs.materialize(spark, uri, str(tmp_path / "tables"))
+    lines = log.getvalue().splitlines()
     # the two tables are applied side by side: either may be the one shown (how a line counts the tables
     # applied and the time left: test_a_step_line_shows_the_table_applied_events_read_their_rate_and_the_time_left)
     assert any(re.match(r"cdcwire materialize: applying shop\.(orders|items) \(1/2\), \d+ events read \([\d,]+/s\),"
                         r" 0/2 tables applied", line) for line in lines), lines
-    assert re.fullmatch(rf"cdcwire materialize: ended after [\d.]+s, {summary.events_read:,} events read"
-                        r" \([\d,]+/s\), 2/2 tables applied", lines[-1]), lines[-1]
 
 
 def test_on_a_terminal_the_step_line_is_redrawn_in_place_and_the_summary_stays(spark) -> None:

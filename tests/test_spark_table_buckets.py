@@ -9,12 +9,22 @@ from pathlib import Path
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.spark.tables.table_buckets import MIN_BUCKETS, bucket_of_name
+import pytest
+
+from cdcwire.spark.runtime.session_settings import session_settings
+from cdcwire.spark.tables.table_buckets import GROW_AT, ROWS_PER_BUCKET, ROWS_PER_BUCKET_SETTING, bucket_of_name
 from cdcwire.spark.tables.table_state import TablesState
 
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
 T = ColumnType
-ROWS = 40  # over MIN_BUCKETS buckets: most buckets hold a few rows
+ROWS = 40
+PER_BUCKET = 4  # 40 rows over 10 buckets: most buckets hold a few rows
+
+
+@pytest.fixture(autouse=True)
+def small_buckets(spark):
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: str(PER_BUCKET)}):
+        yield
 
 
 def _image(key: int, name: str) -> tuple[Column, ...]:
@@ -69,7 +79,7 @@ def _rows_of_parquet(directory: Path) -> list[dict]:
 def test_a_parquet_run_changing_one_bucket_hard_links_every_other_buckets_files(spark, tmp_path) -> None:
     uri, out = _first_run(spark, tmp_path, "parquet")
     before = {f.name: f.stat() for f in _snapshot(out).glob("*.parquet")}
-    assert len(_buckets(before)) > MIN_BUCKETS // 2  # several buckets hold rows
+    assert len(_buckets(before)) > 5  # several buckets hold rows
     _update_one_key(spark, uri, out, "parquet")
     after = {f.name: f.stat() for f in _snapshot(out).glob("*.parquet")}
     rewritten = set(after) - set(before)
@@ -121,3 +131,47 @@ def test_a_new_tables_inserted_count_leaves_out_the_keys_the_run_deleted(spark, 
     events.append(RowChangedEvent(20 << 18, "shop", "orders", None, _image(2, "n2")))
     summary = cs.materialize(spark, _source(tmp_path, [*events, ResolvedEvent(30 << 18)]), str(tmp_path / "tables"))
     assert summary.tables["shop.orders"].inserted == len(_rows_of_parquet(_snapshot(tmp_path / "tables"))) == 4
+
+
+def test_a_small_table_on_the_default_bucket_size_is_one_file(spark, tmp_path) -> None:
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: str(ROWS_PER_BUCKET)}):
+        _, out = _first_run(spark, tmp_path, "parquet")
+    assert [bucket_of_name(f.name)[:2] for f in _snapshot(out).glob("*.parquet")] == [(0, 1)]
+
+
+def test_a_table_that_outgrows_its_buckets_is_bucketed_anew_for_its_size(spark, tmp_path) -> None:
+    uri, out = _first_run(spark, tmp_path, "parquet")
+    buckets = {bucket_of_name(f.name)[1] for f in _snapshot(out).glob("*.parquet")}
+    assert buckets == {ROWS // PER_BUCKET}
+    more = ROWS * GROW_AT  # past GROW_AT times the rows its buckets were sized for
+    later = [RowChangedEvent((300 + k) << 18, "shop", "orders", _image(k, f"m{k}")) for k in range(ROWS + 1, ROWS + more + 1)]
+    cdcwire.write(uri, cdcwire.encode(uri, [*later, ResolvedEvent(5000 << 18)]))
+    cs.materialize(spark, uri, str(out))
+    names = [f.name for f in _snapshot(out).glob("*.parquet")]
+    assert {bucket_of_name(n)[1] for n in names} == {(ROWS + more) // PER_BUCKET}
+    assert len(_rows_of_parquet(_snapshot(out))) == ROWS + more
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_the_one_plan_and_the_plan_per_table_write_the_same_rows_into_the_same_buckets(spark, tmp_path, fmt) -> None:
+    from cdcwire.spark.tables.table_apply import PLAN_SETTING
+
+    found = {}
+    for plan in ("one", "per-table"):
+        with session_settings(spark, {PLAN_SETTING: plan}):
+            uri, out = _first_run(spark, tmp_path / plan, fmt)
+            _update_one_key(spark, uri, out, fmt)
+        directory = _snapshot(out) if fmt == "parquet" else out / "shop.orders"
+        files = _delta_files(out) if fmt == "delta" else {f.name for f in directory.glob("*.parquet")}
+        import pyarrow.parquet as pq
+
+        found[plan] = {bucket_of_name(Path(n).name)[0]: sorted(pq.read_table(directory / n).to_pylist(), key=lambda r: r["id"])
+                       for n in files}
+    assert found["one"] == found["per-table"] and len(found["one"]) > 5
+
+
+def test_a_rows_per_bucket_that_is_not_a_number_is_refused_naming_the_setting(spark, tmp_path) -> None:
+    from cdcwire import CdcwireError
+
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: "lots"}), pytest.raises(CdcwireError, match="rowsPerBucket='lots'"):
+        _first_run(spark, tmp_path, "parquet")

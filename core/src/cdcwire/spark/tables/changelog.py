@@ -395,11 +395,11 @@ _AS_LONG = (
 )
 
 
-def _element_names_sql(column: TableColumn) -> Optional[str]:
+def _element_names_sql(column: TableColumn, listed: Optional[str] = None) -> Optional[str]:
     names = column.elements
     if not names:
         return None
-    listed = "array(" + ", ".join(_sql_string(n) for n in names[:64]) + ")"
+    listed = listed or "array(" + ", ".join(_sql_string(n) for n in element_list(column)) + ")"
     if column.type == ColumnType.ENUM:  # a 1-based index; 0 is MySQL's error value ''
         by_index = f"CASE WHEN cdc_n = 0 THEN '' ELSE get({listed}, try_cast(cdc_n - 1 AS int)) END"
     else:  # a SET's bit mask
@@ -409,13 +409,20 @@ def _element_names_sql(column: TableColumn) -> Optional[str]:
     return _bind(_AS_LONG, "cdc_n", by_index)
 
 
-def typed_sql(column: TableColumn, time_zone: str = "UTC") -> str:
+def element_list(column: TableColumn) -> tuple[str, ...]:
+    """The ENUM/SET element names a column's values are read by (a SET mask has 64 bits)."""
+    return tuple(column.elements or ())[:64]
+
+
+def typed_sql(column: TableColumn, time_zone: str = "UTC", elements: Optional[str] = None) -> str:
     """SQL turning the VALUE struct ``cdc_v`` into ``column.spark_type``, null when it does not
-    read as one: every cast a ``try_`` one, as Spark's ANSI mode needs."""
+    read as one: every cast a ``try_`` one, as Spark's ANSI mode needs. ``elements``: SQL of an
+    ENUM/SET column's element names (an array of strings) where they are data, not literals
+    (one SQL then types every ENUM column of many tables)."""
     t = column.spark_type
     ddl = t.simpleString()
     if isinstance(t, StringType):
-        names = _element_names_sql(column)
+        names = _element_names_sql(column, elements)
         return _TEXT if names is None else f"coalesce({names}, {_TEXT})"
     if isinstance(t, BinaryType):
         return "coalesce(cdc_v.binary, cast(cdc_v.string AS binary))"

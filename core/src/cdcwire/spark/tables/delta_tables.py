@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -31,7 +32,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.types import StructType
 
 from ...foundation.extras import extra_required
-from .table_buckets import Layout, rewrite_buckets
+from .table_buckets import Layout, Rewrite, rewrite_buckets
 
 APPLIED_TS = "cdcwire.applied_ts"
 #: In a commit that removes files besides adding them: what the run did ("upserts and deletes").
@@ -58,30 +59,65 @@ def applied_ts(out: str, table: str) -> Optional[int]:
 
 def apply_to_delta(
     out: str, table: str, changes: DataFrame, keys: list[str], applied: int, staging: str, run: int = 0,
-    changed: int = 0, wiped: bool = False,
+    changed: int = 0, wiped: bool = False, anew: bool = False,
 ) -> dict[str, int]:
     """Apply the typed changes (``_op`` "U" upsert, "D" delete) to the table's touched buckets
-    and commit; counts of rows inserted, updated and deleted. ``staging``: a directory under
-    OUT the executors write to (removed here); ``run``: the run's number (in the file names);
-    ``changed``: about how many changes (sizes the buckets of a new table); ``wiped``: a
-    TRUNCATE or DROP came before the changes: they make the table anew, in a commit that
-    overwrites it (every old file removed)."""
+    with the table's own Spark jobs (the reference tier; the one plan over all tables is
+    :mod:`.tables_job`) and commit; counts of rows inserted, updated and deleted. ``staging``: a
+    directory under OUT the executors write to (removed here); ``run``: the run's number (in the
+    file names); ``changed``: about how many changes (sizes the buckets of a new table);
+    ``wiped``: a TRUNCATE or DROP came before the changes: they make the table anew, in a commit
+    that overwrites it (every old file removed); ``anew``: bucket the table anew (it outgrew its
+    buckets)."""
+    now = DeltaNow.of(out, table, wiped)
+    path = Path(out) / table
+    try:
+        done = rewrite_buckets(changes, keys, now.layout.anew() if anew else now.layout, path, path, Path(out) / staging,
+                               run, changed)
+    finally:
+        shutil.rmtree(Path(out) / staging, ignore_errors=True)
+    commit_delta(out, table, now, done, applied, wiped)
+    return done.counts
+
+
+@dataclass(slots=True)
+class DeltaNow:
+    """A Delta table as a run finds it: the table (None: not there yet), its active files and
+    their sizes, those files by bucket (none when a TRUNCATE or DROP wiped it), and its rows
+    (from the log's file stats)."""
+
+    table: object
+    sizes: dict[str, int]
+    layout: Layout
+    rows: int = 0
+
+    @classmethod
+    def of(cls, out: str, table: str, wiped: bool = False) -> "DeltaNow":
+        deltalake = _deltalake()
+        path = Path(out) / table
+        table_now = deltalake.DeltaTable(str(path)) if (path / "_delta_log").exists() else None
+        if table_now is None or wiped:
+            return cls(table_now, {}, Layout())
+        actions = table_now.get_add_actions(flatten=True)
+        sizes = dict(zip(actions.column("path").to_pylist(), actions.column("size_bytes").to_pylist()))
+        rows = sum(n or 0 for n in actions.column("num_records").to_pylist()) if "num_records" in actions.column_names else 0
+        return cls(table_now, sizes, Layout.of(sizes), rows)
+
+
+def commit_delta(out: str, table: str, now: DeltaNow, done: Rewrite, applied: int, wiped: bool = False) -> None:
+    """Commit a rewrite's files: a new table created with them; a wiped one overwritten with them
+    (its schema theirs); else one commit adding them and removing the files they replace."""
     deltalake = _deltalake()
     from deltalake.transaction import CommitProperties, create_table_with_add_actions
 
     path = Path(out) / table
-    table_now = deltalake.DeltaTable(str(path)) if (path / "_delta_log").exists() else None
-    sizes = _active_files(table_now) if table_now is not None and not wiped else {}
-    try:
-        done = rewrite_buckets(changes, keys, Layout.of(sizes), path, path, Path(out) / staging, run, changed)
-    finally:
-        shutil.rmtree(Path(out) / staging, ignore_errors=True)
     adds = [_add_action(path, name) for names in done.written.values() for name in names]
     schema = _delta_schema(deltalake, done.schema)
     properties = CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied)})
+    table_now = now.table
     if table_now is None:
         create_table_with_add_actions(str(path), schema, adds, commit_properties=properties)
-        return done.counts
+        return
     known = {f.name for f in table_now.schema().fields} if not wiped else {f.name for f in schema.fields}
     added = [f for f in schema.fields if f.name not in known]
     if added:
@@ -89,15 +125,14 @@ def apply_to_delta(
         table_now = deltalake.DeltaTable(str(path))
     if wiped:  # the table anew: its schema is the new rows' (a table dropped and created again may have others)
         table_now.create_write_transaction(adds, mode="overwrite", schema=schema, commit_properties=properties)
-        return done.counts
-    removes = [_remove_action(name, sizes[name]) for name in done.replaced]
+        return
+    removes = [_remove_action(name, now.sizes[name]) for name in done.replaced]
     if removes:  # rows rewritten or deleted: said in the commit (delta-rs labels any commit of
         # its own actions a WRITE in append mode; the removes carry dataChange, which is what a
         # Delta streaming reader checks, as after a MERGE)
         properties = CommitProperties(custom_metadata={APPLIED_TS: json.dumps(applied), CHANGES: "upserts and deletes"})
     table_now.create_write_transaction(adds + removes, mode="append", schema=table_now.schema(),
                                        commit_properties=properties)
-    return done.counts
 
 
 def change_delta_files(out: str, table: str, change, run: int) -> None:

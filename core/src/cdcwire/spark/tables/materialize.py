@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from decimal import Decimal
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
@@ -44,16 +45,14 @@ from ...sinks.sink import SinkLike, open_sink
 from ...transports.storage.layout import read_checkpoint
 from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
 from ...transports.storage.position import LayoutPosition
-from ...values.type_codes import ColumnFlag
-from .changelog import columns_from_signatures, image_signature, typed_columns, zero_dates_of_tables
-from .delta_tables import apply_to_delta, applied_ts, change_delta_files, empty_delta
-from .parquet_tables import apply_to_parquet, changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
+from .changelog import columns_from_signatures, image_signature
+from .delta_tables import applied_ts, change_delta_files, empty_delta
+from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
-from ..runtime.side_by_side import side_by_side
 from .table_changes import (
     ROW_KINDS, ReleasePoint, conflicting_changes, decided_changes, release_point_of, row_changes,
 )
@@ -62,10 +61,10 @@ from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabe
 from .table_state import STATE_FILE, TablesState
 from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
 from .ddl_policy import DDLOutcome, check_policy, decide
-from .column_ddls import changed_arrow, changed_images, changes_of, with_defaults
+from .column_ddls import changed_arrow, changed_images, changes_of
+from .table_apply import TableRun, write_tables
 
 FORMATS = ("parquet", "delta")
-_HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
 #: Staged events and changes are read back in column batches of this many rows (Spark's
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
@@ -423,45 +422,21 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         changed = sorted(name for name, r in stats.items() if r["changes"])
         step("typing tables")
         columns_by_table = {name: cols for name, cols in columns_of_tables.items() if name in changed}
-        zero_dates = zero_dates_of_tables(_upserts_as_inserts(last), columns_by_table, time_zone)
         snapshots = dict(state.snapshots)
-        finished: list[str] = []
-
-        def apply_table(name: str) -> tuple[Optional[str], int, dict[str, int]]:
-            step(f"applying {name}", done=len(finished), total=len(changed))
-            schema, table = name.split(".", 1)
-            columns = columns_by_table[name]
-            keys = [c.name for c in columns if c.flags & _HANDLE_KEY] or _key_names(last, schema, table)
-            typed = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
-                *typed_columns(F.col("_image"), columns, time_zone), F.col("_op"), F.col("commit_ts").alias("_ts")
-            )
-            typed = with_defaults(typed, F.col("_ts"), columns_changed.get(name, [])).drop("_ts")
-            up_to = point.ts if point.ts is not None else int(stats[name]["max_ts"])
-            if format == "parquet":
-                current = None if name in emptied else snapshots.get(name)
-                directory, done = apply_to_parquet(spark, out, name, current, typed, keys, run, stats[name]["changes"])
-            else:
-                directory = None
-                done = apply_to_delta(out, name, typed, keys, up_to, f"_cdcwire/changes-{run:06d}/{name}", run,
-                                      stats[name]["changes"], wiped=name in emptied)
-            finished.append(name)
-            running = [n for n in changed if n not in finished]
-            if running:
-                step(f"applying {running[0]}", done=len(finished), total=len(changed))
-            return directory, up_to, done
-
-        # the tables' jobs side by side: a small table's job is mostly fixed costs
-        try:
-            applied_tables = side_by_side(spark, [lambda name=name: apply_table(name) for name in changed])
-        finally:
-            for staging in (f"_cdcwire/changes-{run:06d}", f"_cdcwire/buckets-{run:06d}"):
-                remove_snapshot(out, staging)
+        to_write = [
+            TableRun(name, tuple(columns_by_table[name]), stats[name]["changes"],
+                     point.ts if point.ts is not None else int(stats[name]["max_ts"]), name in emptied,
+                     snapshots.get(name), tuple(columns_changed.get(name, ())))
+            for name in changed
+        ]
+        written, zero_dates = write_tables(spark, out, format, last, to_write, run, time_zone)
         counts: dict[str, TableCounts] = {}
-        for name, (directory, up_to, done) in zip(changed, applied_tables):
+        for t in to_write:
+            name, done = t.name, written[t.name].counts
             if format == "parquet":
                 replaced.append(snapshots.get(name))
-                snapshots[name] = directory
-            applied[name] = up_to
+                snapshots[name] = written[name].directory
+            applied[name] = t.up_to
             r = stats[name]
             counts[name] = TableCounts(done["inserted"], done["updated"], done["deleted"], r["insert"], r["update"],
                                        r["delete"], r["duplicates"], r["key_only"], zero_dates.get(name, 0))
@@ -565,16 +540,6 @@ def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dic
 _SUMMED = (*ROW_KINDS, "duplicates", "key_only", "keyless", "conflicts", "changes")
 
 
-def _upserts_as_inserts(last: DataFrame) -> DataFrame:
-    """The rows a run writes (each key's deciding upsert) as insert events, for counting the
-    zero dates of the tables as written: values a replay or an overwritten change carried are
-    not in the table, so they are not counted."""
-    return last.where(F.col("_op") == "U").select(
-        F.lit("insert").alias("kind"), "commit_ts", "schema", "table", F.col("_image").alias("columns"),
-        F.when(F.lit(False), F.col("_image")).alias("pre_columns"),  # null, of the image's type
-    )
-
-
 def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> tuple[list[str], dict[str, str]]:
     """Give the tables of earlier runs the names the run's renames not applied yet give them (see
     :mod:`.table_renames`); (the Parquet snapshots to remove after the commit, {old name: new}). A renamed Parquet
@@ -653,14 +618,18 @@ def _delta_tables_in(out: str) -> list[str]:
 
 
 def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
-    """Rows above their table's applied ts: at or below it they are replays of applied events."""
+    """Rows above their table's applied ts: at or below it they are replays of applied events.
+    The applied ts come as a small frame joined by table (broadcast): an expression naming every
+    table (a CASE of hundreds of tables) overflowed the JVM's 64 KB method limit."""
     if not applied:
         return rows
-    limit = F.lit(None).cast("decimal(20,0)")
-    for name, ts in applied.items():
-        schema, table = name.split(".", 1)
-        limit = F.when((F.col("schema") == schema) & (F.col("table") == table), F.lit(ts).cast("decimal(20,0)")).otherwise(limit)
-    return rows.where(limit.isNull() | (F.col("commit_ts") > limit))
+    spark = rows.sparkSession
+    limits = spark.createDataFrame(
+        [(*name.split(".", 1), Decimal(ts)) for name, ts in applied.items()],
+        "schema string, table string, _applied_ts decimal(20,0)",
+    )
+    joined = rows.join(F.broadcast(limits), on=["schema", "table"], how="left")
+    return joined.where(F.col("_applied_ts").isNull() | (F.col("commit_ts") > F.col("_applied_ts"))).drop("_applied_ts")
 
 
 def _filter_text(tables: Optional[str]) -> str:
@@ -687,14 +656,6 @@ def _key_text(key: str) -> str:
         return next((x for x in v.values() if x is not None), None) if isinstance(v, dict) else v
 
     return ",".join(f"{pair['n']}={value(pair.get('v'))}" for pair in json.loads(key))
-
-
-def _key_names(last: DataFrame, schema: str, table: str) -> list[str]:
-    image = F.filter("_image", lambda c: c["flags"].bitwiseAND(F.lit(2)) != 0)
-    row = last.where((F.col("schema") == schema) & (F.col("table") == table)).select(
-        F.transform(image, lambda c: c["name"]).alias("k")
-    ).first()
-    return list(row["k"])
 
 
 def _layout_location(source_uri: SinkLike, topics) -> Optional[StorageLocation]:

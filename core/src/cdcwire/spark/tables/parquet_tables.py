@@ -21,27 +21,44 @@ from typing import Optional
 
 from pyspark.sql import DataFrame, SparkSession
 
-from .table_buckets import Layout, rewrite_buckets
+from .table_buckets import Layout, Rewrite, rewrite_buckets
 
 
 def apply_to_parquet(
     spark: SparkSession, out: str, table: str, current: Optional[str], changes: DataFrame, keys: list[str], run: int,
-    changed: int = 0,
+    changed: int = 0, anew: bool = False,
 ) -> tuple[str, dict[str, int]]:
-    """Write the table's next snapshot; (its directory under OUT, counts of rows inserted,
+    """Write the table's next snapshot with its own Spark jobs (the reference tier; the one plan
+    over all tables is :mod:`.tables_job`); (its directory under OUT, counts of rows inserted,
     updated and deleted). ``changes``: typed rows with ``_op`` "U" (upsert) or "D" (delete);
-    ``changed``: about how many (sizes the buckets of a new table)."""
+    ``changed``: about how many (sizes the buckets of a new table); ``anew``: bucket the table
+    anew (it outgrew its buckets)."""
+    directory, source, target, layout = next_snapshot(out, table, current, run)
+    layout = layout.anew() if anew else layout
+    done = rewrite_buckets(changes, keys, layout, source, target, Path(out) / f"_cdcwire/buckets-{run:06d}" / table, run,
+                           changed, same_schema=True)
+    finish_snapshot(done, source, target)
+    return directory, done.counts
+
+
+def next_snapshot(out: str, table: str, current: Optional[str], run: int) -> tuple[str, Path, Path, Layout]:
+    """(the run's snapshot directory under OUT, where the current files are, where the new ones
+    go, the current files by bucket); the directory a killed run left is cleared (the state never
+    named it)."""
     root = Path(out)
     directory = f"{table}/run-{run:06d}"
     target = root / directory
-    shutil.rmtree(target, ignore_errors=True)  # a killed run's leftovers: the state never named them
+    shutil.rmtree(target, ignore_errors=True)
     source = root / current if current else target
     layout = Layout.of(f.name for f in source.glob("*.parquet")) if current else Layout()
-    done = rewrite_buckets(changes, keys, layout, source, target, root / f"_cdcwire/buckets-{run:06d}" / table, run, changed,
-                           same_schema=True)
+    return directory, source, target, layout
+
+
+def finish_snapshot(done: Rewrite, source: Path, target: Path) -> None:
+    """The new snapshot gets the untouched buckets' files as hard links of the current ones."""
+    target.mkdir(parents=True, exist_ok=True)
     for name in done.kept:
         _link(source / name, target / name)
-    return directory, done.counts
 
 
 def empty_snapshot(out: str, current: Optional[str], directory: str) -> None:

@@ -3,11 +3,15 @@
 A table's rows are spread over ``B`` buckets by a hash of their handle key
 (``pmod(xxhash64(key...), B)``, computed by Spark); each bucket is a few Parquet files named
 for it, ``bucket-00007-of-00016-run-000012-1a2b3c4d-00000.parquet``. ``B`` is chosen when
-the table gets its first rows (about :data:`ROWS_PER_BUCKET` rows a bucket, at least
-:data:`MIN_BUCKETS`, so that a small run skips most of a small table) and never changes: it
-is in every file's name, so the files themselves say it, whatever the format keeps
-elsewhere (delta-rs refuses custom table properties; a state field could disagree with the
-files). A table whose files are all gone may start again with another ``B``.
+the table gets its first rows (about :data:`ROWS_PER_BUCKET` rows a bucket, the session
+setting ``spark.cdcwire.tables.rowsPerBucket``): a small table is one bucket, one file, as a
+whole database of small tables needs (a file per bucket of every table was most of a run's
+time). ``B`` is in every file's name, so the files themselves say it, whatever the format
+keeps elsewhere (delta-rs refuses custom table properties; a state field could disagree with
+the files). A table that grows past :data:`GROW_AT` times its buckets' size is bucketed anew,
+once, with a ``B`` for its size: its files are then read as of no bucket (below), so a run
+costs the changes, not the table, however the table grew. A table whose files are all gone
+may start again with another ``B``.
 
 A run of one table (:func:`rewrite_buckets`):
 
@@ -46,21 +50,42 @@ from pyspark.sql import Column, DataFrame, Observation
 from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType, IntegralType, StructType
 
+from ...foundation.errors import CdcwireError
 from ..runtime.session_settings import session_settings
 
-#: About how many rows a bucket holds when a table is created (its first run's rows).
-ROWS_PER_BUCKET = 1_000_000
-#: The fewest buckets a table gets: a small table's small runs still skip most of it.
-MIN_BUCKETS = 16
+#: About how many rows a bucket holds when a table is created or bucketed anew.
+ROWS_PER_BUCKET = 262_144
+ROWS_PER_BUCKET_SETTING = "spark.cdcwire.tables.rowsPerBucket"
+#: The fewest buckets a table gets.
+MIN_BUCKETS = 1
+#: A table holding more than this many times ``B`` buckets' rows is bucketed anew.
+GROW_AT = 4
 BUCKET = "_bucket"
 _NAME = re.compile(r"^bucket-(\d{5,})-of-(\d{5,})-run-\d+-[0-9a-f]+-\d+\.parquet$")
 _AQE_EXCLUDED = "spark.sql.adaptive.optimizer.excludedRules"
 _AQE_EMPTY_RELATION = "org.apache.spark.sql.execution.adaptive.AQEPropagateEmptyRelation"
 
 
-def bucket_count_for(rows: int) -> int:
-    """``B`` for a table created with about ``rows`` rows."""
-    return max(MIN_BUCKETS, math.ceil(rows / ROWS_PER_BUCKET))
+def bucket_count_for(rows: int, per_bucket: int = ROWS_PER_BUCKET) -> int:
+    """``B`` for a table created (or bucketed anew) with about ``rows`` rows."""
+    return max(MIN_BUCKETS, math.ceil(rows / per_bucket))
+
+
+def rows_per_bucket(spark) -> int:
+    """The session's rows per bucket (:data:`ROWS_PER_BUCKET` unless set)."""
+    text = spark.conf.get(ROWS_PER_BUCKET_SETTING, None) or str(ROWS_PER_BUCKET)
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise CdcwireError(f"{ROWS_PER_BUCKET_SETTING}={text!r} is not a number of rows; give a whole number above 0")
+    return value
+
+
+def outgrown(rows: int, buckets: int, per_bucket: int) -> bool:
+    """Whether a table of ``rows`` rows has outgrown its ``buckets`` (see the module doc)."""
+    return rows > GROW_AT * buckets * per_bucket
 
 
 def bucket_of_name(name: str) -> Optional[tuple[int, int]]:
@@ -92,6 +117,10 @@ class Layout:
             layout.buckets = found[1]
             layout.files.setdefault(found[0], []).append(name)
         return layout
+
+    def anew(self) -> "Layout":
+        """The same files read as of no bucket: the next rewrite buckets the table anew."""
+        return Layout(unbucketed=self.names)
 
     @property
     def names(self) -> list[str]:
@@ -133,7 +162,9 @@ def rewrite_buckets(
     file of a Parquet snapshot keeps one schema)."""
     spark = changes.sparkSession
     fresh = layout.buckets is None and not layout.unbucketed
-    buckets = layout.buckets or bucket_count_for(rows_hint + (_rows_of(source, layout.unbucketed) if layout.unbucketed else 0))
+    per_bucket = rows_per_bucket(spark)
+    buckets = layout.buckets or bucket_count_for(
+        rows_hint + (rows_of(source, layout.unbucketed) if layout.unbucketed else 0), per_bucket)
     marked = changes.withColumn(BUCKET, bucket_column(changes, keys, buckets))
     if fresh:
         touched = set(range(buckets))
@@ -224,7 +255,8 @@ def _move_into_place(staging: Path, target: Path, buckets: int, run: int) -> dic
     return written
 
 
-def _rows_of(source: Path, names: list[str]) -> int:
+def rows_of(source: Path, names: list[str]) -> int:
+    """Rows of the files ``names`` under ``source``, from their footers."""
     import pyarrow.parquet as pq
 
     return sum(pq.ParquetFile(source / n).metadata.num_rows for n in names)
