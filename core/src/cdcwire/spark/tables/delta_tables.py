@@ -20,6 +20,7 @@ them metadata-only). Files written but never committed (a killed run) are not pa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -55,6 +56,17 @@ def applied_ts(out: str, table: str) -> Optional[int]:
         if APPLIED_TS in commit:
             return int(json.loads(commit[APPLIED_TS]) if isinstance(commit[APPLIED_TS], str) else commit[APPLIED_TS])
     return None
+
+
+def committed_after(out: str, table: str, moment: float) -> bool:
+    """Whether the table's latest commit was written after ``moment`` (a run killed after its
+    Delta commits, before its state's: the table's own applied ts is then the one to trust).
+    A listing of its log, no table loaded: a run over a thousand tables reads the history only
+    of those a killed run committed."""
+    log = Path(out) / table / "_delta_log"
+    latest = max((e for e in os.scandir(log) if e.name.endswith(".json") and e.name[:-5].isdigit()),
+                 key=lambda e: int(e.name[:-5]), default=None) if log.is_dir() else None
+    return latest is not None and latest.stat().st_mtime >= moment
 
 
 def apply_to_delta(

@@ -46,7 +46,7 @@ from ...transports.storage.layout import read_checkpoint
 from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
 from ...transports.storage.position import LayoutPosition
 from .changelog import columns_from_signatures, image_signature
-from .delta_tables import applied_ts, change_delta_files, empty_delta
+from .delta_tables import applied_ts, change_delta_files, committed_after, empty_delta
 from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
@@ -58,7 +58,7 @@ from .table_changes import (
 )
 from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
-from .table_state import STATE_FILE, TablesState
+from .table_state import STATE_FILE, TablesState, state_saved_at
 from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
 from .ddl_policy import DDLOutcome, check_policy, decide
 from .column_ddls import changed_arrow, changed_images, changes_of
@@ -375,7 +375,10 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     replaced, moved = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
     if format == "delta":
+        saved = state_saved_at(out)
         for name in _delta_tables_in(out):
+            if saved is not None and not committed_after(out, name, saved):
+                continue  # its last commit came before the state's: the state's applied ts is the table's
             stored_ts = applied_ts(out, name)
             if stored_ts is not None:
                 applied[name] = stored_ts

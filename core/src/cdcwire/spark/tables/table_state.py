@@ -194,3 +194,11 @@ def _check_fields(doc: dict, path: Path) -> None:
             shown = json.dumps(doc[name])
             shown = shown if len(shown) <= 60 else shown[:57] + "..."
             raise CdcwireError(f"{path} is damaged: field {name} is {shown}, not {what}; {_WHAT_TO_DO}")
+
+
+def state_saved_at(out: str) -> Optional[float]:
+    """When the state of OUT was last committed (its file's modification time), None without one."""
+    try:
+        return (Path(out) / STATE_FILE).stat().st_mtime
+    except OSError:
+        return None
