@@ -351,9 +351,19 @@ def _skip_table_name(toks: Sequence[Token]) -> Sequence[Token]:
     return toks[i:]
 
 
-def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
-    if not rest:
-        return None
+def alter_table_change_types(query: str) -> list[Optional[DDLType]]:
+    """The DDL type of each change of an ``ALTER TABLE`` (None: one this reader does not know),
+    in order: what a multi-schema change is made of; [] for any other statement."""
+    toks = tokens(query)
+    i = 1
+    while i < len(toks) and toks[i].is_word("online", "offline", "ignore"):
+        i += 1
+    if not toks or not toks[0].is_word("alter") or i + 1 >= len(toks) or not toks[i].is_word("table"):
+        return []
+    return [_spec_type(s) for s in _change_specs(toks[i + 1:])]
+
+
+def _change_specs(rest: Sequence[Token]) -> list[list[Token]]:
     specs: list[list[Token]] = []
     for spec in _specs(_skip_table_name(rest)):
         if specs and (_is_bare_name(spec) or _names_partition(specs[-1]) and _is_bare_name(spec[:1])):
@@ -362,6 +372,13 @@ def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
             specs[-1].extend(spec)
         elif not spec[0].is_word("algorithm", "lock"):
             specs.append(spec)
+    return specs
+
+
+def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
+    if not rest:
+        return None
+    specs = _change_specs(rest)
     if not specs:
         # The reference's answer: TiCDC rewrites ``ALTER TABLE t TTL_ENABLE='ON'`` for the
         # downstream into a bare ``ALTER TABLE t``.
@@ -579,3 +596,112 @@ def _table_options(spec: Sequence[Token]) -> Optional[DDLType]:
     if len(kinds) == 1:
         return kinds.pop()
     return D.MULTI_SCHEMA_CHANGE if kinds else None
+
+
+# -- the column changes of an ALTER TABLE ------------------------------------------------------
+
+#: Words after ``ADD`` / ``DROP`` that name something other than a column.
+_NOT_COLUMNS = ("index", "key", "unique", "primary", "constraint", "partition", "foreign", "fulltext", "check",
+                "spatial", "vector", "stats_extended")
+#: Words that end a column's type in its definition (the attributes that follow it).
+_TYPE_ENDS = ("not", "null", "default", "comment", "auto_increment", "primary", "unique", "key", "first", "after",
+              "collate", "character", "charset", "generated", "as", "references", "check", "constraint",
+              "on", "invisible", "visible", "auto_random", "column_format", "storage", "srid")
+_INT32_WORDS = ("tinyint", "smallint", "mediumint", "int", "integer", "year")
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpec:
+    """One column change of an ``ALTER TABLE``: ``verb`` "add" (with ``default`` and
+    ``type_text``), "drop", "rename" (to ``new``) or "modify" (to ``type_text``). Names as the
+    statement writes them (bare words lower-cased); ``type_text`` as MySQL writes a column's
+    type (``decimal(10,2)``, ``int unsigned``, ``varchar(3)``), "" when the statement gives none."""
+
+    verb: str
+    column: str
+    new: str = ""
+    default: Optional[object] = None
+    type_text: str = ""
+
+    @property
+    def type_word(self) -> str:
+        """The type's base word, ``bigint`` for a 32-bit-or-narrower UNSIGNED one (its values need 64 bits)."""
+        words = self.type_text.split("(")[0].split()
+        word = words[0] if words else ""
+        return "bigint" if "unsigned" in self.type_text.split() and word in _INT32_WORDS else word
+
+
+def column_changes(query: str) -> list[ColumnSpec]:
+    """Every column change of an ``ALTER TABLE``, in the statement's order: ``ADD [COLUMN] a INT
+    DEFAULT 1``, ``ADD COLUMN (a INT, b INT)``, ``DROP [COLUMN] [IF EXISTS] b``, ``RENAME COLUMN c
+    TO d``, ``MODIFY [COLUMN] e BIGINT``, ``CHANGE [COLUMN] f g TYPE`` (a rename when the names
+    differ, then a modify of ``g``). Changes of indexes, keys, partitions and options give
+    nothing; [] for any other statement."""
+    toks = tokens(query)
+    if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
+        return []
+    out: list[ColumnSpec] = []
+    for spec in _specs(_skip_table_name(toks[2:])):
+        first = spec[0].text if spec[0].kind == "word" else ""
+        second = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
+        body = spec[2:] if second == "column" else spec[1:]
+        if first == "add" and second not in _NOT_COLUMNS and body:
+            if body[0].kind == "punct" and body[0].text == "(":  # ADD COLUMN (a INT, b INT)
+                out += [ColumnSpec("add", s[0].text, default=_default(s), type_text=_type_text(s[1:]))
+                        for s in _specs(body[1:-1]) if s]
+            else:
+                out.append(ColumnSpec("add", body[0].text, default=_default(body), type_text=_type_text(body[1:])))
+        elif first == "drop" and second not in _NOT_COLUMNS and body:
+            body = body[2:] if body[0].is_word("if") else body
+            if body:
+                out.append(ColumnSpec("drop", body[0].text))
+        elif first == "rename" and second == "column" and len(spec) > 4:
+            out.append(ColumnSpec("rename", spec[2].text, spec[4].text))
+        elif first == "modify" and body:
+            out.append(ColumnSpec("modify", body[0].text, type_text=_type_text(body[1:])))
+        elif first == "change" and len(body) > 1:
+            if body[0].text.lower() != body[1].text.lower():
+                out.append(ColumnSpec("rename", body[0].text, body[1].text))
+            out.append(ColumnSpec("modify", body[1].text, type_text=_type_text(body[2:])))
+    return out
+
+
+def _type_text(toks: Sequence[Token]) -> str:
+    """A column's type as text, from the tokens after its name up to its first attribute."""
+    parts: list[str] = []
+    depth = 0
+    for t in toks:
+        if depth == 0 and t.kind == "word" and t.text in _TYPE_ENDS:
+            break
+        if t.kind == "punct":
+            depth += {"(": 1, ")": -1}.get(t.text, 0)
+            parts.append(t.text)
+        else:
+            text = "'" + t.text.replace("'", "''") + "'" if t.kind == "string" else t.text
+            parts.append(text if not parts or parts[-1] in "(," else " " + text)
+    return "".join(parts).strip()
+
+
+def _default(spec: Sequence[Token]) -> Optional[object]:
+    """A column definition's DEFAULT as MySQL writes it into the rows before it: a number or a
+    quoted text; an expression (``CURRENT_TIMESTAMP``), NULL or none gives None."""
+    for i, t in enumerate(spec[:-1]):
+        if t.is_word("default"):
+            value = spec[i + 1]
+            if value.kind == "punct" and value.text in "-+" and i + 2 < len(spec):
+                number = _number(spec[i + 2].text)
+                return -number if number is not None and value.text == "-" else number
+            if value.kind == "string":
+                return value.text
+            return _number(value.text) if value.kind == "word" else None
+    return None
+
+
+def _number(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None

@@ -26,12 +26,10 @@ from typing import Iterable, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ...values.ddl_statements import Token, tokens
+from ...values.ddl_statements import column_changes
 
 #: DDL types whose statements may add, drop or rename columns.
-COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN")
-_NOT_COLUMNS = ("index", "key", "unique", "primary", "constraint", "partition", "foreign", "fulltext", "check",
-                "spatial", "vector")
+COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN", "MULTI_SCHEMA_CHANGE")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +43,7 @@ class ColumnChange:
     new: str = ""
     default: Optional[object] = None
     type_word: str = ""  # an added column's MySQL type ("int", "varchar", ...)
+    type_text: str = ""  # an added or modified column's type as the DDL writes it ("decimal(10,2)")
 
     def arrow_type(self):
         """The Arrow type of an added column's DEFAULT, as the table's typed columns hold it."""
@@ -62,34 +61,6 @@ class ColumnChange:
 _INT32 = ("tinyint", "smallint", "mediumint", "int", "integer", "year")
 
 
-def column_changes(query: str) -> list[tuple]:
-    """(verb, column, new name or default, an added column's type word) of each column change of
-    an ``ALTER TABLE``."""
-    toks = tokens(query)
-    if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
-        return []
-    rest = toks[5:] if len(toks) > 4 and toks[3].kind == "punct" and toks[3].text == "." else toks[3:]
-    out: list[tuple] = []
-    for spec in _split(rest):
-        first = spec[0].text if spec[0].kind == "word" else ""
-        second = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
-        body = spec[2:] if second == "column" else spec[1:]
-        if first == "add" and second not in _NOT_COLUMNS and body:
-            if body[0].kind == "punct":  # ADD COLUMN (a INT, b INT)
-                out += [("add", s[0].text, _default(s), _type_word(s)) for s in _split(body[1:-1]) if s]
-            else:
-                out.append(("add", body[0].text, _default(body), _type_word(body)))
-        elif first == "drop" and second not in _NOT_COLUMNS and body:
-            body = body[2:] if body[0].is_word("if") else body
-            if body:
-                out.append(("drop", body[0].text, None, ""))
-        elif first == "rename" and second == "column" and len(spec) > 4:
-            out.append(("rename", spec[2].text, spec[4].text, ""))
-        elif first == "change" and len(body) > 1 and body[0].text.lower() != body[1].text.lower():
-            out.append(("rename", body[0].text, body[1].text, ""))
-    return out
-
-
 def changes_of(ddls: Iterable, released: set[int]) -> list[ColumnChange]:
     """The column changes of the released DDL rows (``commit_ts``, ``schema``, ``table``,
     ``ddl_type``, ``query``), by commit ts; a DDL seen again counts once."""
@@ -101,54 +72,10 @@ def changes_of(ddls: Iterable, released: set[int]) -> list[ColumnChange]:
             continue
         seen.add((ts, query))
         table = f"{row['schema']}.{row['table']}"
-        for verb, column, extra, type_word in column_changes(query):
-            new, default = (extra, None) if verb == "rename" else ("", extra)
-            out.append(ColumnChange(ts, table, verb, column, new, default, type_word))
+        for spec in column_changes(query):
+            out.append(ColumnChange(ts, table, spec.verb, spec.column, spec.new, spec.default, spec.type_word,
+                                    spec.type_text))
     return sorted(out, key=lambda c: c.ts)
-
-
-def _split(toks: list[Token]) -> list[list[Token]]:
-    specs: list[list[Token]] = [[]]
-    depth = 0
-    for t in toks:
-        if t.kind == "punct" and t.text == "(":
-            depth += 1
-        elif t.kind == "punct" and t.text == ")":
-            depth -= 1
-        elif depth == 0 and t.kind == "punct" and t.text == ",":
-            specs.append([])
-            continue
-        specs[-1].append(t)
-    return [s for s in specs if s]
-
-
-def _type_word(spec: list[Token]) -> str:
-    unsigned = any(t.is_word("unsigned") for t in spec)
-    word = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
-    return "bigint" if unsigned and word in _INT32 else word
-
-
-def _default(spec: list[Token]) -> Optional[object]:
-    for i, t in enumerate(spec[:-1]):
-        if t.is_word("default"):
-            value = spec[i + 1]
-            if value.kind == "punct" and value.text in "-+" and i + 2 < len(spec):
-                number = _number(spec[i + 2].text)
-                return -number if number is not None and value.text == "-" else number
-            if value.kind == "string":
-                return value.text
-            return _number(value.text) if value.kind == "word" else None
-    return None
-
-
-def _number(text: str):
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return None
 
 
 def _same_table(change: ColumnChange) -> Column:
@@ -160,7 +87,7 @@ def changed_images(events: DataFrame, changes: list[ColumnChange]) -> DataFrame:
     """Row events whose images lose a dropped column or carry a renamed one's new name, where
     they come before the DDL (names as the events carry them)."""
     for change in changes:
-        if change.verb == "add":
+        if change.verb not in ("drop", "rename"):
             continue
         before = _same_table(change) & (F.col("commit_ts") < F.lit(change.ts))
         name = F.lower(F.lit(change.column))

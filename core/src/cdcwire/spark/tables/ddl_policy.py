@@ -11,7 +11,7 @@
   table, drop database, drop column, partition truncates, drops and exchanges) are skipped:
   the rows stay, and the summary names each one skipped.
 - ``stop``: as ``apply`` until a DDL that is not applied (a partition change,
-  RECOVER/FLASHBACK, a multi-schema change): the run stops before it writes
+  RECOVER/FLASHBACK, a multi-schema change with one among its changes): the run stops before it writes
   anything, naming the table, the DDL and its commit ts.
 
 Under ``apply`` the DDLs this version does not run (the ``stop`` list) are reported as not
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ...foundation.errors import CdcwireError
+from ...values.ddl_statements import alter_table_change_types
 from .table_renames import RENAME_TYPES
 from .table_wipes import WIPE_TYPES
 
@@ -35,9 +36,9 @@ _PARTITION_CHANGES = ("TRUNCATE_TABLE_PARTITION", "DROP_TABLE_PARTITION", "EXCHA
 DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *_PARTITION_CHANGES)
 #: Applied by a run (see the module doc).
 APPLIED = (*WIPE_TYPES, *RENAME_TYPES, "CREATE_TABLE", "CREATE_TABLES", "CREATE_SCHEMA", "ADD_COLUMN", "ADD_COLUMNS",
-           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS")
+           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS", "MULTI_SCHEMA_CHANGE")
 #: Changing rows in a way a run does not apply: reported; ``stop`` stops at them.
-NOT_APPLIED = (*_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER", "MULTI_SCHEMA_CHANGE")
+NOT_APPLIED = (*_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +57,20 @@ def check_policy(policy: str) -> None:
         raise CdcwireError(f"unknown DDL policy {policy!r}: one of {', '.join(POLICIES)}")
 
 
+def _kinds(ddl_type: str, query: str) -> list[str]:
+    """The kinds a DDL is made of: a multi-schema change's each change (a change this version
+    cannot read counts as a RECOVER would: not applied), any other DDL itself."""
+    if ddl_type != "MULTI_SCHEMA_CHANGE":
+        return [ddl_type]
+    return [k.name if k is not None else "RECOVER_TABLE" for k in alter_table_change_types(query)] or ["RECOVER_TABLE"]
+
+
 def _not_applied(ddl_type: str, query: str) -> bool:
-    return ddl_type in NOT_APPLIED
+    return any(k in NOT_APPLIED for k in _kinds(ddl_type, query))
+
+
+def _destructive(ddl_type: str, query: str) -> bool:
+    return any(k in DESTRUCTIVE for k in _kinds(ddl_type, query))
 
 
 def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict[str, list[DDLOutcome]], set[int]]:
@@ -78,7 +91,7 @@ def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict
             action = "applied"
         elif release_ts is not None and ts > release_ts:
             action = "waits for a resolved ts past it"
-        elif policy == "skip-destructive" and ddl_type in DESTRUCTIVE:
+        elif policy == "skip-destructive" and _destructive(ddl_type, query):
             action = "skipped (policy skip-destructive)"
         elif _not_applied(ddl_type, query):
             if policy == "stop":
