@@ -14,7 +14,8 @@ from the Spark code it checks (it shares only the statement tokenizer), so a tes
   new name, as a replay after a drop does);
 - ``ADD COLUMN c ... [DEFAULT v]``: every row gains ``c`` (``v``, or None); ``DROP COLUMN c``:
   every row loses it; ``RENAME COLUMN a TO b`` and ``CHANGE [COLUMN] a b ...``: the values move
-  to ``b``; ``MODIFY`` keeps the values (a type change converts nothing a test compares).
+  to ``b``; ``MODIFY`` / ``CHANGE`` with a new type convert the values as MySQL does (a value it
+  refuses stops the replay with a ValueError).
 
 Events are replayed by commit ts, events of one commit ts in the order given. Resolved events
 are skipped: :func:`replay` gives everything; a test of what is applied up to a resolved ts
@@ -91,6 +92,7 @@ def run_ddl(tables: Tables, ddl: DDLEvent) -> None:
     elif found is not None:
         for change in column_changes(ddl.query):
             _change_columns(tables[found], change)
+        retype_columns(tables[found], ddl.query)
 
 
 def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
@@ -102,6 +104,23 @@ def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
             row.pop(column, None)
         elif verb == "rename" and column in row:
             row[rest[0]] = row.pop(column)
+
+
+def retype_columns(table: dict[tuple, dict], query: str) -> None:
+    """``MODIFY c TYPE`` / ``CHANGE a c TYPE``: every row's ``c`` converted as MySQL converts it
+    (:func:`cdcwire.values.type_conversion.converted`); a value MySQL refuses stops the replay
+    (:class:`ValueError`), as it stops a replay into MySQL."""
+    from cdcwire.values.ddl_statements import column_changes as specs
+    from cdcwire.values.type_conversion import converted
+
+    for spec in specs(query):
+        if spec.verb != "modify":
+            continue
+        for key, row in table.items():
+            if spec.column in row:
+                row[spec.column], taken = converted(row[spec.column], spec.type_text)
+                if not taken:
+                    raise ValueError(f"MODIFY {spec.column} {spec.type_text} refuses the row {key}")
 
 
 def column_changes(query: str) -> list[tuple]:

@@ -221,3 +221,84 @@ def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_ear
     run(spark, uri, out, fmt)
     assert tables_in(out, fmt) == replay(first + second) == {"shop.t": {(1,): {"id": 1, "note": "n"},
                                                                         (2,): {"id": 2, "note": "n"}}}
+
+
+# -- MODIFY / CHANGE COLUMN with a new type -------------------------------------------------
+
+def priced(ts: int, key: int, price: str, type_text: str = "decimal(5,2)") -> RowChangedEvent:
+    return RowChangedEvent(ts << 18, "shop", "p", (Column("id", ColumnType.BIGINT, KEY, key, "bigint(20)"),
+                                                   Column("price", ColumnType.DECIMAL, ColumnFlag.NULLABLE, price,
+                                                          type_text)))
+
+
+def counted(ts: int, key: int, n: int, type_text: str = "bigint(20)") -> RowChangedEvent:
+    code = ColumnType.TINYINT if type_text.startswith("tinyint") else ColumnType.BIGINT
+    return RowChangedEvent(ts << 18, "shop", "c", (Column("id", ColumnType.BIGINT, KEY, key, "bigint(20)"),
+                                                   Column("n", code, ColumnFlag.NULLABLE, n, type_text)))
+
+
+def typed_source(tmp_path: Path, events: list) -> str:
+    """A canal-json source that carries each column's full type text (decimal(5,2), not decimal)."""
+    uri = (f"file://{tmp_path}/src/db?protocol=canal-json&partition-num=1&enable-tidb-extension=true"
+           "&content-compatible=true")
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def as_decimals(tables: dict) -> dict:
+    from decimal import Decimal
+
+    return {name: {k: {c: Decimal(v) if c == "price" and v is not None else v for c, v in r.items()}
+                   for k, r in rows.items()} for name, rows in tables.items()}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_decimal_scale_narrowed_in_a_later_run_rounds_the_stored_values_half_away_from_zero(spark, tmp_path,
+                                                                                            fmt) -> None:
+    out, first = tmp_path / "out", [priced(1, 1, "1.25"), priced(2, 2, "-2.35"), resolved(3)]
+    uri = typed_source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "p", "ALTER TABLE p MODIFY price DECIMAL(5,1)", DDLType.MODIFY_COLUMN),
+              priced(11, 3, "7.5", "decimal(5,1)"), resolved(12)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    found = tables_in(out, fmt)
+    assert found == as_decimals(replay(first + second))
+    assert {k: str(r["price"]) for k, r in found["shop.p"].items()} == {(1,): "1.3", (2,): "-2.4", (3,): "7.5"}
+
+
+def test_a_modify_within_a_run_converts_the_row_images_before_it(spark, tmp_path) -> None:
+    events = [priced(1, 1, "1.25"), priced(2, 2, "3.00"),
+              ddl(10, "p", "ALTER TABLE p CHANGE COLUMN price price DECIMAL(5,1)", DDLType.MODIFY_COLUMN),
+              priced(11, 3, "7.5", "decimal(5,1)"), resolved(12)]
+    cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    found = tables_in(tmp_path / "out", "parquet")
+    assert found == as_decimals(replay(events))
+    snapshot = tmp_path / "out" / TablesState.load(str(tmp_path / "out"), "parquet").snapshots["shop.p"]
+    assert str(pq.read_schema(next(snapshot.glob("*.parquet"))).field("price").type) == "decimal128(5, 1)"
+
+
+def test_a_modify_that_narrows_a_value_of_the_run_is_an_error_naming_table_column_key_and_value(spark,
+                                                                                              tmp_path) -> None:
+    events = [counted(1, 1, 5), counted(2, 2, 300), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              counted(11, 3, 7, "tinyint(4)"), resolved(12)]
+    with pytest.raises(cdcwire.CdcwireError, match=r"shop.c: MODIFY of column n to tinyint changes the value '300' of"
+                                                   r" the row id=2.*ddl_policy=\"skip-destructive\""):
+        cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    assert not (tmp_path / "out" / "_cdcwire_state.json").exists()
+
+
+def test_a_value_changed_to_fit_before_the_modify_is_not_refused(spark, tmp_path) -> None:
+    events = [counted(1, 1, 300), counted(2, 1, 5), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              resolved(12)]
+    cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events) == {"shop.c": {(1,): {"id": 1, "n": 5}}}
+
+
+def test_skip_destructive_keeps_the_values_a_modify_would_refuse_and_reports_it(spark, tmp_path) -> None:
+    events = [counted(1, 1, 300), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              counted(11, 3, 7, "tinyint(4)"), resolved(12)]
+    summary = cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay([e for e in events if not isinstance(e, DDLEvent)])
+    assert [d.action for d in summary.ddls["shop.c"]] == [
+        "applied, values not converted to the new type (policy skip-destructive)"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from ...foundation.errors import CdcwireError
-from ...values.ddl_statements import alter_table_change_types
+from ...values.ddl_statements import alter_table_change_types, column_changes
 from .table_renames import RENAME_TYPES
 from .table_wipes import WIPE_TYPES
 
@@ -103,6 +103,8 @@ def decide(ddls: Iterable, policy: str, release_ts: Optional[int]) -> tuple[dict
             action = "not applied"
         elif ddl_type in APPLIED:
             action = "applied"
+            if policy == "skip-destructive" and any(c.verb == "modify" for c in column_changes(query)):
+                action = "applied, values not converted to the new type (policy skip-destructive)"
             run_wipes.add(ts)
         else:
             action = "no effect on rows"

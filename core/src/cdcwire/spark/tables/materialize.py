@@ -345,7 +345,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
     released = [w for w in wipes_of(ddls) if w.ts in run_ddls]
-    column_changes = changes_of(ddls, run_ddls)
+    column_changes = changes_of(ddls, run_ddls, ddl_policy)
     columns_changed: dict[str, list] = {}  # by the name each table ends the run with
     for change in column_changes:
         columns_changed.setdefault(final_name(renames, change.table, change.ts), []).append(change)
