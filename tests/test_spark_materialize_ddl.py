@@ -192,10 +192,11 @@ def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writ
 
 def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
     events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
-              ddl(14, "trunc", "ALTER TABLE trunc DROP PARTITION p0", DDLType.DROP_TABLE_PARTITION), resolved(15)]
+              ddl(14, "trunc", "ALTER TABLE trunc EXCHANGE PARTITION p0 WITH TABLE t2", DDLType.EXCHANGE_TABLE_PARTITION),
+              resolved(15)]
     summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
     assert [(d.ddl_type, d.action) for d in summary.ddls["shop.trunc"]] == [
-        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_TABLE_PARTITION", "not applied")]
+        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("EXCHANGE_TABLE_PARTITION", "not applied")]
 
 
 # -- column DDLs ---------------------------------------------------------------------------
@@ -302,3 +303,56 @@ def test_skip_destructive_keeps_the_values_a_modify_would_refuse_and_reports_it(
     assert tables_in(tmp_path / "out", "parquet") == replay([e for e in events if not isinstance(e, DDLEvent)])
     assert [d.action for d in summary.ddls["shop.c"]] == [
         "applied, values not converted to the new type (policy skip-destructive)"]
+
+
+# -- partition DDLs ----------------------------------------------------------------------------
+
+RANGED = ("CREATE TABLE r (id BIGINT PRIMARY KEY, name VARCHAR(8)) PARTITION BY RANGE (id)"
+          " (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN (20), PARTITION p2 VALUES LESS THAN MAXVALUE)")
+LISTED = ("CREATE TABLE l (id BIGINT PRIMARY KEY, name VARCHAR(8)) PARTITION BY LIST COLUMNS (id)"
+          " (PARTITION odd VALUES IN (1, 3, 5), PARTITION even VALUES IN (2, 4, 6))")
+
+
+def test_a_partition_truncated_within_a_run_loses_only_its_rows_before_the_ddl(spark, tmp_path) -> None:
+    events = [ddl(1, "r", RANGED, DDLType.CREATE_TABLE), *(row(2 + i, "r", k) for i, k in enumerate((1, 5, 12, 25))),
+              ddl(10, "r", "ALTER TABLE r TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION), row(11, "r", 3),
+              resolved(12)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events)
+    assert sorted(replay(events)["shop.r"]) == [(3,), (12,), (25,)]
+    assert summary.ddls["shop.r"][-1].action == "applied"
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_partition_dropped_in_a_later_run_leaves_the_stored_rows_of_the_others(spark, tmp_path, fmt) -> None:
+    out = tmp_path / "out"
+    first = [ddl(1, "l", LISTED, DDLType.CREATE_TABLE), *(row(1 + k, "l", k) for k in range(1, 7)), resolved(8)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    assert TablesState.load(str(out), fmt).partitions["shop.l"]["kind"] == "list"
+    second = [row(9, "l", 2, "new"), ddl(10, "l", "ALTER TABLE l DROP PARTITION odd", DDLType.DROP_TABLE_PARTITION),
+              resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second)
+    assert sorted(replay(first + second)["shop.l"]) == [(2,), (4,), (6,)]
+    assert [p[0] for p in TablesState.load(str(out), fmt).partitions["shop.l"]["parts"]] == ["even"]
+
+
+def test_a_partition_ddl_of_a_table_whose_partitioning_is_unknown_is_an_error_naming_table_ddl_and_ts(spark,
+                                                                                                    tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    with pytest.raises(cdcwire.CdcwireError, match=rf"shop.trunc: DDL at commit ts {10 << 18} is not applied by"
+                                                   r" materialize \(TRUNCATE_TABLE_PARTITION: .*partitioning is not"
+                                                   r' known.*ddl_policy="skip-destructive"'):
+        cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert not (tmp_path / "out" / "_cdcwire_state.json").exists()
+
+
+def test_skip_destructive_keeps_the_rows_of_a_truncated_partition_and_reports_it(spark, tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay(FIVE_ROWS)
+    assert [d.action for d in summary.ddls["shop.trunc"]] == ["skipped (policy skip-destructive)"]

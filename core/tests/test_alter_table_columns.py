@@ -32,3 +32,22 @@ def test_each_change_of_a_multi_change_alter_has_its_ddl_type() -> None:
     query = "ALTER TABLE t ADD COLUMN a INT, DROP COLUMN b, ADD INDEX i (a), TRUNCATE PARTITION p0, p1"
     assert alter_table_change_types(query) == [DDLType.ADD_COLUMN, DDLType.DROP_COLUMN, DDLType.ADD_INDEX,
                                                DDLType.TRUNCATE_TABLE_PARTITION]
+
+
+def test_the_partitioning_of_a_create_table_is_read_with_each_partitions_bound() -> None:
+    from cdcwire.values.ddl_statements import partitioning_of
+
+    query = ("CREATE TABLE t (id INT, c VARCHAR(3), PRIMARY KEY (id, c)) PARTITION BY LIST COLUMNS(c)"
+             " (PARTITION ab VALUES IN ('a', 'b'), PARTITION rest VALUES IN (NULL, 'c'))")
+    assert partitioning_of(query) == {"kind": "list", "column": "c", "expr": "",
+                                      "parts": [["ab", ["a", "b"]], ["rest", [None, "c"]]]}
+    assert partitioning_of("CREATE TABLE t (id INT) PARTITION BY HASH (id) PARTITIONS 4") is None
+
+
+def test_each_partition_change_of_an_alter_table_is_read() -> None:
+    from cdcwire.values.ddl_statements import partition_change
+
+    assert partition_change("ALTER TABLE t TRUNCATE PARTITION p0, p1") == ("truncate", ["p0", "p1"])
+    assert partition_change("ALTER TABLE t DROP PARTITION IF EXISTS p0") == ("drop", ["p0"])
+    assert partition_change("ALTER TABLE s.t EXCHANGE PARTITION p0 WITH TABLE s.t2") == ("exchange", "p0", "s.t2")
+    assert partition_change("ALTER TABLE t ADD PARTITION (PARTITION p3 VALUES LESS THAN (-4))") == ("add", [["p3", -4]])

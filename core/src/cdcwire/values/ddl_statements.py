@@ -705,3 +705,174 @@ def _number(text: str):
             return float(text)
         except ValueError:
             return None
+
+
+# -- partitions ----------------------------------------------------------------------------------
+
+#: How rows map to partitions, as a JSON-able dict: ``{"kind": "range" | "list", "column": name,
+#: "expr": "" (the column's value) | "year" (YEAR(column)), "parts": [[name, bound], ...]}``; a
+#: RANGE bound is the ``LESS THAN`` value (None: MAXVALUE), a LIST bound the list of values
+#: (None: NULL). Values are ints, floats or texts as the statement writes them.
+Partitioning = dict
+
+
+def partitioning_of(query: str) -> Optional[Partitioning]:
+    """The partitioning a ``CREATE TABLE ... PARTITION BY`` or ``ALTER TABLE ... PARTITION BY``
+    gives its table; None when the statement has none, or one this reader does not take apart
+    (HASH, KEY, several columns, an expression other than YEAR(column), INTERVAL)."""
+    toks = tokens(query)
+    top = _top_indexes(toks)
+    for n, i in enumerate(top[:-1]):
+        if toks[i].is_word("partition") and toks[top[n + 1]].is_word("by"):
+            return _partitioning(toks[top[n + 1] + 1:])
+    return None
+
+
+def partition_change(query: str) -> Optional[tuple]:
+    """What an ``ALTER TABLE`` does to partitions: ``("truncate", [names])`` (``["all"]`` for
+    ALL), ``("drop", [names])``, ``("add", [[name, bound], ...])``, ``("reorganize", [names],
+    [[name, bound], ...])``, ``("exchange", name, "schema.table" or "table")``, ``("remove",)``,
+    ``("partition by", partitioning or None)``; None for any other statement."""
+    toks = tokens(query)
+    if len(toks) < 3 or not toks[0].is_word("alter") or not toks[1].is_word("table"):
+        return None
+    for spec in _change_specs(toks[2:]):
+        words = [t.text.lower() if t.kind in ("word", "name") else t.text for t in spec]
+        if len(spec) > 2 and spec[1].is_word("partition") and spec[0].is_word("truncate", "drop"):
+            names = [t.text for t in spec[2:] if t.kind in ("word", "name") and not t.is_word("if", "exists")]
+            return (spec[0].text, names)
+        if len(spec) > 1 and spec[0].is_word("add") and spec[1].is_word("partition"):
+            body = spec[2:]
+            return ("add", _partition_defs(body[1:-1]) if body and body[0].text == "(" else None)
+        if spec and spec[0].is_word("reorganize") and "into" in words:
+            at = words.index("into")
+            names = [t.text for t in spec[2:at] if t.kind in ("word", "name")]
+            body = spec[at + 1:]
+            return ("reorganize", names, _partition_defs(body[1:-1]) if body and body[0].text == "(" else None)
+        if len(spec) > 5 and spec[0].is_word("exchange") and spec[1].is_word("partition"):
+            rest = spec[3:]
+            if rest and rest[0].is_word("with") and len(rest) > 2 and rest[1].is_word("table"):
+                name, _ = _table_name(rest[2:])
+                if name is not None:
+                    return ("exchange", spec[2].text, f"{name.schema}.{name.table}" if name.schema else name.table)
+        if len(spec) > 1 and spec[0].is_word("remove") and spec[1].is_word("partitioning"):
+            return ("remove",)
+        if len(spec) > 1 and spec[0].is_word("partition") and spec[1].is_word("by"):
+            return ("partition by", _partitioning(spec[2:]))
+    return None
+
+
+def _top_indexes(toks: Sequence[Token]) -> list[int]:
+    depth, out = 0, []
+    for i, t in enumerate(toks):
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(i)
+    return out
+
+
+def _group(toks: Sequence[Token], start: int) -> tuple[list[Token], int]:
+    """The tokens inside the parentheses opening at ``start``, and the index after them."""
+    depth = 0
+    for i in range(start, len(toks)):
+        if toks[i].kind == "punct" and toks[i].text == "(":
+            depth += 1
+        elif toks[i].kind == "punct" and toks[i].text == ")":
+            depth -= 1
+            if depth == 0:
+                return list(toks[start + 1:i]), i + 1
+    return list(toks[start + 1:]), len(toks)
+
+
+def _partitioning(toks: Sequence[Token]) -> Optional[Partitioning]:
+    i = 0
+    if i < len(toks) and toks[i].is_word("linear"):
+        return None
+    if i >= len(toks) or not toks[i].is_word("range", "list"):
+        return None
+    kind = toks[i].text
+    i += 1
+    if i < len(toks) and toks[i].is_word("columns"):
+        i += 1
+    if i >= len(toks) or toks[i].text != "(":
+        return None
+    expr, i = _group(toks, i)
+    column, how = _partition_expr(expr)
+    if column is None:
+        return None
+    while i < len(toks) and toks[i].text != "(":
+        if toks[i].is_word("interval"):
+            return None
+        i += 1
+    if i >= len(toks):
+        return None
+    body, _ = _group(toks, i)
+    parts = _partition_defs(body)
+    if parts is None or any(isinstance(b, list) != (kind == "list") for _, b in parts if b is not None):
+        return None
+    return {"kind": kind, "column": column, "expr": how, "parts": parts}
+
+
+def _partition_expr(expr: Sequence[Token]) -> tuple[Optional[str], str]:
+    if len(expr) == 1 and expr[0].kind in ("word", "name"):
+        return expr[0].text, ""
+    if (len(expr) == 4 and expr[0].is_word("year") and expr[1].text == "(" and expr[2].kind in ("word", "name")
+            and expr[3].text == ")"):
+        return expr[2].text, "year"
+    return None, ""
+
+
+def _partition_defs(body: Sequence[Token]) -> Optional[list]:
+    """[[name, bound], ...] of ``PARTITION p VALUES LESS THAN (x) | MAXVALUE`` / ``VALUES IN (...)``."""
+    out = []
+    for spec in _specs(body):
+        if len(spec) < 4 or not spec[0].is_word("partition") or not spec[2].is_word("values"):
+            return None
+        name, rest = spec[1].text, spec[3:]
+        if len(rest) > 2 and rest[0].is_word("less") and rest[1].is_word("than"):
+            if rest[2].is_word("maxvalue"):
+                out.append([name, None])
+                continue
+            inner, _ = _group(rest, 2)
+            if len(inner) == 1 and inner[0].is_word("maxvalue"):  # RANGE COLUMNS: LESS THAN (MAXVALUE)
+                out.append([name, None])
+                continue
+            values = _values(inner)
+            if values is None or len(values) != 1:
+                return None
+            out.append([name, values[0]])
+        elif len(rest) > 1 and rest[0].is_word("in") and rest[1].text == "(":
+            inner, _ = _group(rest, 1)
+            values = _values(inner)
+            if values is None:
+                return None
+            out.append([name, values])
+        else:
+            return None
+    return out
+
+
+def _values(toks: Sequence[Token]) -> Optional[list]:
+    """The literal values of a comma-separated list: numbers, texts, NULL (None); None when one
+    is something else (an expression, a tuple of several columns)."""
+    out = []
+    for spec in _specs(toks):
+        sign = 1
+        if spec and spec[0].kind == "punct" and spec[0].text in "-+":
+            sign = -1 if spec[0].text == "-" else 1
+            spec = spec[1:]
+        if len(spec) != 1:
+            return None
+        t = spec[0]
+        if t.kind == "string":
+            out.append(t.text)
+        elif t.is_word("null"):
+            out.append(None)
+        elif t.kind == "word" and _number(t.text) is not None:
+            out.append(sign * _number(t.text))
+        else:
+            return None
+    return out

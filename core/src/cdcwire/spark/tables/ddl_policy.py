@@ -4,13 +4,14 @@
 - ``apply`` (the default): the tables a replay leaves. TRUNCATE TABLE, DROP TABLE and DROP
   DATABASE empty or remove tables (:mod:`.table_wipes`), RENAME TABLE(S) moves them
   (:mod:`.table_renames`), CREATE TABLE / CREATE DATABASE need nothing (a created table
-  starts empty), ADD / DROP / RENAME COLUMN change the rows (:mod:`.column_ddls`), a type
-  change shows in the rows (columns evolve from the row images); DDLs that change no row
-  (indexes, comments, placement, ...) need nothing.
+  starts empty), ADD / DROP / RENAME / MODIFY COLUMN change the rows (:mod:`.column_ddls`),
+  TRUNCATE / DROP PARTITION remove a partition's rows where the partitioning is known
+  (:mod:`.partition_ddls`; unknown: an error); DDLs that change no row (indexes, comments,
+  placement, ADD / REORGANIZE PARTITION, repartitioning, ...) need nothing.
 - ``skip-destructive``: as ``apply``, but the DDLs that remove rows or values (truncate, drop
   table, drop database, drop column, partition truncates, drops and exchanges) are skipped:
-  the rows stay, and the summary names each one skipped.
-- ``stop``: as ``apply`` until a DDL that is not applied (a partition change,
+  the rows stay, and the summary names each one skipped; a MODIFY converts no value.
+- ``stop``: as ``apply`` until a DDL that is not applied (EXCHANGE PARTITION,
   RECOVER/FLASHBACK, a multi-schema change with one among its changes): the run stops before it writes
   anything, naming the table, the DDL and its commit ts.
 
@@ -25,20 +26,19 @@ from typing import Iterable, Optional
 
 from ...foundation.errors import CdcwireError
 from ...values.ddl_statements import alter_table_change_types, column_changes
+from .partition_ddls import PARTITION_WIPE_TYPES
 from .table_renames import RENAME_TYPES
 from .table_wipes import WIPE_TYPES
 
 POLICIES = ("apply", "skip-destructive", "stop")
 
-_PARTITION_CHANGES = ("TRUNCATE_TABLE_PARTITION", "DROP_TABLE_PARTITION", "EXCHANGE_TABLE_PARTITION",
-                      "REORGANIZE_PARTITION", "ALTER_TABLE_PARTITIONING", "REMOVE_PARTITIONING")
 #: Removing rows or values: skipped under ``skip-destructive``.
-DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *_PARTITION_CHANGES)
+DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *PARTITION_WIPE_TYPES, "EXCHANGE_TABLE_PARTITION")
 #: Applied by a run (see the module doc).
 APPLIED = (*WIPE_TYPES, *RENAME_TYPES, "CREATE_TABLE", "CREATE_TABLES", "CREATE_SCHEMA", "ADD_COLUMN", "ADD_COLUMNS",
-           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS", "MULTI_SCHEMA_CHANGE")
+           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS", "MULTI_SCHEMA_CHANGE", *PARTITION_WIPE_TYPES)
 #: Changing rows in a way a run does not apply: reported; ``stop`` stops at them.
-NOT_APPLIED = (*_PARTITION_CHANGES, "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER")
+NOT_APPLIED = ("EXCHANGE_TABLE_PARTITION", "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER")
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ from .table_state import STATE_FILE, TablesState
 from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
 from .ddl_policy import DDLOutcome, check_policy, decide
 from .column_ddls import changed_arrow, changed_images, changes_of, with_defaults
+from .partition_ddls import applied_wipes, learn, partition_images
 
 FORMATS = ("parquet", "delta")
 _HANDLE_KEY = int(ColumnFlag.HANDLE_KEY)
@@ -346,8 +347,10 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
     released = [w for w in wipes_of(ddls) if w.ts in run_ddls]
     column_changes = changes_of(ddls, run_ddls, ddl_policy)
-    columns_changed: dict[str, list] = {}  # by the name each table ends the run with
-    for change in column_changes:
+    partitions, partition_wipes = learn(ddls, state.partitions, None if layout is not None else point.ts)
+    partition_wipes = applied_wipes(partition_wipes, run_ddls)  # a partitioning not known: raises here
+    columns_changed: dict[str, list] = {}  # by the name each table ends the run with; partition wipes too
+    for change in sorted([*column_changes, *partition_wipes], key=lambda c: c.ts):
         columns_changed.setdefault(final_name(renames, change.table, change.ts), []).append(change)
     step("keeping the events above it", events=events_read)
     is_row = F.col("kind").isin(*ROW_KINDS)
@@ -356,6 +359,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     wiped = wiped_rows(released, renames)
     if wiped is not None:
         changes = changes.where(~(is_row & wiped))
+    if partition_wipes:
+        changes = partition_images(changes, partition_wipes, renames)
     if column_changes:
         changes = changed_images(changes, column_changes)
     rows = relabelled(changes, renames)
@@ -478,6 +483,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
     state.layout = layout if layout is not None else state.layout
+    state.partitions = partitions
     state.save(out)  # the commit: what follows only tidies up
     for directory in replaced:
         remove_snapshot(out, directory)
