@@ -12,6 +12,8 @@ from the Spark code it checks (it shares only the statement tokenizer), so a tes
   empty;
 - ``RENAME TABLE(S)`` / ``ALTER TABLE ... RENAME TO``: the table moves (replacing one of the
   new name, as a replay after a drop does);
+- ``RECOVER TABLE t`` / ``FLASHBACK TABLE t [TO u]``: the rows ``t`` had when dropped come back
+  (under ``u``), unless a ``CREATE TABLE t`` came between;
 - ``TRUNCATE`` / ``DROP PARTITION``: the rows in those partitions are gone, by the partitioning
   the replay learnt from the DDLs (RANGE, RANGE COLUMNS, LIST, LIST COLUMNS on a column or
   YEAR(column));
@@ -42,12 +44,13 @@ def replay(events: Iterable) -> Tables:
     tuple of the handle-key values, in column order."""
     tables: Tables = {}
     partitions: dict[str, dict] = {}
+    dropped: dict[str, dict] = {}
     ordered = sorted((e for e in events if isinstance(e, (RowChangedEvent, DDLEvent))), key=lambda e: e.commit_ts)
     for event in ordered:
         if isinstance(event, RowChangedEvent):
             _row(tables, event)
         else:
-            run_ddl(tables, event, partitions)
+            run_ddl(tables, event, partitions, dropped)
     return tables
 
 
@@ -69,13 +72,16 @@ def _row(tables: Tables, event: RowChangedEvent) -> None:
         table[key_of(event.columns)] = {c.name: c.value for c in event.columns}
 
 
-def run_ddl(tables: Tables, ddl: DDLEvent, partitions: Optional[dict] = None) -> None:
+def run_ddl(tables: Tables, ddl: DDLEvent, partitions: Optional[dict] = None, dropped: Optional[dict] = None) -> None:
     """Run one DDL on the replayed tables; ``partitions``: each table's partitioning, kept
-    across the DDLs of a replay (partition DDLs need it)."""
+    across the DDLs of a replay (partition DDLs need it); ``dropped``: the dropped tables'
+    rows, which RECOVER / FLASHBACK TABLE bring back (as TiDB does before its GC)."""
     name = f"{ddl.schema}.{ddl.table}"
     found = _find(tables, name)
     kind = ddl.ddl_type
     if partitions is not None and run_partition_ddl(tables, ddl, partitions):
+        return
+    if dropped is not None and run_recover_ddl(tables, ddl, dropped):
         return
     if kind == DDLType.TRUNCATE_TABLE:
         if found is not None:
@@ -111,6 +117,26 @@ def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
             row.pop(column, None)
         elif verb == "rename" and column in row:
             row[rest[0]] = row.pop(column)
+
+
+def run_recover_ddl(tables: Tables, ddl: DDLEvent, dropped: dict) -> bool:
+    """Keep a dropped table's rows (DROP TABLE; a CREATE of its name forgets them); bring them
+    back under the name a RECOVER TABLE / FLASHBACK TABLE ... [TO new] gives. True when the DDL
+    was a RECOVER (nothing else to run)."""
+    from cdcwire.values.ddl_statements import recovered_table
+
+    name = f"{ddl.schema}.{ddl.table}"
+    if ddl.ddl_type == DDLType.DROP_TABLE and _find(tables, name) is not None:
+        dropped[name.lower()] = tables[_find(tables, name)]
+    elif ddl.ddl_type == DDLType.CREATE_TABLE:
+        dropped.pop(name.lower(), None)
+    elif ddl.ddl_type == DDLType.RECOVER_TABLE:
+        old = recovered_table(ddl.query)
+        old_name = f"{old.schema or ddl.schema}.{old.table}" if old is not None else name
+        if old_name.lower() in dropped:
+            tables[name] = dropped.pop(old_name.lower())
+        return True
+    return False
 
 
 def run_partition_ddl(tables: Tables, ddl: DDLEvent, partitions: dict) -> bool:

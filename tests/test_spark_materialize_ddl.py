@@ -356,3 +356,63 @@ def test_skip_destructive_keeps_the_rows_of_a_truncated_partition_and_reports_it
     summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"), ddl_policy="skip-destructive")
     assert tables_in(tmp_path / "out", "parquet") == replay(FIVE_ROWS)
     assert [d.action for d in summary.ddls["shop.trunc"]] == ["skipped (policy skip-destructive)"]
+
+
+# -- RECOVER / FLASHBACK TABLE -----------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_dropped_in_one_run_and_recovered_in_a_later_one_comes_back_with_its_rows(spark, tmp_path,
+                                                                                         fmt) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    dropped = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, dropped))
+    run(spark, uri, out, fmt)
+    assert "shop.trunc" not in tables_in(out, fmt) and not (out / "shop.trunc").exists()
+    third = [ddl(20, "trunc", "RECOVER TABLE trunc", DDLType.RECOVER_TABLE), row(21, "trunc", 2, "late"),
+             row(22, "trunc", 7), resolved(23)]
+    cdcwire.write(uri, cdcwire.encode(uri, third))
+    summary = run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + dropped + third) and len(replay(first + dropped + third)["shop.trunc"]) == 6
+    assert [d.action for d in summary.ddls["shop.trunc"]] == ["applied"]
+    assert TablesState.load(str(out), fmt).dropped == {} and not (out / "_cdcwire" / "dropped").exists()
+
+
+def test_a_flashback_to_a_new_name_brings_the_dropped_rows_back_under_it(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "parquet")
+    second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, "parquet")
+    third = [ddl(20, "back", "FLASHBACK TABLE trunc TO back", DDLType.RECOVER_TABLE), resolved(21)]
+    cdcwire.write(uri, cdcwire.encode(uri, third))
+    run(spark, uri, out, "parquet")
+    assert tables_in(out, "parquet") == replay(first + second + third) == {"shop.back": replay(first)["shop.trunc"]}
+
+
+def test_a_create_of_the_dropped_name_ends_the_kept_copy_and_a_later_recover_is_reported_not_applied(spark,
+                                                                                                    tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "parquet")
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]))
+    run(spark, uri, out, "parquet")
+    assert len(TablesState.load(str(out), "parquet").dropped) == 1
+    cdcwire.write(uri, cdcwire.encode(uri, [
+        ddl(20, "trunc", "CREATE TABLE trunc (id BIGINT PRIMARY KEY, name VARCHAR(8))", DDLType.CREATE_TABLE),
+        resolved(21)]))
+    run(spark, uri, out, "parquet")
+    assert TablesState.load(str(out), "parquet").dropped == {} and not (out / "_cdcwire" / "dropped").exists()
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(30, "old", "FLASHBACK TABLE trunc TO old", DDLType.RECOVER_TABLE),
+                                            resolved(31)]))
+    summary = run(spark, uri, out, "parquet")
+    assert [d.action for d in summary.ddls["shop.old"]] == ["not applied (no copy of the dropped table is kept)"]
+
+
+def test_a_drop_and_recover_within_one_run_remove_nothing(spark, tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE),
+              ddl(11, "trunc", "RECOVER TABLE trunc", DDLType.RECOVER_TABLE), row(12, "trunc", 9), resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events) and len(replay(events)["shop.trunc"]) == 6

@@ -264,6 +264,15 @@ def _table_name(toks: Sequence[Token]) -> tuple[Optional[TableName], Sequence[To
     return TableName(None, toks[0].text), toks[1:]
 
 
+def recovered_table(query: str) -> Optional[TableName]:
+    """The dropped table a ``RECOVER TABLE t`` or ``FLASHBACK TABLE t [TO t2]`` names; None for
+    ``RECOVER TABLE BY JOB n`` and any other statement."""
+    toks = tokens(query)
+    if len(toks) > 2 and toks[0].is_word("recover", "flashback") and toks[1].is_word("table") and not toks[2].is_word("by"):
+        return _table_name(toks[2:])[0]
+    return None
+
+
 def _truncate(rest: Sequence[Token]) -> Optional[DDLType]:
     if any(t.is_word("partition") for t in rest):
         return D.TRUNCATE_TABLE_PARTITION

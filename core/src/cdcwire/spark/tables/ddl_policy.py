@@ -7,12 +7,13 @@
   starts empty), ADD / DROP / RENAME / MODIFY COLUMN change the rows (:mod:`.column_ddls`),
   TRUNCATE / DROP PARTITION remove a partition's rows where the partitioning is known
   (:mod:`.partition_ddls`; unknown: an error); DDLs that change no row (indexes, comments,
-  placement, ADD / REORGANIZE PARTITION, repartitioning, ...) need nothing.
+  placement, ADD / REORGANIZE PARTITION, repartitioning, ...) need nothing; RECOVER /
+  FLASHBACK TABLE bring back a dropped table the output still keeps (:mod:`.dropped_tables`).
 - ``skip-destructive``: as ``apply``, but the DDLs that remove rows or values (truncate, drop
   table, drop database, drop column, partition truncates, drops and exchanges) are skipped:
   the rows stay, and the summary names each one skipped; a MODIFY converts no value.
-- ``stop``: as ``apply`` until a DDL that is not applied (EXCHANGE PARTITION,
-  RECOVER/FLASHBACK, a multi-schema change with one among its changes): the run stops before it writes
+- ``stop``: as ``apply`` until a DDL that is not applied (EXCHANGE PARTITION, RECOVER
+  DATABASE, FLASHBACK CLUSTER, a multi-schema change with one among its changes): the run stops before it writes
   anything, naming the table, the DDL and its commit ts.
 
 Under ``apply`` the DDLs this version does not run (the ``stop`` list) are reported as not
@@ -36,9 +37,9 @@ POLICIES = ("apply", "skip-destructive", "stop")
 DESTRUCTIVE = (*WIPE_TYPES, "DROP_COLUMN", "DROP_COLUMNS", *PARTITION_WIPE_TYPES, "EXCHANGE_TABLE_PARTITION")
 #: Applied by a run (see the module doc).
 APPLIED = (*WIPE_TYPES, *RENAME_TYPES, "CREATE_TABLE", "CREATE_TABLES", "CREATE_SCHEMA", "ADD_COLUMN", "ADD_COLUMNS",
-           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS", "MULTI_SCHEMA_CHANGE", *PARTITION_WIPE_TYPES)
+           "MODIFY_COLUMN", "DROP_COLUMN", "DROP_COLUMNS", "MULTI_SCHEMA_CHANGE", *PARTITION_WIPE_TYPES, "RECOVER_TABLE")
 #: Changing rows in a way a run does not apply: reported; ``stop`` stops at them.
-NOT_APPLIED = ("EXCHANGE_TABLE_PARTITION", "RECOVER_TABLE", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER")
+NOT_APPLIED = ("EXCHANGE_TABLE_PARTITION", "RECOVER_SCHEMA", "FLASHBACK_CLUSTER")
 
 
 @dataclass(frozen=True, slots=True)
