@@ -12,9 +12,15 @@ from the Spark code it checks (it shares only the statement tokenizer), so a tes
   empty;
 - ``RENAME TABLE(S)`` / ``ALTER TABLE ... RENAME TO``: the table moves (replacing one of the
   new name, as a replay after a drop does);
+- ``RECOVER TABLE t`` / ``FLASHBACK TABLE t [TO u]``: the rows ``t`` had when dropped come back
+  (under ``u``), unless a ``CREATE TABLE t`` came between;
+- ``TRUNCATE`` / ``DROP PARTITION``: the rows in those partitions are gone, by the partitioning
+  the replay learnt from the DDLs (RANGE, RANGE COLUMNS, LIST, LIST COLUMNS on a column or
+  YEAR(column));
 - ``ADD COLUMN c ... [DEFAULT v]``: every row gains ``c`` (``v``, or None); ``DROP COLUMN c``:
   every row loses it; ``RENAME COLUMN a TO b`` and ``CHANGE [COLUMN] a b ...``: the values move
-  to ``b``; ``MODIFY`` keeps the values (a type change converts nothing a test compares).
+  to ``b``; ``MODIFY`` / ``CHANGE`` with a new type convert the values as MySQL does (a value it
+  refuses stops the replay with a ValueError).
 
 Events are replayed by commit ts, events of one commit ts in the order given. Resolved events
 are skipped: :func:`replay` gives everything; a test of what is applied up to a resolved ts
@@ -37,12 +43,14 @@ def replay(events: Iterable) -> Tables:
     """``{"schema.table": {key: {column: value}}}``, the tables the events leave. A key is the
     tuple of the handle-key values, in column order."""
     tables: Tables = {}
+    partitions: dict[str, dict] = {}
+    dropped: dict[str, dict] = {}
     ordered = sorted((e for e in events if isinstance(e, (RowChangedEvent, DDLEvent))), key=lambda e: e.commit_ts)
     for event in ordered:
         if isinstance(event, RowChangedEvent):
             _row(tables, event)
         else:
-            run_ddl(tables, event)
+            run_ddl(tables, event, partitions, dropped)
     return tables
 
 
@@ -64,11 +72,17 @@ def _row(tables: Tables, event: RowChangedEvent) -> None:
         table[key_of(event.columns)] = {c.name: c.value for c in event.columns}
 
 
-def run_ddl(tables: Tables, ddl: DDLEvent) -> None:
-    """Run one DDL on the replayed tables."""
+def run_ddl(tables: Tables, ddl: DDLEvent, partitions: Optional[dict] = None, dropped: Optional[dict] = None) -> None:
+    """Run one DDL on the replayed tables; ``partitions``: each table's partitioning, kept
+    across the DDLs of a replay (partition DDLs need it); ``dropped``: the dropped tables'
+    rows, which RECOVER / FLASHBACK TABLE bring back (as TiDB does before its GC)."""
     name = f"{ddl.schema}.{ddl.table}"
     found = _find(tables, name)
     kind = ddl.ddl_type
+    if partitions is not None and run_partition_ddl(tables, ddl, partitions):
+        return
+    if dropped is not None and run_recover_ddl(tables, ddl, dropped):
+        return
     if kind == DDLType.TRUNCATE_TABLE:
         if found is not None:
             tables[found] = {}
@@ -91,6 +105,7 @@ def run_ddl(tables: Tables, ddl: DDLEvent) -> None:
     elif found is not None:
         for change in column_changes(ddl.query):
             _change_columns(tables[found], change)
+        retype_columns(tables[found], ddl.query)
 
 
 def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
@@ -102,6 +117,119 @@ def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
             row.pop(column, None)
         elif verb == "rename" and column in row:
             row[rest[0]] = row.pop(column)
+
+
+def run_recover_ddl(tables: Tables, ddl: DDLEvent, dropped: dict) -> bool:
+    """Keep a dropped table's rows (DROP TABLE; a CREATE of its name forgets them); bring them
+    back under the name a RECOVER TABLE / FLASHBACK TABLE ... [TO new] gives. True when the DDL
+    was a RECOVER (nothing else to run)."""
+    from cdcwire.values.ddl_statements import recovered_table
+
+    name = f"{ddl.schema}.{ddl.table}"
+    if ddl.ddl_type == DDLType.DROP_TABLE and _find(tables, name) is not None:
+        dropped[name.lower()] = tables[_find(tables, name)]
+    elif ddl.ddl_type == DDLType.CREATE_TABLE:
+        dropped.pop(name.lower(), None)
+    elif ddl.ddl_type == DDLType.RECOVER_TABLE:
+        old = recovered_table(ddl.query)
+        old_name = f"{old.schema or ddl.schema}.{old.table}" if old is not None else name
+        if old_name.lower() in dropped:
+            tables[name] = dropped.pop(old_name.lower())
+        return True
+    return False
+
+
+def run_partition_ddl(tables: Tables, ddl: DDLEvent, partitions: dict) -> bool:
+    """Learn the table's partitioning from the DDL (CREATE / ALTER ... PARTITION BY, ADD, DROP,
+    REORGANIZE PARTITION, renames, drops); run a TRUNCATE / DROP PARTITION: the rows whose
+    partitioning column puts them in the partitions are gone (a table whose partitioning is
+    unknown: :class:`ValueError`, a replay cannot tell its rows). True when the DDL was one of
+    those two (nothing else to run)."""
+    from cdcwire.values.ddl_statements import partition_change, partitioning_of
+
+    name = f"{ddl.schema}.{ddl.table}"
+    known = next((t for t in partitions if t.lower() == name.lower()), None)
+    if ddl.ddl_type == DDLType.CREATE_TABLE:
+        partitions.pop(known, None)
+        if partitioning_of(ddl.query) is not None:
+            partitions[name] = partitioning_of(ddl.query)
+        return False
+    if ddl.ddl_type in (DDLType.DROP_TABLE, DDLType.REMOVE_PARTITIONING):
+        partitions.pop(known, None)
+        return False
+    if ddl.ddl_type in (DDLType.RENAME_TABLE, DDLType.RENAME_TABLES):
+        for old, new in renamed_tables(ddl.query):
+            source = next((t for t in partitions if t.lower() == f"{old.schema or ddl.schema}.{old.table}".lower()), None)
+            if source is not None:
+                partitions[name if new.names(ddl.schema, ddl.table) else f"{new.schema or ddl.schema}.{new.table}"] = (
+                    partitions.pop(source))
+        return False
+    change = partition_change(ddl.query)
+    if change is None:
+        return False
+    spec = partitions.get(known)
+    if change[0] == "partition by":
+        partitions.pop(known, None)
+        if change[1] is not None:
+            partitions[name] = change[1]
+    elif change[0] == "add" and spec is not None:
+        spec["parts"] = spec["parts"] + change[1]
+    elif change[0] == "reorganize" and spec is not None:
+        at = [i for i, p in enumerate(spec["parts"]) if p[0] in change[1]]
+        spec["parts"] = spec["parts"][:at[0]] + change[2] + spec["parts"][at[-1] + 1:]
+    elif change[0] in ("truncate", "drop"):
+        if spec is None:
+            raise ValueError(f"{name}: {ddl.query}: the table's partitioning is not known")
+        gone = set(change[1])
+        table = tables.get(_find(tables, name), {})
+        for key in [k for k, row in table.items() if _partition_of(spec, row.get(spec["column"])) in gone | {"all"}
+                    or "all" in gone]:
+            del table[key]
+        if change[0] == "drop":
+            spec["parts"] = [p for p in spec["parts"] if p[0] not in gone]
+        return True
+    return False
+
+
+def _partition_of(spec: dict, value) -> Optional[str]:
+    """The partition a row whose partitioning column holds ``value`` is in."""
+    from decimal import Decimal
+
+    if value is not None and spec["expr"] == "year":
+        value = int(str(value)[:4])
+
+    def less(a, b) -> bool:
+        return str(a) < b if isinstance(b, str) else Decimal(str(a)) < Decimal(str(b))
+
+    def same(a, b) -> bool:
+        if a is None or b is None:
+            return a is None and b is None
+        return str(a) == b if isinstance(b, str) else Decimal(str(a)) == Decimal(str(b))
+
+    for name, bound in spec["parts"]:
+        if spec["kind"] == "list":
+            if any(same(value, v) for v in bound):
+                return name
+        elif value is None or bound is None or less(value, bound):
+            return name
+    return None
+
+
+def retype_columns(table: dict[tuple, dict], query: str) -> None:
+    """``MODIFY c TYPE`` / ``CHANGE a c TYPE``: every row's ``c`` converted as MySQL converts it
+    (:func:`cdcwire.values.type_conversion.converted`); a value MySQL refuses stops the replay
+    (:class:`ValueError`), as it stops a replay into MySQL."""
+    from cdcwire.values.ddl_statements import column_changes as specs
+    from cdcwire.values.type_conversion import converted
+
+    for spec in specs(query):
+        if spec.verb != "modify":
+            continue
+        for key, row in table.items():
+            if spec.column in row:
+                row[spec.column], taken = converted(row[spec.column], spec.type_text)
+                if not taken:
+                    raise ValueError(f"MODIFY {spec.column} {spec.type_text} refuses the row {key}")
 
 
 def column_changes(query: str) -> list[tuple]:

@@ -3,14 +3,17 @@ and type word), drop and rename of an ALTER TABLE, nothing for indexes and type 
 
 import pyarrow as pa
 
-from cdcwire.spark.tables.column_ddls import ColumnChange, changed_arrow, column_changes
+from cdcwire.spark.tables.column_ddls import ColumnChange, arrow_transform, changed_arrow, changes_of
 
 
-def test_each_column_change_of_an_alter_table_is_read_with_its_default() -> None:
+def test_each_column_change_of_an_alter_table_is_read_with_its_default_and_type() -> None:
     query = ("ALTER TABLE `shop`.`t` ADD COLUMN a INT UNSIGNED DEFAULT -1, DROP COLUMN IF EXISTS b, CHANGE c d BIGINT,"
              " MODIFY e TEXT, ADD INDEX i (a), ADD COLUMN q varchar(3) DEFAULT 'z', RENAME COLUMN f TO g")
-    assert column_changes(query) == [("add", "a", -1, "bigint"), ("drop", "b", None, ""), ("rename", "c", "d", ""),
-                                     ("add", "q", "z", "varchar"), ("rename", "f", "g", "")]
+    ddl = {"commit_ts": 10, "schema": "shop", "table": "t", "ddl_type": "MULTI_SCHEMA_CHANGE", "query": query}
+    assert [(c.verb, c.column, c.new, c.default, c.type_word) for c in changes_of([ddl], {10})] == [
+        ("add", "a", "", -1, "bigint"), ("drop", "b", "", None, ""), ("rename", "c", "d", None, ""),
+        ("modify", "d", "", None, "bigint"), ("modify", "e", "", None, "text"), ("add", "q", "", "z", "varchar"),
+        ("rename", "f", "g", None, "")]
 
 
 def test_rows_of_an_earlier_run_are_changed_in_the_order_of_the_changes() -> None:
@@ -20,3 +23,41 @@ def test_rows_of_an_earlier_run_are_changed_in_the_order_of_the_changes() -> Non
                ColumnChange(12, "shop.t", "drop", "label")]
     changed = changed_arrow(rows, changes)
     assert changed.to_pylist() == [{"id": 1, "qty": 5}, {"id": 2, "qty": 5}] and changed.schema.field("qty").type == pa.int32()
+
+
+def test_a_multi_change_alter_of_columns_is_applied_and_skipped_whole_when_it_drops_one() -> None:
+    from cdcwire.spark.tables.ddl_policy import decide
+
+    ddl = {"commit_ts": 10, "schema": "shop", "table": "t", "ddl_type": "MULTI_SCHEMA_CHANGE",
+           "query": "ALTER TABLE t ADD COLUMN a INT, DROP COLUMN b, RENAME COLUMN c TO d, MODIFY e BIGINT"}
+    assert [d.action for d in decide([ddl], "apply", None)[0]["shop.t"]] == ["applied"]
+    assert [d.action for d in decide([ddl], "skip-destructive", None)[0]["shop.t"]] == [
+        "skipped (policy skip-destructive)"]
+
+
+def test_a_modify_converts_the_rows_of_an_earlier_run_to_the_new_arrow_type() -> None:
+    import decimal
+
+    rows = pa.table({"id": [1, 2], "price": pa.array([decimal.Decimal("1.25"), decimal.Decimal("2.00")],
+                                                     pa.decimal128(5, 2)), "qty": [3, 4]})
+    changes = [ColumnChange(10, "shop.t", "modify", "price", type_text="decimal(5,1)"),
+               ColumnChange(11, "shop.t", "modify", "qty", type_text="varchar(4)")]
+    changed = arrow_transform(changes)(rows)
+    assert changed.schema.field("price").type == pa.decimal128(5, 1) and changed.schema.field("qty").type == pa.string()
+    assert changed.to_pylist() == [{"id": 1, "price": decimal.Decimal("1.3"), "qty": "3"},
+                                   {"id": 2, "price": decimal.Decimal("2.0"), "qty": "4"}]
+
+
+def test_a_modify_that_narrows_a_stored_value_is_an_error_naming_table_column_row_and_value() -> None:
+    import pickle
+
+    import pytest
+
+    from cdcwire import CdcwireError
+
+    rows = pa.table({"id": [1, 2], "n": [5, 300]})
+    transform = pickle.loads(pickle.dumps(arrow_transform([ColumnChange(10, "shop.t", "modify", "n",
+                                                                        type_text="tinyint")])))
+    with pytest.raises(CdcwireError, match=r"shop.t: MODIFY of column n to tinyint changes the value 300 of the row"
+                                           r" id=2.*ddl_policy=\"skip-destructive\""):
+        transform(rows)

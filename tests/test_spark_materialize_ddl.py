@@ -192,10 +192,11 @@ def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writ
 
 def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
     events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
-              ddl(14, "trunc", "ALTER TABLE trunc DROP PARTITION p0", DDLType.DROP_TABLE_PARTITION), resolved(15)]
+              ddl(14, "trunc", "ALTER TABLE trunc EXCHANGE PARTITION p0 WITH TABLE t2", DDLType.EXCHANGE_TABLE_PARTITION),
+              resolved(15)]
     summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
     assert [(d.ddl_type, d.action) for d in summary.ddls["shop.trunc"]] == [
-        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("DROP_TABLE_PARTITION", "not applied")]
+        ("TRUNCATE_TABLE", "applied"), ("ADD_INDEX", "no effect on rows"), ("EXCHANGE_TABLE_PARTITION", "not applied")]
 
 
 # -- column DDLs ---------------------------------------------------------------------------
@@ -221,3 +222,197 @@ def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_ear
     run(spark, uri, out, fmt)
     assert tables_in(out, fmt) == replay(first + second) == {"shop.t": {(1,): {"id": 1, "note": "n"},
                                                                         (2,): {"id": 2, "note": "n"}}}
+
+
+# -- MODIFY / CHANGE COLUMN with a new type -------------------------------------------------
+
+def priced(ts: int, key: int, price: str, type_text: str = "decimal(5,2)") -> RowChangedEvent:
+    return RowChangedEvent(ts << 18, "shop", "p", (Column("id", ColumnType.BIGINT, KEY, key, "bigint(20)"),
+                                                   Column("price", ColumnType.DECIMAL, ColumnFlag.NULLABLE, price,
+                                                          type_text)))
+
+
+def counted(ts: int, key: int, n: int, type_text: str = "bigint(20)") -> RowChangedEvent:
+    code = ColumnType.TINYINT if type_text.startswith("tinyint") else ColumnType.BIGINT
+    return RowChangedEvent(ts << 18, "shop", "c", (Column("id", ColumnType.BIGINT, KEY, key, "bigint(20)"),
+                                                   Column("n", code, ColumnFlag.NULLABLE, n, type_text)))
+
+
+def typed_source(tmp_path: Path, events: list) -> str:
+    """A canal-json source that carries each column's full type text (decimal(5,2), not decimal)."""
+    uri = (f"file://{tmp_path}/src/db?protocol=canal-json&partition-num=1&enable-tidb-extension=true"
+           "&content-compatible=true")
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def as_decimals(tables: dict) -> dict:
+    from decimal import Decimal
+
+    return {name: {k: {c: Decimal(v) if c == "price" and v is not None else v for c, v in r.items()}
+                   for k, r in rows.items()} for name, rows in tables.items()}
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_decimal_scale_narrowed_in_a_later_run_rounds_the_stored_values_half_away_from_zero(spark, tmp_path,
+                                                                                            fmt) -> None:
+    out, first = tmp_path / "out", [priced(1, 1, "1.25"), priced(2, 2, "-2.35"), resolved(3)]
+    uri = typed_source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [ddl(10, "p", "ALTER TABLE p MODIFY price DECIMAL(5,1)", DDLType.MODIFY_COLUMN),
+              priced(11, 3, "7.5", "decimal(5,1)"), resolved(12)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    found = tables_in(out, fmt)
+    assert found == as_decimals(replay(first + second))
+    assert {k: str(r["price"]) for k, r in found["shop.p"].items()} == {(1,): "1.3", (2,): "-2.4", (3,): "7.5"}
+
+
+def test_a_modify_within_a_run_converts_the_row_images_before_it(spark, tmp_path) -> None:
+    events = [priced(1, 1, "1.25"), priced(2, 2, "3.00"),
+              ddl(10, "p", "ALTER TABLE p CHANGE COLUMN price price DECIMAL(5,1)", DDLType.MODIFY_COLUMN),
+              priced(11, 3, "7.5", "decimal(5,1)"), resolved(12)]
+    cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    found = tables_in(tmp_path / "out", "parquet")
+    assert found == as_decimals(replay(events))
+    snapshot = tmp_path / "out" / TablesState.load(str(tmp_path / "out"), "parquet").snapshots["shop.p"]
+    assert str(pq.read_schema(next(snapshot.glob("*.parquet"))).field("price").type) == "decimal128(5, 1)"
+
+
+def test_a_modify_that_narrows_a_value_of_the_run_is_an_error_naming_table_column_key_and_value(spark,
+                                                                                              tmp_path) -> None:
+    events = [counted(1, 1, 5), counted(2, 2, 300), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              counted(11, 3, 7, "tinyint(4)"), resolved(12)]
+    with pytest.raises(cdcwire.CdcwireError, match=r"shop.c: MODIFY of column n to tinyint changes the value '300' of"
+                                                   r" the row id=2.*ddl_policy=\"skip-destructive\""):
+        cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    assert not (tmp_path / "out" / "_cdcwire_state.json").exists()
+
+
+def test_a_value_changed_to_fit_before_the_modify_is_not_refused(spark, tmp_path) -> None:
+    events = [counted(1, 1, 300), counted(2, 1, 5), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              resolved(12)]
+    cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events) == {"shop.c": {(1,): {"id": 1, "n": 5}}}
+
+
+def test_skip_destructive_keeps_the_values_a_modify_would_refuse_and_reports_it(spark, tmp_path) -> None:
+    events = [counted(1, 1, 300), ddl(10, "c", "ALTER TABLE c MODIFY n TINYINT", DDLType.MODIFY_COLUMN),
+              counted(11, 3, 7, "tinyint(4)"), resolved(12)]
+    summary = cs.materialize(spark, typed_source(tmp_path, events), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay([e for e in events if not isinstance(e, DDLEvent)])
+    assert [d.action for d in summary.ddls["shop.c"]] == [
+        "applied, values not converted to the new type (policy skip-destructive)"]
+
+
+# -- partition DDLs ----------------------------------------------------------------------------
+
+RANGED = ("CREATE TABLE r (id BIGINT PRIMARY KEY, name VARCHAR(8)) PARTITION BY RANGE (id)"
+          " (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN (20), PARTITION p2 VALUES LESS THAN MAXVALUE)")
+LISTED = ("CREATE TABLE l (id BIGINT PRIMARY KEY, name VARCHAR(8)) PARTITION BY LIST COLUMNS (id)"
+          " (PARTITION odd VALUES IN (1, 3, 5), PARTITION even VALUES IN (2, 4, 6))")
+
+
+def test_a_partition_truncated_within_a_run_loses_only_its_rows_before_the_ddl(spark, tmp_path) -> None:
+    events = [ddl(1, "r", RANGED, DDLType.CREATE_TABLE), *(row(2 + i, "r", k) for i, k in enumerate((1, 5, 12, 25))),
+              ddl(10, "r", "ALTER TABLE r TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION), row(11, "r", 3),
+              resolved(12)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events)
+    assert sorted(replay(events)["shop.r"]) == [(3,), (12,), (25,)]
+    assert summary.ddls["shop.r"][-1].action == "applied"
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_partition_dropped_in_a_later_run_leaves_the_stored_rows_of_the_others(spark, tmp_path, fmt) -> None:
+    out = tmp_path / "out"
+    first = [ddl(1, "l", LISTED, DDLType.CREATE_TABLE), *(row(1 + k, "l", k) for k in range(1, 7)), resolved(8)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    assert TablesState.load(str(out), fmt).partitions["shop.l"]["kind"] == "list"
+    second = [row(9, "l", 2, "new"), ddl(10, "l", "ALTER TABLE l DROP PARTITION odd", DDLType.DROP_TABLE_PARTITION),
+              resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second)
+    assert sorted(replay(first + second)["shop.l"]) == [(2,), (4,), (6,)]
+    assert [p[0] for p in TablesState.load(str(out), fmt).partitions["shop.l"]["parts"]] == ["even"]
+
+
+def test_a_partition_ddl_of_a_table_whose_partitioning_is_unknown_is_an_error_naming_table_ddl_and_ts(spark,
+                                                                                                    tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    with pytest.raises(cdcwire.CdcwireError, match=rf"shop.trunc: DDL at commit ts {10 << 18} is not applied by"
+                                                   r" materialize \(TRUNCATE_TABLE_PARTITION: .*partitioning is not"
+                                                   r' known.*ddl_policy="skip-destructive"'):
+        cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert not (tmp_path / "out" / "_cdcwire_state.json").exists()
+
+
+def test_skip_destructive_keeps_the_rows_of_a_truncated_partition_and_reports_it(spark, tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "ALTER TABLE trunc TRUNCATE PARTITION p0", DDLType.TRUNCATE_TABLE_PARTITION),
+              resolved(11)]
+    summary = cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"), ddl_policy="skip-destructive")
+    assert tables_in(tmp_path / "out", "parquet") == replay(FIVE_ROWS)
+    assert [d.action for d in summary.ddls["shop.trunc"]] == ["skipped (policy skip-destructive)"]
+
+
+# -- RECOVER / FLASHBACK TABLE -----------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_table_dropped_in_one_run_and_recovered_in_a_later_one_comes_back_with_its_rows(spark, tmp_path,
+                                                                                         fmt) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    dropped = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, dropped))
+    run(spark, uri, out, fmt)
+    assert "shop.trunc" not in tables_in(out, fmt) and not (out / "shop.trunc").exists()
+    third = [ddl(20, "trunc", "RECOVER TABLE trunc", DDLType.RECOVER_TABLE), row(21, "trunc", 2, "late"),
+             row(22, "trunc", 7), resolved(23)]
+    cdcwire.write(uri, cdcwire.encode(uri, third))
+    summary = run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + dropped + third) and len(replay(first + dropped + third)["shop.trunc"]) == 6
+    assert [d.action for d in summary.ddls["shop.trunc"]] == ["applied"]
+    assert TablesState.load(str(out), fmt).dropped == {} and not (out / "_cdcwire" / "dropped").exists()
+
+
+def test_a_flashback_to_a_new_name_brings_the_dropped_rows_back_under_it(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "parquet")
+    second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, "parquet")
+    third = [ddl(20, "back", "FLASHBACK TABLE trunc TO back", DDLType.RECOVER_TABLE), resolved(21)]
+    cdcwire.write(uri, cdcwire.encode(uri, third))
+    run(spark, uri, out, "parquet")
+    assert tables_in(out, "parquet") == replay(first + second + third) == {"shop.back": replay(first)["shop.trunc"]}
+
+
+def test_a_create_of_the_dropped_name_ends_the_kept_copy_and_a_later_recover_is_reported_not_applied(spark,
+                                                                                                    tmp_path) -> None:
+    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, "parquet")
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]))
+    run(spark, uri, out, "parquet")
+    assert len(TablesState.load(str(out), "parquet").dropped) == 1
+    cdcwire.write(uri, cdcwire.encode(uri, [
+        ddl(20, "trunc", "CREATE TABLE trunc (id BIGINT PRIMARY KEY, name VARCHAR(8))", DDLType.CREATE_TABLE),
+        resolved(21)]))
+    run(spark, uri, out, "parquet")
+    assert TablesState.load(str(out), "parquet").dropped == {} and not (out / "_cdcwire" / "dropped").exists()
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(30, "old", "FLASHBACK TABLE trunc TO old", DDLType.RECOVER_TABLE),
+                                            resolved(31)]))
+    summary = run(spark, uri, out, "parquet")
+    assert [d.action for d in summary.ddls["shop.old"]] == ["not applied (no copy of the dropped table is kept)"]
+
+
+def test_a_drop_and_recover_within_one_run_remove_nothing(spark, tmp_path) -> None:
+    events = [*FIVE_ROWS, ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE),
+              ddl(11, "trunc", "RECOVER TABLE trunc", DDLType.RECOVER_TABLE), row(12, "trunc", 9), resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events) and len(replay(events)["shop.trunc"]) == 6

@@ -264,6 +264,15 @@ def _table_name(toks: Sequence[Token]) -> tuple[Optional[TableName], Sequence[To
     return TableName(None, toks[0].text), toks[1:]
 
 
+def recovered_table(query: str) -> Optional[TableName]:
+    """The dropped table a ``RECOVER TABLE t`` or ``FLASHBACK TABLE t [TO t2]`` names; None for
+    ``RECOVER TABLE BY JOB n`` and any other statement."""
+    toks = tokens(query)
+    if len(toks) > 2 and toks[0].is_word("recover", "flashback") and toks[1].is_word("table") and not toks[2].is_word("by"):
+        return _table_name(toks[2:])[0]
+    return None
+
+
 def _truncate(rest: Sequence[Token]) -> Optional[DDLType]:
     if any(t.is_word("partition") for t in rest):
         return D.TRUNCATE_TABLE_PARTITION
@@ -351,9 +360,19 @@ def _skip_table_name(toks: Sequence[Token]) -> Sequence[Token]:
     return toks[i:]
 
 
-def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
-    if not rest:
-        return None
+def alter_table_change_types(query: str) -> list[Optional[DDLType]]:
+    """The DDL type of each change of an ``ALTER TABLE`` (None: one this reader does not know),
+    in order: what a multi-schema change is made of; [] for any other statement."""
+    toks = tokens(query)
+    i = 1
+    while i < len(toks) and toks[i].is_word("online", "offline", "ignore"):
+        i += 1
+    if not toks or not toks[0].is_word("alter") or i + 1 >= len(toks) or not toks[i].is_word("table"):
+        return []
+    return [_spec_type(s) for s in _change_specs(toks[i + 1:])]
+
+
+def _change_specs(rest: Sequence[Token]) -> list[list[Token]]:
     specs: list[list[Token]] = []
     for spec in _specs(_skip_table_name(rest)):
         if specs and (_is_bare_name(spec) or _names_partition(specs[-1]) and _is_bare_name(spec[:1])):
@@ -362,6 +381,13 @@ def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
             specs[-1].extend(spec)
         elif not spec[0].is_word("algorithm", "lock"):
             specs.append(spec)
+    return specs
+
+
+def _alter_table(rest: Sequence[Token]) -> Optional[DDLType]:
+    if not rest:
+        return None
+    specs = _change_specs(rest)
     if not specs:
         # The reference's answer: TiCDC rewrites ``ALTER TABLE t TTL_ENABLE='ON'`` for the
         # downstream into a bare ``ALTER TABLE t``.
@@ -579,3 +605,283 @@ def _table_options(spec: Sequence[Token]) -> Optional[DDLType]:
     if len(kinds) == 1:
         return kinds.pop()
     return D.MULTI_SCHEMA_CHANGE if kinds else None
+
+
+# -- the column changes of an ALTER TABLE ------------------------------------------------------
+
+#: Words after ``ADD`` / ``DROP`` that name something other than a column.
+_NOT_COLUMNS = ("index", "key", "unique", "primary", "constraint", "partition", "foreign", "fulltext", "check",
+                "spatial", "vector", "stats_extended")
+#: Words that end a column's type in its definition (the attributes that follow it).
+_TYPE_ENDS = ("not", "null", "default", "comment", "auto_increment", "primary", "unique", "key", "first", "after",
+              "collate", "character", "charset", "generated", "as", "references", "check", "constraint",
+              "on", "invisible", "visible", "auto_random", "column_format", "storage", "srid")
+_INT32_WORDS = ("tinyint", "smallint", "mediumint", "int", "integer", "year")
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnSpec:
+    """One column change of an ``ALTER TABLE``: ``verb`` "add" (with ``default`` and
+    ``type_text``), "drop", "rename" (to ``new``) or "modify" (to ``type_text``). Names as the
+    statement writes them (bare words lower-cased); ``type_text`` as MySQL writes a column's
+    type (``decimal(10,2)``, ``int unsigned``, ``varchar(3)``), "" when the statement gives none."""
+
+    verb: str
+    column: str
+    new: str = ""
+    default: Optional[object] = None
+    type_text: str = ""
+
+    @property
+    def type_word(self) -> str:
+        """The type's base word, ``bigint`` for a 32-bit-or-narrower UNSIGNED one (its values need 64 bits)."""
+        words = self.type_text.split("(")[0].split()
+        word = words[0] if words else ""
+        return "bigint" if "unsigned" in self.type_text.split() and word in _INT32_WORDS else word
+
+
+def column_changes(query: str) -> list[ColumnSpec]:
+    """Every column change of an ``ALTER TABLE``, in the statement's order: ``ADD [COLUMN] a INT
+    DEFAULT 1``, ``ADD COLUMN (a INT, b INT)``, ``DROP [COLUMN] [IF EXISTS] b``, ``RENAME COLUMN c
+    TO d``, ``MODIFY [COLUMN] e BIGINT``, ``CHANGE [COLUMN] f g TYPE`` (a rename when the names
+    differ, then a modify of ``g``). Changes of indexes, keys, partitions and options give
+    nothing; [] for any other statement."""
+    toks = tokens(query)
+    if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
+        return []
+    out: list[ColumnSpec] = []
+    for spec in _specs(_skip_table_name(toks[2:])):
+        first = spec[0].text if spec[0].kind == "word" else ""
+        second = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
+        body = spec[2:] if second == "column" else spec[1:]
+        if first == "add" and second not in _NOT_COLUMNS and body:
+            if body[0].kind == "punct" and body[0].text == "(":  # ADD COLUMN (a INT, b INT)
+                out += [ColumnSpec("add", s[0].text, default=_default(s), type_text=_type_text(s[1:]))
+                        for s in _specs(body[1:-1]) if s]
+            else:
+                out.append(ColumnSpec("add", body[0].text, default=_default(body), type_text=_type_text(body[1:])))
+        elif first == "drop" and second not in _NOT_COLUMNS and body:
+            body = body[2:] if body[0].is_word("if") else body
+            if body:
+                out.append(ColumnSpec("drop", body[0].text))
+        elif first == "rename" and second == "column" and len(spec) > 4:
+            out.append(ColumnSpec("rename", spec[2].text, spec[4].text))
+        elif first == "modify" and body:
+            out.append(ColumnSpec("modify", body[0].text, type_text=_type_text(body[1:])))
+        elif first == "change" and len(body) > 1:
+            if body[0].text.lower() != body[1].text.lower():
+                out.append(ColumnSpec("rename", body[0].text, body[1].text))
+            out.append(ColumnSpec("modify", body[1].text, type_text=_type_text(body[2:])))
+    return out
+
+
+def _type_text(toks: Sequence[Token]) -> str:
+    """A column's type as text, from the tokens after its name up to its first attribute."""
+    parts: list[str] = []
+    depth = 0
+    for t in toks:
+        if depth == 0 and t.kind == "word" and t.text in _TYPE_ENDS:
+            break
+        if t.kind == "punct":
+            depth += {"(": 1, ")": -1}.get(t.text, 0)
+            parts.append(t.text)
+        else:
+            text = "'" + t.text.replace("'", "''") + "'" if t.kind == "string" else t.text
+            parts.append(text if not parts or parts[-1] in "(," else " " + text)
+    return "".join(parts).strip()
+
+
+def _default(spec: Sequence[Token]) -> Optional[object]:
+    """A column definition's DEFAULT as MySQL writes it into the rows before it: a number or a
+    quoted text; an expression (``CURRENT_TIMESTAMP``), NULL or none gives None."""
+    for i, t in enumerate(spec[:-1]):
+        if t.is_word("default"):
+            value = spec[i + 1]
+            if value.kind == "punct" and value.text in "-+" and i + 2 < len(spec):
+                number = _number(spec[i + 2].text)
+                return -number if number is not None and value.text == "-" else number
+            if value.kind == "string":
+                return value.text
+            return _number(value.text) if value.kind == "word" else None
+    return None
+
+
+def _number(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+
+# -- partitions ----------------------------------------------------------------------------------
+
+#: How rows map to partitions, as a JSON-able dict: ``{"kind": "range" | "list", "column": name,
+#: "expr": "" (the column's value) | "year" (YEAR(column)), "parts": [[name, bound], ...]}``; a
+#: RANGE bound is the ``LESS THAN`` value (None: MAXVALUE), a LIST bound the list of values
+#: (None: NULL). Values are ints, floats or texts as the statement writes them.
+Partitioning = dict
+
+
+def partitioning_of(query: str) -> Optional[Partitioning]:
+    """The partitioning a ``CREATE TABLE ... PARTITION BY`` or ``ALTER TABLE ... PARTITION BY``
+    gives its table; None when the statement has none, or one this reader does not take apart
+    (HASH, KEY, several columns, an expression other than YEAR(column), INTERVAL)."""
+    toks = tokens(query)
+    top = _top_indexes(toks)
+    for n, i in enumerate(top[:-1]):
+        if toks[i].is_word("partition") and toks[top[n + 1]].is_word("by"):
+            return _partitioning(toks[top[n + 1] + 1:])
+    return None
+
+
+def partition_change(query: str) -> Optional[tuple]:
+    """What an ``ALTER TABLE`` does to partitions: ``("truncate", [names])`` (``["all"]`` for
+    ALL), ``("drop", [names])``, ``("add", [[name, bound], ...])``, ``("reorganize", [names],
+    [[name, bound], ...])``, ``("exchange", name, "schema.table" or "table")``, ``("remove",)``,
+    ``("partition by", partitioning or None)``; None for any other statement."""
+    toks = tokens(query)
+    if len(toks) < 3 or not toks[0].is_word("alter") or not toks[1].is_word("table"):
+        return None
+    for spec in _change_specs(toks[2:]):
+        words = [t.text.lower() if t.kind in ("word", "name") else t.text for t in spec]
+        if len(spec) > 2 and spec[1].is_word("partition") and spec[0].is_word("truncate", "drop"):
+            names = [t.text for t in spec[2:] if t.kind in ("word", "name") and not t.is_word("if", "exists")]
+            return (spec[0].text, names)
+        if len(spec) > 1 and spec[0].is_word("add") and spec[1].is_word("partition"):
+            body = spec[2:]
+            return ("add", _partition_defs(body[1:-1]) if body and body[0].text == "(" else None)
+        if spec and spec[0].is_word("reorganize") and "into" in words:
+            at = words.index("into")
+            names = [t.text for t in spec[2:at] if t.kind in ("word", "name")]
+            body = spec[at + 1:]
+            return ("reorganize", names, _partition_defs(body[1:-1]) if body and body[0].text == "(" else None)
+        if len(spec) > 5 and spec[0].is_word("exchange") and spec[1].is_word("partition"):
+            rest = spec[3:]
+            if rest and rest[0].is_word("with") and len(rest) > 2 and rest[1].is_word("table"):
+                name, _ = _table_name(rest[2:])
+                if name is not None:
+                    return ("exchange", spec[2].text, f"{name.schema}.{name.table}" if name.schema else name.table)
+        if len(spec) > 1 and spec[0].is_word("remove") and spec[1].is_word("partitioning"):
+            return ("remove",)
+        if len(spec) > 1 and spec[0].is_word("partition") and spec[1].is_word("by"):
+            return ("partition by", _partitioning(spec[2:]))
+    return None
+
+
+def _top_indexes(toks: Sequence[Token]) -> list[int]:
+    depth, out = 0, []
+    for i, t in enumerate(toks):
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(i)
+    return out
+
+
+def _group(toks: Sequence[Token], start: int) -> tuple[list[Token], int]:
+    """The tokens inside the parentheses opening at ``start``, and the index after them."""
+    depth = 0
+    for i in range(start, len(toks)):
+        if toks[i].kind == "punct" and toks[i].text == "(":
+            depth += 1
+        elif toks[i].kind == "punct" and toks[i].text == ")":
+            depth -= 1
+            if depth == 0:
+                return list(toks[start + 1:i]), i + 1
+    return list(toks[start + 1:]), len(toks)
+
+
+def _partitioning(toks: Sequence[Token]) -> Optional[Partitioning]:
+    i = 0
+    if i < len(toks) and toks[i].is_word("linear"):
+        return None
+    if i >= len(toks) or not toks[i].is_word("range", "list"):
+        return None
+    kind = toks[i].text
+    i += 1
+    if i < len(toks) and toks[i].is_word("columns"):
+        i += 1
+    if i >= len(toks) or toks[i].text != "(":
+        return None
+    expr, i = _group(toks, i)
+    column, how = _partition_expr(expr)
+    if column is None:
+        return None
+    while i < len(toks) and toks[i].text != "(":
+        if toks[i].is_word("interval"):
+            return None
+        i += 1
+    if i >= len(toks):
+        return None
+    body, _ = _group(toks, i)
+    parts = _partition_defs(body)
+    if parts is None or any(isinstance(b, list) != (kind == "list") for _, b in parts if b is not None):
+        return None
+    return {"kind": kind, "column": column, "expr": how, "parts": parts}
+
+
+def _partition_expr(expr: Sequence[Token]) -> tuple[Optional[str], str]:
+    if len(expr) == 1 and expr[0].kind in ("word", "name"):
+        return expr[0].text, ""
+    if (len(expr) == 4 and expr[0].is_word("year") and expr[1].text == "(" and expr[2].kind in ("word", "name")
+            and expr[3].text == ")"):
+        return expr[2].text, "year"
+    return None, ""
+
+
+def _partition_defs(body: Sequence[Token]) -> Optional[list]:
+    """[[name, bound], ...] of ``PARTITION p VALUES LESS THAN (x) | MAXVALUE`` / ``VALUES IN (...)``."""
+    out = []
+    for spec in _specs(body):
+        if len(spec) < 4 or not spec[0].is_word("partition") or not spec[2].is_word("values"):
+            return None
+        name, rest = spec[1].text, spec[3:]
+        if len(rest) > 2 and rest[0].is_word("less") and rest[1].is_word("than"):
+            if rest[2].is_word("maxvalue"):
+                out.append([name, None])
+                continue
+            inner, _ = _group(rest, 2)
+            if len(inner) == 1 and inner[0].is_word("maxvalue"):  # RANGE COLUMNS: LESS THAN (MAXVALUE)
+                out.append([name, None])
+                continue
+            values = _values(inner)
+            if values is None or len(values) != 1:
+                return None
+            out.append([name, values[0]])
+        elif len(rest) > 1 and rest[0].is_word("in") and rest[1].text == "(":
+            inner, _ = _group(rest, 1)
+            values = _values(inner)
+            if values is None:
+                return None
+            out.append([name, values])
+        else:
+            return None
+    return out
+
+
+def _values(toks: Sequence[Token]) -> Optional[list]:
+    """The literal values of a comma-separated list: numbers, texts, NULL (None); None when one
+    is something else (an expression, a tuple of several columns)."""
+    out = []
+    for spec in _specs(toks):
+        sign = 1
+        if spec and spec[0].kind == "punct" and spec[0].text in "-+":
+            sign = -1 if spec[0].text == "-" else 1
+            spec = spec[1:]
+        if len(spec) != 1:
+            return None
+        t = spec[0]
+        if t.kind == "string":
+            out.append(t.text)
+        elif t.is_word("null"):
+            out.append(None)
+        elif t.kind == "word" and _number(t.text) is not None:
+            out.append(sign * _number(t.text))
+        else:
+            return None
+    return out

@@ -26,17 +26,20 @@ from typing import Iterable, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ...values.ddl_statements import Token, tokens
+from ...foundation.errors import CdcwireError
+from ...values.ddl_statements import column_changes
+from ...values.type_codes import ColumnFlag
+from ...values.type_conversion import converted, decimal_digits, integer_range, target_kind, text_length
+from ...values.type_text import parse_type_text
 
 #: DDL types whose statements may add, drop or rename columns.
-COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN")
-_NOT_COLUMNS = ("index", "key", "unique", "primary", "constraint", "partition", "foreign", "fulltext", "check",
-                "spatial", "vector")
+COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN", "MULTI_SCHEMA_CHANGE")
 
 
 @dataclass(frozen=True, slots=True)
 class ColumnChange:
-    """One change of a table's columns at ``ts``: ``verb`` "add" (``default``), "drop" or "rename" (to ``new``)."""
+    """One change of a table's columns at ``ts``: ``verb`` "add" (``default``), "drop", "rename"
+    (to ``new``) or "modify" (to ``type_text``)."""
 
     ts: int
     table: str
@@ -45,6 +48,7 @@ class ColumnChange:
     new: str = ""
     default: Optional[object] = None
     type_word: str = ""  # an added column's MySQL type ("int", "varchar", ...)
+    type_text: str = ""  # an added or modified column's type as the DDL writes it ("decimal(10,2)")
 
     def arrow_type(self):
         """The Arrow type of an added column's DEFAULT, as the table's typed columns hold it."""
@@ -62,37 +66,10 @@ class ColumnChange:
 _INT32 = ("tinyint", "smallint", "mediumint", "int", "integer", "year")
 
 
-def column_changes(query: str) -> list[tuple]:
-    """(verb, column, new name or default, an added column's type word) of each column change of
-    an ``ALTER TABLE``."""
-    toks = tokens(query)
-    if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
-        return []
-    rest = toks[5:] if len(toks) > 4 and toks[3].kind == "punct" and toks[3].text == "." else toks[3:]
-    out: list[tuple] = []
-    for spec in _split(rest):
-        first = spec[0].text if spec[0].kind == "word" else ""
-        second = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
-        body = spec[2:] if second == "column" else spec[1:]
-        if first == "add" and second not in _NOT_COLUMNS and body:
-            if body[0].kind == "punct":  # ADD COLUMN (a INT, b INT)
-                out += [("add", s[0].text, _default(s), _type_word(s)) for s in _split(body[1:-1]) if s]
-            else:
-                out.append(("add", body[0].text, _default(body), _type_word(body)))
-        elif first == "drop" and second not in _NOT_COLUMNS and body:
-            body = body[2:] if body[0].is_word("if") else body
-            if body:
-                out.append(("drop", body[0].text, None, ""))
-        elif first == "rename" and second == "column" and len(spec) > 4:
-            out.append(("rename", spec[2].text, spec[4].text, ""))
-        elif first == "change" and len(body) > 1 and body[0].text.lower() != body[1].text.lower():
-            out.append(("rename", body[0].text, body[1].text, ""))
-    return out
-
-
-def changes_of(ddls: Iterable, released: set[int]) -> list[ColumnChange]:
+def changes_of(ddls: Iterable, released: set[int], policy: str = "apply") -> list[ColumnChange]:
     """The column changes of the released DDL rows (``commit_ts``, ``schema``, ``table``,
-    ``ddl_type``, ``query``), by commit ts; a DDL seen again counts once."""
+    ``ddl_type``, ``query``), by commit ts; a DDL seen again counts once. Under ``policy``
+    "skip-destructive" a MODIFY converts no value (its type follows the row images)."""
     seen: set[tuple[int, str]] = set()
     out: list[ColumnChange] = []
     for row in ddls:
@@ -101,54 +78,12 @@ def changes_of(ddls: Iterable, released: set[int]) -> list[ColumnChange]:
             continue
         seen.add((ts, query))
         table = f"{row['schema']}.{row['table']}"
-        for verb, column, extra, type_word in column_changes(query):
-            new, default = (extra, None) if verb == "rename" else ("", extra)
-            out.append(ColumnChange(ts, table, verb, column, new, default, type_word))
+        for spec in column_changes(query):
+            if spec.verb == "modify" and policy == "skip-destructive":
+                continue
+            out.append(ColumnChange(ts, table, spec.verb, spec.column, spec.new, spec.default, spec.type_word,
+                                    spec.type_text))
     return sorted(out, key=lambda c: c.ts)
-
-
-def _split(toks: list[Token]) -> list[list[Token]]:
-    specs: list[list[Token]] = [[]]
-    depth = 0
-    for t in toks:
-        if t.kind == "punct" and t.text == "(":
-            depth += 1
-        elif t.kind == "punct" and t.text == ")":
-            depth -= 1
-        elif depth == 0 and t.kind == "punct" and t.text == ",":
-            specs.append([])
-            continue
-        specs[-1].append(t)
-    return [s for s in specs if s]
-
-
-def _type_word(spec: list[Token]) -> str:
-    unsigned = any(t.is_word("unsigned") for t in spec)
-    word = spec[1].text if len(spec) > 1 and spec[1].kind == "word" else ""
-    return "bigint" if unsigned and word in _INT32 else word
-
-
-def _default(spec: list[Token]) -> Optional[object]:
-    for i, t in enumerate(spec[:-1]):
-        if t.is_word("default"):
-            value = spec[i + 1]
-            if value.kind == "punct" and value.text in "-+" and i + 2 < len(spec):
-                number = _number(spec[i + 2].text)
-                return -number if number is not None and value.text == "-" else number
-            if value.kind == "string":
-                return value.text
-            return _number(value.text) if value.kind == "word" else None
-    return None
-
-
-def _number(text: str):
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return None
 
 
 def _same_table(change: ColumnChange) -> Column:
@@ -157,10 +92,15 @@ def _same_table(change: ColumnChange) -> Column:
 
 
 def changed_images(events: DataFrame, changes: list[ColumnChange]) -> DataFrame:
-    """Row events whose images lose a dropped column or carry a renamed one's new name, where
-    they come before the DDL (names as the events carry them)."""
+    """Row events whose images lose a dropped column, carry a renamed one's new name, or hold a
+    modified one's value converted to its new type (:func:`retyped_images`), where they come
+    before the DDL (names as the events carry them). A MODIFY that MySQL would refuse for a row's
+    value is a :class:`CdcwireError` (one Spark job per such MODIFY)."""
     for change in changes:
-        if change.verb == "add":
+        if change.verb == "modify":
+            events = retyped_images(events, [change])
+            continue
+        if change.verb not in ("drop", "rename"):
             continue
         before = _same_table(change) & (F.col("commit_ts") < F.lit(change.ts))
         name = F.lower(F.lit(change.column))
@@ -202,7 +142,11 @@ def changed_arrow(rows, changes: list[ColumnChange]):
 
     for change in changes:
         present = {c.lower(): c for c in rows.column_names}
-        if change.verb == "add" and change.column.lower() not in present:
+        if not isinstance(change, ColumnChange):  # another change of stored rows (a partition's removed)
+            rows = change.arrow(rows)
+        elif change.verb == "modify" and change.column.lower() in present:
+            rows = retyped_arrow(rows, change)
+        elif change.verb == "add" and change.column.lower() not in present:
             value = pa.scalar(change.default, type=change.arrow_type())
             rows = rows.append_column(change.column, pa.array([value.as_py()] * rows.num_rows, type=value.type))
         elif change.verb == "drop" and change.column.lower() in present:
@@ -211,3 +155,147 @@ def changed_arrow(rows, changes: list[ColumnChange]):
             rows = rows.rename_columns([change.new if c == present[change.column.lower()] else c
                                         for c in rows.column_names])
     return rows
+
+
+def arrow_transform(changes: list) -> "functools.partial":
+    """The rows of one file of an earlier run as ``changes`` leave them: a picklable function of
+    one pyarrow table (an executor may run it per file)."""
+    import functools
+
+    return functools.partial(changed_arrow, changes=list(changes))
+
+
+# -- MODIFY / CHANGE COLUMN with a new type ------------------------------------------------------
+
+
+def _spark_type(type_text: str):
+    from .table_types import spark_type_of
+
+    parsed = parse_type_text(type_text)
+    code = min(parsed.codes)  # any of the codes a base name may carry types the same
+    return spark_type_of(code, 0, type_text), code
+
+
+def _refused(table: str, column: str, row: str, value, type_text: str) -> CdcwireError:
+    return CdcwireError(
+        f"{table}: MODIFY of column {column} to {type_text} changes the value {value!r} of the row {row}: MySQL"
+        f" refuses that ALTER (strict mode), so a replay stops there; correct the stream's DDL, or run with"
+        f' ddl_policy="skip-destructive", which keeps the values unconverted and reports it'
+    )
+
+
+def retyped_arrow(rows, change: ColumnChange):
+    """A file's rows with the modified column's values converted to its new type as MySQL
+    converts them (:mod:`cdcwire.values.type_conversion`), the column of the new type's Arrow
+    type; a value MySQL refuses is a :class:`CdcwireError` naming the row by its other values."""
+    import decimal
+
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    kind = target_kind(change.type_text)
+    name = {c.lower(): c for c in rows.column_names}.get(change.column.lower())
+    if kind is None or name is None:
+        return rows
+    new_type = to_arrow_type(_spark_type(change.type_text)[0])
+    values = []
+    for i, value in enumerate(rows.column(name).to_pylist()):
+        new, taken = converted(value, change.type_text)
+        if not taken:
+            shown = ", ".join(f"{c}={rows.column(c)[i].as_py()!r}" for c in rows.column_names[:3] if c != name)
+            raise _refused(change.table, change.column, shown, value, change.type_text)
+        values.append(decimal.Decimal(new) if kind == "decimal" and new is not None else new)
+    return rows.set_column(rows.column_names.index(name), name, pa.array(values, type=new_type))
+
+
+def _number(v: Column) -> Column:
+    t = "decimal(38,18)"
+    return F.coalesce(v["int"].cast(t), v["uint"].cast(t), v["string"].try_cast(t), v["double"].try_cast(t))
+
+
+def _converted(v: Column, type_text: str) -> tuple[Column, Column]:
+    """(the VALUE struct converted to ``type_text``, true where MySQL refuses it), Spark's side
+    of :func:`cdcwire.values.type_conversion.converted`."""
+    kind = target_kind(type_text)
+    present = v["int"].isNotNull() | v["uint"].isNotNull() | v["double"].isNotNull() | v["string"].isNotNull()
+    nothing = F.lit(None)
+    if kind == "text":
+        text = F.coalesce(v["string"], v["int"].cast("string"), v["uint"].cast("string"), v["double"].cast("string"))
+        limit = text_length(type_text)
+        ok = F.lit(True) if limit is None else F.char_length(text) <= F.lit(limit)
+        value = F.struct(nothing.cast("bigint").alias("int"), nothing.cast("decimal(20,0)").alias("uint"),
+                         nothing.cast("double").alias("double"), text.alias("string"), v["binary"].alias("binary"))
+        return value, present & ~ok
+    number = _number(v)
+    if kind == "float":
+        value = number.cast("double")
+        struct = F.struct(nothing.cast("bigint").alias("int"), nothing.cast("decimal(20,0)").alias("uint"),
+                          value.alias("double"), nothing.cast("string").alias("string"), nothing.cast("binary").alias("binary"))
+        return struct, present & number.isNull()
+    if kind == "integer":
+        low, high = integer_range(type_text)
+        whole = F.round(number, 0)
+        ok = whole.between(F.lit(low).cast("decimal(20,0)"), F.lit(high).cast("decimal(20,0)"))
+        signed = whole <= F.lit((1 << 63) - 1).cast("decimal(20,0)")
+        struct = F.struct(F.when(ok & signed, whole.cast("bigint")).alias("int"),
+                          F.when(ok & ~signed, whole.cast("decimal(20,0)")).alias("uint"),
+                          nothing.cast("double").alias("double"), nothing.cast("string").alias("string"),
+                          nothing.cast("binary").alias("binary"))
+        return struct, present & ~F.coalesce(ok, F.lit(False))
+    precision, scale = decimal_digits(type_text)
+    rounded = F.round(number, scale)
+    fits = rounded.try_cast(f"decimal({min(precision, 38)},{scale})")
+    ok = fits.isNotNull() & F.lit(precision <= 38)
+    struct = F.struct(nothing.cast("bigint").alias("int"), nothing.cast("decimal(20,0)").alias("uint"),
+                      nothing.cast("double").alias("double"), F.when(ok, fits.cast("string")).alias("string"),
+                      nothing.cast("binary").alias("binary"))
+    return struct, present & ~ok
+
+
+def _key_text(image: Column) -> Column:
+    keys = F.filter(image, lambda c: c["flags"].bitwiseAND(F.lit(int(ColumnFlag.HANDLE_KEY))) != 0)
+    return F.array_join(F.transform(keys, lambda c: F.concat(c["name"], F.lit("="), F.coalesce(
+        c["value"]["string"], c["value"]["int"].cast("string"), c["value"]["uint"].cast("string"),
+        c["value"]["double"].cast("string"), F.lit("NULL")))), ",")
+
+
+def retyped_images(events: DataFrame, changes: list[ColumnChange]) -> DataFrame:
+    """Row events whose images before each MODIFY hold the modified column converted to its new
+    type (value, type and type text), as :func:`retyped_arrow` converts stored rows. A value MySQL
+    refuses in a row the table holds at the DDL (each key's last change before it) is a
+    :class:`CdcwireError` naming table, column, key and value: one Spark job per MODIFY."""
+    from pyspark.sql import Window
+
+    for change in changes:
+        if change.verb != "modify" or target_kind(change.type_text) is None:
+            continue
+        type_name = _spark_type(change.type_text)[1].name
+        name = F.lower(F.lit(change.column))
+        before = _same_table(change) & (F.col("commit_ts") < F.lit(change.ts)) & F.col("kind").isin(
+            "insert", "update", "delete")
+        # the check: each key's last change before the DDL, when it leaves a row
+        mine = events.where(before)
+        key = F.coalesce(_key_text(F.col("columns")), _key_text(F.col("pre_columns")))
+        order = Window.partitionBy("schema", "table", "_k").orderBy(F.col("commit_ts").desc(), F.col("_seq").desc())
+        column = F.get(F.filter(F.col("columns"), lambda c: F.lower(c["name"]) == name), 0)
+        value, refused = _converted(column["value"], change.type_text)
+        last = mine.withColumn("_k", key).withColumn("_n", F.row_number().over(order)).where(
+            (F.col("_n") == 1) & F.col("columns").isNotNull() & column.isNotNull() & refused)
+        found = last.select("_k", F.coalesce(column["value"]["string"], column["value"]["int"].cast("string"),
+                                             column["value"]["uint"].cast("string"),
+                                             column["value"]["double"].cast("string")).alias("_v")).first()
+        if found is not None:
+            raise _refused(change.table, change.column, found["_k"], found["_v"], change.type_text)
+
+        def fixed(image: Column, change=change) -> Column:
+            def one(c: Column) -> Column:
+                value, _ = _converted(c["value"], change.type_text)
+                return F.when(F.lower(c["name"]) == name, c.withField("value", value).withField(
+                    "type", F.lit(type_name)).withField("mysql_type", F.lit(change.type_text))).otherwise(c)
+            return F.transform(image, one)
+
+        events = events.withColumns({
+            image: F.when(before & F.col(image).isNotNull(), fixed(F.col(image))).otherwise(F.col(image))
+            for image in ("columns", "pre_columns")
+        })
+    return events

@@ -62,6 +62,8 @@ from .table_state import STATE_FILE, TablesState, state_saved_at
 from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
 from .ddl_policy import DDLOutcome, check_policy, decide
 from .column_ddls import changed_arrow, changed_images, changes_of
+from .partition_ddls import applied_wipes, learn, partition_images
+from .dropped_tables import expired, park, restore, undone_drops, unrecovered
 from .table_apply import TableRun, write_tables
 
 FORMATS = ("parquet", "delta")
@@ -343,10 +345,13 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
-    released = [w for w in wipes_of(ddls) if w.ts in run_ddls]
-    column_changes = changes_of(ddls, run_ddls)
-    columns_changed: dict[str, list] = {}  # by the name each table ends the run with
-    for change in column_changes:
+    undone = undone_drops(ddls, run_ddls)  # a DROP TABLE and its RECOVER within the run: nothing removed
+    released = [w for w in wipes_of(ddls) if w.ts in run_ddls and w.ts not in undone]
+    column_changes = changes_of(ddls, run_ddls, ddl_policy)
+    partitions, partition_wipes = learn(ddls, state.partitions, None if layout is not None else point.ts)
+    partition_wipes = applied_wipes(partition_wipes, run_ddls)  # a partitioning not known: raises here
+    columns_changed: dict[str, list] = {}  # by the name each table ends the run with; partition wipes too
+    for change in sorted([*column_changes, *partition_wipes], key=lambda c: c.ts):
         columns_changed.setdefault(final_name(renames, change.table, change.ts), []).append(change)
     step("keeping the events above it", events=events_read)
     is_row = F.col("kind").isin(*ROW_KINDS)
@@ -355,6 +360,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     wiped = wiped_rows(released, renames)
     if wiped is not None:
         changes = changes.where(~(is_row & wiped))
+    if partition_wipes:
+        changes = partition_images(changes, partition_wipes, renames)
     if column_changes:
         changes = changed_images(changes, column_changes)
     rows = relabelled(changes, renames)
@@ -370,9 +377,12 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
+    missing, recovered = restore(out, format, state, ddls, run_ddls, run)  # RECOVER / FLASHBACK TABLE
+    unrecovered(ddl_outcomes, missing)
     stored = sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out)))
     wiped_stored = wiped_tables(released, renames, stored)
     replaced, moved = _rename_tables(out, format, state, renames, run)
+    replaced += recovered
     applied = dict(state.applied)
     if format == "delta":
         saved = state_saved_at(out)
@@ -451,11 +461,13 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     up_to_wipes = point.ts if point.ts is not None else max((w.ts for w in released), default=0)
     replaced += _empty_tables(out, format, state, {n: w for n, w in emptied.items() if n not in changed}, snapshots,
                               applied, up_to_wipes, run)
+    replaced += expired(state, ddls, run_ddls, point.ts)  # dropped tables no longer kept for a RECOVER
     step("committing", done=len(changed), total=len(changed))
     previous_pending = state.pending
     state.offsets, state.resolved, state.applied = offsets, point.resolved, applied
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
     state.layout = layout if layout is not None else state.layout
+    state.partitions = partitions
     state.save(out)  # the commit: what follows only tidies up
     for directory in replaced:
         remove_snapshot(out, directory)
@@ -584,22 +596,25 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
         if format == "parquet":
             replaced.append(snapshots.pop(name, None))
             if wipe.drops:
+                if wipe.kind == "drop":  # kept for a RECOVER TABLE (see dropped_tables)
+                    park(out, format, state.dropped, name, wipe.ts, applied.get(name), replaced[-1])
                 applied.pop(name, None)
             else:
                 snapshots[name] = f"{name}/run-{run:06d}"
                 empty_snapshot(out, replaced[-1], snapshots[name])
                 applied[name] = up_to
         elif wipe.drops:
-            applied.pop(name, None)
-            dropped_delta.append(name)
+            dropped_delta.append((name, wipe, applied.pop(name, None)))
         else:
             empty_delta(out, name, up_to)
             applied[name] = up_to
     if dropped_delta:
-        for name in dropped_delta:
+        for name, _, _ in dropped_delta:
             state.applied.pop(name, None)
         state.save(out)
-        for name in dropped_delta:
+        for name, wipe, applied_before in dropped_delta:
+            if wipe.kind == "drop":  # kept for a RECOVER TABLE (see dropped_tables)
+                park(out, format, state.dropped, name, wipe.ts, applied_before)
             shutil.rmtree(Path(out) / name, ignore_errors=True)
     return replaced
 

@@ -15,7 +15,10 @@ table it added would have missed the events earlier runs read past); for a stora
 layout instead of offsets, where its read stopped (a
 :class:`~cdcwire.transports.storage.position.LayoutPosition`: the checkpoint and each data
 directory's last file); the commit ts of the last RENAME TABLE applied to the tables, and
-a journal of Delta tables being moved to their new names (:mod:`.table_renames`). Delta tables also
+a journal of Delta tables being moved to their new names (:mod:`.table_renames`); the
+partitioning of each partitioned table, as the DDLs seen gave it (:mod:`.partition_ddls`;
+a state written before it was kept has none); the dropped tables kept for a RECOVER TABLE
+(:mod:`.dropped_tables`). Delta tables also
 carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
 written in the MERGE that applies it.
 
@@ -75,6 +78,17 @@ def _moves(v: Any) -> bool:
                     for m in v["moves"]))
 
 
+def _partitioning(v: Any) -> bool:
+    return (isinstance(v, dict) and set(v) == {"kind", "column", "expr", "parts"} and v["kind"] in ("range", "list")
+            and isinstance(v["column"], str) and v["expr"] in ("", "year") and isinstance(v["parts"], list)
+            and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) for p in v["parts"]))
+
+
+def _parked(v: Any) -> bool:
+    return (isinstance(v, dict) and set(v) == {"table", "ts", "applied", "dir"} and _table(v["table"])
+            and _count(v["ts"]) and _count(v["applied"]) and _text(v["dir"]))
+
+
 def _or_null(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return lambda v: v is None or check(v)
 
@@ -96,8 +110,12 @@ STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
                ' ts, "files": {"<data directory>/meta/CDC.index": the last file index read there}}'),
     "renamed_ts": (_or_null(_count), "null or the commit ts of the last RENAME TABLE applied to the tables"),
     "renaming": (_or_null(_moves), 'null or the Delta tables being renamed: {"phase": 1 or 2, "moves": [["old", "new"]]}'),
+    "partitions": (_object(_table, _partitioning), 'an object of "schema.table": its partitioning as the DDLs gave it'
+                   ' ({"kind": "range" or "list", "column": name, "expr": "" or "year", "parts": [[name, bound]]})'),
+    "dropped": (_object(lambda k: True, _parked), 'an object of "schema.table-ts": a dropped table kept for a RECOVER'
+                ' ({"table": name, "ts": drop ts, "applied": applied ts, "dir": directory under the output})'),
 }
-_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming")
+_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming", "partitions", "dropped")
 _WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
@@ -116,6 +134,8 @@ class TablesState:
     layout: Optional[LayoutPosition] = None  # a storage-sink layout's source: where its read stopped
     renamed_ts: Optional[int] = None  # the last RENAME TABLE applied to the tables (see table_renames)
     renaming: Optional[dict] = None  # Delta tables being moved to their new names (see table_renames)
+    partitions: dict[str, dict] = field(default_factory=dict)  # partitioning learnt from the DDLs (partition_ddls)
+    dropped: dict[str, dict] = field(default_factory=dict)  # dropped tables kept for a RECOVER (dropped_tables)
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
