@@ -9,7 +9,7 @@ Each read goes to Spark's ``noop`` sink, so every column is made and nothing is 
 
 - ``spark.read.json`` of the events, schema given (the baseline);
 - ``cs.read`` on the Python tier (``spark.cdcwire.decoding=python``: the data source decodes);
-- ``cs.read`` on the Java tier (the data source gives the messages, ``CanalJsonDecoding`` reads them).
+- ``cs.read`` on the Java tier (the data source gives the messages, ``MessageDecoding`` with canal-json's ``CanalJsonDecoder`` reads them).
 
 Each is read once first (workers start, the JIT warms: that time is shown apart), then
 ``--rounds`` times in turn; the figures are the best of each, and the ratios are the

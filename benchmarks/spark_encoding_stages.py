@@ -8,7 +8,7 @@ write of each): plain ``df.write.json``, the like-for-like
 ``df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts").write.json``, then
 ``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")``
 with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier
-(``CanalJsonPartitions`` over the internal rows after the sort).
+(``MessageEncoding`` with canal-json's ``CanalJsonEncoder`` over the internal rows after the sort).
 
 Then the internal-row encoder's stages, each run to Spark's ``noop`` sink so that only what
 comes before it is done: reading the input, + routing (the JVM tier's expressions), + shuffle

@@ -211,7 +211,7 @@ def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spar
 
 
 def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_events_their_images(spark, tmp_path):
-    """Encoded over the internal rows after the sort (``CanalJsonPartitions``): the same
+    """Encoded over the internal rows after the sort (``MessageEncoding`` with canal-json's ``CanalJsonEncoder``): the same
     partitions and order as the laid-out frame, a value and no images for each row copy and
     resolved event it encoded, the images kept for a row it leaves to Python, no value for DDL events."""
     from test_spark_jvm_routing import edge_events
@@ -308,5 +308,7 @@ def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path,
     assert os.path.basename(path).startswith("cdcwire-jvm-")
     import zipfile
 
-    assert "io/cdcwire/spark/CanalJsonPartitions.class" in zipfile.ZipFile(path).namelist()
+    names = zipfile.ZipFile(path).namelist()
+    assert "io/cdcwire/spark/MessageEncoding.class" in names  # the core's framework
+    assert "io/cdcwire/spark/CanalJsonEncoder.class" in names  # canal-json's plugin, compiled with it
     assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")

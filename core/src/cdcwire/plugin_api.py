@@ -90,6 +90,8 @@ from .model.table_schema import (
 from .model.row_schemas import derive_table_schema, row_schema_columns, table_schema_of
 from .contract.transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
 from .contract.api_version import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
+from .contract.jvm_codec import JvmCodec
+from .model.validation import INTEGER_RANGES
 from .values.type_names import BINARY_TYPE_NAMES, TYPE_NAMES, type_name
 from .values.type_text import TypeText, parse_type_text, type_text_problem
 from .values.value_kinds import ValueKind, canonical_value, holds_bytes, to_float32, value_kind
@@ -144,6 +146,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "HeldRowsRefused",
     ], "1.9"),
+    **dict.fromkeys([
+        "JvmCodec", "INTEGER_RANGES",
+    ], "1.10"),
 }
 
 __all__ = list(INTRODUCED_IN)

@@ -31,7 +31,10 @@ hands both names on to plugins with the rest of the API.
 #: partition, as TiCDC's send-bootstrap-to-all-partition).
 #: 1.9: HeldRowsRefused, the DecodeError of a message that released held rows some of which do not
 #: decode: the rest are given, each refused one is skipped, kept malformed or fails at its own place.
-PLUGIN_API_VERSION = "1.9"
+#: 1.10: a codec's JVM tier: ``Codec.jvm`` and JvmCodec (its Java sources, MessageDecoder and
+#: MessageEncoder classes and their configuration), compiled with the core's Java framework;
+#: INTEGER_RANGES, the one table of integer types' ranges (its glue's probes).
+PLUGIN_API_VERSION = "1.10"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

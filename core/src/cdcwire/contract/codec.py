@@ -19,6 +19,7 @@ from ..foundation.params import Parameter
 
 if TYPE_CHECKING:
     from ..uris.sink_uri import SinkConfig
+    from .jvm_codec import JvmCodec
 
 
 class Broadcast(enum.Enum):
@@ -129,6 +130,8 @@ class Codec(abc.ABC):
     aliases: ClassVar[tuple[str, ...]] = ()
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     stateful_decoding: ClassVar[bool] = False
+    #: plugin API 1.10: its JVM tier (:class:`cdcwire.contract.jvm_codec.JvmCodec`), or None.
+    jvm: ClassVar[Optional["JvmCodec"]] = None
 
     def validate(self, config: SinkConfig) -> None:
         """Check combinations of parameters; raise SinkURIError naming the parameter."""

@@ -24,6 +24,7 @@ from cdcwire.plugin_api import (
 from .carried import carried_event
 from .decoder import CanalJSONDecoder
 from .encoder import CanalJSONEncoder
+from .jvm_tier import JVM
 from .options import CONTENT_COMPATIBLE, CanalOptions
 
 
@@ -31,6 +32,7 @@ class CanalJSONCodec(Codec):
     """TiCDC's canal-json: one JSON message per event, empty key, DDL to partition 0."""
 
     name = "canal-json"
+    jvm = JVM  # its Java tier (plugin API 1.10)
     parameters = (
         ENABLE_TIDB_EXTENSION,
         ONLY_OUTPUT_UPDATED_COLUMNS,

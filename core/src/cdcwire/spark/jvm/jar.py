@@ -1,6 +1,7 @@
 """The Java tier's jar: built from the Java sources shipped in the package, once per machine.
 
-The sources (``java/``, package ``io.cdcwire.spark``) compile against the jars PySpark ships
+The sources (the core's framework in ``java/``, package ``io.cdcwire.spark``, and every
+installed codec's declared JVM sources, ``Codec.jvm``: compiled together) compile against the jars PySpark ships
 (Spark SQL's UDF interfaces, Jackson), so they are compiled where PySpark is: on first use,
 with the JDK's ``javac``, into a cache keyed by the sources' hash and the PySpark version
 (``$CDCWIRE_JVM_CACHE``, else ``$XDG_CACHE_HOME/cdcwire/jvm``, else ``~/.cache/cdcwire/jvm``).
@@ -22,10 +23,10 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-#: The Java tier's canal-json encoding over Spark's internal rows (``CanalJsonPartitions.java``).
-CANAL_JSON_PARTITIONS = "io.cdcwire.spark.CanalJsonPartitions"
-#: The Java tier's canal-json decoding over Spark's internal rows (``CanalJsonDecoding.java``).
-CANAL_JSON_DECODING = "io.cdcwire.spark.CanalJsonDecoding"
+#: The Java tier's encoding over Spark's internal rows, by a plugin's MessageEncoder (``MessageEncoding.java``).
+MESSAGE_ENCODING = "io.cdcwire.spark.MessageEncoding"
+#: The Java tier's decoding over Spark's internal rows, by a plugin's MessageDecoder (``MessageDecoding.java``).
+MESSAGE_DECODING = "io.cdcwire.spark.MessageDecoding"
 #: The last pass of a JVM-tier read: each message's events in its place (``DecodedInPlace.java``).
 DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
@@ -51,15 +52,30 @@ def _javac() -> Optional[str]:
     return shutil.which("javac")
 
 
+def source_roots() -> list[Path]:
+    """The directories compiled together: the core's framework, then each installed codec's
+    declared JVM sources (``Codec.jvm``, plugin API 1.10), by codec name."""
+    from ...sinks.installed import get_registry
+
+    roots = [SOURCES]
+    for codec, _ in get_registry().codecs():
+        jvm = getattr(codec, "jvm", None)
+        if jvm is not None and Path(jvm.sources) not in roots:
+            roots.append(Path(jvm.sources))
+    return roots
+
+
 def _sources() -> list[Path]:
-    return sorted(SOURCES.rglob("*.java"))
+    return [path for root in source_roots() for path in sorted(Path(root).rglob("*.java"))]
 
 
 def source_key(spark_version: str) -> str:
-    """The cache key of a jar: the sources' paths and contents, and the Spark they compile against."""
+    """The cache key of a jar: every root's sources' paths and contents (the core's and the
+    plugins'), and the Spark they compile against."""
     digest = hashlib.sha256(spark_version.encode())
-    for path in _sources():
-        digest.update(str(path.relative_to(SOURCES)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for number, root in enumerate(source_roots()):
+        for path in sorted(Path(root).rglob("*.java")):
+            digest.update(f"{number}:".encode() + str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 

@@ -4,8 +4,8 @@ Where :func:`decoding_tier` picks it, a DataFrame of messages (key, value, topic
 offset: a sink's ranges read with ``output=messages``, or the frame ``cdcwire.spark.decode``
 is given) becomes events in two passes that keep every message in its place:
 
-1. **Java** (canal-json: ``io.cdcwire.spark.CanalJsonDecoding``, configured by
-   :mod:`cdcwire.spark.reader.java_canal_json`) reads each message it is sure of into an
+1. **Java** (``io.cdcwire.spark.MessageDecoding`` running the codec's plugin's
+   ``MessageDecoder``, configured by its glue: :mod:`cdcwire.spark.jvm.plugged`) reads each message it is sure of into an
    event row, over Spark's internal rows, and marks the others pending (``_cdc_pending``),
    keeping their key and value.
 2. **Python** reads the pending ones, and only those cross into a Python worker: an Arrow
@@ -35,17 +35,18 @@ from ...foundation.errors import CdcwireError
 from ...model.message import Message
 from ...sinks.sink import Sink, open_sink
 from ...uris.sink_uri import SinkConfig
-from ..jvm.jar import CANAL_JSON_DECODING, DECODED_IN_PLACE, jar_lacking, java_class
+from ..jvm.jar import DECODED_IN_PLACE, MESSAGE_DECODING, jar_lacking, java_class
+from ..jvm.plugged import decoder_config, declared
+from ..jvm.plugged import decoder_refusal as java_refusal
 from ..rows.schema import (
     ARROW_PERMISSIVE_READ_EVENT_SCHEMA,
     ARROW_READ_EVENT_SCHEMA,
     PERMISSIVE_READ_EVENT_SCHEMA,
     READ_EVENT_SCHEMA,
 )
+from ..rows.record_checks import java_check_tables
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.tiers import say_once, tier_setting
-from .java_canal_json import decoder_config
-from .java_canal_json import refusal as java_refusal
 from .message_decoding import check_placed
 from .range_decoding import decode_messages
 
@@ -77,7 +78,7 @@ def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple
         return "python", "a table filter is applied by the Python tier as it decodes"
     if sink.codec.stateful_decoding:
         return "python", f"{sink.codec.name} decodes with state carried from message to message"
-    lacking = jar_lacking(spark, CANAL_JSON_DECODING)
+    lacking = jar_lacking(spark, declared(sink).decoder)
     if lacking is not None:
         return "python", lacking
     return "jvm", f"{sink.codec.name} has a Java decoder for the sink's settings"
@@ -113,7 +114,7 @@ def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     ])
     jdf = messages._jdf
     jpasses = spark._jsparkSession.parseDataType(passes.json())
-    decoding = java_class(spark, CANAL_JSON_DECODING)(decoder_config(sink), jdf.schema(), jpasses)
+    decoding = java_class(spark, MESSAGE_DECODING)(declared(sink).decoder, decoder_config(sink, java_check_tables()), jdf.schema(), jpasses)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(decoding).rdd()
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jpasses, False), spark)
 

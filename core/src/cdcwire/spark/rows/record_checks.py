@@ -118,7 +118,7 @@ class _RuleTable:
 
 def value_rules(ctype: Optional[ColumnType]) -> tuple:
     """One row of :class:`_RuleTable` (the Java tier's record checks get their tables from it too,
-    see :mod:`cdcwire.spark.writer.java_canal_json`); an empty int range (1..0) where no int may be."""
+    see a plugin's JVM tier, e.g. canal-json's ``cdcwire_canal_json.jvm_writing``); an empty int range (1..0) where no int may be."""
     none = (1, 0, 1, 0, False, False, -1.0)
     if ctype in INTEGER_RANGES:
         (slo, shi), (ulo, uhi) = INTEGER_RANGES[ctype]  # type: ignore[index]
@@ -358,7 +358,7 @@ class EntryChecks:
 
 @functools.cache
 def java_check_tables() -> dict:
-    """The record checks' tables as the Java tier reads them (``CanalJsonConfig``, whose
+    """The record checks' tables as the Java tier reads them (``CheckTables``, given to every plugin's JVM codec; whose
     ``RecordChecks`` is its conservative port of these checks): every rule is taken from here,
     never written twice."""
     return {

@@ -2,8 +2,8 @@
 
 Where :func:`encoding_tier` picks it, each routed, sorted copy gets its message value
 (``_cdc_value``, binary) from the protocol's Java encoder over Spark's internal rows
-(canal-json: ``io.cdcwire.spark.CanalJsonPartitions``, configured by
-:mod:`cdcwire.spark.writer.java_canal_json`), and the images of an encoded copy are nulled,
+(``io.cdcwire.spark.MessageEncoding`` running the codec's plugin's ``MessageEncoder``,
+configured by its glue: :mod:`cdcwire.spark.jvm.plugged`), and the images of an encoded copy are nulled,
 so that the conversion to Arrow for the encoding stage carries flat bytes. A copy Java leaves
 null (DDL events, rows its checks are not sure of, a message over max-message-bytes) keeps
 its images; the encoding stage encodes it in Python, in its place among the others
@@ -17,10 +17,11 @@ from typing import Optional
 from pyspark.sql import DataFrame
 
 from ...sinks.sink import Sink
+from ..rows.record_checks import java_check_tables
 from ..runtime.tiers import say_once, tier_setting
-from ..jvm.jar import CANAL_JSON_PARTITIONS, jar_lacking, java_class
-from .java_canal_json import encoder_config
-from .java_canal_json import refusal as java_refusal
+from ..jvm.jar import MESSAGE_ENCODING, jar_lacking, java_class
+from ..jvm.plugged import declared, encoder_config
+from ..jvm.plugged import encoder_refusal as java_refusal
 
 #: The session setting that picks the encoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
@@ -46,7 +47,7 @@ def _choice(sink: Sink, spark, setting: str, routing: str) -> tuple[str, str]:
     refusal = java_refusal(sink)
     if refusal is not None:
         return "python", refusal
-    lacking = jar_lacking(spark, CANAL_JSON_PARTITIONS)
+    lacking = jar_lacking(spark, declared(sink).encoder)
     if lacking is not None:
         return "python", lacking
     return "jvm", f"{sink.codec.name} has a Java encoder for the sink's settings"
@@ -54,17 +55,17 @@ def _choice(sink: Sink, spark, setting: str, routing: str) -> tuple[str, str]:
 
 def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = None) -> DataFrame:
     """``laid`` (the JVM routing tier's copies, shuffled and sorted) with :data:`VALUE_COLUMN`,
-    images nulled where it is set, made over Spark's internal rows by ``CanalJsonPartitions``
+    images nulled where it is set, made over Spark's internal rows by ``MessageEncoding`` and the codec's ``MessageEncoder``
     (no conversion of the nested images to external rows, one pass in the order written).
-    ``clock``: canal-json's ``ts`` (ms), the wall clock per row by default.
+    ``clock``: the messages' clock (canal-json's ``ts``, ms), the wall clock per row by default.
 
     The rows go through the RDD of ``laid``'s plan and back into a DataFrame of the same
     partitions (``internalCreateDataFrame``, public in Spark's bytecode): the encoding stage
     that follows keeps them, one Spark partition per topic-partition, in their order."""
     spark = laid.sparkSession
     jdf = laid._jdf
-    partitions = java_class(spark, CANAL_JSON_PARTITIONS)
-    encode = partitions(encoder_config(sink), jdf.schema(), -1 if clock is None else clock)
+    partitions = java_class(spark, MESSAGE_ENCODING)
+    encode = partitions(declared(sink).encoder, encoder_config(sink, java_check_tables()), jdf.schema(), -1 if clock is None else clock)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode).rdd()
     schema = partitions.output(jdf.schema(), VALUE_COLUMN)
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, schema, False), spark)

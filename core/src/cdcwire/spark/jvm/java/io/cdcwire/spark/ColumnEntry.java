@@ -15,7 +15,7 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
  * <p>Read from Spark's {@link InternalRow} where it lies ({@link CanalJsonPartitions}): Spark
  * need not convert the nested images into external rows first.
  */
-final class ColumnEntry {
+public final class ColumnEntry {
     // cdcwire.values.type_codes.ColumnFlag
     static final int BINARY = 0x01;
     static final int PRIMARY_KEY = 0x08;

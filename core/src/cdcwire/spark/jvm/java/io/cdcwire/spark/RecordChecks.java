@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * Python record checks ({@code cdcwire.spark.rows.record_checks}, {@code cdcwire.model.validation})
  * certainly pass. It need not be exact: a row it is not sure of is left to Python, whose checks
  * then refuse it with their own words (or find it fine). The rules come from the Python tables
- * ({@link CanalJsonConfig}); where a rule is hard to say here it is stricter: a type text only
+ * ({@link CheckTables}); where a rule is hard to say here it is stricter: a type text only
  * in its plain spelling ({@code int(10) unsigned}, {@code enum('a','b')}), a DECIMAL text
  * without an exponent, a JSON document without control characters, nested at most 200 deep,
  * that Jackson's strict parser reads whole. Every form must match the whole text ({@code matches},
@@ -39,9 +39,9 @@ final class RecordChecks {
     private static final int JSON_DEPTH = 200;
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final CanalJsonConfig config;
+    private final CheckTables config;
 
-    RecordChecks(CanalJsonConfig config) {
+    RecordChecks(CheckTables config) {
         this.config = config;
     }
 
@@ -88,7 +88,7 @@ final class RecordChecks {
                 || c.fieldsSet > 1) {
             return false;
         }
-        CanalJsonConfig.Rules r = config.rules.get(c.type);
+        CheckTables.Rules r = config.rules.get(c.type);
         if (r == null) {
             return false;
         }
@@ -114,7 +114,7 @@ final class RecordChecks {
         return valueOk && typeTextOk(c);
     }
 
-    private boolean textOk(ColumnEntry c, CanalJsonConfig.Rules r, boolean binary) {
+    private boolean textOk(ColumnEntry c, CheckTables.Rules r, boolean binary) {
         String s = c.stringValue;
         if (!(binary ? r.strBinary : r.strPlain)) {
             return false;

@@ -46,31 +46,6 @@ final class CanalJsonConfig {
     }
 
     /** The record checks' value rules of one type code ({@code record_checks.value_rules}). */
-    static final class Rules {
-        final long slo, shi, ulo, uhi;
-        final boolean uintSigned, uintUnsigned;
-        final double floatLimit;
-        final boolean strPlain, strBinary, bytesPlain, bytesBinary;
-        final Pattern form; // null: no text form
-
-        Rules(JsonNode r, String form) {
-            slo = r.get(0).asLong();
-            shi = r.get(1).asLong();
-            ulo = r.get(2).asLong();
-            uhi = r.get(3).asLong();
-            uintSigned = r.get(4).asBoolean();
-            uintUnsigned = r.get(5).asBoolean();
-            floatLimit = r.get(6).asDouble();
-            strPlain = r.get(7).asBoolean();
-            strBinary = r.get(8).asBoolean();
-            bytesPlain = r.get(9).asBoolean();
-            bytesBinary = r.get(10).asBoolean();
-            this.form = form == null ? null : Pattern.compile(form);
-        }
-    }
-
-    /** How canal-json's decoder reads a column of one {@code mysqlType} text ({@code
-     * cdcwire.spark.reader.java_canal_json.reading_table}, probed from the installed decoder). */
     static final class Reading {
         static final int INT = 0, DOUBLE = 1, FLOAT32 = 2, TEXT = 3, LATIN1 = 4, NOTHING = 5;
 
@@ -98,11 +73,7 @@ final class CanalJsonConfig {
 
     final boolean extension;
     final long limit;
-    final Map<String, Rules> rules = new HashMap<>();
-    final Map<String, Set<String>> codes = new HashMap<>();
-    final Map<String, Long> lengthLimits = new HashMap<>();
-    final Map<String, Long> scaleLimits = new HashMap<>();
-    final Map<String, Long> elementLimits = new HashMap<>();
+    final CheckTables checks;
     final Map<String, Writing> columns = new HashMap<>();
     final Map<String, Reading> readings = new HashMap<>();
 
@@ -115,23 +86,7 @@ final class CanalJsonConfig {
         }
         extension = root.get("extension").asBoolean();
         limit = root.get("limit").asLong();
-        JsonNode forms = root.get("forms");
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("rules").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            JsonNode form = forms.get(e.getKey());
-            rules.put(e.getKey(), new Rules(e.getValue(), form == null ? null : form.asText()));
-        }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("codes").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            Set<String> names = new HashSet<>();
-            for (JsonNode n : e.getValue()) {
-                names.add(n.asText());
-            }
-            codes.put(e.getKey(), names);
-        }
-        longs(root.get("length_limits"), lengthLimits);
-        longs(root.get("scale_limits"), scaleLimits);
-        longs(root.get("element_limits"), elementLimits);
+        checks = new CheckTables(root);
         for (Iterator<Map.Entry<String, JsonNode>> it = root.get("columns").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             columns.put(e.getKey(), new Writing(e.getValue()));
@@ -142,13 +97,6 @@ final class CanalJsonConfig {
                 Map.Entry<String, JsonNode> e = it.next();
                 readings.put(e.getKey(), new Reading(e.getValue()));
             }
-        }
-    }
-
-    private static void longs(JsonNode node, Map<String, Long> into) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            into.put(e.getKey(), e.getValue().asLong());
         }
     }
 }

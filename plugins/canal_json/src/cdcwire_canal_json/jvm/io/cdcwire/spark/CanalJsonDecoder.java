@@ -35,11 +35,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Go types), {@code es} below 2^46, {@code _tidb} an object
  * or null, the commit ts its {@code commitTs} or {@code es << 18} as the extension allows.
  */
-final class CanalJsonDecoder {
-    /** Field positions of the event row ({@code cdcwire.spark.rows.schema.EVENT_FIELDS}). */
-    static final int KIND = 0, COMMIT_TS = 1, SCHEMA = 2, TABLE = 3, TABLE_ID = 4, COLUMNS = 5, PRE_COLUMNS = 6,
-            DDL_TYPE = 7, QUERY = 8, KEY_ONLY = 9, EVENT_FIELDS = 10;
-
+public final class CanalJsonDecoder implements MessageDecoder {
     private static final JsonFactory JSON = new JsonFactory();
     private static final java.lang.invoke.VarHandle LONGS =
             java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -59,9 +55,10 @@ final class CanalJsonDecoder {
     private final CanalJsonConfig config;
     private final RecordChecks checks;
 
-    CanalJsonDecoder(CanalJsonConfig config) {
-        this.config = config;
-        this.checks = new RecordChecks(config);
+    /** Made in each task by {@link MessageDecoding} with the configuration text (see {@link CanalJsonConfig}). */
+    public CanalJsonDecoder(String configText) {
+        this.config = new CanalJsonConfig(configText);
+        this.checks = new RecordChecks(config.checks);
     }
 
     /** What one message's fields said, as read (nothing checked across fields yet). */
@@ -98,7 +95,8 @@ final class CanalJsonDecoder {
     }
 
     /** The event row's fields ({@link #EVENT_FIELDS} values) of a message, or null: Python reads it. */
-    Object[] read(byte[] value) {
+    @Override
+    public Object[] read(byte[] value) {
         if (value == null || !plainStart(value) || !strictUtf8(value)) {
             return null;
         }

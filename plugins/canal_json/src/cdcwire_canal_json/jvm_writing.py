@@ -1,16 +1,17 @@
-"""canal-json's messages made by the Java tier (``io.cdcwire.spark.CanalJsonPartitions``).
+"""canal-json's messages made by the Java tier (``io.cdcwire.spark.CanalJsonEncoder``, a
+``MessageEncoder`` in the core's JVM framework: ``jvm/`` beside this module).
 
 The Python codec (the ``cdcwire_canal_json`` plugin) stays the reference: Java gives its
 bytes, byte for byte, for the rows it takes, and null for every other event, which the
-encoding stage then encodes in Python (:mod:`cdcwire.spark.writer.encoding`). It takes
+encoding stage then encodes in Python (the core's ``cdcwire.spark.writer.encoding``). It takes
 resolved events (their watermark) and the insert, update and delete rows the record checks
 certainly pass (its own conservative port of them), whose message fits ``max-message-bytes``
 and whose columns are of shapes the codec writes as they are; DDL events and everything else
 go to Python.
 
-Nothing Java needs is written twice: this module hands it, as one JSON text, the record
-checks' tables (:func:`cdcwire.spark.rows.record_checks.value_rules`, the validation's time
-forms, the type-text reader's names and limits) and canal-json's column table, which
+Nothing Java needs is written twice: the core hands it the record checks' tables (the value
+rules, the validation's time forms, the type-text reader's names and limits) and this module
+canal-json's column table, which
 :func:`column_table` gets from the installed codec by encoding a one-column row of every
 type and flag combination (``mysqlType`` names, ``sqlType`` codes and their promotion for
 large unsigned values, which value kinds a column takes).
@@ -20,19 +21,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
-
-from ...api.codec_calls import encoder_for
-from ...foundation.errors import CdcwireError
-from ...model.events import Column as EventColumn
-from ...model.events import RowChangedEvent
-from ...model.message import MESSAGE_OVERHEAD
-from ...plugin_api import LargeMessageOptions
-from ...sinks.sink import Sink
-from ...values.type_codes import ColumnFlag, ColumnType
-from ...model.validation import INTEGER_RANGES
-from ..rows.record_checks import java_check_tables
+from cdcwire.plugin_api import (
+    INTEGER_RANGES,
+    MESSAGE_OVERHEAD,
+    CdcwireError,
+    Column as EventColumn,
+    ColumnFlag,
+    ColumnType,
+    LargeMessageOptions,
+    RowChangedEvent,
+    SinkConfig,
+)
 
 _BINARY = int(ColumnFlag.BINARY)
 _UNSIGNED = int(ColumnFlag.UNSIGNED)
@@ -40,12 +41,8 @@ _UNSIGNED = int(ColumnFlag.UNSIGNED)
 _PROBES = {"int": 1, "double": 1.5, "string": "1", "binary": b"1"}
 
 
-def refusal(sink: Sink) -> Optional[str]:
-    """Why the Java tier cannot encode the sink's messages, or None when it can."""
-    codec = sink.codec
-    if codec.name != "canal-json" or not type(codec).__module__.startswith("cdcwire_canal_json."):
-        return f"no Java encoder for protocol {codec.name!r}"
-    config = sink.config
+def refusal(config: SinkConfig) -> Optional[str]:
+    """Why the Java tier cannot encode messages of this configuration, or None when it can."""
     for name in ("only-output-updated-columns", "delete-only-output-handle-key-columns", "content-compatible"):
         if config[name]:
             return f"canal-json's {name} is encoded in Python only"
@@ -71,9 +68,11 @@ def column_key(type_name: str, flags: int, zerofill: bool) -> str:
     return f"{type_name}:{int(bool(flags & _BINARY))}{int(bool(flags & _UNSIGNED))}{int(zerofill)}"
 
 
-def column_table(sink: Sink) -> dict[str, ColumnWriting]:
-    """Every column shape's writing, as the sink's own encoder writes a one-column row of it."""
-    encoder = encoder_for(sink, sink.topic, 0, events_checked=True)
+def column_table(config: SinkConfig) -> dict[str, ColumnWriting]:
+    """Every column shape's writing, as the codec's encoder writes a one-column row of it."""
+    from .codec import CanalJSONCodec
+
+    encoder = CanalJSONCodec().encoder(config, "t", 0)  # given only valid probe events
 
     def message(column: EventColumn) -> Optional[dict]:
         try:
@@ -105,23 +104,20 @@ def column_table(sink: Sink) -> dict[str, ColumnWriting]:
     return table
 
 
-_COLUMN_TABLES: dict[type, dict] = {}
+_COLUMNS: list[dict] = []  # the one column table of this process (it depends on no option)
 
 
-def encoder_config(sink: Sink) -> str:
-    """The JSON text the Java encoder is made with: the sink's options, the checks' tables, the column table."""
-    codec_type = type(sink.codec)
-    columns = _COLUMN_TABLES.get(codec_type)
-    if columns is None:
-        columns = _COLUMN_TABLES[codec_type] = {
+def encoder_config(config: SinkConfig) -> dict[str, Any]:
+    """What the Java encoder is made with (``CanalJsonConfig``; the core adds the checks'
+    tables): the sink's options and the column table."""
+    if not _COLUMNS:
+        _COLUMNS.append({
             key: {"mysql_type": w.mysql_type, "sql_type": w.sql_type,
                   "promotion": list(w.promotion) if w.promotion else None, "fields": sorted(w.fields)}
-            for key, w in column_table(sink).items()
-        }
-    config = sink.config
-    return json.dumps({
+            for key, w in column_table(config).items()
+        })
+    return {
         "extension": bool(config["enable-tidb-extension"]),
         "limit": int(config["max-message-bytes"]) - MESSAGE_OVERHEAD,
-        **java_check_tables(),
-        "columns": columns,
-    }, sort_keys=True)
+        "columns": _COLUMNS[0],
+    }

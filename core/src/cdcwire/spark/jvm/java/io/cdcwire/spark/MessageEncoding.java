@@ -11,7 +11,8 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * canal-json's row messages made over Spark's internal rows: a partition of routed, sorted
+ * A protocol's messages made over Spark's internal rows by the plugin's {@link MessageEncoder}
+ * (made in each task from its class name and configuration text): a partition of routed, sorted
  * event copies in, the same rows out with their message value appended (binary, last field)
  * and their images ({@code columns}, {@code pre_columns}) nulled where the value is set.
  *
@@ -24,18 +25,20 @@ import org.apache.spark.sql.types.StructType;
  * <p>Resolved events get their watermark message here too. A row it leaves null (DDL events,
  * count rows, rows the record checks are not sure of, a message over max-message-bytes) keeps
  * its images: the encoding stage encodes it in Python, in its place. Made on the driver with the sink's configuration text
- * ({@link CanalJsonConfig}), the input's schema and the {@code ts} clock in ms (negative: the wall
+ * (the plugin's Python glue makes it), the input's schema and the {@code ts} clock in ms (negative: the wall
  * clock, read per row as the Python encoder reads it per message).
  */
-public final class CanalJsonPartitions implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
+public final class MessageEncoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
 
+    private final String encoderClass;
     private final String configText;
     private final StructType input;
     private final long clock;
     private final int kind, commitTs, schema, table, columns, preColumns, keyOnly, half, counts;
 
-    public CanalJsonPartitions(String configText, StructType input, long clock) {
+    public MessageEncoding(String encoderClass, String configText, StructType input, long clock) {
+        this.encoderClass = encoderClass;
         this.configText = configText;
         this.input = input;
         this.clock = clock;
@@ -57,8 +60,7 @@ public final class CanalJsonPartitions implements FlatMapFunction<Iterator<Inter
 
     @Override
     public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
-        CanalJsonConfig cfg = new CanalJsonConfig(configText);
-        RecordChecks checks = new RecordChecks(cfg);
+        MessageEncoder encoder = Plugged.made(encoderClass, MessageEncoder.class, configText);
         StructField[] fields = input.fields();
         DataType[] types = new DataType[fields.length];
         for (int i = 0; i < fields.length; i++) {
@@ -77,7 +79,7 @@ public final class CanalJsonPartitions implements FlatMapFunction<Iterator<Inter
             @Override
             public InternalRow next() {
                 InternalRow row = rows.next();
-                byte[] value = encode(row, cfg, checks, tsType);
+                byte[] value = encode(row, encoder, tsType);
                 for (int i = 0; i < fields.length; i++) {
                     boolean dropped = value != null && (i == columns || i == preColumns);
                     values[i] = dropped || row.isNullAt(i) ? null : row.get(i, types[i]);
@@ -88,19 +90,19 @@ public final class CanalJsonPartitions implements FlatMapFunction<Iterator<Inter
         };
     }
 
-    private byte[] encode(InternalRow row, CanalJsonConfig cfg, RecordChecks checks, DecimalType tsType) {
+    private byte[] encode(InternalRow row, MessageEncoder encoder, DecimalType tsType) {
         if (!row.isNullAt(counts) || row.isNullAt(kind) || row.isNullAt(commitTs)) {
             return null;
         }
         String k = row.getUTF8String(kind).toString();
         if (k.equals("resolved")) {
-            return CanalJsonMessage.watermark(cfg,
+            return encoder.watermark(
                     row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(), now());
         }
         if (!(k.equals("insert") || k.equals("update") || k.equals("delete"))) {
             return null; // DDL events: Python
         }
-        return CanalJsonMessage.value(cfg, checks, k,
+        return encoder.row(k,
                 row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(),
                 row.isNullAt(schema) ? null : row.getUTF8String(schema).toString(),
                 row.isNullAt(table) ? null : row.getUTF8String(table).toString(),

@@ -1,13 +1,13 @@
-"""canal-json's messages read by the Java tier (``io.cdcwire.spark.CanalJsonDecoder``).
+"""canal-json's messages read by the Java tier (``io.cdcwire.spark.CanalJsonDecoder``, a
+``MessageDecoder`` in the core's JVM framework: ``jvm/`` beside this module).
 
 The Python decoder (the ``cdcwire_canal_json`` plugin) stays the reference: Java reads the
 row and watermark messages it is sure of into the same event rows, and leaves every other
 message (DDL, claim-check pointers, handle-key-only rows, anything malformed) to the Python
-decoder, in its place (:mod:`cdcwire.spark.reader.jvm_decoding`).
+decoder, in its place (the core's ``cdcwire.spark.reader.jvm_decoding``).
 
-Nothing Java needs is written twice: this module hands it, as one JSON text, the record
-checks' tables (:func:`cdcwire.spark.rows.record_checks.java_check_tables`) and the reading
-table, which :func:`reading_table` gets from the installed codec: for every ``mysqlType`` text
+Nothing Java needs is written twice: this module gives the core the reading table (the core
+adds the record checks' tables and hands Java one JSON text): the reading table, which :func:`reading_table` gets from the installed codec: for every ``mysqlType`` text
 its encoder writes, what its decoder makes of a one-column message of it (the column's type
 and flags, with and without ``pkNames`` naming it, and how it reads a value text).
 """
@@ -17,23 +17,19 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ...api.codec_calls import decoder_for, encoder_for
-from ...foundation.errors import CdcwireError
-from ...model.events import Column as EventColumn
-from ...model.events import RowChangedEvent
-from ...model.message import Message
-from ...plugin_api import LargeMessageOptions
-from ...sinks.sink import Sink
-from ...values.type_codes import ColumnFlag, ColumnType
-from ..rows.record_checks import java_check_tables
+from cdcwire.plugin_api import (
+    CdcwireError,
+    Column as EventColumn,
+    ColumnFlag,
+    ColumnType,
+    LargeMessageOptions,
+    Message,
+    RowChangedEvent,
+    SinkConfig,
+)
 
-
-def refusal(sink: Sink) -> Optional[str]:
-    """Why the Java tier cannot read the sink's messages, or None when it can."""
-    codec = sink.codec
-    if codec.name != "canal-json" or not type(codec).__module__.startswith("cdcwire_canal_json."):
-        return f"no Java decoder for protocol {codec.name!r}"
-    config = sink.config
+def refusal(config: SinkConfig) -> Optional[str]:
+    """Why the Java tier cannot read messages of this configuration, or None when it can."""
     for name in ("delete-only-output-handle-key-columns", "content-compatible"):
         if config[name]:
             return f"canal-json's {name} is decoded in Python only"
@@ -42,12 +38,15 @@ def refusal(sink: Sink) -> Optional[str]:
     return None
 
 
-def reading_table(sink: Sink) -> dict[str, dict[str, Any]]:
+def reading_table(config: SinkConfig) -> dict[str, dict[str, Any]]:
     """For each ``mysqlType`` text the sink's encoder writes: the decoded column's type name,
     its flags (and with ``pkNames`` naming it), how its value text reads (``int``, ``double``,
     ``float32``, ``text``, ``latin1`` or ``nothing``) and the type text it keeps."""
-    encoder = encoder_for(sink, sink.topic, 0, events_checked=True)
-    decoder = decoder_for(sink).decoder  # unchecked: a probe text need not be a valid date
+    from .codec import CanalJSONCodec
+
+    codec = CanalJSONCodec()
+    encoder = codec.encoder(config, "t", 0)  # given only valid probe events
+    decoder = codec.decoder(config)  # unchecked: a probe text need not be a valid date
     table: dict[str, dict[str, Any]] = {}
     for ctype in ColumnType:
         for flags in (0, ColumnFlag.BINARY, ColumnFlag.UNSIGNED, ColumnFlag.BINARY | ColumnFlag.UNSIGNED):
@@ -104,20 +103,17 @@ def _probed(decoder: Any, doc: dict) -> Optional[dict[str, Any]]:
     }
 
 
-_READING_TABLES: dict[type, dict] = {}
+_READINGS: list[dict] = []  # the one reading table of this process (it depends on no option)
 
 
-def decoder_config(sink: Sink) -> str:
-    """The JSON text the Java decoder is made with: the sink's extension setting, the checks'
-    tables and the reading table (``CanalJsonConfig``)."""
-    codec_type = type(sink.codec)
-    readings = _READING_TABLES.get(codec_type)
-    if readings is None:
-        readings = _READING_TABLES[codec_type] = reading_table(sink)
-    return json.dumps({
-        "extension": bool(sink.config["enable-tidb-extension"]),
+def decoder_config(config: SinkConfig) -> dict[str, Any]:
+    """What the Java decoder is made with (``CanalJsonConfig``; the core adds the checks'
+    tables): the sink's extension setting and the reading table."""
+    if not _READINGS:
+        _READINGS.append(reading_table(config))
+    return {
+        "extension": bool(config["enable-tidb-extension"]),
         "limit": 0,
         "columns": {},
-        **java_check_tables(),
-        "readings": readings,
-    }, sort_keys=True)
+        "readings": _READINGS[0],
+    }

@@ -8,25 +8,28 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * canal-json messages read into event rows over Spark's internal rows: a partition of messages
+ * A protocol's messages read into event rows over Spark's internal rows, by the plugin's
+ * {@link MessageDecoder} (made in each task from its class name and configuration text): a partition of messages
  * ({@code key}, {@code value}, {@code topic}, {@code partition}, {@code offset}) in, one row per
  * message out, in the same order, of the given output schema: the event fields first
- * ({@link CanalJsonDecoder#EVENT_FIELDS}), then {@code topic}, {@code partition}, {@code offset},
+ * ({@link MessageDecoder#EVENT_FIELDS}), then {@code topic}, {@code partition}, {@code offset},
  * and last {@code _cdc_pending}, {@code _cdc_key}, {@code _cdc_value}.
  *
- * <p>A message {@link CanalJsonDecoder} is not sure of comes out pending: event fields null,
+ * <p>A message the decoder is not sure of comes out pending: event fields null,
  * its key and value kept, for the Python decoder, which reads it in its place next
  * ({@code cdcwire.spark.reader.jvm_decoding}). Why over internal rows and not a UDF: the events
  * it makes are nested rows, which a UDF's result would be converted from external objects.
  */
-public final class CanalJsonDecoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
+public final class MessageDecoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
 
+    private final String decoderClass;
     private final String configText;
     private final StructType output;
     private final int key, value, topic, partition, offset;
 
-    public CanalJsonDecoding(String configText, StructType input, StructType output) {
+    public MessageDecoding(String decoderClass, String configText, StructType input, StructType output) {
+        this.decoderClass = decoderClass;
         this.configText = configText;
         this.output = output;
         key = input.fieldIndex("key");
@@ -38,7 +41,7 @@ public final class CanalJsonDecoding implements FlatMapFunction<Iterator<Interna
 
     @Override
     public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
-        CanalJsonDecoder decoder = new CanalJsonDecoder(new CanalJsonConfig(configText));
+        MessageDecoder decoder = Plugged.made(decoderClass, MessageDecoder.class, configText);
         UnsafeProjection unsafe = UnsafeProjection.create(output);
         int width = output.fields().length;
         int topicAt = output.fieldIndex("topic");
@@ -63,7 +66,7 @@ public final class CanalJsonDecoding implements FlatMapFunction<Iterator<Interna
                 boolean placed = !message.isNullAt(topic) && !message.isNullAt(partition) && !message.isNullAt(offset);
                 Object[] event = placed ? decoder.read(bytes) : null;
                 if (event != null) {
-                    System.arraycopy(event, 0, values, 0, CanalJsonDecoder.EVENT_FIELDS);
+                    System.arraycopy(event, 0, values, 0, MessageDecoder.EVENT_FIELDS);
                     values[pendingAt] = false;
                 } else {
                     values[pendingAt] = true;
