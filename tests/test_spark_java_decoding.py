@@ -66,9 +66,9 @@ def test_the_java_tier_decodes_canal_json_where_the_session_has_the_jar(spark):
 
 
 def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(3000, seed=7)))
+    uri = sink_of(tmp_path, list(Workload(1000, seed=7)))
     python, java = both_tiers(tier, spark, uri)
-    assert len(python) > 3000
+    assert len(python) > 1000
     assert java == python
 
 
