@@ -5,7 +5,8 @@ Several tables whose columns cover every column type of
 changes (inserts, updates, some of which change the handle key, deletes) at
 increasing commit ts; ``ALTER TABLE ... ADD COLUMN`` now and then (later rows
 carry the new column), ``DROP COLUMN`` of the oldest added one once a table has
-``max_added_columns`` (a long stream must not widen its tables forever); a
+``max_added_columns`` (a long stream must not widen its tables forever); or, with
+``Workload(ddls={...})``, the DDL mix of a real database (see :data:`DDL_KINDS`); a
 resolved ts every ``resolved_every`` commits. A transaction changes each row key at most
 once, as TiDB's changes reach TiCDC (one event per key and commit ts; a key-changing update
 touches its old and its new key). Values come from
@@ -14,18 +15,20 @@ touches its old and its new key). Values come from
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import random
 import string
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from .values.type_codes import ColumnFlag as F
 from .values.type_codes import ColumnType as T
 from .values.type_codes import DDLType
 from .values.column_kinds import COLUMN_KINDS, KINDS_BY_LABEL
 from .model.events import Column, DDLEvent, Event, ResolvedEvent, RowChangedEvent
+from .model.row_schemas import derive_table_schema
 from .values.value_kinds import to_float32
 
 U64 = (1 << 64) - 1
@@ -109,6 +112,8 @@ class ColumnDef:
     flags: F
     mysql_type: str
     make: ValueMaker = field(compare=False)
+    #: The DEFAULT an ADD COLUMN gave it (the value of the rows before it), None for none.
+    default: object = None
 
 
 class KeyPool:
@@ -144,6 +149,8 @@ class Table:
     keys: KeyPool = field(default_factory=KeyPool)
     next_id: int = 1
     added: int = 0
+    #: Width of its RANGE (id) partitions p0, p1, ... (then pmax), 0 when not partitioned.
+    partition_width: int = 0
 
     def image(self, key: int, values: dict[str, object]) -> tuple[Column, ...]:
         out = [Column("id", T.INT, KEY_FLAGS, key, "int(11)")]
@@ -182,7 +189,12 @@ def make_tables(count: int) -> list[Table]:
 
 def _create_query(table: Table) -> str:
     cols = ", ".join(["`id` int(11) NOT NULL", *(f"`{c.name}` {c.mysql_type}" for c in table.columns)])
-    return f"CREATE TABLE `{table.schema}`.`{table.name}` ({cols}, PRIMARY KEY (`id`))"
+    query = f"CREATE TABLE `{table.schema}`.`{table.name}` ({cols}, PRIMARY KEY (`id`))"
+    if table.partition_width:
+        w = table.partition_width
+        parts = [f"PARTITION `p{i}` VALUES LESS THAN ({(i + 1) * w})" for i in range(_PARTITIONS)]
+        query += f" PARTITION BY RANGE (`id`) ({', '.join(parts)}, PARTITION `pmax` VALUES LESS THAN MAXVALUE)"
+    return query
 
 
 @dataclass(slots=True)
@@ -198,6 +210,16 @@ class Workload:
     #: Columns a table gains by ADD COLUMN before its next schema change drops the oldest of
     #: them: tables evolve both ways and stay as wide as real ones however long the stream.
     max_added_columns: int = 3
+    #: The DDL mix: kind (one of :data:`DDL_KINDS`) -> weight. Every ``ddl_every``-th commit is
+    #: one DDL of a kind drawn by weight, on a table drawn at random. Empty (the default): ADD
+    #: COLUMN / DROP COLUMN as ``max_added_columns`` says, the stream of earlier versions byte for
+    #: byte. With ``truncate_partition`` in it the tables are RANGE (id) partitioned.
+    ddls: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.ddls) - set(DDL_KINDS))
+        if unknown:
+            raise ValueError(f"Workload: unknown DDL kind(s) {', '.join(unknown)}; known: {', '.join(DDL_KINDS)}")
 
     def __iter__(self) -> Iterator[Event]:
         return generate(self)
@@ -207,6 +229,11 @@ def generate(w: Workload) -> Iterator[Event]:
     """The events of a workload, in commit order."""
     rng = random.Random(w.seed)
     tables = make_tables(max(1, w.tables))
+    mix = [(kind, weight) for kind, weight in w.ddls.items() if weight > 0]
+    if "truncate_partition" in w.ddls:
+        for table in tables:
+            table.partition_width = PARTITION_WIDTH
+    renamed = [0]
     ts_ms = START_MS
     logical = 0
     emitted = 0
@@ -220,14 +247,23 @@ def generate(w: Workload) -> Iterator[Event]:
     for table in tables:
         if emitted >= w.events:
             return
-        yield DDLEvent(next_ts(), table.schema, table.name, _create_query(table), DDLType.CREATE_TABLE)
+        schema = _schema_of(table) if mix else None  # the streams of earlier versions stay as they were
+        yield DDLEvent(next_ts(), table.schema, table.name, _create_query(table), DDLType.CREATE_TABLE, schema)
         emitted += 1
     commits = 0
     while emitted < w.events:
         commits += 1
         if w.ddl_every and commits % w.ddl_every == 0:
-            yield _schema_change(rng.choice(tables), next_ts(), w.max_added_columns)
-            emitted += 1
+            if not mix:
+                yield _schema_change(rng.choice(tables), next_ts(), w.max_added_columns)
+                emitted += 1
+                continue
+            kind = rng.choices([k for k, _ in mix], [wt for _, wt in mix])[0]
+            for event in _mixed_ddl(rng, kind, rng.choice(tables), next_ts, renamed):
+                if emitted >= w.events:
+                    return
+                yield event
+                emitted += 1
             continue
         ts = next_ts()
         touched: set[tuple[str, int]] = set()  # (table, key) this transaction changed
@@ -258,6 +294,118 @@ def _schema_change(table: Table, ts: int, max_added: int) -> DDLEvent:
     table.columns.append(col)
     query = f"ALTER TABLE {where} ADD COLUMN `{col.name}` varchar(64) NULL"
     return DDLEvent(ts, table.schema, table.name, query, DDLType.ADD_COLUMN)
+
+
+#: The DDL kinds ``Workload(ddls=...)`` mixes in, each as TiCDC sends it (``ddl_type`` as
+#: TiDB's job names it: a RENAME COLUMN is a MODIFY_COLUMN job; the table's schema after it).
+DDL_KINDS = (
+    "truncate",            # TRUNCATE TABLE
+    "drop_create",         # DROP TABLE, then CREATE TABLE of the name with other columns
+    "add_column",          # ADD COLUMN c varchar(64) NULL
+    "add_column_default",  # ADD COLUMN c int(11) NULL DEFAULT 7: the rows before it hold 7
+    "drop_column",         # DROP COLUMN of a column drawn at random
+    "rename_column",       # RENAME COLUMN a TO b
+    "modify_column",       # MODIFY COLUMN widening: int -> bigint, varchar(n) -> varchar(2n)
+    "rename_table",        # RENAME TABLE a TO b: later rows go to b
+    "truncate_partition",  # ALTER TABLE ... TRUNCATE PARTITION p (the tables RANGE (id) partitioned)
+)
+#: The partitions of a partitioned table: p0 .. p{_PARTITIONS-1} of PARTITION_WIDTH ids, then pmax.
+PARTITION_WIDTH = 50
+_PARTITIONS = 4
+
+
+def _mixed_ddl(rng: random.Random, kind: str, table: Table, next_ts: Callable[[], int],
+               renamed: list[int]) -> list[DDLEvent]:
+    """The DDL events of one ``kind`` on ``table`` (DROP + CREATE are two), the table changed to
+    match: its columns (later images carry them), its live rows (what TRUNCATE leaves)."""
+    where = f"`{table.schema}`.`{table.name}`"
+    pre = _schema_of(table)
+    if kind == "truncate":
+        _clear(table)
+        return [_ddl(table, next_ts(), f"TRUNCATE TABLE {where}", DDLType.TRUNCATE_TABLE, pre)]
+    if kind == "drop_create":
+        drop = DDLEvent(next_ts(), table.schema, table.name, f"DROP TABLE {where}", DDLType.DROP_TABLE,
+                        table_schema=pre)
+        _clear(table)
+        keep = rng.sample(table.columns, k=rng.randint(1, len(table.columns)))
+        table.added += 1
+        new = ColumnDef(f"c_new_{table.added}", T.BIGINT, F.NULLABLE, "bigint(20)", value_maker("bigint"))
+        table.columns[:] = [c for c in table.columns if c in keep] + [new]
+        return [drop, _ddl(table, next_ts(), _create_query(table), DDLType.CREATE_TABLE, None)]
+    if kind in ("add_column", "add_column_default"):
+        table.added += 1
+        if kind == "add_column":
+            col = ColumnDef(f"c_added_{table.added}", T.VARCHAR, F.NULLABLE, "varchar(64)", _text)
+        else:
+            col = ColumnDef(f"c_added_{table.added}", T.INT, F.NULLABLE, "int(11)", value_maker("int"), 7)
+        table.columns.append(col)
+        for values in table.live.values():
+            values[col.name] = col.default
+        default = " DEFAULT 7" if col.default is not None else ""
+        query = f"ALTER TABLE {where} ADD COLUMN `{col.name}` {col.mysql_type} NULL{default}"
+        return [_ddl(table, next_ts(), query, DDLType.ADD_COLUMN, pre)]
+    if kind == "drop_column" and len(table.columns) > 1:
+        col = rng.choice(table.columns)
+        table.columns.remove(col)
+        for values in table.live.values():
+            values.pop(col.name, None)
+        return [_ddl(table, next_ts(), f"ALTER TABLE {where} DROP COLUMN `{col.name}`", DDLType.DROP_COLUMN, pre)]
+    if kind == "rename_column":
+        col = rng.choice(table.columns)
+        table.added += 1
+        new = ColumnDef(f"{col.name.split('__', 1)[0]}__r{table.added}", col.type, col.flags, col.mysql_type,
+                        col.make, col.default)
+        table.columns[table.columns.index(col)] = new
+        for values in table.live.values():
+            values[new.name] = values.pop(col.name, None)
+        query = f"ALTER TABLE {where} RENAME COLUMN `{col.name}` TO `{new.name}`"
+        return [_ddl(table, next_ts(), query, DDLType.MODIFY_COLUMN, pre)]
+    if kind == "modify_column":
+        widen = [c for c in table.columns if c.mysql_type == "int(11)" or c.mysql_type.startswith("varchar(")]
+        if widen:
+            col = rng.choice(widen)
+            if col.type == T.INT:
+                new = ColumnDef(col.name, T.BIGINT, col.flags, "bigint(20)", col.make)
+            else:
+                new = ColumnDef(col.name, col.type, col.flags, f"varchar({2 * int(col.mysql_type[8:-1])})", col.make)
+            table.columns[table.columns.index(col)] = new
+            query = f"ALTER TABLE {where} MODIFY COLUMN `{col.name}` {new.mysql_type} NULL"
+            return [_ddl(table, next_ts(), query, DDLType.MODIFY_COLUMN, pre)]
+    if kind == "rename_table":
+        renamed[0] += 1
+        table.name = f"{table.name.split('__', 1)[0]}__t{renamed[0]}"
+        query = f"RENAME TABLE {where} TO `{table.schema}`.`{table.name}`"
+        return [_ddl(table, next_ts(), query, DDLType.RENAME_TABLE, pre)]
+    if kind == "truncate_partition" and table.partition_width:
+        part = rng.randrange(_PARTITIONS + 1)
+        lo = part * table.partition_width
+        hi = lo + table.partition_width if part < _PARTITIONS else None
+        for key in [k for k in table.live if k >= lo and (hi is None or k < hi)]:
+            del table.live[key]
+            table.keys.remove(key)
+        name = f"p{part}" if part < _PARTITIONS else "pmax"
+        query = f"ALTER TABLE {where} TRUNCATE PARTITION `{name}`"
+        return [_ddl(table, next_ts(), query, DDLType.TRUNCATE_TABLE_PARTITION, pre)]
+    return []  # nothing of that kind to do on this table (no column to drop or widen)
+
+
+def _clear(table: Table) -> None:
+    table.live.clear()
+    table.keys = KeyPool()
+
+
+def _schema_of(table: Table):
+    """The table's schema as a DDL event carries it (plugin API 1.7 ``table_schema``)."""
+    derived = derive_table_schema(table.schema, table.name, table.image(0, {}))
+    defaults = {c.name: c.default for c in table.columns if c.default is not None}
+    if not defaults:
+        return derived
+    return dataclasses.replace(derived, columns=tuple(
+        dataclasses.replace(c, default=defaults[c.name]) if c.name in defaults else c for c in derived.columns))
+
+
+def _ddl(table: Table, ts: int, query: str, kind: DDLType, pre) -> DDLEvent:
+    return DDLEvent(ts, table.schema, table.name, query, kind, table_schema=_schema_of(table), pre_table_schema=pre)
 
 
 def _row_change(
