@@ -212,3 +212,24 @@ def test_without_the_iceberg_extra_the_commit_is_a_one_line_error_naming_it(tmp_
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().count("\n") == 0 and "pip install 'cdcwire[iceberg]'" in done.stdout
+
+
+def test_a_commit_with_no_file_changes_still_records_the_applied_ts(tmp_path):
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
+
+    assert ice.commit_files(str(tmp_path), TABLE, [], [], applied=200, schema=pa.schema([("id", pa.int64())]))
+
+    assert ice.applied_ts(str(tmp_path), TABLE) == 200 and scanned(tmp_path)["id"].to_pylist() == [1]
+
+
+def test_tables_committed_side_by_side_from_threads_share_the_sqlite_catalog(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    tables = [f"shop{i % 2}.t{i}" for i in range(6)]
+    files = {table: write(tmp_path, {"id": [1, 2]}, table=table) for table in tables}
+
+    with ThreadPoolExecutor(len(tables)) as pool:
+        done = list(pool.map(lambda t: ice.commit_files(str(tmp_path), t, [files[t]], [], applied=100), tables))
+
+    assert done == [True] * len(tables)
+    assert [scanned(tmp_path, t).num_rows for t in tables] == [2] * len(tables)

@@ -43,6 +43,7 @@ in each file's name, as for Parquet and Delta.
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
@@ -58,6 +59,10 @@ CATALOG_FILE = "_cdcwire/iceberg-catalog.db"
 CATALOG_NAME = "cdcwire"
 #: Where a table's data files are written, under its location (Iceberg's convention).
 DATA_DIR = "data"
+#: Held while a catalog is opened and while a namespace is created: the SQL catalog creates its
+#: tables when first opened, and neither that nor a namespace's insert tolerates a second thread
+#: doing the same at once (the tables are committed side by side, from driver threads).
+_CREATING = threading.Lock()
 
 
 def _pyiceberg():
@@ -75,7 +80,8 @@ def catalog(out: str, properties: Optional[Mapping[str, str]] = None):
         db = Path(out) / CATALOG_FILE
         db.parent.mkdir(parents=True, exist_ok=True)
         properties = {"type": "sql", "uri": f"sqlite:///{db.resolve()}", "warehouse": _uri(out)}
-    return pyiceberg.catalog.load_catalog(CATALOG_NAME, **dict(properties))
+    with _CREATING:
+        return pyiceberg.catalog.load_catalog(CATALOG_NAME, **dict(properties))
 
 
 def table_location(out: str, table: str) -> str:
@@ -160,7 +166,8 @@ def commit_files(
         gone = [current[p] for p in removed]
     else:
         namespace = table.split(".", 1)[0]
-        cat.create_namespace_if_not_exists(namespace)
+        with _CREATING:
+            cat.create_namespace_if_not_exists(namespace)
         tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
         tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
         gone = []
