@@ -99,11 +99,7 @@ def applied_ts(out: str, table: str, properties: Optional[Mapping[str, str]] = N
     """The commit ts ``table`` was applied up to: the current snapshot's ``cdcwire.applied_ts``;
     None for a table not in the catalog or never committed by a run."""
     found = _load(catalog(out, properties), table)
-    snapshot = found.current_snapshot() if found is not None else None
-    if snapshot is None or snapshot.summary is None:
-        return None
-    value = snapshot.summary.additional_properties.get(APPLIED_TS)
-    return int(value) if value is not None else None
+    return _applied(found) if found is not None else None
 
 
 def active_files(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
@@ -137,17 +133,19 @@ def commit_files(
 
     added, removed = list(added), list(removed)
     base = table_location(out, table)
+    cat = catalog(out, properties)
+    io = load_file_io(cat.properties, base)
     if schema is None:
         if not added:
             raise CdcwireError(f"Iceberg table {table}: a commit without files needs the rows' schema")
         import pyarrow.parquet as pq
 
-        schema = pq.read_schema(Path(out) / table / added[0])
+        with io.new_input(f"{base}/{added[0]}").open() as first:
+            schema = pq.read_schema(first)
     schema = pa.schema([f.with_nullable(True) for f in schema])
-    cat = catalog(out, properties)
     found = _load(cat, table)
     if found is not None:
-        done = applied_ts(out, table, properties)
+        done = _applied(found)
         if done is not None and done >= applied:
             return False
         tx = found.transaction()
@@ -171,7 +169,6 @@ def commit_files(
         tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
         tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
         gone = []
-    io = load_file_io(cat.properties, base)
     with tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)}).overwrite() as snapshot:
         for data_file in gone:
             snapshot.delete_data_file(data_file)
@@ -200,6 +197,14 @@ def drop_table(out: str, table: str, properties: Optional[Mapping[str, str]] = N
         return
     cat.drop_table(_identifier(table))
     shutil.rmtree(Path(out) / table, ignore_errors=True)
+
+
+def _applied(found) -> Optional[int]:
+    snapshot = found.current_snapshot()
+    if snapshot is None or snapshot.summary is None:
+        return None
+    value = snapshot.summary.additional_properties.get(APPLIED_TS)
+    return int(value) if value is not None else None
 
 
 def _arrow_schema(out: str, table: str, properties) -> pa.Schema:
