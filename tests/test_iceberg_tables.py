@@ -78,9 +78,19 @@ def test_a_commit_adds_and_removes_files_in_one_snapshot(tmp_path):
     assert len(found.snapshots()) == before + 1
     summary = found.current_snapshot().summary
     assert (summary["added-data-files"], summary["deleted-data-files"]) == ("1", "1")
+    assert summary.operation.value == "overwrite"
     assert sorted(ice.active_files(str(tmp_path), TABLE)) == sorted([kept, new])
     assert scanned(tmp_path).to_pydict() == {"id": [2, 3, 4], "note": ["b2", "c", "d"]}
     assert polars_read(tmp_path)["note"].to_list() == ["b2", "c", "d"]
+
+
+def test_a_commit_that_only_adds_files_is_an_append_snapshot(tmp_path):
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
+
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [2]}, bucket=1)], [], applied=200)
+
+    found = ice.catalog(str(tmp_path)).load_table(("shop", "orders"))
+    assert [s.summary.operation.value for s in found.snapshots()] == ["append", "append"]
 
 
 def test_the_active_files_are_laid_out_by_bucket_from_their_names(tmp_path):

@@ -5,8 +5,9 @@ JVM jar). A run's executors write the touched buckets' new Parquet files under t
 location (``OUT/schema.table/data/``, named by :mod:`.table_buckets`); the driver then commits
 them with :func:`commit_files`: ONE snapshot that adds the new files and removes the ones they
 replace (PyIceberg's ``update_snapshot().overwrite()`` producer with ``append_data_file`` and
-``delete_data_file``; its ``add_files`` only appends, and its ``overwrite``/``delete`` take row
-filters and rewrite rows, not given files). The driver reads only the new files' footers (row
+``delete_data_file``, an ``overwrite`` snapshot; ``merge_append()``, an ``append``, when nothing
+is removed. Its ``add_files`` only appends, and its ``overwrite``/``delete`` take row filters
+and rewrite rows, not given files). The driver reads only the new files' footers (row
 counts, column stats). The snapshot's summary carries the commit ts the table is applied up to
 (``cdcwire.applied_ts``, the Delta tables' key), so a killed run re-run commits nothing twice:
 a commit at or below the table's applied ts is skipped.
@@ -169,7 +170,10 @@ def commit_files(
         tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
         tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
         gone = []
-    with tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)}).overwrite() as snapshot:
+    update = tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)})
+    # an "append" when the run only adds (what an incremental reader streams without a flag), an
+    # "overwrite" when it also removes; the append merges small manifests as Iceberg's does
+    with (update.overwrite() if gone else update.merge_append()) as snapshot:
         for data_file in gone:
             snapshot.delete_data_file(data_file)
         for name in added:  # the footer's row count and column stats, mapped to field ids by name
