@@ -208,22 +208,6 @@ def test_another_catalog_is_named_by_its_properties(tmp_path):
     assert ice.applied_ts(str(out), TABLE, properties) == 100
 
 
-def test_without_the_iceberg_extra_the_commit_is_a_one_line_error_naming_it(tmp_path):
-    code = (
-        "import sys; sys.modules['pyiceberg'] = None\n"
-        "from cdcwire import CdcwireError\n"
-        "from cdcwire.spark.tables.iceberg_tables import applied_ts\n"
-        "try:\n"
-        f"    applied_ts({str(tmp_path)!r}, 'shop.orders')\n"
-        "except CdcwireError as exc:\n"
-        "    print(exc)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().count("\n") == 0 and "pip install 'cdcwire[iceberg]'" in done.stdout
-
-
 def test_a_commit_with_no_file_changes_still_records_the_applied_ts(tmp_path):
     ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
 
@@ -243,3 +227,31 @@ def test_tables_committed_side_by_side_from_threads_share_the_sqlite_catalog(tmp
 
     assert done == [True] * len(tables)
     assert [scanned(tmp_path, t).num_rows for t in tables] == [2] * len(tables)
+
+
+def without(module: str, tmp_path) -> subprocess.CompletedProcess:
+    """``applied_ts`` run in a fresh interpreter where ``module`` cannot be imported."""
+    code = (
+        f"import sys; sys.modules[{module!r}] = None\n"
+        "from cdcwire import CdcwireError\n"
+        "from cdcwire.spark.tables.iceberg_tables import applied_ts\n"
+        "try:\n"
+        f"    applied_ts({str(tmp_path)!r}, 'shop.orders')\n"
+        "except CdcwireError as exc:\n"
+        "    print(exc)\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+
+def test_without_the_iceberg_extra_the_commit_is_a_one_line_error_naming_it(tmp_path):
+    done = without("pyiceberg", tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().count("\n") == 0 and "pip install 'cdcwire[iceberg]'" in done.stdout
+
+
+def test_without_sqlalchemy_the_default_catalog_names_the_iceberg_extra(tmp_path):
+    done = without("sqlalchemy", tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "needs sqlalchemy" in done.stdout and "pip install 'cdcwire[iceberg]'" in done.stdout

@@ -81,6 +81,9 @@ def catalog(out: str, properties: Optional[Mapping[str, str]] = None):
         db = Path(out) / CATALOG_FILE
         db.parent.mkdir(parents=True, exist_ok=True)
         properties = {"type": "sql", "uri": f"sqlite:///{db.resolve()}", "warehouse": _uri(out)}
+    if properties.get("type") == "sql":  # PyIceberg says "pip install 'pyiceberg[sql-sqlite]'" without it
+        with extra_required("iceberg", "materialize --format iceberg"):
+            import sqlalchemy  # noqa: F401
     with _CREATING:
         return pyiceberg.catalog.load_catalog(CATALOG_NAME, **dict(properties))
 
