@@ -159,6 +159,27 @@ def test_a_type_change_iceberg_does_not_allow_is_a_one_line_error(tmp_path):
     assert ice.applied_ts(str(tmp_path), TABLE) == 100
 
 
+def test_a_file_already_in_the_table_is_not_added_again(tmp_path):
+    first = write(tmp_path, {"id": [1]})
+    ice.commit_files(str(tmp_path), TABLE, [first], [], applied=100)
+
+    with pytest.raises(CdcwireError, match="in it already"):
+        ice.commit_files(str(tmp_path), TABLE, [first], [], applied=200)
+
+    assert scanned(tmp_path)["id"].to_pylist() == [1] and ice.applied_ts(str(tmp_path), TABLE) == 100
+
+
+def test_a_file_whose_columns_the_schema_given_lacks_is_a_one_line_error(tmp_path):
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
+    wider = write(tmp_path, {"id": [2], "note": ["n"]}, bucket=1)
+
+    with pytest.raises(CdcwireError) as caught:
+        ice.commit_files(str(tmp_path), TABLE, [wider], [], applied=200, schema=pa.schema([("id", pa.int64())]))
+
+    assert wider in str(caught.value) and "\n" not in str(caught.value)
+    assert ice.applied_ts(str(tmp_path), TABLE) == 100
+
+
 def test_a_remove_of_a_file_not_in_the_table_is_an_error_and_commits_nothing(tmp_path):
     ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
 

@@ -133,7 +133,6 @@ def commit_files(
     made anew."""
     _pyiceberg()
     from pyiceberg.io import load_file_io
-    from pyiceberg.io.pyarrow import parquet_file_to_data_file
 
     added, removed = list(added), list(removed)
     base = table_location(out, table)
@@ -165,6 +164,9 @@ def commit_files(
             raise CdcwireError(
                 f"Iceberg table {table}: {len(stale)} file(s) to remove are not in its current snapshot"
                 f" ({_relative(stale[0], base + '/')}); another writer committed since the run read it: re-run")
+        again = [name for name in added if f"{base}/{name}" in current]
+        if again:  # committed twice, its rows would be read twice
+            raise CdcwireError(f"Iceberg table {table}: {len(again)} file(s) to add are in it already ({again[0]})")
         gone = [current[p] for p in removed]
     else:
         namespace = table.split(".", 1)[0]
@@ -180,7 +182,7 @@ def commit_files(
         for data_file in gone:
             snapshot.delete_data_file(data_file)
         for name in added:  # the footer's row count and column stats, mapped to field ids by name
-            snapshot.append_data_file(parquet_file_to_data_file(io, tx.table_metadata, f"{base}/{name}"))
+            snapshot.append_data_file(_data_file(io, tx.table_metadata, base, name, table))
     tx.commit_transaction()
     return True
 
@@ -204,6 +206,17 @@ def drop_table(out: str, table: str, properties: Optional[Mapping[str, str]] = N
         return
     cat.drop_table(_identifier(table))
     shutil.rmtree(Path(out) / table, ignore_errors=True)
+
+
+def _data_file(io, metadata, base: str, name: str, table: str):
+    """The DataFile of a written file: its footer's row count and column stats."""
+    from pyiceberg.io.pyarrow import parquet_file_to_data_file
+
+    try:
+        return parquet_file_to_data_file(io, metadata, f"{base}/{name}")
+    except ValueError as exc:  # its columns do not fit the table's schema
+        raise CdcwireError(f"Iceberg table {table}: file {name} does not fit the table's schema: {_one_line(exc)[:300]};"
+                           " pass the files' schema to commit_files") from None
 
 
 def _applied(found) -> Optional[int]:
