@@ -189,6 +189,43 @@ def test_a_remove_of_a_file_not_in_the_table_is_an_error_and_commits_nothing(tmp
     assert scanned(tmp_path)["id"].to_pylist() == [1]
 
 
+def test_a_renamed_column_is_rewritten_into_new_files_and_keeps_the_applied_ts(tmp_path):
+    from cdcwire.spark.tables.column_ddls import ColumnChange, changed_arrow
+
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1], "note": ["a"]})], [], applied=100)
+    rename = [ColumnChange(150, TABLE, "rename", "note", new="remark")]
+
+    ice.change_files(str(tmp_path), TABLE, lambda rows: changed_arrow(rows, rename), run=2)
+
+    assert scanned(tmp_path).to_pydict() == {"id": [1], "remark": ["a"]}
+    assert polars_read(tmp_path).columns == ["id", "remark"] and ice.applied_ts(str(tmp_path), TABLE) == 100
+
+
+def test_a_dropped_column_added_again_holds_only_the_new_values(tmp_path):
+    from cdcwire.spark.tables.column_ddls import ColumnChange, changed_arrow
+
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1], "note": ["old"]})], [], applied=100)
+    ice.change_files(str(tmp_path), TABLE, lambda rows: changed_arrow(rows, [ColumnChange(150, TABLE, "drop", "note")]),
+                     run=2)
+
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [2], "note": ["new"]}, bucket=1)], [], applied=200)
+
+    assert scanned(tmp_path).to_pydict() == {"id": [1, 2], "note": [None, "new"]}
+
+
+def test_a_column_ddl_keeps_the_columns_a_files_rows_lack(tmp_path):
+    from cdcwire.spark.tables.column_ddls import ColumnChange, changed_arrow
+
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1], "code": ["x"]}, bucket=9)], [], applied=100)
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [2], "code": ["y"], "note": ["n"]}, bucket=1)], [],
+                     applied=200)
+
+    ice.change_files(str(tmp_path), TABLE, lambda rows: changed_arrow(rows, [ColumnChange(250, TABLE, "drop", "code")]),
+                     run=3)
+
+    assert scanned(tmp_path).to_pydict() == {"id": [1, 2], "note": [None, "n"]}
+
+
 def test_truncate_is_a_snapshot_that_removes_every_file_and_keeps_the_schema(tmp_path):
     ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1], "note": ["a"]}),
                                            write(tmp_path, {"id": [2], "note": ["b"]}, bucket=1)], [], applied=100)

@@ -25,9 +25,10 @@ rows; the ids of a column added in the run exist only once the driver commits). 
 carries a name mapping (``schema.name-mapping.default``, set when it is created and kept by
 PyIceberg's schema updates), which is how the Iceberg spec reads files without ids: every
 reader (PyIceberg, polars, Spark, Trino) maps the files' columns to fields by name. A rename
-keeps the old name in the mapping (old files still read), so it could be metadata-only; a
-column dropped and added again under the same name would read the old files' values, so such
-a DDL must rewrite the files (as :mod:`.column_ddls` does for Delta).
+keeps the old name in the mapping (old files still read), so it could be metadata-only; but a
+column dropped and added again under the same name would read the old files' values, so a
+DROP or RENAME COLUMN rewrites the files (:func:`change_files`, as :mod:`.column_ddls` does
+for Delta): no file then holds a column under a name the mapping gives another field.
 
 Schema: created from the files' Arrow schema (every column nullable: older files lack later
 columns); a later commit evolves it first, in the same transaction, through Iceberg's own
@@ -134,10 +135,20 @@ def commit_files(
     _pyiceberg()
     from pyiceberg.io import load_file_io
 
-    added, removed = list(added), list(removed)
     base = table_location(out, table)
     cat = catalog(out, properties)
     io = load_file_io(cat.properties, base)
+    found = _load(cat, table)
+    done = _applied(found) if found is not None else None
+    if done is not None and done >= applied:
+        return False
+    _commit(cat, io, found, table, base, list(added), list(removed), applied, schema, wiped)
+    return True
+
+
+def _commit(cat, io, found, table: str, base: str, added: list[str], removed: list[str], applied: Optional[int],
+            schema: Optional[pa.Schema], wiped: bool) -> None:
+    """:func:`commit_files` past its applied-ts check (``applied`` None: the summary says none)."""
     if schema is None:
         if not added:
             raise CdcwireError(f"Iceberg table {table}: a commit without files needs the rows' schema")
@@ -146,11 +157,7 @@ def commit_files(
         with io.new_input(f"{base}/{added[0]}").open() as first:
             schema = pq.read_schema(first)
     schema = pa.schema([f.with_nullable(True) for f in schema])
-    found = _load(cat, table)
     if found is not None:
-        done = _applied(found)
-        if done is not None and done >= applied:
-            return False
         tx = found.transaction()
         current = _data_files(found)
         if wiped:
@@ -175,7 +182,7 @@ def commit_files(
         tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
         tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
         gone = []
-    update = tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)})
+    update = tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)} if applied is not None else {})
     # an "append" when the run only adds (what an incremental reader streams without a flag), an
     # "overwrite" when it also removes; the append merges small manifests as Iceberg's does
     with (update.overwrite() if gone else update.merge_append()) as snapshot:
@@ -184,7 +191,43 @@ def commit_files(
         for name in added:  # the footer's row count and column stats, mapped to field ids by name
             snapshot.append_data_file(_data_file(io, tx.table_metadata, base, name, table))
     tx.commit_transaction()
-    return True
+
+
+def change_files(out: str, table: str, change, run: int, properties: Optional[Mapping[str, str]] = None) -> None:
+    """Every file of the table passed through ``change`` (a pyarrow table to a pyarrow table: a
+    column DDL, see :mod:`.column_ddls`) into new files of the same buckets, committed in one
+    snapshot that replaces them all, the table's schema becoming theirs (a dropped or renamed
+    column leaves it; a renamed one comes back with a new field id: the files are rewritten, so
+    no old file could read through the name mapping under another column); the snapshot keeps
+    the table's applied ts. The Iceberg counterpart of :func:`.delta_tables.change_delta_files`."""
+    import uuid
+
+    import pyarrow.parquet as pq
+    from pyiceberg.io import load_file_io
+
+    from .table_buckets import bucket_of_name, file_name
+
+    base = table_location(out, table)
+    cat = catalog(out, properties)
+    found = _load(cat, table)
+    if found is None:
+        raise CdcwireError(f"Iceberg table {table} is not in the catalog of {out}")
+    io = load_file_io(cat.properties, base)
+    token = uuid.uuid4().hex[:8]
+    directory = data_directory(out, table)
+    directory.mkdir(parents=True, exist_ok=True)
+    added = []
+    for n, path in enumerate(sorted(_data_files(found))):
+        with io.new_input(path).open() as source:
+            rows = change(pq.read_table(source))
+        found_bucket = bucket_of_name(Path(path).name)
+        name = file_name(found_bucket[0], found_bucket[1], run, token, n) if found_bucket \
+            else f"columns-{run:06d}-{token}-{n:05d}.parquet"
+        pq.write_table(rows, directory / name)
+        added.append(f"{DATA_DIR}/{name}")
+    # the table's columns as the change leaves them (a file may lack a column added after it)
+    schema = change(found.schema().as_arrow().empty_table()).schema
+    _commit(cat, io, found, table, base, added, [], _applied(found), schema, wiped=True)
 
 
 def truncate_table(out: str, table: str, applied: int, properties: Optional[Mapping[str, str]] = None) -> bool:
