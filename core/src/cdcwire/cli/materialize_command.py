@@ -1,4 +1,4 @@
-"""``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta]``: a change stream applied
+"""``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta|iceberg]``: a change stream applied
 into one table per upstream table, continuing from where the last run into ``DIR`` stopped.
 
 Progress on stderr; a summary per table (change events applied per kind, replays counted
@@ -23,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    " storage-sink layout: s3://bucket/prefix?protocol=csv&include-commit-ts=true (local:///dir?...)"
                    + FROM_ENV_OR_FILE)
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
-    p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
+    p.add_argument("--format", choices=("parquet", "delta", "iceberg"), default="parquet", help="table format (default parquet)")
     add_topics(p)
     add_skip_damaged(p, "source_uri")
     p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*'); later runs into"

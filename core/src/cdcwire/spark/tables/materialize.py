@@ -46,6 +46,7 @@ from ...transports.storage.location import StorageLocation, is_storage_uri, show
 from ...transports.storage.position import LayoutPosition
 from .changelog import columns_from_signatures, image_signature
 from .delta_tables import applied_ts, change_delta_files, empty_delta
+from . import iceberg_tables
 from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
@@ -63,7 +64,7 @@ from .ddl_policy import DDLOutcome, check_policy, decide
 from .column_ddls import changed_arrow, changed_images, changes_of
 from .table_apply import TableRun, write_tables
 
-FORMATS = ("parquet", "delta")
+FORMATS = ("parquet", "delta", "iceberg")
 #: Staged events and changes are read back in column batches of this many rows (Spark's
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
@@ -369,7 +370,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         if not pending:
             remove_snapshot(out, pending_dir)
             pending_dir = None
-    stored = sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out)))
+    stored = sorted(set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format)))
     wiped_stored = wiped_tables(released, renames, stored)
     replaced, moved = _rename_tables(out, format, state, renames, run)
     applied = dict(state.applied)
@@ -378,6 +379,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             stored_ts = applied_ts(out, name)
             if stored_ts is not None:
                 applied[name] = stored_ts
+    elif format == "iceberg":  # a killed run's commits: what each table's snapshot says
+        applied.update(iceberg_tables.applied_of_tables(out))
     emptied: dict[str, Wipe] = {}  # the tables of earlier runs a TRUNCATE / DROP empties, by their names now
     for name, wipe in wiped_stored.items():
         now = moved.get(name, name)
@@ -395,6 +398,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             columns_ts[name] = max(c.ts for c in todo)  # applied up to the DDL, once the run's rows are chosen
         elif format == "delta" and (Path(out) / name / "_delta_log").is_dir():
             change_delta_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
+        elif format == "iceberg" and iceberg_tables.applied_ts(out, name) is not None:
+            iceberg_tables.change_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
     ready = _not_yet_applied(ready, applied)
     applied.update({name: max(ts, applied.get(name, 0)) for name, ts in columns_ts.items()})
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
@@ -548,9 +553,16 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int)
     if not new:
         return [], {}
     state.renamed_ts = max(r.ts for r in new)
-    moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
+    moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format))),
+                              new)
     if not moved:
         return [], {}
+    if format == "iceberg":
+        old, name = sorted(moved.items())[0]
+        raise CdcwireError(
+            f"RENAME TABLE {old} TO {name}: renaming an Iceberg table that earlier runs wrote is not supported yet"
+            " (its location is named for it); materialize the renamed tables into a new output directory, or leave"
+            f" them out with a table filter (--tables '*.*,!{old}')")
     before = state.snapshots
     state.applied = renamed_entries(state.applied, moved)
     state.snapshots = renamed_entries(state.snapshots, moved)
@@ -588,6 +600,9 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
         elif wipe.drops:
             applied.pop(name, None)
             dropped_delta.append(name)
+        elif format == "iceberg":
+            iceberg_tables.truncate_table(out, name, up_to)
+            applied[name] = up_to
         else:
             empty_delta(out, name, up_to)
             applied[name] = up_to
@@ -596,7 +611,10 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
             state.applied.pop(name, None)
         state.save(out)
         for name in dropped_delta:
-            shutil.rmtree(Path(out) / name, ignore_errors=True)
+            if format == "iceberg":
+                iceberg_tables.drop_table(out, name)
+            else:
+                shutil.rmtree(Path(out) / name, ignore_errors=True)
     return replaced
 
 
@@ -608,6 +626,13 @@ def _finish_moves(out: str, state: TablesState) -> None:
     make_moves(out, state.renaming, saved)
     state.renaming = None
     state.save(out)
+
+
+def _format_tables_in(out: str, format: str) -> list[str]:
+    """The tables of the format under OUT (Delta directories, Iceberg tables in OUT's catalog)."""
+    if format == "iceberg":
+        return iceberg_tables.tables_in(out)
+    return _delta_tables_in(out)
 
 
 def _delta_tables_in(out: str) -> list[str]:

@@ -27,8 +27,9 @@ from ..runtime.side_by_side import side_by_side
 from .changelog import typed_columns, zero_dates_of_tables
 from .column_ddls import ColumnChange, with_defaults
 from .delta_tables import DeltaNow, apply_to_delta, commit_delta
+from . import iceberg_tables
 from .parquet_tables import apply_to_parquet, finish_snapshot, next_snapshot, remove_snapshot
-from .table_buckets import bucket_count_for
+from .table_buckets import Layout, bucket_count_for
 from .tables_job import TableWork, adds_columns, rewrite_tables
 from .typed_values import TableTyping
 
@@ -107,6 +108,10 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
     if format == "parquet":
         directory, source, target, layout = next_snapshot(out, t.name, None if t.wiped else t.current, run)
         now = directory
+    elif format == "iceberg":  # names relative to the table's location: data/<bucket file>
+        now = None
+        layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name))
+        source, target = root / t.name, iceberg_tables.data_directory(out, t.name)
     else:
         now = DeltaNow.of(out, t.name, t.wiped)
         layout, source = now.layout, root / t.name
@@ -131,6 +136,11 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         if format == "parquet":
             finish_snapshot(done, work.source, work.target)
             return t.name, TableWritten(now, done.counts)
+        if format == "iceberg":
+            added = [f"{iceberg_tables.DATA_DIR}/{n}" for names in done.written.values() for n in names]
+            iceberg_tables.commit_files(out, t.name, added, done.replaced, t.up_to, _arrow_schema(done.schema),
+                                        wiped=t.wiped)
+            return t.name, TableWritten(None, done.counts)
         commit_delta(out, t.name, now, done, t.up_to, t.wiped)
         return t.name, TableWritten(None, done.counts)
 
@@ -140,7 +150,19 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         return dict(pool.map(commit, one))
 
 
+def _arrow_schema(schema):
+    """The Arrow schema of a rewrite's files (Spark's types, timestamps in UTC), as the commit takes it."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
+
+
 def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone) -> dict[str, TableWritten]:
+    if format == "iceberg":
+        raise CdcwireError(
+            f"Iceberg tables are written by the one plan only: {PLAN_SETTING}=per-table, or a table holding files not"
+            f" named for a bucket ({', '.join(t.name for t in tables[:3])}), is not supported for format iceberg;"
+            f" unset {PLAN_SETTING}")
     finished: list[str] = []
 
     def apply_table(t: TableRun) -> TableWritten:
