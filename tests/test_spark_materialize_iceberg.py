@@ -34,7 +34,7 @@ def tables_in(out: Path) -> dict[str, dict[tuple, dict]]:
 def polars_rows(out: Path, name: str) -> dict[tuple, dict]:
     """One table read by polars' Iceberg reader, from the table's current metadata file."""
     table = iceberg_tables.catalog(str(out)).load_table(tuple(name.split(".")))
-    rows = pl.scan_iceberg(table, reader_override="pyiceberg").collect().to_dicts()
+    rows = pl.scan_iceberg(table, reader_override="native").collect().to_dicts()
     return {(r["id"],): r for r in rows}
 
 
