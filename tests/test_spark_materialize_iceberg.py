@@ -126,3 +126,17 @@ def test_the_per_table_plan_refuses_iceberg_in_one_line(spark, tmp_path) -> None
             run(spark, uri, tmp_path / "out")
     finally:
         spark.conf.unset("spark.cdcwire.tables.plan")
+
+
+def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spark, tmp_path, capsys) -> None:
+    from cdcwire.cli import main
+
+    events = [row(1, "t", 1, "a"), row(2, "t", 2, "b"), resolved(3)]
+    uri, out, db = source(tmp_path, events), tmp_path / "out", tmp_path / "elsewhere.db"
+    properties = {"type": "sql", "uri": f"sqlite:///{db}", "warehouse": out.as_uri()}
+    flags = [f for k, v in properties.items() for f in ("--catalog-property", f"{k}={v}")]
+    assert main(["materialize", uri, "--out", str(out), "--format", "iceberg", "--quiet", *flags]) == 0
+    assert "materialized 1 table(s)" in capsys.readouterr().out
+    table = iceberg_tables.catalog(str(out), properties).load_table(("shop", "t"))
+    assert {(r["id"],): r for r in table.scan().to_arrow().to_pylist()} == replay(events)["shop.t"]
+    assert iceberg_tables.tables_in(str(out)) == []  # not in the default catalog under OUT

@@ -72,15 +72,17 @@ def plan_setting(spark: SparkSession) -> str:
 
 def write_tables(
     spark: SparkSession, out: str, format: str, last: DataFrame, tables: list[TableRun], run: int, time_zone: str,
+    catalog: Optional[dict] = None,
 ) -> tuple[dict[str, TableWritten], dict[str, int]]:
     """Write every table of ``tables`` from the deciding changes ``last``; (per table what was
-    written, per table the zero dates of the rows written)."""
+    written, per table the zero dates of the rows written). ``catalog``: Iceberg's catalog
+    properties (None: the SQL catalog under OUT)."""
     keys = {t.name: _keys(last, t) for t in tables}
     per_table = plan_setting(spark) == "per-table"
     one: list[tuple[TableRun, TableWork, object]] = []
     alone: list[TableRun] = []
     for t in tables:
-        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run)
+        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run, catalog)
         if work is None:
             alone.append(t)
         else:
@@ -92,7 +94,7 @@ def write_tables(
         done = rewrite_tables(spark, last, [w for _, w, _ in one], time_zone, run)
         zero_dates.update(done.zero_dates)
         step(f"committing {len(one)} table{'s' if len(one) > 1 else ''}", total=len(one))
-        written.update(_commit(out, format, one, done.rewrites))
+        written.update(_commit(out, format, one, done.rewrites, catalog))
     if alone:
         columns = {t.name: list(t.columns) for t in alone}
         zero_dates.update(zero_dates_of_tables(_upserts_as_inserts(last), columns, time_zone))
@@ -100,7 +102,7 @@ def write_tables(
     return written, zero_dates
 
 
-def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
+def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, catalog=None):
     """The table's part of the one plan, with its format's state before (None: the table goes
     per table)."""
     root = Path(out)
@@ -110,7 +112,7 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
         now = directory
     elif format == "iceberg":  # names relative to the table's location: data/<bucket file>
         now = None
-        layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name))
+        layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name, catalog))
         source, target = root / t.name, iceberg_tables.data_directory(out, t.name)
     else:
         now = DeltaNow.of(out, t.name, t.wiped)
@@ -127,7 +129,7 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int):
     return TableWork(typing, layout, source, target, every), now
 
 
-def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
+def _commit(out: str, format: str, one, rewrites, catalog=None) -> dict[str, TableWritten]:
     """Each table's rewrite committed: Parquet links the untouched buckets; Delta commits, a few
     tables at a time (delta-rs works outside the GIL)."""
     def commit(item) -> tuple[str, TableWritten]:
@@ -139,7 +141,7 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         if format == "iceberg":
             added = [f"{iceberg_tables.DATA_DIR}/{n}" for names in done.written.values() for n in names]
             iceberg_tables.commit_files(out, t.name, added, done.replaced, t.up_to, _arrow_schema(done.schema),
-                                        wiped=t.wiped)
+                                        wiped=t.wiped, properties=catalog)
             return t.name, TableWritten(None, done.counts)
         commit_delta(out, t.name, now, done, t.up_to, t.wiped)
         return t.name, TableWritten(None, done.counts)
