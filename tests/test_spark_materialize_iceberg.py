@@ -143,3 +143,13 @@ def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spa
     table = iceberg_tables.catalog(str(out), properties).load_table(("shop", "t"))
     assert {(r["id"],): r for r in table.scan().to_arrow().to_pylist()} == replay(events)["shop.t"]
     assert iceberg_tables.tables_in(str(out)) == []  # not in the default catalog under OUT
+
+
+def test_a_rename_of_a_table_an_earlier_run_wrote_is_refused_naming_it(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(3, "a", "RENAME TABLE a TO b", DDLType.RENAME_TABLE), resolved(4)]))
+    with pytest.raises(CdcwireError, match=r"RENAME TABLE shop\.a TO shop\.b: renaming an Iceberg table"):
+        run(spark, uri, out)
+    assert tables_in(out) == replay(first)

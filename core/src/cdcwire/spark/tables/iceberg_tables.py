@@ -110,27 +110,27 @@ def applied_ts(out: str, table: str, properties: Optional[Mapping[str, str]] = N
 def tables_in(out: str, properties: Optional[Mapping[str, str]] = None) -> list[str]:
     """The tables of OUT ("schema.table"): those of the catalog's namespaces whose location is
     OUT's (a shared catalog may hold tables of other writers)."""
-    cat = catalog(out, properties)
-    found = []
-    for namespace in cat.list_namespaces():
-        for identifier in cat.list_tables(namespace):
-            name = ".".join(identifier[-2:])
-            table = _load(cat, name)
-            if table is not None and table.location().rstrip("/") == table_location(out, name):
-                found.append(name)
-    return sorted(found)
+    return sorted(name for name, _ in _tables_of(out, catalog(out, properties)))
 
 
 def applied_of_tables(out: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """Per table of OUT committed by a run, the commit ts it was applied up to (one catalog)."""
-    cat = catalog(out, properties)
     applied = {}
-    for name in tables_in(out, properties):
-        found = _load(cat, name)
-        ts = _applied(found) if found is not None else None
+    for name, found in _tables_of(out, catalog(out, properties)):
+        ts = _applied(found)
         if ts is not None:
             applied[name] = ts
     return applied
+
+
+def _tables_of(out: str, cat):
+    """(name, table) of each table of the catalog whose location is OUT's."""
+    for namespace in cat.list_namespaces():
+        for identifier in cat.list_tables(namespace):
+            name = ".".join(identifier[-2:])
+            found = _load(cat, name)
+            if found is not None and found.location().rstrip("/") == table_location(out, name):
+                yield name, found
 
 
 def active_files(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
