@@ -61,3 +61,26 @@ def test_a_modify_that_narrows_a_stored_value_is_an_error_naming_table_column_ro
     with pytest.raises(CdcwireError, match=r"shop.t: MODIFY of column n to tinyint changes the value 300 of the row"
                                            r" id=2.*ddl_policy=\"skip-destructive\""):
         transform(rows)
+
+
+def test_a_delta_drop_column_keeps_a_later_added_column_the_last_file_lacks(tmp_path) -> None:
+    import deltalake
+    import pyarrow.parquet as pq
+    from deltalake.transaction import create_table_with_add_actions
+
+    from cdcwire.spark.tables import delta_tables
+
+    table = tmp_path / "shop.t"
+    table.mkdir()
+    # bucket 0 rewritten after ADD COLUMN qty; bucket 1 untouched since (its file, last by name, lacks qty)
+    newer, older = "bucket-00000-of-00002-run-000002-aa-00000.parquet", "bucket-00001-of-00002-run-000001-bb-00000.parquet"
+    pq.write_table(pa.table({"id": [1], "name": ["a"], "qty": pa.array([7], pa.int32())}), table / newer)
+    pq.write_table(pa.table({"id": [2], "name": ["b"]}), table / older)
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string()), pa.field("qty", pa.int32())])
+    create_table_with_add_actions(str(table), deltalake.Schema.from_arrow(schema),
+                                  [delta_tables._add_action(table, n) for n in (newer, older)])
+    delta_tables.change_delta_files(str(tmp_path), "shop.t",
+                                    lambda rows: changed_arrow(rows, [ColumnChange(10, "shop.t", "drop", "name")]), run=3)
+    read = deltalake.DeltaTable(str(table)).to_pyarrow_table()
+    assert read.column_names == ["id", "qty"]
+    assert sorted(read.to_pylist(), key=lambda r: r["id"]) == [{"id": 1, "qty": 7}, {"id": 2, "qty": None}]

@@ -1,4 +1,4 @@
-"""``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta]``: a change stream applied
+"""``cdcwire materialize SOURCE_URI --out DIR [--format parquet|delta|iceberg]``: a change stream applied
 into one table per upstream table, continuing from where the last run into ``DIR`` stopped.
 
 Progress on stderr; a summary per table (change events applied per kind, replays counted
@@ -17,13 +17,17 @@ from .uri_argument import FROM_ENV_OR_FILE, source_uri_argument
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    p = sub.add_parser("materialize", help="apply a change stream into Parquet or Delta tables, one per upstream table")
+    p = sub.add_parser("materialize", help="apply a change stream into Parquet, Delta or Iceberg tables, one per upstream table")
     p.add_argument("source_uri", metavar=SOURCE_URI, type=source_uri_argument,
                    help="e.g. kafka://127.0.0.1:9092/orders?protocol=canal-json&enable-tidb-extension=true, or a TiCDC"
                    " storage-sink layout: s3://bucket/prefix?protocol=csv&include-commit-ts=true (local:///dir?...)"
                    + FROM_ENV_OR_FILE)
     p.add_argument("--out", required=True, help="directory of the tables and of the run's state (kept between runs)")
-    p.add_argument("--format", choices=("parquet", "delta"), default="parquet", help="table format (default parquet)")
+    p.add_argument("--format", choices=("parquet", "delta", "iceberg"), default="parquet", help="table format (default parquet)")
+    p.add_argument("--catalog-property", action="append", default=None, metavar="KEY=VALUE", type=_catalog_property,
+                   help="with --format iceberg: a property of the Iceberg catalog to keep the tables in (PyIceberg's"
+                   " load_catalog properties: type=rest uri=https://..., repeat for each); none: a SQL catalog on"
+                   " SQLite under --out")
     add_topics(p)
     add_skip_damaged(p, "source_uri")
     p.add_argument("--tables", help="tables to apply, in TiDB's table-filter syntax ('shop.*,!shop.tmp_*'); later runs into"
@@ -43,6 +47,22 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
+def _catalog_property(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{key.strip() or text!r} is not KEY=VALUE (e.g. type=rest)")
+    return key.strip(), value
+
+
+def _catalog(args: argparse.Namespace):
+    """The Iceberg catalog's properties from ``--catalog-property`` (None: the default catalog)."""
+    if not args.catalog_property:
+        return None
+    if args.format != "iceberg":
+        raise CdcwireError(f"--catalog-property is for --format iceberg; --format {args.format} keeps its tables in --out alone")
+    return dict(args.catalog_property)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..foundation.extras import extra_required
     from ..sinks.sink import open_sink
@@ -55,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     StorageLocation.parse(args.source_uri) if is_storage_uri(args.source_uri) else open_sink(args.source_uri)
     from ..spark.tables.materialize import prepare_materialize
 
+    catalog = _catalog(args)  # before Spark starts
     try:
         prepared = prepare_materialize(args.source_uri, args.out, format=args.format, topics=args.topics,
                                        tables=args.tables, fail_on_data_loss=args.fail_on_data_loss == "true")
@@ -69,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             summary = cs.materialize(spark, args.source_uri, args.out, format=args.format, topics=args.topics,
                                      tables=args.tables, time_zone=args.time_zone,
                                      fail_on_data_loss=args.fail_on_data_loss == "true",
-                                     ddl_policy=args.ddl_policy)
+                                     ddl_policy=args.ddl_policy, catalog=catalog)
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace

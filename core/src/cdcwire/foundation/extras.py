@@ -19,6 +19,7 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
     "compression": frozenset({"cramjam"}),
     "claim-check": frozenset({"fsspec", "s3fs", "aiobotocore", "botocore"}),
     "delta": frozenset({"deltalake"}),
+    "iceberg": frozenset({"pyiceberg", "sqlalchemy"}),
 }
 
 

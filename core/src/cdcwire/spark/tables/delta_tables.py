@@ -164,16 +164,16 @@ def change_delta_files(out: str, table: str, change, run: int) -> None:
     table_now = deltalake.DeltaTable(str(path))
     applied = applied_ts(out, table)
     token = uuid.uuid4().hex[:8]
-    adds, schema = [], None
+    adds = []
     for n, name in enumerate(sorted(_active_files(table_now))):
         rows = change(pq.read_table(path / name))
         found = bucket_of_name(Path(name).name)
         new = file_name(found[0], found[1], run, token, n) if found else f"columns-{run:06d}-{token}-{n:05d}.parquet"
         pq.write_table(rows, path / new)
         adds.append(_add_action(path, new))
-        schema = rows.schema
-    if schema is None:  # no files: the schema alone
-        schema = change(pa.schema(table_now.schema().to_arrow()).empty_table()).schema
+    # the table's columns as the change leaves them, not a file's: a file of a bucket untouched
+    # since an ADD COLUMN lacks the column, which would leave the table with it
+    schema = change(pa.schema(table_now.schema().to_arrow()).empty_table()).schema
     custom = {APPLIED_TS: json.dumps(applied)} if applied is not None else {}
     table_now.create_write_transaction(adds, mode="overwrite", schema=deltalake.Schema.from_arrow(
         pa.schema([f.with_nullable(True) for f in schema])), commit_properties=CommitProperties(custom_metadata=custom))

@@ -47,6 +47,7 @@ from ...transports.storage.location import StorageLocation, is_storage_uri, show
 from ...transports.storage.position import LayoutPosition
 from .changelog import columns_from_signatures, image_signature
 from .delta_tables import applied_ts, change_delta_files, committed_after, empty_delta
+from . import iceberg_tables
 from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
@@ -66,7 +67,7 @@ from .partition_ddls import applied_wipes, learn, partition_images
 from .dropped_tables import expired, park, restore, undone_drops, unrecovered
 from .table_apply import TableRun, write_tables
 
-FORMATS = ("parquet", "delta")
+FORMATS = ("parquet", "delta", "iceberg")
 #: Staged events and changes are read back in column batches of this many rows (Spark's
 #: 4,096 default, times two row images of 24 KB, was 200 MB a batch: an OutOfMemoryError in a
 #: 512 MiB driver); a batch's memory follows its rows' width, so wide tables need few rows a batch.
@@ -154,6 +155,7 @@ def materialize(
     time_zone: str = "UTC",
     fail_on_data_loss: bool = True,
     ddl_policy: str = "apply",
+    catalog: Optional[dict] = None,
 ) -> MaterializeSummary:
     """Apply the source's events since the last run into one table per upstream table under
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
@@ -163,8 +165,11 @@ def materialize(
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
     (``topics`` does not apply; csv rows need ``include-commit-ts=true``). ``ddl_policy``: what
     is done with the DDLs, "apply" (a replay), "skip-destructive" or "stop" (see
-    :mod:`cdcwire.spark.tables.ddl_policy`)."""
+    :mod:`cdcwire.spark.tables.ddl_policy`). ``catalog``: for ``format="iceberg"``, PyIceberg's
+    ``load_catalog`` properties of the catalog to keep the tables in (``{"type": "rest", "uri": ...}``);
+    None: a SQL catalog on SQLite under OUT (see :mod:`.iceberg_tables`)."""
     check_policy(ddl_policy)
+    _check_catalog(format, catalog)
     run = prepare_materialize(source_uri, out, format, topics, tables, fail_on_data_loss)
     if run.nothing_new is not None:
         return run.nothing_new
@@ -174,12 +179,13 @@ def materialize(
         if read.events is None:  # the checkpoint has not moved since the check: nothing new, no Spark job
             return _nothing_new(out, format, state.release_ts, state.release_ts is not None, run.started)
         return apply_events(spark, read.events, out, format, state, True, time_zone, layout=read.position,
-                            ddl_policy=ddl_policy)
+                            ddl_policy=ddl_policy, catalog=catalog)
     try:
         events = read_ranges(spark, run.sink.config.uri, run.ranges, tables=table_filter_option(tables))
     except DataLossError as exc:
         raise _offsets_of_state(out, exc) from None
-    return apply_events(spark, events, out, format, state, _has_resolved(run.sink), time_zone, ddl_policy=ddl_policy)
+    return apply_events(spark, events, out, format, state, _has_resolved(run.sink), time_zone, ddl_policy=ddl_policy,
+                        catalog=catalog)
 
 
 @dataclass(slots=True)
@@ -257,7 +263,7 @@ def _nothing_new(out: str, format: str, release_ts: Optional[int], complete: boo
 
 def materialize_stream(
     df: DataFrame, source_uri: SinkLike, out: str, checkpoint: str, format: str = "parquet", time_zone: str = "UTC",
-    trigger: Optional[dict] = None, ddl_policy: str = "apply",
+    trigger: Optional[dict] = None, ddl_policy: str = "apply", catalog: Optional[dict] = None,
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
@@ -266,6 +272,7 @@ def materialize_stream(
     released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
     check_policy(ddl_policy)
+    _check_catalog(format, catalog)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
     layout = _layout_location(source_uri, None)
@@ -278,7 +285,7 @@ def materialize_stream(
         state.source = source
         position = _layout_batch_position(state) if layout is not None else None
         apply_events(batch.sparkSession, batch, out, format, state, has_resolved, time_zone, layout=position,
-                     ddl_policy=ddl_policy)
+                     ddl_policy=ddl_policy, catalog=catalog)
 
     writer = df.writeStream.foreachBatch(apply_batch).option("checkpointLocation", checkpoint)
     if trigger:
@@ -306,7 +313,7 @@ def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPo
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
     time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
-    ddl_policy: str = "apply",
+    ddl_policy: str = "apply", catalog: Optional[dict] = None,
 ) -> MaterializeSummary:
     """One run over a frame of events read back (topic, partition, offset): the stages above.
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
@@ -329,13 +336,14 @@ def apply_events(
         if callable(layout):
             layout = layout(fresh)
         with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
-            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout, ddl_policy)
+            return _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout, ddl_policy,
+                          catalog)
     finally:
         remove_snapshot(out, staged)
 
 
 def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout,
-           ddl_policy: str = "apply") -> MaterializeSummary:
+           ddl_policy: str = "apply", catalog: Optional[dict] = None) -> MaterializeSummary:
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
@@ -379,9 +387,9 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             pending_dir = None
     missing, recovered = restore(out, format, state, ddls, run_ddls, run)  # RECOVER / FLASHBACK TABLE
     unrecovered(ddl_outcomes, missing)
-    stored = sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out)))
+    stored = sorted(set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format, catalog)))
     wiped_stored = wiped_tables(released, renames, stored)
-    replaced, moved = _rename_tables(out, format, state, renames, run)
+    replaced, moved = _rename_tables(out, format, state, renames, run, catalog)
     replaced += recovered
     applied = dict(state.applied)
     if format == "delta":
@@ -392,6 +400,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             stored_ts = applied_ts(out, name)
             if stored_ts is not None:
                 applied[name] = stored_ts
+    elif format == "iceberg":  # a killed run's commits: what each table's snapshot says
+        applied.update(iceberg_tables.applied_of_tables(out, catalog))
     emptied: dict[str, Wipe] = {}  # the tables of earlier runs a TRUNCATE / DROP empties, by their names now
     for name, wipe in wiped_stored.items():
         now = moved.get(name, name)
@@ -409,6 +419,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             columns_ts[name] = max(c.ts for c in todo)  # applied up to the DDL, once the run's rows are chosen
         elif format == "delta" and (Path(out) / name / "_delta_log").is_dir():
             change_delta_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
+        elif format == "iceberg" and name in applied:
+            iceberg_tables.change_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run, catalog)
     ready = _not_yet_applied(ready, applied)
     applied.update({name: max(ts, applied.get(name, 0)) for name, ts in columns_ts.items()})
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
@@ -442,7 +454,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                      snapshots.get(name), tuple(columns_changed.get(name, ())))
             for name in changed
         ]
-        written, zero_dates = write_tables(spark, out, format, last, to_write, run, time_zone)
+        written, zero_dates = write_tables(spark, out, format, last, to_write, run, time_zone, catalog)
         counts: dict[str, TableCounts] = {}
         for t in to_write:
             name, done = t.name, written[t.name].counts
@@ -460,7 +472,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         remove_snapshot(out, decided_dir)
     up_to_wipes = point.ts if point.ts is not None else max((w.ts for w in released), default=0)
     replaced += _empty_tables(out, format, state, {n: w for n, w in emptied.items() if n not in changed}, snapshots,
-                              applied, up_to_wipes, run)
+                              applied, up_to_wipes, run, catalog)
     replaced += expired(state, ddls, run_ddls, point.ts)  # dropped tables no longer kept for a RECOVER
     step("committing", done=len(changed), total=len(changed))
     previous_pending = state.pending
@@ -555,7 +567,8 @@ def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dic
 _SUMMED = (*ROW_KINDS, "duplicates", "key_only", "keyless", "conflicts", "changes")
 
 
-def _rename_tables(out: str, format: str, state: TablesState, renames, run: int) -> tuple[list[str], dict[str, str]]:
+def _rename_tables(out: str, format: str, state: TablesState, renames, run: int,
+                   catalog: Optional[dict] = None) -> tuple[list[str], dict[str, str]]:
     """Give the tables of earlier runs the names the run's renames not applied yet give them (see
     :mod:`.table_renames`); (the Parquet snapshots to remove after the commit, {old name: new}). A renamed Parquet
     table's snapshot is linked under its new name (``<new>/renamed-N``), so the directory a
@@ -564,9 +577,16 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int)
     if not new:
         return [], {}
     state.renamed_ts = max(r.ts for r in new)
-    moved = renamed_tables_of(sorted(set(state.applied) | set(state.snapshots) | set(_delta_tables_in(out))), new)
+    stored = set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format, catalog))
+    moved = renamed_tables_of(sorted(stored), new)
     if not moved:
         return [], {}
+    if format == "iceberg":
+        old, name = sorted(moved.items())[0]
+        raise CdcwireError(
+            f"RENAME TABLE {old} TO {name}: renaming an Iceberg table that earlier runs wrote is not supported yet"
+            " (its location is named for it); materialize the renamed tables into a new output directory, or leave"
+            f" them out with a table filter (--tables '*.*,!{old}')")
     before = state.snapshots
     state.applied = renamed_entries(state.applied, moved)
     state.snapshots = renamed_entries(state.snapshots, moved)
@@ -583,7 +603,7 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int)
 
 
 def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, Wipe], snapshots: dict[str, str],
-                  applied: dict[str, int], up_to: int, run: int) -> list[Optional[str]]:
+                  applied: dict[str, int], up_to: int, run: int, catalog: Optional[dict] = None) -> list[Optional[str]]:
     """The tables of earlier runs a TRUNCATE or DROP empties and no later change of the run
     writes again (see :mod:`.table_wipes`): a truncated one is left with no rows, applied up to
     ``up_to``; a dropped one leaves the output. Parquet: in ``snapshots`` and ``applied``, for the
@@ -605,6 +625,9 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
                 applied[name] = up_to
         elif wipe.drops:
             dropped_delta.append((name, wipe, applied.pop(name, None)))
+        elif format == "iceberg":
+            iceberg_tables.truncate_table(out, name, up_to, catalog)
+            applied[name] = up_to
         else:
             empty_delta(out, name, up_to)
             applied[name] = up_to
@@ -613,6 +636,9 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
             state.applied.pop(name, None)
         state.save(out)
         for name, wipe, applied_before in dropped_delta:
+            if format == "iceberg":
+                iceberg_tables.drop_table(out, name, catalog)  # a RECOVER finds no copy kept: reported not applied
+                continue
             if wipe.kind == "drop":  # kept for a RECOVER TABLE (see dropped_tables)
                 park(out, format, state.dropped, name, wipe.ts, applied_before)
             shutil.rmtree(Path(out) / name, ignore_errors=True)
@@ -627,6 +653,13 @@ def _finish_moves(out: str, state: TablesState) -> None:
     make_moves(out, state.renaming, saved)
     state.renaming = None
     state.save(out)
+
+
+def _format_tables_in(out: str, format: str, catalog: Optional[dict] = None) -> list[str]:
+    """The tables of the format under OUT (Delta directories, Iceberg tables in OUT's catalog)."""
+    if format == "iceberg":
+        return iceberg_tables.tables_in(out, catalog)
+    return _delta_tables_in(out)
 
 
 def _delta_tables_in(out: str) -> list[str]:
@@ -696,6 +729,12 @@ def _layout_location(source_uri: SinkLike, topics) -> Optional[StorageLocation]:
 
 def _has_resolved(sink) -> bool:
     return sink.codec.policy(sink.config).resolved != Broadcast.NONE
+
+
+def _check_catalog(format: str, catalog: Optional[dict]) -> None:
+    if catalog is not None and format != "iceberg":
+        raise CdcwireError(f"catalog properties are for Iceberg tables; format {format!r} keeps its tables in OUT alone:"
+                           " give format='iceberg' or leave the catalog out")
 
 
 def _check_format(format: str) -> None:

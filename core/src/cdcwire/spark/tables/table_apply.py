@@ -28,8 +28,9 @@ from ..runtime.side_by_side import side_by_side
 from .changelog import typed_columns, zero_dates_of_tables
 from .column_ddls import ColumnChange, with_defaults
 from .delta_tables import DeltaNow, apply_to_delta, commit_delta
+from . import iceberg_tables
 from .parquet_tables import apply_to_parquet, finish_snapshot, next_snapshot, remove_snapshot
-from .table_buckets import bucket_count_for, outgrown, rows_of, rows_per_bucket
+from .table_buckets import Layout, bucket_count_for, outgrown, rows_of, rows_per_bucket
 from .tables_job import TableWork, adds_columns, rewrite_tables
 from .typed_values import TableTyping
 
@@ -73,9 +74,11 @@ def plan_setting(spark: SparkSession) -> str:
 
 def write_tables(
     spark: SparkSession, out: str, format: str, last: DataFrame, tables: list[TableRun], run: int, time_zone: str,
+    catalog: Optional[dict] = None,
 ) -> tuple[dict[str, TableWritten], dict[str, int]]:
     """Write every table of ``tables`` from the deciding changes ``last``; (per table what was
-    written, per table the zero dates of the rows written)."""
+    written, per table the zero dates of the rows written). ``catalog``: Iceberg's catalog
+    properties (None: the SQL catalog under OUT)."""
     keys = {t.name: _keys(last, t) for t in tables}
     per_table = plan_setting(spark) == "per-table"
     per_bucket = rows_per_bucket(spark)
@@ -83,7 +86,7 @@ def write_tables(
     alone: list[TableRun] = []
     anew: set[str] = set()
     for t in tables:
-        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run, per_bucket)
+        work, now = (None, None) if per_table else _work(out, format, t, keys[t.name], run, per_bucket, catalog)
         if work is None:
             alone.append(t)
             if now == _ANEW:
@@ -97,7 +100,7 @@ def write_tables(
         done = rewrite_tables(spark, last, [w for _, w, _ in one], time_zone, run)
         zero_dates.update(done.zero_dates)
         step(f"committing {len(one)} table{'s' if len(one) > 1 else ''}", total=len(one))
-        written.update(_commit(out, format, one, done.rewrites))
+        written.update(_commit(out, format, one, done.rewrites, catalog))
     if alone:
         columns = {t.name: list(t.columns) for t in alone}
         zero_dates.update(zero_dates_of_tables(_upserts_as_inserts(last), columns, time_zone))
@@ -105,22 +108,27 @@ def write_tables(
     return written, zero_dates
 
 
-def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_bucket: int):
+def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_bucket: int, catalog=None):
     """The table's part of the one plan, with its format's state before; (None, None): the table
     holds files of no bucket, it goes per table; (None, _ANEW): it outgrew its buckets, it goes
-    per table and is bucketed anew."""
+    per table and is bucketed anew (not Iceberg's: the per-table plan does not write Iceberg, so
+    an Iceberg table keeps its buckets)."""
     root = Path(out)
     schema, table = t.name.split(".", 1)
     if format == "parquet":
         directory, source, target, layout = next_snapshot(out, t.name, None if t.wiped else t.current, run)
         now = directory
+    elif format == "iceberg":  # names relative to the table's location: data/<bucket file>
+        now = None
+        layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name, catalog))
+        source, target = root / t.name, iceberg_tables.data_directory(out, t.name)
     else:
         now = DeltaNow.of(out, t.name, t.wiped)
         layout, source = now.layout, root / t.name
         target = source
     if layout.unbucketed:
         return None, None
-    if layout.buckets:
+    if layout.buckets and format != "iceberg":
         rows = rows_of(source, layout.names) if format == "parquet" else now.rows
         if outgrown(rows + t.changes, layout.buckets, per_bucket):
             return None, _ANEW
@@ -133,7 +141,7 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_buc
     return TableWork(typing, layout, source, target, every), now
 
 
-def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
+def _commit(out: str, format: str, one, rewrites, catalog=None) -> dict[str, TableWritten]:
     """Each table's rewrite committed: Parquet links the untouched buckets; Delta commits, a few
     tables at a time (delta-rs works outside the GIL)."""
     def commit(item) -> tuple[str, TableWritten]:
@@ -142,6 +150,11 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         if format == "parquet":
             finish_snapshot(done, work.source, work.target)
             return t.name, TableWritten(now, done.counts)
+        if format == "iceberg":
+            added = [f"{iceberg_tables.DATA_DIR}/{n}" for names in done.written.values() for n in names]
+            iceberg_tables.commit_files(out, t.name, added, done.replaced, t.up_to, _arrow_schema(done.schema),
+                                        wiped=t.wiped, properties=catalog)
+            return t.name, TableWritten(None, done.counts)
         commit_delta(out, t.name, now, done, t.up_to, t.wiped)
         return t.name, TableWritten(None, done.counts)
 
@@ -151,7 +164,19 @@ def _commit(out: str, format: str, one, rewrites) -> dict[str, TableWritten]:
         return dict(pool.map(commit, one))
 
 
+def _arrow_schema(schema):
+    """The Arrow schema of a rewrite's files (Spark's types, timestamps in UTC), as the commit takes it."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
+
+
 def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone, anew: set[str]) -> dict[str, TableWritten]:
+    if format == "iceberg":
+        raise CdcwireError(
+            f"Iceberg tables are written by the one plan only: {PLAN_SETTING}=per-table, or a table holding files not"
+            f" named for a bucket ({', '.join(t.name for t in tables[:3])}), is not supported for format iceberg;"
+            f" unset {PLAN_SETTING}")
     finished: list[str] = []
 
     def apply_table(t: TableRun) -> TableWritten:

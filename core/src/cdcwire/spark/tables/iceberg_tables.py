@@ -1,0 +1,384 @@
+"""Committing a table's files to an Apache Iceberg table: the executors write, the driver commits.
+
+The Iceberg counterpart of :mod:`.delta_tables`, through PyIceberg (``cdcwire[iceberg]``, no
+JVM jar). A run's executors write the touched buckets' new Parquet files under the table's
+location (``OUT/schema.table/data/``, named by :mod:`.table_buckets`); the driver then commits
+them with :func:`commit_files`: ONE snapshot that adds the new files and removes the ones they
+replace (PyIceberg's ``update_snapshot().overwrite()`` producer with ``append_data_file`` and
+``delete_data_file``, an ``overwrite`` snapshot; ``merge_append()``, an ``append``, when nothing
+is removed. Its ``add_files`` only appends, and its ``overwrite``/``delete`` take row filters
+and rewrite rows, not given files). The driver reads only the new files' footers (row
+counts, column stats). The snapshot's summary carries the commit ts the table is applied up to
+(``cdcwire.applied_ts``, the Delta tables' key), so a killed run re-run commits nothing twice:
+a commit at or below the table's applied ts is skipped.
+
+Catalog. By default PyIceberg's SQL catalog on a SQLite file, ``OUT/_cdcwire/iceberg-catalog.db``
+(:data:`CATALOG_FILE`), warehouse ``OUT``: no server, and any Iceberg reader that takes a SQL
+catalog (PyIceberg, polars, daft, Spark's JdbcCatalog) opens it. Any other catalog PyIceberg
+supports (REST, Glue, Hive, SQL on PostgreSQL) through the properties the caller gives
+(``load_catalog`` properties: ``type``, ``uri``, ...). One namespace per upstream schema, one
+table per upstream table; the table's location is always ``OUT/schema.table``, whatever the
+catalog, so the executors write where the table lives.
+
+Field ids: the written files carry none (the executors write plain Parquet from Spark's
+rows; the ids of a column added in the run exist only once the driver commits). The table
+carries a name mapping (``schema.name-mapping.default``, set when it is created and kept by
+PyIceberg's schema updates), which is how the Iceberg spec reads files without ids: every
+reader (PyIceberg, polars, Spark, Trino) maps the files' columns to fields by name. A rename
+keeps the old name in the mapping (old files still read), so it could be metadata-only; but a
+column dropped and added again under the same name would read the old files' values, so a
+DROP or RENAME COLUMN rewrites the files (:func:`change_files`, as :mod:`.column_ddls` does
+for Delta): no file then holds a column under a name the mapping gives another field.
+
+Schema: created from the files' Arrow schema (every column nullable: older files lack later
+columns); a later commit evolves it first, in the same transaction, through Iceberg's own
+``update_schema().union_by_name``: columns added, types widened (int to bigint, float to
+double, decimal precision), never narrowed (a narrower file reads as the wider type). A change
+Iceberg does not allow (string to int, a decimal's scale) is a one-line error.
+
+Partitioning: none (an unpartitioned spec). The bucket layout hashes keys with Spark's
+``xxhash64`` (:mod:`.table_buckets`), Iceberg's ``bucket(N, key)`` with 32-bit Murmur3: files
+of one of our buckets hold rows of every Iceberg bucket, so the spec would lie. The bucket is
+in each file's name, as for Parquet and Delta.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+from typing import Iterable, Mapping, Optional
+
+import pyarrow as pa
+
+from ...foundation.errors import CdcwireError
+from ...foundation.extras import extra_required
+from .delta_tables import APPLIED_TS
+
+#: The default catalog's SQLite file, under OUT.
+CATALOG_FILE = "_cdcwire/iceberg-catalog.db"
+#: The catalog's name (PyIceberg's ``load_catalog`` name; the SQL catalog's ``catalog_name`` column).
+CATALOG_NAME = "cdcwire"
+#: Where a table's data files are written, under its location (Iceberg's convention).
+DATA_DIR = "data"
+#: Held while a catalog is opened and while a namespace is created: the SQL catalog creates its
+#: tables when first opened, and neither that nor a namespace's insert tolerates a second thread
+#: doing the same at once (the tables are committed side by side, from driver threads).
+_CREATING = threading.Lock()
+
+
+def _pyiceberg():
+    with extra_required("iceberg", "materialize --format iceberg"):
+        import pyiceberg.catalog
+        import pyiceberg.io.pyarrow  # noqa: F401  (the footers' stats)
+    return pyiceberg
+
+
+def catalog(out: str, properties: Optional[Mapping[str, str]] = None):
+    """The catalog of OUT's tables: ``properties`` (PyIceberg ``load_catalog`` properties) or,
+    without them, the SQL catalog on ``OUT/_cdcwire/iceberg-catalog.db`` with warehouse OUT."""
+    pyiceberg = _pyiceberg()
+    if properties is None:
+        db = Path(out) / CATALOG_FILE
+        db.parent.mkdir(parents=True, exist_ok=True)
+        properties = {"type": "sql", "uri": f"sqlite:///{db.resolve()}", "warehouse": _uri(out)}
+    if properties.get("type") == "sql":  # PyIceberg says "pip install 'pyiceberg[sql-sqlite]'" without it
+        with extra_required("iceberg", "materialize --format iceberg"):
+            import sqlalchemy  # noqa: F401
+    with _CREATING:
+        return pyiceberg.catalog.load_catalog(CATALOG_NAME, **dict(properties))
+
+
+def table_location(out: str, table: str) -> str:
+    """The location of ``table`` ("schema.table"): ``OUT/schema.table``, as a URI."""
+    return f"{_uri(out)}/{table}"
+
+
+def data_directory(out: str, table: str) -> Path:
+    """The local directory the executors write ``table``'s new files to (names in
+    :func:`commit_files` are relative to the table's location: ``data/bucket-...``)."""
+    return Path(out) / table / DATA_DIR
+
+
+def applied_ts(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> Optional[int]:
+    """The commit ts ``table`` was applied up to: the current snapshot's ``cdcwire.applied_ts``;
+    None for a table not in the catalog or never committed by a run."""
+    found = _load(catalog(out, properties), table)
+    return _applied(found) if found is not None else None
+
+
+def tables_in(out: str, properties: Optional[Mapping[str, str]] = None) -> list[str]:
+    """The tables of OUT ("schema.table"): those of the catalog's namespaces whose location is
+    OUT's (a shared catalog may hold tables of other writers)."""
+    return sorted(name for name, _ in _tables_of(out, catalog(out, properties)))
+
+
+def applied_of_tables(out: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
+    """Per table of OUT committed by a run, the commit ts it was applied up to (one catalog)."""
+    applied = {}
+    for name, found in _tables_of(out, catalog(out, properties)):
+        ts = _applied(found)
+        if ts is not None:
+            applied[name] = ts
+    return applied
+
+
+def _tables_of(out: str, cat):
+    """(name, table) of each table of the catalog whose location is OUT's."""
+    for namespace in cat.list_namespaces():
+        for identifier in cat.list_tables(namespace):
+            name = ".".join(identifier[-2:])
+            found = _load(cat, name)
+            if found is not None and found.location().rstrip("/") == table_location(out, name):
+                yield name, found
+
+
+def active_files(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
+    """The table's current data files (names relative to its location) and their sizes: what
+    :class:`~.table_buckets.Layout` takes. Empty for a table not in the catalog."""
+    found = _load(catalog(out, properties), table)
+    if found is None:
+        return {}
+    base = table_location(out, table) + "/"
+    return {_relative(f.file_path, base): f.file_size_in_bytes for f in _data_files(found).values()}
+
+
+def commit_files(
+    out: str, table: str, added: Iterable[str], removed: Iterable[str], applied: int,
+    schema: Optional[pa.Schema] = None, wiped: bool = False, properties: Optional[Mapping[str, str]] = None,
+) -> bool:
+    """Commit one snapshot of ``table`` that adds the ``added`` files and removes the ``removed``
+    ones (names relative to the table's location, written there already), its summary carrying
+    ``applied``; True if committed, False if the table is already applied up to ``applied`` (a
+    killed run's commit done before it died: nothing twice).
+
+    ``schema``: the files' Arrow schema (default: the first added file's; required without
+    files). A new table is created with it in the same commit (in the schema's namespace,
+    created if missing); an existing one's schema is evolved to take it first, in the same
+    transaction. ``wiped``: a TRUNCATE or DROP came before the files: every current file is
+    removed and the table's schema becomes ``schema`` (columns it lacks dropped), as a table
+    made anew."""
+    _pyiceberg()
+    from pyiceberg.io import load_file_io
+
+    base = table_location(out, table)
+    cat = catalog(out, properties)
+    io = load_file_io(cat.properties, base)
+    found = _load(cat, table)
+    done = _applied(found) if found is not None else None
+    if done is not None and done >= applied:
+        return False
+    _commit(cat, io, found, table, base, list(added), list(removed), applied, schema, wiped)
+    return True
+
+
+def _commit(cat, io, found, table: str, base: str, added: list[str], removed: list[str], applied: Optional[int],
+            schema: Optional[pa.Schema], wiped: bool) -> None:
+    """:func:`commit_files` past its applied-ts check (``applied`` None: the summary says none)."""
+    if schema is None:
+        if not added:
+            raise CdcwireError(f"Iceberg table {table}: a commit without files needs the rows' schema")
+        import pyarrow.parquet as pq
+
+        with io.new_input(f"{base}/{added[0]}").open() as first:
+            schema = pq.read_schema(first)
+    schema = pa.schema([f.with_nullable(True) for f in schema])
+    if found is not None:
+        tx = found.transaction()
+        current = _data_files(found)
+        if wiped:
+            removed = list(current)
+            _replace_schema(tx, schema, table)
+        else:
+            removed = [f"{base}/{name}" for name in removed]
+            _evolve(tx, schema, table)
+        stale = [p for p in removed if p not in current]
+        if stale:
+            raise CdcwireError(
+                f"Iceberg table {table}: {len(stale)} file(s) to remove are not in its current snapshot"
+                f" ({_relative(stale[0], base + '/')}); another writer committed since the run read it: re-run")
+        again = [name for name in added if f"{base}/{name}" in current]
+        if again:  # committed twice, its rows would be read twice
+            raise CdcwireError(f"Iceberg table {table}: {len(again)} file(s) to add are in it already ({again[0]})")
+        gone = [current[p] for p in removed]
+    else:
+        namespace = table.split(".", 1)[0]
+        with _CREATING:
+            cat.create_namespace_if_not_exists(namespace)
+        tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
+        tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
+        gone = []
+    update = tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)} if applied is not None else {})
+    # an "append" when the run only adds (what an incremental reader streams without a flag), an
+    # "overwrite" when it also removes; the append merges small manifests as Iceberg's does
+    with (update.overwrite() if gone else update.merge_append()) as snapshot:
+        for data_file in gone:
+            snapshot.delete_data_file(data_file)
+        for name in added:  # the footer's row count and column stats, mapped to field ids by name
+            snapshot.append_data_file(_data_file(io, tx.table_metadata, base, name, table))
+    tx.commit_transaction()
+
+
+def change_files(out: str, table: str, change, run: int, properties: Optional[Mapping[str, str]] = None) -> None:
+    """Every file of the table passed through ``change`` (a pyarrow table to a pyarrow table: a
+    column DDL, see :mod:`.column_ddls`) into new files of the same buckets, committed in one
+    snapshot that replaces them all, the table's schema becoming theirs (a dropped or renamed
+    column leaves it; a renamed one comes back with a new field id: the files are rewritten, so
+    no old file could read through the name mapping under another column); the snapshot keeps
+    the table's applied ts. The Iceberg counterpart of :func:`.delta_tables.change_delta_files`."""
+    import uuid
+
+    import pyarrow.parquet as pq
+    from pyiceberg.io import load_file_io
+
+    from .table_buckets import bucket_of_name, file_name
+
+    base = table_location(out, table)
+    cat = catalog(out, properties)
+    found = _load(cat, table)
+    if found is None:
+        raise CdcwireError(f"Iceberg table {table} is not in the catalog of {out}")
+    io = load_file_io(cat.properties, base)
+    token = uuid.uuid4().hex[:8]
+    directory = data_directory(out, table)
+    directory.mkdir(parents=True, exist_ok=True)
+    added = []
+    for n, path in enumerate(sorted(_data_files(found))):
+        with io.new_input(path).open() as source:
+            rows = change(pq.read_table(source))
+        found_bucket = bucket_of_name(Path(path).name)
+        name = file_name(found_bucket[0], found_bucket[1], run, token, n) if found_bucket \
+            else f"columns-{run:06d}-{token}-{n:05d}.parquet"
+        pq.write_table(rows, directory / name)
+        added.append(f"{DATA_DIR}/{name}")
+    # the table's columns as the change leaves them (a file may lack a column added after it)
+    schema = change(found.schema().as_arrow().empty_table()).schema
+    _commit(cat, io, found, table, base, added, [], _applied(found), schema, wiped=True)
+
+
+def truncate_table(out: str, table: str, applied: int, properties: Optional[Mapping[str, str]] = None) -> bool:
+    """A TRUNCATE with nothing after it: one snapshot removing every file (the schema stays),
+    carrying ``applied``; False if the table is already applied up to it."""
+    return commit_files(out, table, [], [], applied, schema=_arrow_schema(out, table, properties),
+                        wiped=True, properties=properties)
+
+
+def drop_table(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> None:
+    """A DROP with nothing after it: the table leaves the catalog and its files are removed
+    (its directory under a local OUT, files never committed with it; else the files its
+    metadata names). A table not in the catalog: nothing to do."""
+    cat = catalog(out, properties)
+    if _load(cat, table) is None:
+        return
+    if "://" in str(out):
+        cat.purge_table(_identifier(table))
+        return
+    cat.drop_table(_identifier(table))
+    shutil.rmtree(Path(out) / table, ignore_errors=True)
+
+
+def _data_file(io, metadata, base: str, name: str, table: str):
+    """The DataFile of a written file: its footer's row count and column stats."""
+    from pyiceberg.io.pyarrow import parquet_file_to_data_file
+
+    try:
+        return parquet_file_to_data_file(io, metadata, f"{base}/{name}")
+    except ValueError as exc:  # its columns do not fit the table's schema
+        raise CdcwireError(f"Iceberg table {table}: file {name} does not fit the table's schema: {_one_line(exc)[:300]};"
+                           " pass the files' schema to commit_files") from None
+
+
+def _applied(found) -> Optional[int]:
+    snapshot = found.current_snapshot()
+    if snapshot is None or snapshot.summary is None:
+        return None
+    value = snapshot.summary.additional_properties.get(APPLIED_TS)
+    return int(value) if value is not None else None
+
+
+def _arrow_schema(out: str, table: str, properties) -> pa.Schema:
+    found = _load(catalog(out, properties), table)
+    if found is None:
+        raise CdcwireError(f"Iceberg table {table} is not in the catalog of {out}")
+    return found.schema().as_arrow()
+
+
+def _evolve(tx, schema: pa.Schema, table: str) -> None:
+    """The table's schema made to take files of ``schema``: columns added, types widened."""
+    from pyiceberg.exceptions import ValidationError
+
+    try:
+        with tx.update_schema() as update:
+            update.union_by_name(schema)
+    except (ValidationError, ValueError) as exc:
+        raise CdcwireError(f"Iceberg table {table}: the rows' schema does not evolve the table's: {_one_line(exc)}"
+                           " (Iceberg widens int to bigint, float to double and a decimal's precision only)") from None
+
+
+def _replace_schema(tx, schema: pa.Schema, table: str) -> None:
+    """The table made anew (after a TRUNCATE or DROP): the columns ``schema`` lacks, or has with
+    a type the column cannot take, dropped; then the schema evolved to it (a column back with
+    another type gets a new field id)."""
+    wanted = {f.name: f for f in schema}
+    stale = [f.name for f in tx.table_metadata.schema().fields if f.name not in wanted or not _takes(f, wanted[f.name])]
+    if stale:
+        with tx.update_schema(allow_incompatible_changes=True) as update:
+            for name in stale:
+                update.delete_column(name)
+    _evolve(tx, schema, table)
+
+
+def _takes(field, arrow_field: pa.Field) -> bool:
+    """Whether Iceberg's ``field`` takes values of ``arrow_field`` (the same type or a widening)."""
+    from pyiceberg.exceptions import ResolveError
+    from pyiceberg.io.pyarrow import pyarrow_to_schema
+    from pyiceberg.schema import promote
+    from pyiceberg.table.name_mapping import MappedField, NameMapping
+
+    other = pyarrow_to_schema(pa.schema([arrow_field]), name_mapping=NameMapping([MappedField(field_id=1, names=[arrow_field.name])]),
+                              format_version=2).find_field(arrow_field.name).field_type
+    for narrow, wide in ((other, field.field_type), (field.field_type, other)):
+        try:
+            if narrow == wide or promote(narrow, wide) == wide:
+                return True
+        except ResolveError:
+            pass
+    return False
+
+
+def _data_files(found) -> dict:
+    """The current snapshot's data files by path."""
+    snapshot = found.current_snapshot()
+    if snapshot is None:
+        return {}
+    files = {}
+    for manifest in snapshot.manifests(found.io):
+        for entry in manifest.fetch_manifest_entry(found.io, discard_deleted=True):
+            files[entry.data_file.file_path] = entry.data_file
+    return files
+
+
+def _load(cat, table: str):
+    from pyiceberg.exceptions import NoSuchTableError
+
+    try:
+        return cat.load_table(_identifier(table))
+    except NoSuchTableError:
+        return None
+
+
+def _identifier(table: str) -> tuple[str, str]:
+    schema, name = table.split(".", 1)
+    return (schema, name)
+
+
+def _uri(out: str) -> str:
+    return str(out).rstrip("/") if "://" in str(out) else Path(out).resolve().as_uri()
+
+
+def _relative(path: str, base: str) -> str:
+    return path[len(base):] if path.startswith(base) else path
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())

@@ -1,0 +1,155 @@
+"""cs.materialize(format="iceberg"): the tables equal an in-order replay of the stream
+(tests/table_replay.py), read back through the Iceberg catalog by PyIceberg's scan and by
+polars; DDLs (TRUNCATE, DROP + CREATE, ADD / DROP COLUMN) as a replay runs them; a run killed
+after its commits and run again leaves the same tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, DDLType, RowChangedEvent
+from cdcwire import spark as cs
+from cdcwire.foundation.errors import CdcwireError
+from cdcwire.spark.tables import iceberg_tables
+from cdcwire.spark.tables.table_state import STATE_FILE
+
+from table_replay import replay
+from test_spark_materialize_ddl import ddl, resolved, row, source
+
+KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+
+
+def tables_in(out: Path) -> dict[str, dict[tuple, dict]]:
+    """Every table of OUT's catalog, read by PyIceberg's scan: name -> key -> row."""
+    cat = iceberg_tables.catalog(str(out))
+    found = {name: cat.load_table(tuple(name.split("."))).scan().to_arrow().to_pylist()
+             for name in iceberg_tables.tables_in(str(out))}
+    return {name: {(r["id"],): r for r in rows} for name, rows in found.items()}
+
+
+def polars_rows(out: Path, name: str) -> dict[tuple, dict]:
+    """One table read by polars' Iceberg reader, from the table's current metadata file."""
+    table = iceberg_tables.catalog(str(out)).load_table(tuple(name.split(".")))
+    rows = pl.scan_iceberg(table, reader_override="native").collect().to_dicts()
+    return {(r["id"],): r for r in rows}
+
+
+def run(spark, uri: str, out: Path):
+    return cs.materialize(spark, uri, str(out), format="iceberg")
+
+
+def test_a_run_and_two_incremental_runs_equal_an_in_order_replay(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    first = [row(1, "t", 1, "a"), row(2, "t", 2, "b"), row(3, "u", 1, "x"), resolved(4)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first)
+    second = [row(5, "t", 2, "b2"), RowChangedEvent(6 << 18, "shop", "t", None, row(0, "t", 1).columns), row(7, "t", 3, "c"),
+              resolved(8)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    summary = run(spark, uri, out)
+    assert summary.tables["shop.t"].deleted == 1 and summary.tables["shop.t"].updated == 1
+    assert tables_in(out) == replay(first + second)
+    third = [row(9, "u", 2, "y"), row(10, "t", 4, "d"), resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, third))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second + third)
+    assert polars_rows(out, "shop.t") == replay(first + second + third)["shop.t"]
+    assert iceberg_tables.applied_ts(str(out), "shop.t") == 11 << 18
+
+
+def test_a_truncate_and_a_drop_then_create_are_run_as_a_replay_runs_them(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    first = [row(1, "trunc", 1), row(2, "trunc", 2), row(1, "gone", 1), row(2, "gone", 2), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [ddl(4, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE),
+              ddl(5, "gone", "DROP TABLE gone", DDLType.DROP_TABLE),
+              ddl(6, "gone", "CREATE TABLE gone (id BIGINT PRIMARY KEY, name VARCHAR(8))", DDLType.CREATE_TABLE),
+              row(7, "gone", 9, "new"), resolved(8)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) == {"shop.trunc": {}, "shop.gone": {(9,): {"id": 9, "name": "new"}}}
+
+
+def test_a_table_dropped_in_a_later_run_leaves_the_catalog_and_the_output(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    first = [row(1, "kept", 1), row(1, "gone", 1), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [ddl(3, "gone", "DROP TABLE gone", DDLType.DROP_TABLE), resolved(4)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) and not (out / "shop.gone").exists()
+
+
+def test_columns_added_and_dropped_in_a_later_run_change_the_rows_of_earlier_runs(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "t", 1, "ann"), row(2, "t", 2, "bo"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [ddl(10, "t", "ALTER TABLE t ADD COLUMN qty INT DEFAULT 5", DDLType.ADD_COLUMN),
+              ddl(11, "t", "ALTER TABLE t DROP COLUMN name", DDLType.DROP_COLUMN),
+              RowChangedEvent(13 << 18, "shop", "t", (Column("id", ColumnType.BIGINT, KEY, 3, "bigint(20)"),
+                                                      Column("qty", ColumnType.INT, ColumnFlag.NULLABLE, 7, "int(11)"))),
+              resolved(14)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) == {"shop.t": {(1,): {"id": 1, "qty": 5}, (2,): {"id": 2, "qty": 5},
+                                                                   (3,): {"id": 3, "qty": 7}}}
+
+
+def test_a_run_killed_between_its_tables_commits_and_run_again_leaves_the_same_tables(spark, tmp_path) -> None:
+    out = tmp_path / "out"
+    first = [row(1, "t", 1, "a"), row(2, "t", 2, "b"), row(1, "u", 1, "x"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    before = (out / STATE_FILE).read_bytes()
+    second = [row(4, "t", 1, "a2"), row(5, "t", 3, "c"), row(6, "u", 2, "y"), resolved(7)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    # killed after shop.t's commit, before shop.u's and the state's: u back at its first snapshot
+    (out / STATE_FILE).write_bytes(before)
+    u = iceberg_tables.catalog(str(out)).load_table(("shop", "u"))
+    u.manage_snapshots().rollback_to_snapshot(u.snapshots()[0].snapshot_id).commit()
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second)
+    t = iceberg_tables.catalog(str(out)).load_table(("shop", "t"))
+    assert len(t.snapshots()) == 2  # the re-run committed nothing twice to the table already applied
+
+
+def test_the_per_table_plan_refuses_iceberg_in_one_line(spark, tmp_path) -> None:
+    uri = source(tmp_path, [row(1, "t", 1), resolved(2)])
+    spark.conf.set("spark.cdcwire.tables.plan", "per-table")
+    try:
+        with pytest.raises(CdcwireError, match="one plan only"):
+            run(spark, uri, tmp_path / "out")
+    finally:
+        spark.conf.unset("spark.cdcwire.tables.plan")
+
+
+def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spark, tmp_path, capsys) -> None:
+    from cdcwire.cli import main
+
+    events = [row(1, "t", 1, "a"), row(2, "t", 2, "b"), resolved(3)]
+    uri, out, db = source(tmp_path, events), tmp_path / "out", tmp_path / "elsewhere.db"
+    properties = {"type": "sql", "uri": f"sqlite:///{db}", "warehouse": out.as_uri()}
+    flags = [f for k, v in properties.items() for f in ("--catalog-property", f"{k}={v}")]
+    assert main(["materialize", uri, "--out", str(out), "--format", "iceberg", "--quiet", *flags]) == 0
+    assert "materialized 1 table(s)" in capsys.readouterr().out
+    table = iceberg_tables.catalog(str(out), properties).load_table(("shop", "t"))
+    assert {(r["id"],): r for r in table.scan().to_arrow().to_pylist()} == replay(events)["shop.t"]
+    assert iceberg_tables.tables_in(str(out)) == []  # not in the default catalog under OUT
+
+
+def test_a_rename_of_a_table_an_earlier_run_wrote_is_refused_naming_it(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    cdcwire.write(uri, cdcwire.encode(uri, [ddl(3, "a", "RENAME TABLE a TO b", DDLType.RENAME_TABLE), resolved(4)]))
+    with pytest.raises(CdcwireError, match=r"RENAME TABLE shop\.a TO shop\.b: renaming an Iceberg table"):
+        run(spark, uri, out)
+    assert tables_in(out) == replay(first)
