@@ -4,14 +4,24 @@ tests of a few files on a session of its own so that the halves end about togeth
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REST_HALF_SPARK_FILES
-
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _suite_conftest():
+    """tests/conftest.py, loaded by its path (``import conftest`` may find a plugin's)."""
+    spec = importlib.util.spec_from_file_location("cdcwire_suite_conftest", REPO / "tests" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REST_HALF_SPARK_FILES = _suite_conftest().REST_HALF_SPARK_FILES
 
 
 def collected(part: str, *paths: str) -> list[str]:
