@@ -27,3 +27,17 @@ def test_the_flink_judge_by_file_directory_or_node_id_needs_pyflink() -> None:
     assert needs_flink("plugins/debezium/tests/test_flink_reads_debezium.py")
     assert needs_flink("plugins/debezium")
     assert needs_flink("plugins/debezium/tests/test_flink_reads_debezium.py::test_flink_reads_the_rows", "-x")
+
+
+def test_a_file_that_only_names_pyflinks_venv_needs_no_pyflink() -> None:
+    # This file names .venv-flink in its docstring; running it alone installs nothing more.
+    assert not needs_flink("tests/test_setup_selection.py")
+
+
+def test_a_module_marked_needs_pyflink_needs_it(tmp_path: Path) -> None:
+    marked = tmp_path / "test_judged_by_flink.py"
+    marked.write_text('"""Read by Flink."""\nimport pytest\n\npytestmark = pytest.mark.needs_pyflink\n')
+    mentioned = tmp_path / "test_mentions_flink.py"
+    mentioned.write_text('"""Not Flink: .venv-flink and pytest.mark.needs_pyflink are only named here."""\n')
+    assert needs_flink(str(marked))
+    assert not needs_flink(str(mentioned))

@@ -215,7 +215,11 @@ def test_a_table_name_that_cannot_be_a_directory_fails_cs_write_before_anything_
     assert not (tmp_path / "deep").exists() and not (tmp_path / "escape_t").exists()
 
 
-def test_cdcwire_run_refuses_a_table_name_that_cannot_be_a_directory_in_one_line(tmp_path: Path, capsys) -> None:
+def test_cdcwire_run_refuses_a_table_name_that_cannot_be_a_directory_in_one_line(
+    spark, tmp_path: Path, capsys
+) -> None:
+    """The names are known once the input is decoded: the write's first job (its survey) refuses
+    them. The command takes the suite's running session (a JVM of its own took most of the time)."""
     from cdcwire.cli import main
 
     topic = f"file://{tmp_path}/src/app?protocol=canal-json&enable-tidb-extension=true&partition-num=1"

@@ -22,6 +22,8 @@ from cdcwire.plugin_api import Column, ColumnFlag, ColumnType, DDLEvent, DDLType
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[2]
+#: scripts/needs-flink installs .venv-flink for a run that selects this module, by this line.
+pytestmark = pytest.mark.needs_pyflink
 FLINK_COLUMNS = "id INT, name STRING, price DOUBLE, qty BIGINT"
 
 
