@@ -127,7 +127,8 @@ def _by_stage(steps: RunSteps) -> dict[str, float]:
     return stages
 
 
-def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one") -> None:
+def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one",
+          formats: tuple[str, ...] = FORMATS) -> None:
     spark.conf.set(PLAN_SETTING, plan)
     uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
            "&partition=index-value")
@@ -137,7 +138,7 @@ def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: st
     _, read, read_jobs, read_memory, _ = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
     rows = [("cs.read into noop", read, read_jobs, read_memory, None, read_back)]
     stages = {}
-    formats = [f for f in FORMATS if plan == "one" or f != "iceberg"]  # the per-table plan writes no Iceberg
+    formats = [f for f in formats if plan == "one" or f != "iceberg"]  # the per-table plan writes no Iceberg
     for fmt in formats:
         summary, seconds, jobs, memory, stages[f"{fmt} first"] = _jobs(
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
@@ -201,6 +202,8 @@ def main() -> None:
                         help="tables the events are spread over, each size run with each (default 4)")
     parser.add_argument("--plans", nargs="+", default=["one"], choices=PLANS,
                         help="how materialize writes the tables: one Spark job for all (default) or per table")
+    parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS,
+                        help="table formats to materialize into (default: all)")
     parser.add_argument("--touched", type=int, default=0,
                         help="also time an incremental run touching this many of the largest --tables (0: not run)")
     parser.add_argument("--master", default="local[2]")
@@ -216,7 +219,7 @@ def main() -> None:
                 for plan in args.plans:
                     work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
                     try:
-                        bench(spark, events, work, args.master, tables, plan)
+                        bench(spark, events, work, args.master, tables, plan, tuple(args.formats))
                     finally:
                         shutil.rmtree(work, ignore_errors=True)
         if args.touched:
