@@ -21,9 +21,9 @@ from cdcwire.spark.tables.table_buckets import Layout, file_name
 TABLE = "shop.orders"
 
 
-def write(out, rows: dict, bucket: int = 0, table: str = TABLE, schema: pa.Schema = None) -> str:
+def write(out, rows: dict, bucket: int = 0, table: str = TABLE, schema: pa.Schema = None, properties=None) -> str:
     """A bucket file as an executor writes it; its name relative to the table's location."""
-    directory = ice.data_directory(str(out), table)
+    directory = ice.data_directory(str(out), table, properties)
     directory.mkdir(parents=True, exist_ok=True)
     name = file_name(bucket, 16, 1, uuid.uuid4().hex[:8], 0)
     pq.write_table(pa.table(rows, schema=schema), directory / name)
@@ -259,7 +259,8 @@ def test_another_catalog_is_named_by_its_properties(tmp_path):
     properties = {"type": "sql", "uri": f"sqlite:///{tmp_path / 'elsewhere.db'}", "warehouse": (tmp_path / "wh").as_uri()}
     out = tmp_path / "out"
 
-    ice.commit_files(str(out), TABLE, [write(out, {"id": [1]})], [], applied=100, properties=properties)
+    ice.commit_files(str(out), TABLE, [write(out, {"id": [1]}, properties=properties)], [], applied=100,
+                     properties=properties)
 
     assert (tmp_path / "elsewhere.db").is_file() and not (out / ice.CATALOG_FILE).exists()
     assert scanned(out, properties=properties)["id"].to_pylist() == [1]

@@ -121,7 +121,8 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_buc
     elif format == "iceberg":  # names relative to the table's location: data/<bucket file>
         now = None
         layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name, catalog))
-        source, target = root / t.name, iceberg_tables.data_directory(out, t.name)
+        source = iceberg_tables.table_directory(out, t.name, catalog)  # a renamed table's keeps its old name
+        target = source / iceberg_tables.DATA_DIR
     else:
         now = DeltaNow.of(out, t.name, t.wiped)
         layout, source = now.layout, root / t.name
