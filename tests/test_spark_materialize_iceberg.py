@@ -121,14 +121,51 @@ def test_a_run_killed_between_its_tables_commits_and_run_again_leaves_the_same_t
     assert len(t.snapshots()) == 2  # the re-run committed nothing twice to the table already applied
 
 
-def test_the_per_table_plan_refuses_iceberg_in_one_line(spark, tmp_path) -> None:
-    uri = source(tmp_path, [row(1, "t", 1), resolved(2)])
-    spark.conf.set("spark.cdcwire.tables.plan", "per-table")
-    try:
-        with pytest.raises(CdcwireError, match="one plan only"):
-            run(spark, uri, tmp_path / "out")
-    finally:
-        spark.conf.unset("spark.cdcwire.tables.plan")
+def bucket_files(out: Path, name: str) -> dict[str, list]:
+    """The table's current files by bucket name (bucket and B), each file's rows sorted by key."""
+    import pyarrow.parquet as pq
+
+    from cdcwire.spark.tables.table_buckets import bucket_of_name
+
+    directory = iceberg_tables.table_directory(str(out), name)
+    return {str(bucket_of_name(Path(f).name)): sorted(pq.read_table(directory / f).to_pylist(), key=lambda r: r["id"])
+            for f in iceberg_tables.active_files(str(out), name)}
+
+
+def test_the_plan_per_table_writes_the_same_rows_into_the_same_buckets_as_the_one_plan(spark, tmp_path) -> None:
+    from cdcwire.spark.runtime.session_settings import session_settings
+    from cdcwire.spark.tables.table_apply import PLAN_SETTING
+    from cdcwire.spark.tables.table_buckets import ROWS_PER_BUCKET_SETTING
+
+    first = [row(k, "t", k, f"n{k}") for k in range(1, 13)] + [resolved(20)]
+    second = [row(21, "t", 3, "changed"), RowChangedEvent(22 << 18, "shop", "t", None, row(0, "t", 5).columns),
+              resolved(23)]
+    found = {}
+    for plan in ("one", "per-table"):
+        with session_settings(spark, {PLAN_SETTING: plan, ROWS_PER_BUCKET_SETTING: "3"}):
+            uri, out = source(tmp_path / plan, first), tmp_path / plan / "out"
+            run(spark, uri, out)
+            cdcwire.write(uri, cdcwire.encode(uri, second))
+            run(spark, uri, out)
+        assert tables_in(out) == replay(first + second)
+        found[plan] = bucket_files(out, "shop.t")
+    assert found["one"] == found["per-table"] and len(found["one"]) == 4
+
+
+def test_a_table_that_outgrows_its_buckets_is_bucketed_anew_for_its_size(spark, tmp_path) -> None:
+    from cdcwire.spark.runtime.session_settings import session_settings
+    from cdcwire.spark.tables.table_buckets import ROWS_PER_BUCKET_SETTING, bucket_of_name
+
+    out, first = tmp_path / "out", [row(1, "t", 1), row(2, "t", 2), resolved(3)]
+    later = [row(10 + k, "t", k) for k in range(3, 13)] + [resolved(30)]
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: "1"}):
+        uri = source(tmp_path, first)
+        run(spark, uri, out)
+        assert {bucket_of_name(Path(f).name)[1] for f in iceberg_tables.active_files(str(out), "shop.t")} == {2}
+        cdcwire.write(uri, cdcwire.encode(uri, later))
+        run(spark, uri, out)  # 12 rows in 2 buckets sized for 1 row each: past 4 times their size
+    assert {bucket_of_name(Path(f).name)[1] for f in iceberg_tables.active_files(str(out), "shop.t")} == {12}
+    assert tables_in(out) == replay(first + later)
 
 
 def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spark, tmp_path, capsys) -> None:

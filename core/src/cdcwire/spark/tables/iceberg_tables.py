@@ -229,6 +229,16 @@ def applied_ts(out: str, table: str, properties: Optional[Mapping[str, str]] = N
     return _applied(found) if found is not None else None
 
 
+def rows_in(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> int:
+    """The table's rows, from its current snapshot's summary (``total-records``): no file read.
+    0 for a table not in the catalog or without a snapshot."""
+    found = _tables(out, properties).load(table)
+    snapshot = found.current_snapshot() if found is not None else None
+    if snapshot is None or snapshot.summary is None:
+        return 0
+    return int(snapshot.summary.additional_properties.get("total-records", 0))
+
+
 def tables_in(out: str, properties: Optional[Mapping[str, str]] = None) -> list[str]:
     """The tables of OUT ("schema.table"): those of the catalog's namespaces whose location is
     in OUT (a shared catalog may hold tables of other writers)."""
