@@ -314,3 +314,33 @@ def test_without_sqlalchemy_the_default_catalog_names_the_iceberg_extra(tmp_path
 
     assert done.returncode == 0, done.stderr
     assert "needs sqlalchemy" in done.stdout and "pip install 'cdcwire[iceberg]'" in done.stdout
+
+
+def test_snapshots_older_than_the_age_given_expire_with_the_files_only_they_read(tmp_path):
+    import datetime as dt
+
+    first = write(tmp_path, {"id": [1, 2]})
+    ice.commit_files(str(tmp_path), TABLE, [first], [], applied=100)
+    second = write(tmp_path, {"id": [1, 2, 3]})
+    ice.commit_files(str(tmp_path), TABLE, [second], [first], applied=200)
+    never_committed = write(tmp_path, {"id": [9]}, bucket=3)  # a killed run's
+
+    expired = ice.expire_snapshots(str(tmp_path), older_than=dt.timedelta(0))
+
+    found = ice.catalog(str(tmp_path)).load_table(("shop", "orders"))
+    assert expired == {TABLE: 1} and len(found.snapshots()) == 1
+    assert scanned(tmp_path)["id"].to_pylist() == [1, 2, 3] and ice.applied_ts(str(tmp_path), TABLE) == 200
+    data = ice.data_directory(str(tmp_path), TABLE)
+    assert sorted(p.name for p in data.iterdir()) == [second.split("/")[-1]]  # not first, not never_committed
+
+
+def test_snapshots_younger_than_the_age_given_are_kept(tmp_path):
+    import datetime as dt
+
+    first = write(tmp_path, {"id": [1]})
+    ice.commit_files(str(tmp_path), TABLE, [first], [], applied=100)
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1, 2]})], [first], applied=200)
+
+    assert ice.expire_snapshots(str(tmp_path), older_than=dt.timedelta(days=7)) == {}
+    assert len(ice.catalog(str(tmp_path)).load_table(("shop", "orders")).snapshots()) == 2
+    assert (ice.data_directory(str(tmp_path), TABLE) / first.split("/")[-1]).exists()

@@ -419,6 +419,52 @@ def drop_table(out: str, table: str, properties: Optional[Mapping[str, str]] = N
     shutil.rmtree(_local(found.location()), ignore_errors=True)
 
 
+def expire_snapshots(out: str, older_than, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
+    """Expire the snapshots of OUT's tables taken before ``older_than`` (a ``datetime``, or a
+    ``timedelta`` back from now), never a table's current one, and remove the files only they
+    read (data files, manifests, manifest lists; under a local OUT); per table, the snapshots
+    expired. Each run adds a snapshot to every table it changes, kept until expired: time travel
+    reaches back as far as the snapshots kept. Run it between runs (a run's files are committed
+    with it; files a killed run wrote and never committed are removed too, being read by no
+    snapshot). PyIceberg's own ``table.maintenance.expire_snapshots()`` expires without
+    removing files."""
+    import datetime as dt
+
+    cutoff = dt.datetime.now(dt.timezone.utc) - older_than if isinstance(older_than, dt.timedelta) else older_than
+    expired = {}
+    tables = _tables(out, properties)
+    for name, found in list(_tables_of(out, tables)):
+        old = [s for s in found.snapshots() if s.timestamp_ms < cutoff.timestamp() * 1000
+               and s.snapshot_id != found.current_snapshot().snapshot_id]
+        if not old:
+            continue
+        before = _files_of(found, found.snapshots())
+        found.maintenance.expire_snapshots().by_ids([s.snapshot_id for s in old]).commit()
+        found = tables.catalog.load_table(_identifier(name))
+        tables.forget(name)
+        if "://" not in str(out):
+            kept = _files_of(found, found.snapshots())
+            location = found.location().rstrip("/") + "/"
+            unread = {_local(p) for p in before - kept if p.startswith(location)}
+            data = _local(found.location()) / DATA_DIR  # and the files a killed run wrote, never committed
+            unread.update(p for p in data.glob("*.parquet") if p not in {_local(k) for k in kept})
+            for path in unread:
+                path.unlink(missing_ok=True)
+        expired[name] = len(old)
+    return expired
+
+
+def _files_of(found, snapshots) -> set[str]:
+    """Every file the snapshots read: manifest lists, manifests, data files."""
+    files = set()
+    for snapshot in snapshots:
+        files.add(snapshot.manifest_list)
+        for manifest in snapshot.manifests(found.io):
+            files.add(manifest.manifest_path)
+            files.update(e.data_file.file_path for e in manifest.fetch_manifest_entry(found.io, discard_deleted=True))
+    return files
+
+
 def _data_file(io, metadata, base: str, name: str, table: str):
     """The DataFile of a written file: its footer's row count and column stats."""
     from pyiceberg.io.pyarrow import parquet_file_to_data_file
