@@ -34,13 +34,13 @@ def rename_iceberg_tables(out: str, renaming: dict, saved: Callable[[dict], None
                   properties: Optional[Mapping[str, str]] = None) -> None:
     """Rename the Iceberg tables as ``renaming`` (a journal of :func:`.table_renames.journal`)
     says, calling ``saved(renaming)`` after the first phase (see the module doc)."""
-    tables = iceberg_tables._tables(out, properties)
+    tables = iceberg_tables.opened(out, properties)
     cat = tables.catalog
     if renaming["phase"] == 1:
         for n, (old, _) in enumerate(renaming["moves"]):
             if tables.load(old) is not None and not cat.table_exists(_through(n)):
-                _namespace(cat, RENAMING)
-                cat.rename_table(iceberg_tables._identifier(old), _through(n))
+                iceberg_tables.create_namespace(cat, RENAMING)
+                cat.rename_table(iceberg_tables.identifier(old), _through(n))
                 tables.forget(old)
         renaming = {**renaming, "phase": 2}
         saved(renaming)
@@ -49,8 +49,8 @@ def rename_iceberg_tables(out: str, renaming: dict, saved: Callable[[dict], None
             continue
         if tables.load(new) is not None:  # a table dropped upstream, its name taken by the rename
             iceberg_tables.drop_table(out, new, properties)
-        _namespace(cat, new.split(".", 1)[0])
-        cat.rename_table(_through(n), iceberg_tables._identifier(new))
+        iceberg_tables.create_namespace(cat, new.split(".", 1)[0])
+        cat.rename_table(_through(n), iceberg_tables.identifier(new))
         tables.forget(new)
     if (RENAMING,) in cat.list_namespaces() and not cat.list_tables(RENAMING):
         cat.drop_namespace(RENAMING)
@@ -58,8 +58,3 @@ def rename_iceberg_tables(out: str, renaming: dict, saved: Callable[[dict], None
 
 def _through(n: int) -> tuple[str, str]:
     return (RENAMING, f"move_{n}")
-
-
-def _namespace(cat, namespace: str) -> None:
-    with iceberg_tables._CREATING:
-        cat.create_namespace_if_not_exists(namespace)

@@ -83,7 +83,7 @@ def catalog(out: str, properties: Optional[Mapping[str, str]] = None):
     """The catalog of OUT's tables: ``properties`` (PyIceberg ``load_catalog`` properties) or,
     without them, the SQL catalog on ``OUT/_cdcwire/iceberg-catalog.db`` with warehouse OUT.
     Within :func:`one_run`, the run's one catalog."""
-    return _tables(out, properties).catalog
+    return opened(out, properties).catalog
 
 
 def _open(out: str, properties: Optional[Mapping[str, str]]):
@@ -172,7 +172,8 @@ def _key(out: str, properties: Optional[Mapping[str, str]]) -> tuple:
     return (str(out), tuple(sorted(properties.items())) if properties is not None else None)
 
 
-def _tables(out: str, properties: Optional[Mapping[str, str]]) -> _Tables:
+def opened(out: str, properties: Optional[Mapping[str, str]] = None) -> _Tables:
+    """OUT's catalog and tables: the run's (:func:`one_run`), or opened for one call."""
     return _RUNS.get(_key(out, properties)) or _Tables(out, properties, kept=False)
 
 
@@ -207,7 +208,7 @@ def new_location(out: str, table: str) -> str:
 
 def table_location(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> str:
     """The location of ``table``: its metadata's, or where it will be created (:func:`new_location`)."""
-    found = _tables(out, properties).load(table)
+    found = opened(out, properties).load(table)
     return found.location().rstrip("/") if found is not None else new_location(out, table)
 
 
@@ -225,14 +226,14 @@ def data_directory(out: str, table: str, properties: Optional[Mapping[str, str]]
 def applied_ts(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> Optional[int]:
     """The commit ts ``table`` was applied up to: the current snapshot's ``cdcwire.applied_ts``;
     None for a table not in the catalog or never committed by a run."""
-    found = _tables(out, properties).load(table)
+    found = opened(out, properties).load(table)
     return _applied(found) if found is not None else None
 
 
 def rows_in(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> int:
     """The table's rows, from its current snapshot's summary (``total-records``): no file read.
     0 for a table not in the catalog or without a snapshot."""
-    found = _tables(out, properties).load(table)
+    found = opened(out, properties).load(table)
     snapshot = found.current_snapshot() if found is not None else None
     if snapshot is None or snapshot.summary is None:
         return 0
@@ -242,13 +243,13 @@ def rows_in(out: str, table: str, properties: Optional[Mapping[str, str]] = None
 def tables_in(out: str, properties: Optional[Mapping[str, str]] = None) -> list[str]:
     """The tables of OUT ("schema.table"): those of the catalog's namespaces whose location is
     in OUT (a shared catalog may hold tables of other writers)."""
-    return sorted(name for name, _ in _tables_of(out, _tables(out, properties)))
+    return sorted(name for name, _ in _tables_of(out, opened(out, properties)))
 
 
 def applied_of_tables(out: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """Per table of OUT committed by a run, the commit ts it was applied up to (one catalog)."""
     applied = {}
-    for name, found in _tables_of(out, _tables(out, properties)):
+    for name, found in _tables_of(out, opened(out, properties)):
         ts = _applied(found)
         if ts is not None:
             applied[name] = ts
@@ -272,7 +273,7 @@ def _tables_of(out: str, tables: _Tables):
 def active_files(out: str, table: str, properties: Optional[Mapping[str, str]] = None) -> dict[str, int]:
     """The table's current data files (names relative to its location) and their sizes: what
     :class:`~.table_buckets.Layout` takes. Empty for a table not in the catalog."""
-    tables = _tables(out, properties)
+    tables = opened(out, properties)
     found = tables.load(table)
     if found is None:
         return {}
@@ -296,7 +297,7 @@ def commit_files(
     removed and the table's schema becomes ``schema`` (columns it lacks dropped), as a table
     made anew."""
     _pyiceberg()
-    tables = _tables(out, properties)
+    tables = opened(out, properties)
     found = tables.load(table)
     done = _applied(found) if found is not None else None
     if done is not None and done >= applied:
@@ -342,9 +343,8 @@ def _commit(out: str, tables: _Tables, found, table: str, added: list[str], remo
         gone = [current[p] for p in removed]
     else:
         namespace = table.split(".", 1)[0]
-        with _CREATING:
-            cat.create_namespace_if_not_exists(namespace)
-        tx = cat.create_table_transaction(_identifier(table), schema=schema, location=base)
+        create_namespace(cat, namespace)
+        tx = cat.create_table_transaction(identifier(table), schema=schema, location=base)
         tx.set_properties(**{"schema.name-mapping.default": tx.table_metadata.schema().name_mapping.model_dump_json()})
         gone = []
     update = tx.update_snapshot(snapshot_properties={APPLIED_TS: str(applied)} if applied is not None else {})
@@ -374,7 +374,7 @@ def change_files(out: str, table: str, change, run: int, properties: Optional[Ma
 
     from .table_buckets import bucket_of_name, file_name
 
-    tables = _tables(out, properties)
+    tables = opened(out, properties)
     found = tables.load(table)
     if found is None:
         raise CdcwireError(f"Iceberg table {table} is not in the catalog of {out}")
@@ -407,15 +407,15 @@ def drop_table(out: str, table: str, properties: Optional[Mapping[str, str]] = N
     """A DROP with nothing after it: the table leaves the catalog and its files are removed
     (its directory under a local OUT, files never committed with it; else the files its
     metadata names). A table not in the catalog: nothing to do."""
-    tables = _tables(out, properties)
+    tables = opened(out, properties)
     found = tables.load(table)
     if found is None:
         return
     tables.forget(table)
     if "://" in str(out):
-        tables.catalog.purge_table(_identifier(table))
+        tables.catalog.purge_table(identifier(table))
         return
-    tables.catalog.drop_table(_identifier(table))
+    tables.catalog.drop_table(identifier(table))
     shutil.rmtree(_local(found.location()), ignore_errors=True)
 
 
@@ -432,7 +432,7 @@ def expire_snapshots(out: str, older_than, properties: Optional[Mapping[str, str
 
     cutoff = dt.datetime.now(dt.timezone.utc) - older_than if isinstance(older_than, dt.timedelta) else older_than
     expired = {}
-    tables = _tables(out, properties)
+    tables = opened(out, properties)
     for name, found in list(_tables_of(out, tables)):
         old = [s for s in found.snapshots() if s.timestamp_ms < cutoff.timestamp() * 1000
                and s.snapshot_id != found.current_snapshot().snapshot_id]
@@ -440,7 +440,7 @@ def expire_snapshots(out: str, older_than, properties: Optional[Mapping[str, str
             continue
         before = _files_of(found, found.snapshots())
         found.maintenance.expire_snapshots().by_ids([s.snapshot_id for s in old]).commit()
-        found = tables.catalog.load_table(_identifier(name))
+        found = tables.catalog.load_table(identifier(name))
         tables.forget(name)
         if "://" not in str(out):
             kept = _files_of(found, found.snapshots())
@@ -485,7 +485,7 @@ def _applied(found) -> Optional[int]:
 
 
 def _arrow_schema(out: str, table: str, properties) -> pa.Schema:
-    found = _tables(out, properties).load(table)
+    found = opened(out, properties).load(table)
     if found is None:
         raise CdcwireError(f"Iceberg table {table} is not in the catalog of {out}")
     return found.schema().as_arrow()
@@ -561,12 +561,18 @@ def _load(cat, table: str):
     from pyiceberg.exceptions import NoSuchTableError
 
     try:
-        return cat.load_table(_identifier(table))
+        return cat.load_table(identifier(table))
     except NoSuchTableError:
         return None
 
 
-def _identifier(table: str) -> tuple[str, str]:
+def create_namespace(cat, namespace: str) -> None:
+    """The namespace created if missing (one thread at a time: the SQL catalog's insert is not safe twice)."""
+    with _CREATING:
+        cat.create_namespace_if_not_exists(namespace)
+
+
+def identifier(table: str) -> tuple[str, str]:
     schema, name = table.split(".", 1)
     return (schema, name)
 
