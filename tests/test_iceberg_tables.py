@@ -344,3 +344,16 @@ def test_snapshots_younger_than_the_age_given_are_kept(tmp_path):
     assert ice.expire_snapshots(str(tmp_path), older_than=dt.timedelta(days=7)) == {}
     assert len(ice.catalog(str(tmp_path)).load_table(("shop", "orders")).snapshots()) == 2
     assert (ice.data_directory(str(tmp_path), TABLE) / first.split("/")[-1]).exists()
+
+
+def test_within_one_run_the_catalog_is_opened_once_and_a_table_loaded_once(tmp_path):
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
+
+    with ice.one_run(str(tmp_path)):
+        cat = ice.catalog(str(tmp_path))
+        loaded = ice.opened(str(tmp_path)).load(TABLE)
+        ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [2]}, bucket=1)], [], applied=200)
+        assert ice.catalog(str(tmp_path)) is cat and ice.opened(str(tmp_path)).load(TABLE) is loaded
+        assert ice.applied_ts(str(tmp_path), TABLE) == 200  # the kept table is the committed one
+
+    assert ice.catalog(str(tmp_path)) is not cat and scanned(tmp_path)["id"].to_pylist() == [1, 2]
