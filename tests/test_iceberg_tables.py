@@ -21,9 +21,9 @@ from cdcwire.spark.tables.table_buckets import Layout, file_name
 TABLE = "shop.orders"
 
 
-def write(out, rows: dict, bucket: int = 0, table: str = TABLE, schema: pa.Schema = None) -> str:
+def write(out, rows: dict, bucket: int = 0, table: str = TABLE, schema: pa.Schema = None, properties=None) -> str:
     """A bucket file as an executor writes it; its name relative to the table's location."""
-    directory = ice.data_directory(str(out), table)
+    directory = ice.data_directory(str(out), table, properties)
     directory.mkdir(parents=True, exist_ok=True)
     name = file_name(bucket, 16, 1, uuid.uuid4().hex[:8], 0)
     pq.write_table(pa.table(rows, schema=schema), directory / name)
@@ -259,7 +259,8 @@ def test_another_catalog_is_named_by_its_properties(tmp_path):
     properties = {"type": "sql", "uri": f"sqlite:///{tmp_path / 'elsewhere.db'}", "warehouse": (tmp_path / "wh").as_uri()}
     out = tmp_path / "out"
 
-    ice.commit_files(str(out), TABLE, [write(out, {"id": [1]})], [], applied=100, properties=properties)
+    ice.commit_files(str(out), TABLE, [write(out, {"id": [1]}, properties=properties)], [], applied=100,
+                     properties=properties)
 
     assert (tmp_path / "elsewhere.db").is_file() and not (out / ice.CATALOG_FILE).exists()
     assert scanned(out, properties=properties)["id"].to_pylist() == [1]
@@ -313,3 +314,46 @@ def test_without_sqlalchemy_the_default_catalog_names_the_iceberg_extra(tmp_path
 
     assert done.returncode == 0, done.stderr
     assert "needs sqlalchemy" in done.stdout and "pip install 'cdcwire[iceberg]'" in done.stdout
+
+
+def test_snapshots_older_than_the_age_given_expire_with_the_files_only_they_read(tmp_path):
+    import datetime as dt
+
+    first = write(tmp_path, {"id": [1, 2]})
+    ice.commit_files(str(tmp_path), TABLE, [first], [], applied=100)
+    second = write(tmp_path, {"id": [1, 2, 3]})
+    ice.commit_files(str(tmp_path), TABLE, [second], [first], applied=200)
+    never_committed = write(tmp_path, {"id": [9]}, bucket=3)  # a killed run's
+
+    expired = ice.expire_snapshots(str(tmp_path), older_than=dt.timedelta(0))
+
+    found = ice.catalog(str(tmp_path)).load_table(("shop", "orders"))
+    assert expired == {TABLE: 1} and len(found.snapshots()) == 1
+    assert scanned(tmp_path)["id"].to_pylist() == [1, 2, 3] and ice.applied_ts(str(tmp_path), TABLE) == 200
+    data = ice.data_directory(str(tmp_path), TABLE)
+    assert sorted(p.name for p in data.iterdir()) == [second.split("/")[-1]]  # not first, not never_committed
+
+
+def test_snapshots_younger_than_the_age_given_are_kept(tmp_path):
+    import datetime as dt
+
+    first = write(tmp_path, {"id": [1]})
+    ice.commit_files(str(tmp_path), TABLE, [first], [], applied=100)
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1, 2]})], [first], applied=200)
+
+    assert ice.expire_snapshots(str(tmp_path), older_than=dt.timedelta(days=7)) == {}
+    assert len(ice.catalog(str(tmp_path)).load_table(("shop", "orders")).snapshots()) == 2
+    assert (ice.data_directory(str(tmp_path), TABLE) / first.split("/")[-1]).exists()
+
+
+def test_within_one_run_the_catalog_is_opened_once_and_a_table_loaded_once(tmp_path):
+    ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [1]})], [], applied=100)
+
+    with ice.one_run(str(tmp_path)):
+        cat = ice.catalog(str(tmp_path))
+        loaded = ice.opened(str(tmp_path)).load(TABLE)
+        ice.commit_files(str(tmp_path), TABLE, [write(tmp_path, {"id": [2]}, bucket=1)], [], applied=200)
+        assert ice.catalog(str(tmp_path)) is cat and ice.opened(str(tmp_path)).load(TABLE) is loaded
+        assert ice.applied_ts(str(tmp_path), TABLE) == 200  # the kept table is the committed one
+
+    assert ice.catalog(str(tmp_path)) is not cat and scanned(tmp_path)["id"].to_pylist() == [1, 2]

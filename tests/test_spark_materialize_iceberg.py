@@ -121,14 +121,51 @@ def test_a_run_killed_between_its_tables_commits_and_run_again_leaves_the_same_t
     assert len(t.snapshots()) == 2  # the re-run committed nothing twice to the table already applied
 
 
-def test_the_per_table_plan_refuses_iceberg_in_one_line(spark, tmp_path) -> None:
-    uri = source(tmp_path, [row(1, "t", 1), resolved(2)])
-    spark.conf.set("spark.cdcwire.tables.plan", "per-table")
-    try:
-        with pytest.raises(CdcwireError, match="one plan only"):
-            run(spark, uri, tmp_path / "out")
-    finally:
-        spark.conf.unset("spark.cdcwire.tables.plan")
+def bucket_files(out: Path, name: str) -> dict[str, list]:
+    """The table's current files by bucket name (bucket and B), each file's rows sorted by key."""
+    import pyarrow.parquet as pq
+
+    from cdcwire.spark.tables.table_buckets import bucket_of_name
+
+    directory = iceberg_tables.table_directory(str(out), name)
+    return {str(bucket_of_name(Path(f).name)): sorted(pq.read_table(directory / f).to_pylist(), key=lambda r: r["id"])
+            for f in iceberg_tables.active_files(str(out), name)}
+
+
+def test_the_plan_per_table_writes_the_same_rows_into_the_same_buckets_as_the_one_plan(spark, tmp_path) -> None:
+    from cdcwire.spark.runtime.session_settings import session_settings
+    from cdcwire.spark.tables.table_apply import PLAN_SETTING
+    from cdcwire.spark.tables.table_buckets import ROWS_PER_BUCKET_SETTING
+
+    first = [row(k, "t", k, f"n{k}") for k in range(1, 13)] + [resolved(20)]
+    second = [row(21, "t", 3, "changed"), RowChangedEvent(22 << 18, "shop", "t", None, row(0, "t", 5).columns),
+              resolved(23)]
+    found = {}
+    for plan in ("one", "per-table"):
+        with session_settings(spark, {PLAN_SETTING: plan, ROWS_PER_BUCKET_SETTING: "3"}):
+            uri, out = source(tmp_path / plan, first), tmp_path / plan / "out"
+            run(spark, uri, out)
+            cdcwire.write(uri, cdcwire.encode(uri, second))
+            run(spark, uri, out)
+        assert tables_in(out) == replay(first + second)
+        found[plan] = bucket_files(out, "shop.t")
+    assert found["one"] == found["per-table"] and len(found["one"]) == 4
+
+
+def test_a_table_that_outgrows_its_buckets_is_bucketed_anew_for_its_size(spark, tmp_path) -> None:
+    from cdcwire.spark.runtime.session_settings import session_settings
+    from cdcwire.spark.tables.table_buckets import ROWS_PER_BUCKET_SETTING, bucket_of_name
+
+    out, first = tmp_path / "out", [row(1, "t", 1), row(2, "t", 2), resolved(3)]
+    later = [row(10 + k, "t", k) for k in range(3, 13)] + [resolved(30)]
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: "1"}):
+        uri = source(tmp_path, first)
+        run(spark, uri, out)
+        assert {bucket_of_name(Path(f).name)[1] for f in iceberg_tables.active_files(str(out), "shop.t")} == {2}
+        cdcwire.write(uri, cdcwire.encode(uri, later))
+        run(spark, uri, out)  # 12 rows in 2 buckets sized for 1 row each: past 4 times their size
+    assert {bucket_of_name(Path(f).name)[1] for f in iceberg_tables.active_files(str(out), "shop.t")} == {12}
+    assert tables_in(out) == replay(first + later)
 
 
 def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spark, tmp_path, capsys) -> None:
@@ -145,11 +182,84 @@ def test_the_command_keeps_iceberg_tables_in_the_catalog_its_properties_name(spa
     assert iceberg_tables.tables_in(str(out)) == []  # not in the default catalog under OUT
 
 
-def test_a_rename_of_a_table_an_earlier_run_wrote_is_refused_naming_it(spark, tmp_path) -> None:
-    out, first = tmp_path / "out", [row(1, "a", 1), resolved(2)]
+def renamed(ts: int, old: str, new: str):
+    """RENAME TABLE as TiCDC sends it: in the new name's schema and table."""
+    schema, table = new.split(".")
+    return ddl(ts, table, f"RENAME TABLE {old} TO {new}", DDLType.RENAME_TABLE, schema)
+
+
+def test_a_table_an_earlier_run_wrote_keeps_its_rows_under_its_new_name_in_the_catalog(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1, "x"), row(2, "a", 2, "y"), resolved(3)]
     uri = source(tmp_path, first)
     run(spark, uri, out)
-    cdcwire.write(uri, cdcwire.encode(uri, [ddl(3, "a", "RENAME TABLE a TO b", DDLType.RENAME_TABLE), resolved(4)]))
-    with pytest.raises(CdcwireError, match=r"RENAME TABLE shop\.a TO shop\.b: renaming an Iceberg table"):
+    second = [renamed(4, "shop.a", "shop.b"), row(5, "b", 1, "x2"), row(6, "b", 3, "z"), resolved(7)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) == {"shop.b": {(1,): {"id": 1, "name": "x2"}, (2,): {"id": 2, "name": "y"},
+                                                                   (3,): {"id": 3, "name": "z"}}}
+    b = iceberg_tables.catalog(str(out)).load_table(("shop", "b"))
+    assert len(b.snapshots()) == 2  # the table itself renamed: its history kept
+
+
+def test_a_table_renamed_into_another_schema_moves_to_that_namespace(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1, "x"), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [renamed(3, "shop.a", "archive.a"), resolved(4)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) == {"archive.a": {(1,): {"id": 1, "name": "x"}}}
+    assert ("archive", "a") in iceberg_tables.catalog(str(out)).list_tables("archive")
+
+
+def test_two_tables_swapped_by_renames_at_one_ts_come_out_swapped(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1, "from-a"), row(2, "b", 2, "from-b"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [renamed(4, "shop.a", "shop.tmp"), renamed(4, "shop.b", "shop.a"), renamed(4, "shop.tmp", "shop.b"),
+              row(5, "a", 3, "new-in-a"), resolved(6)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second)
+    assert set(tables_in(out)["shop.a"]) == {(2,), (3,)} and set(tables_in(out)["shop.b"]) == {(1,)}
+
+
+def test_a_table_created_under_a_renamed_tables_old_name_gets_a_directory_of_its_own(spark, tmp_path) -> None:
+    out, first = tmp_path / "out", [row(1, "a", 1, "old"), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [renamed(3, "shop.a", "shop.b"), row(4, "a", 7, "new"), resolved(5)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second)
+    cat = iceberg_tables.catalog(str(out))
+    assert cat.load_table(("shop", "b")).location().endswith("/shop.a")
+    assert cat.load_table(("shop", "a")).location().endswith("/shop.a-2")
+
+
+def test_a_run_killed_in_the_middle_of_its_renames_finishes_them_when_run_again(spark, tmp_path, monkeypatch) -> None:
+    from cdcwire.spark.tables import iceberg_renames
+
+    out, first = tmp_path / "out", [row(1, "a", 1, "from-a"), row(2, "b", 2, "from-b"), resolved(3)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out)
+    second = [renamed(4, "shop.a", "shop.tmp"), renamed(4, "shop.b", "shop.a"), renamed(4, "shop.tmp", "shop.b"),
+              resolved(5)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    renaming = iceberg_renames.rename_iceberg_tables
+
+    def killed_after_the_first_phase(out_, journal, saved, properties=None):
+        def saved_then_killed(renamed_journal):
+            saved(renamed_journal)
+            raise KeyboardInterrupt  # the run dies with both tables in the renaming namespace
+
+        renaming(out_, journal, saved_then_killed, properties)
+
+    monkeypatch.setattr("cdcwire.spark.tables.materialize.rename_iceberg_tables", killed_after_the_first_phase)
+    with pytest.raises(KeyboardInterrupt):
         run(spark, uri, out)
-    assert tables_in(out) == replay(first)
+    assert tables_in(out) == {}
+    monkeypatch.undo()
+    run(spark, uri, out)
+    assert tables_in(out) == replay(first + second) == {"shop.a": {(2,): {"id": 2, "name": "from-b"}},
+                                                        "shop.b": {(1,): {"id": 1, "name": "from-a"}}}

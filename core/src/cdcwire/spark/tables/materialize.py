@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from contextlib import nullcontext
 from decimal import Decimal
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,7 @@ from ...transports.storage.position import LayoutPosition
 from .changelog import columns_from_signatures, image_signature
 from .delta_tables import applied_ts, change_delta_files, committed_after, empty_delta
 from . import iceberg_tables
+from .iceberg_renames import rename_iceberg_tables
 from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, remove_snapshot, rows_in
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
@@ -320,8 +322,14 @@ def apply_events(
     release point (committed as the state's ``layout`` instead of offsets); or how to find that
     position in the staged events (a micro-batch of a layout stream)."""
     started = time.monotonic()
-    if state.renaming is not None:  # a run killed while it moved Delta tables to their new names
-        _finish_moves(out, state)
+    with iceberg_tables.one_run(out, catalog) if format == "iceberg" else nullcontext():  # one catalog a run
+        return _staged_run(spark, events, out, format, state, has_resolved, time_zone, layout, ddl_policy, catalog,
+                           started)
+
+
+def _staged_run(spark, events, out, format, state, has_resolved, time_zone, layout, ddl_policy, catalog, started):
+    if state.renaming is not None:  # a run killed while it moved tables to their new names
+        _finish_moves(out, state, format, catalog)
     run = state.run + 1
     # the events are read from the source once and staged on disk as Parquet (never cached in
     # memory: a run's events may be many times the executors' memory); every later stage reads
@@ -581,12 +589,6 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int,
     moved = renamed_tables_of(sorted(stored), new)
     if not moved:
         return [], {}
-    if format == "iceberg":
-        old, name = sorted(moved.items())[0]
-        raise CdcwireError(
-            f"RENAME TABLE {old} TO {name}: renaming an Iceberg table that earlier runs wrote is not supported yet"
-            " (its location is named for it); materialize the renamed tables into a new output directory, or leave"
-            f" them out with a table filter (--tables '*.*,!{old}')")
     before = state.snapshots
     state.applied = renamed_entries(state.applied, moved)
     state.snapshots = renamed_entries(state.snapshots, moved)
@@ -595,10 +597,10 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int,
             state.snapshots[name] = f"{name}/renamed-{run:06d}"
             linked_snapshot(out, before[old], state.snapshots[name])
     dropped = [d for name, d in before.items() if name in moved or name in moved.values()]
-    if format == "delta":  # directories named for their tables: moved now, through a journal in the state
-        state.renaming = journal(moved)
+    if format in ("delta", "iceberg"):  # Delta directories moved, Iceberg tables renamed in their catalog: now,
+        state.renaming = journal(moved)  # through a journal in the state
         state.save(out)
-        _finish_moves(out, state)
+        _finish_moves(out, state, format, catalog)
     return dropped, moved
 
 
@@ -645,12 +647,15 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
     return replaced
 
 
-def _finish_moves(out: str, state: TablesState) -> None:
+def _finish_moves(out: str, state: TablesState, format: str, catalog: Optional[dict] = None) -> None:
     def saved(renaming: dict) -> None:
         state.renaming = renaming
         state.save(out)
 
-    make_moves(out, state.renaming, saved)
+    if format == "iceberg":
+        rename_iceberg_tables(out, state.renaming, saved, catalog)
+    else:
+        make_moves(out, state.renaming, saved)
     state.renaming = None
     state.save(out)
 

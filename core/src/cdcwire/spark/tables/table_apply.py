@@ -3,7 +3,8 @@
 Two tiers with one contract (the tables they leave are the same, file for file by bucket):
 
 - **one plan** (the default): every changed table in one Spark job (:mod:`.tables_job`), the
-  driver committing each table (a Parquet snapshot's links, a Delta commit) from metadata;
+  driver committing each table (a Parquet snapshot's links, a Delta commit, an Iceberg
+  snapshot) from metadata;
 - **per table** (the reference): each table typed by :func:`~.changelog.typed_columns` and
   applied by its own Spark jobs (:func:`~.table_buckets.rewrite_buckets`), a few tables side by
   side. Chosen with ``spark.cdcwire.tables.plan=per-table``; a table holding files of an older
@@ -30,7 +31,7 @@ from .column_ddls import ColumnChange, with_defaults
 from .delta_tables import DeltaNow, apply_to_delta, commit_delta
 from . import iceberg_tables
 from .parquet_tables import apply_to_parquet, finish_snapshot, next_snapshot, remove_snapshot
-from .table_buckets import Layout, bucket_count_for, outgrown, rows_of, rows_per_bucket
+from .table_buckets import Layout, bucket_count_for, outgrown, rewrite_buckets, rows_of, rows_per_bucket
 from .tables_job import TableWork, adds_columns, rewrite_tables
 from .typed_values import TableTyping
 
@@ -104,15 +105,14 @@ def write_tables(
     if alone:
         columns = {t.name: list(t.columns) for t in alone}
         zero_dates.update(zero_dates_of_tables(_upserts_as_inserts(last), columns, time_zone))
-        written.update(_per_table(spark, out, format, last, alone, keys, run, time_zone, anew))
+        written.update(_per_table(spark, out, format, last, alone, keys, run, time_zone, anew, catalog))
     return written, zero_dates
 
 
 def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_bucket: int, catalog=None):
     """The table's part of the one plan, with its format's state before; (None, None): the table
     holds files of no bucket, it goes per table; (None, _ANEW): it outgrew its buckets, it goes
-    per table and is bucketed anew (not Iceberg's: the per-table plan does not write Iceberg, so
-    an Iceberg table keeps its buckets)."""
+    per table and is bucketed anew."""
     root = Path(out)
     schema, table = t.name.split(".", 1)
     if format == "parquet":
@@ -121,15 +121,17 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_buc
     elif format == "iceberg":  # names relative to the table's location: data/<bucket file>
         now = None
         layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name, catalog))
-        source, target = root / t.name, iceberg_tables.data_directory(out, t.name)
+        source = iceberg_tables.table_directory(out, t.name, catalog)  # a renamed table's keeps its old name
+        target = source / iceberg_tables.DATA_DIR
     else:
         now = DeltaNow.of(out, t.name, t.wiped)
         layout, source = now.layout, root / t.name
         target = source
     if layout.unbucketed:
         return None, None
-    if layout.buckets and format != "iceberg":
-        rows = rows_of(source, layout.names) if format == "parquet" else now.rows
+    if layout.buckets:
+        rows = (rows_of(source, layout.names) if format == "parquet" else
+                iceberg_tables.rows_in(out, t.name, catalog) if format == "iceberg" else now.rows)
         if outgrown(rows + t.changes, layout.buckets, per_bucket):
             return None, _ANEW
     positions = {c.name: i for i, c in enumerate(t.columns)}
@@ -171,12 +173,8 @@ def _arrow_schema(schema):
     return to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
 
 
-def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone, anew: set[str]) -> dict[str, TableWritten]:
-    if format == "iceberg":
-        raise CdcwireError(
-            f"Iceberg tables are written by the one plan only: {PLAN_SETTING}=per-table, or a table holding files not"
-            f" named for a bucket ({', '.join(t.name for t in tables[:3])}), is not supported for format iceberg;"
-            f" unset {PLAN_SETTING}")
+def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time_zone, anew: set[str],
+               catalog=None) -> dict[str, TableWritten]:
     finished: list[str] = []
 
     def apply_table(t: TableRun) -> TableWritten:
@@ -189,6 +187,9 @@ def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time
         if format == "parquet":
             directory, done = apply_to_parquet(spark, out, t.name, None if t.wiped else t.current, typed, keys[t.name],
                                                run, t.changes, anew=t.name in anew)
+        elif format == "iceberg":
+            directory = None
+            done = _apply_to_iceberg(out, t, typed, keys[t.name], run, t.name in anew, catalog)
         else:
             directory = None
             done = apply_to_delta(out, t.name, typed, keys[t.name], t.up_to, f"_cdcwire/changes-{run:06d}/{t.name}", run,
@@ -203,6 +204,22 @@ def _per_table(spark, out, format, last, tables: list[TableRun], keys, run, time
         for staging in (f"_cdcwire/changes-{run:06d}", f"_cdcwire/buckets-{run:06d}"):
             remove_snapshot(out, staging)
     return {t.name: r for t, r in zip(tables, results)}
+
+
+def _apply_to_iceberg(out: str, t: TableRun, changes: DataFrame, keys: list[str], run: int, anew: bool,
+                      catalog=None) -> dict:
+    """The table's changes applied by its own Spark jobs (:func:`~.table_buckets.rewrite_buckets`)
+    into new files under its location, committed in one snapshot; ``anew``: bucketed anew (it
+    outgrew its buckets: every file rewritten into more buckets, the old ones removed)."""
+    location = iceberg_tables.table_directory(out, t.name, catalog)
+    layout = Layout.of({} if t.wiped else iceberg_tables.active_files(out, t.name, catalog))
+    done = rewrite_buckets(changes, keys, layout.anew() if anew else layout, location,
+                           location / iceberg_tables.DATA_DIR, Path(out) / f"_cdcwire/changes-{run:06d}/{t.name}", run,
+                           t.changes)
+    added = [f"{iceberg_tables.DATA_DIR}/{n}" for names in done.written.values() for n in names]
+    iceberg_tables.commit_files(out, t.name, added, done.replaced, t.up_to, _arrow_schema(done.schema), wiped=t.wiped,
+                                properties=catalog)
+    return done.counts
 
 
 def _keys(last: DataFrame, t: TableRun) -> list[str]:
