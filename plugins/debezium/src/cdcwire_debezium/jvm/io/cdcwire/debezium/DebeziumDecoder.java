@@ -1,6 +1,7 @@
 package io.cdcwire.debezium;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,8 +11,9 @@ import io.cdcwire.spark.MessageDecoder;
 import io.cdcwire.spark.RecordChecks;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -35,13 +37,18 @@ import org.apache.spark.unsafe.types.UTF8String;
  * starting with an object ({@link JsonBytes}), no key twice in an object, nothing after it, no
  * integer past 64 bits, no float past the double range, no lone surrogate, nested at most
  * {@link #DEPTH} deep.
+ *
+ * <p>The value's Connect schema is most of its bytes and the same for every row of a table: it
+ * is read into a tree once per distinct text ({@link #RECENT} kept), then skipped over (its
+ * bytes compared) in each message that repeats it; only the payload becomes a tree.
  */
 public final class DebeziumDecoder implements MessageDecoder {
     private static final int DEPTH = 200;
-    private static final int CACHED = 1024;
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final int RECENT = 16;
+    /** Reads a part of a document (no key twice in an object). */
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /** Reads a whole document: nothing may follow it. */
+    private static final ObjectMapper WHOLE = JSON.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final BigDecimal U64_LIMIT = new BigDecimal(java.math.BigInteger.ONE.shiftLeft(64));
     private static final UTF8String INSERT = UTF8String.fromString("insert");
     private static final UTF8String UPDATE = UTF8String.fromString("update");
@@ -59,9 +66,28 @@ public final class DebeziumDecoder implements MessageDecoder {
         }
     }
 
+    /** A value schema's text and its after columns (null: no row of it reads here). */
+    private static final class Schema {
+        final byte[] text;
+        final Fields fields;
+
+        Schema(byte[] text, Fields fields) {
+            this.text = text;
+            this.fields = fields;
+        }
+    }
+
+    /** The parts of a value read: its payload (a tree) and its schema. */
+    private static final class ValueParts {
+        JsonNode payload;
+        Schema schema;
+    }
+
+    private static final Schema NOT_PLAIN = new Schema(new byte[0], null);
+
     private final DebeziumConfig config;
     private final RecordChecks checks;
-    private final Map<JsonNode, Fields> schemas = new HashMap<>();
+    private final ArrayDeque<Schema> recent = new ArrayDeque<>();
 
     /** Made in each task by the core's {@code MessageDecoding} with the configuration text. */
     public DebeziumDecoder(String configText) {
@@ -71,11 +97,11 @@ public final class DebeziumDecoder implements MessageDecoder {
 
     @Override
     public Object[] read(byte[] key, byte[] value) {
-        JsonNode doc = json(value);
+        ValueParts doc = parts(value);
         if (doc == null) {
             return null;
         }
-        JsonNode payload = doc.get("payload");
+        JsonNode payload = doc.payload;
         JsonNode source = payload == null ? null : payload.get("source");
         if (source == null || !payload.isObject() || !source.isObject()) {
             return null;
@@ -103,9 +129,9 @@ public final class DebeziumDecoder implements MessageDecoder {
         }
     }
 
-    private Object[] row(byte[] keyBytes, JsonNode value, JsonNode payload, String op, BigDecimal ts, String db,
+    private Object[] row(byte[] keyBytes, ValueParts value, JsonNode payload, String op, BigDecimal ts, String db,
                          String table) {
-        Fields fields = fields(value.get("schema"));
+        Fields fields = value.schema == null ? null : value.schema.fields;
         JsonNode key = json(keyBytes);
         JsonNode keyPayload = key == null ? null : key.get("payload");
         if (fields == null || keyPayload == null || !keyPayload.isObject()) {
@@ -190,10 +216,6 @@ public final class DebeziumDecoder implements MessageDecoder {
         if (field == null || !"after".equals(field.textValue()) || columns == null || !columns.isArray()) {
             return null;
         }
-        Fields known = schemas.get(columns);
-        if (known != null) {
-            return known;
-        }
         int n = columns.size();
         String[] names = new String[n];
         DebeziumField[] read = new DebeziumField[n];
@@ -210,11 +232,104 @@ public final class DebeziumDecoder implements MessageDecoder {
                 return null;
             }
         }
-        if (schemas.size() >= CACHED) {
-            schemas.clear();
+        return new Fields(names, read);
+    }
+
+    /** A value's payload and schema, read as orjson reads the value, or null where it would
+     * not (or might read it otherwise): the schema skipped where its text is a recent one. */
+    private ValueParts parts(byte[] bytes) {
+        if (bytes == null || !JsonBytes.plainStart(bytes) || !JsonBytes.strictUtf8(bytes)) {
+            return null;
         }
-        Fields made = new Fields(names, read);
-        schemas.put(columns, made);
+        boolean surrogates = JsonBytes.maySurrogate(bytes);
+        ValueParts out = new ValueParts();
+        try (JsonParser p = JSON.createParser(bytes)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                if (surrogates && !JsonBytes.plainText(name)) {
+                    return null;
+                }
+                if (name.equals("schema") && v == JsonToken.START_OBJECT) {
+                    int start = (int) p.currentTokenLocation().getByteOffset();
+                    Schema last = lastPart(bytes, start);
+                    if (last != null) {
+                        out.schema = last;
+                        return out; // a recent schema's text, then only the document's end
+                    }
+                    p.skipChildren(); // still checks each key once per object
+                    int end = (int) p.currentTokenLocation().getByteOffset() + 1;
+                    out.schema = schema(bytes, start, end, surrogates);
+                    if (out.schema == NOT_PLAIN) {
+                        return null;
+                    }
+                } else {
+                    JsonNode node = JSON.readTree(p);
+                    if (node == null || !plain(node, 1, surrogates)) {
+                        return null;
+                    }
+                    if (name.equals("payload")) {
+                        out.payload = node;
+                    } else if (name.equals("schema")) {
+                        out.schema = null;
+                    }
+                }
+            }
+            if (p.nextToken() != null) {
+                return null;
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        return out;
+    }
+
+    /** The recent schema whose text starts at {@code start} and is followed only by the
+     * document's end (as TiCDC writes a value: its payload, then its schema), or null. */
+    private Schema lastPart(byte[] bytes, int start) {
+        for (Schema known : recent) {
+            int end = start + known.text.length;
+            if (end <= bytes.length && Arrays.equals(known.text, 0, known.text.length, bytes, start, end)
+                    && onlyEnd(bytes, end)) {
+                return known;
+            }
+        }
+        return null;
+    }
+
+    /** From {@code at}: JSON whitespace, one closing brace, JSON whitespace. */
+    private static boolean onlyEnd(byte[] bytes, int at) {
+        int braces = 0;
+        for (int i = at; i < bytes.length; i++) {
+            byte b = bytes[i];
+            if (b == '}') {
+                braces++;
+            } else if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                return false;
+            }
+        }
+        return braces == 1;
+    }
+
+    /** The schema of these bytes: a recent one of the same text, else read now. */
+    private Schema schema(byte[] bytes, int start, int end, boolean surrogates) throws IOException {
+        for (Schema known : recent) {
+            if (Arrays.equals(known.text, 0, known.text.length, bytes, start, end)) {
+                return known;
+            }
+        }
+        JsonNode tree = WHOLE.readTree(bytes, start, end - start);
+        if (tree == null || !plain(tree, 1, surrogates)) {
+            return NOT_PLAIN;
+        }
+        Schema made = new Schema(Arrays.copyOfRange(bytes, start, end), fields(tree));
+        if (recent.size() >= RECENT) {
+            recent.removeLast();
+        }
+        recent.addFirst(made);
         return made;
     }
 
@@ -263,7 +378,7 @@ public final class DebeziumDecoder implements MessageDecoder {
         }
         JsonNode doc;
         try {
-            doc = JSON.readTree(bytes);
+            doc = WHOLE.readTree(bytes);
         } catch (IOException | RuntimeException e) {
             return null;
         }

@@ -98,12 +98,21 @@ public final class JsonBytes {
     /** Whether a text of these bytes may hold a surrogate: a four-byte sequence (a pair in Java)
      * or a JSON escape of one (backslash, u, D800 to DFFF); else no text needs the look. */
     public static boolean maySurrogate(byte[] value) {
-        for (int i = 0; i < value.length; i++) {
+        int n = value.length;
+        for (int i = 0; i < n; i++) {
+            if (i + 8 <= n) {
+                long w = (long) LONGS.get(value, i);
+                long x = w ^ 0x5C5C5C5C5C5C5C5CL; // a zero byte where w has a backslash
+                if (((w | ((x - 0x0101010101010101L) & ~x)) & 0x8080808080808080L) == 0) {
+                    i += 7; // eight bytes, none non-ASCII, none a backslash
+                    continue;
+                }
+            }
             int b = value[i] & 0xFF;
             if (b >= 0xF0) {
                 return true;
             }
-            if (b == '\\' && i + 2 < value.length && value[i + 1] == 'u' && (value[i + 2] | 0x20) == 'd') {
+            if (b == '\\' && i + 2 < n && value[i + 1] == 'u' && (value[i + 2] | 0x20) == 'd') {
                 return true;
             }
         }
