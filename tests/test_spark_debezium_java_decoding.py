@@ -115,6 +115,12 @@ def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(
     assert java == python
 
 
+def test_java_reads_a_row_of_every_column_kind_itself(spark, tmp_path):
+    uri = sink_of(tmp_path, [*every_kind_rows(10), *trap_rows()])
+    pending = pending_of(spark, uri)
+    assert len(pending) > 30 and not any(pending)
+
+
 def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_to_python(spark, tmp_path):
     uri = sink_of(tmp_path, list(Workload(600, seed=3)))
     messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
