@@ -58,11 +58,16 @@ public final class DebeziumDecoder implements MessageDecoder {
     /** The columns of one {@code after} schema, read once for the rows of its table. */
     private static final class Fields {
         final String[] names;
+        final UTF8String[] names8; // as the event row holds them, made once
         final DebeziumField[] fields;
 
         Fields(String[] names, DebeziumField[] fields) {
             this.names = names;
             this.fields = fields;
+            names8 = new UTF8String[names.length];
+            for (int i = 0; i < names.length; i++) {
+                names8[i] = UTF8String.fromString(names[i]);
+            }
         }
     }
 
@@ -355,7 +360,7 @@ public final class DebeziumDecoder implements MessageDecoder {
             entries.add(ColumnEntry.decoded(name, f.reading.type, flags, v.integer, v.unsigned, v.number, v.text,
                     v.bytes, f.mysqlType));
             out[i] = new GenericInternalRow(new Object[] {
-                UTF8String.fromString(name),
+                fields.names8[i],
                 f.typeText,
                 flags,
                 new GenericInternalRow(new Object[] {
@@ -365,7 +370,7 @@ public final class DebeziumDecoder implements MessageDecoder {
                     v.text == null ? null : UTF8String.fromString(v.text),
                     v.bytes,
                 }),
-                f.mysqlType == null ? null : UTF8String.fromString(f.mysqlType),
+                f.mysqlType8,
             });
         }
         return out;

@@ -44,6 +44,7 @@ final class DebeziumField {
     final UTF8String typeText;
     final int flags, keyFlags;
     final String mysqlType;
+    final UTF8String mysqlType8; // as the event row holds it
     private final int bitLength;
     private final List<String> elements;
     private final boolean micro; // DATETIME as io.debezium.time.MicroTimestamp
@@ -58,6 +59,7 @@ final class DebeziumField {
         this.elements = elements;
         this.micro = micro;
         this.mysqlType = typeTextOf(reading.rule, bitLength, elements);
+        this.mysqlType8 = mysqlType == null ? null : UTF8String.fromString(mysqlType);
     }
 
     /** The field as the Python decoder reads it, or null where it refuses it (or may). */
