@@ -1,7 +1,7 @@
 """Every figure of the "events stay in the JVM" issue, each against its baseline in the same run.
 
     python benchmarks/spark_goals.py [--sizes 200000,1000000] [--driver-memory 4g]
-        [--master local[2]] [--protocols a,b] [--kafka-events 100000] [--skip-kafka]
+        [--master local[2]] [--protocols a,b] [--kafka-events 100000] [--skip-kafka] [--both-tiers]
 
 Per size, a fresh process with one Spark session (``spark.driver.memory`` set as a user sizes
 a session: at Spark's 1 GiB default the baselines' own sort spills, which flatters every ratio)
@@ -12,7 +12,9 @@ measures, on one cached DataFrame of ``cdcwire generate``'s workload:
                          .write.json (a shuffle and a sort, as cs.write does);
   write / json           the same cs.write against plain df.write.json;
   read / read.json       cs.read of that sink (every topic), written to the noop format, against
-                         spark.read.json of the same events (schema given) written the same way.
+                         spark.read.json of the same events (schema given) written the same way;
+                         with ``--both-tiers``, that read again on the Python decoding tier
+                         (``spark.cdcwire.decoding=python``) where the first ran on the Java tier.
 
 Every protocol installed (or ``--protocols``) is measured; avro against a local Schema Registry.
 Then (unless ``--skip-kafka``) cdcwire.write of ``--kafka-events`` canal-json messages to a local
@@ -53,9 +55,11 @@ def timed(run) -> float:
     return time.perf_counter() - started
 
 
-def measure(size: int, work: Path, master: str, memory: str, protocols: list[str]) -> None:
+def measure(size: int, work: Path, master: str, memory: str, protocols: list[str], both_tiers: bool = False) -> None:
     """One size, in its own process: prints a JSON line per figure as it is measured."""
     from cdcwire import spark as cs
+    from cdcwire.sinks.sink import open_sink
+    from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier
     from cdcwire.workload import Workload, write_workload
 
     spark = cs.spark_session(master, shuffle_partitions=8, **{**QUIET, "spark.driver.memory": memory})
@@ -98,10 +102,18 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
             wrote = timed(write)
             assert summary.reconciles, summary.report()
             read = timed(lambda: cs.read(spark, uri, topics="*").write.format("noop").mode("overwrite").save())
+            tier = decoding_tier(open_sink(uri), spark)[0]
+            python_read = None
+            if both_tiers and tier == "jvm":
+                spark.conf.set(DECODING_SETTING, "python")
+                try:
+                    python_read = timed(lambda: cs.read(spark, uri, topics="*").write.format("noop").mode("overwrite").save())
+                finally:
+                    spark.conf.unset(DECODING_SETTING)
         except Exception as exc:  # reported with the figures: the other protocols are still measured
             emit(size, protocol, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
             continue
-        emit(size, protocol, write=wrote, read=read)
+        emit(size, protocol, write=wrote, read=read, tier=tier, python_read=python_read)
         shutil.rmtree(work / f"sink-{protocol}", ignore_errors=True)
     if registry is not None:
         registry.__exit__(None, None, None)
@@ -128,8 +140,8 @@ def child(*args: str) -> list[dict]:
 
 def table(lines: list[dict]) -> list[str]:
     """The issue's rows: ratio (cdcwire's rate / the baseline's) and its goal."""
-    out = ["| events | protocol | write / like-for-like | write / json | read / read.json |",
-           "|---:|---|---:|---:|---:|"]
+    out = ["| events | protocol | write / like-for-like | write / json | read / read.json | read tier | Python tier's read / read.json |",
+           "|---:|---|---:|---:|---:|---|---:|"]
     base = {}
     for line in lines:
         if line["name"] == "baselines":
@@ -140,13 +152,19 @@ def table(lines: list[dict]) -> list[str]:
             continue
         b = base[line["size"]]
         out.append(f"| {line['size']:,} | {line['name']} | {b['like'] / line['write']:.2f}x ({line['write']:.1f} s)"
-                   f" | {b['json'] / line['write']:.2f}x | {b['read_json'] / line['read']:.2f}x ({line['read']:.1f} s) |")
+                   f" | {b['json'] / line['write']:.2f}x | {b['read_json'] / line['read']:.2f}x ({line['read']:.1f} s)"
+                   f" | {line.get('tier', '')} | {_python_read(b, line)} |")
     for size, b in base.items():
         out.append(f"| {size:,} | baselines | like-for-like {b['like']:.1f} s | json {b['json']:.1f} s"
                    f" | read.json {b['read_json']:.1f} s |")
     goals = ", ".join(f"{k} >= {v}x" for k, v in GOALS.items())
     out.append(f"\ngoals: {goals} (avro's write >= {AVRO_WRITE_GOAL}x like-for-like)")
     return out
+
+
+def _python_read(base: dict, line: dict) -> str:
+    python_read = line.get("python_read")
+    return "" if python_read is None else f"{base['read_json'] / python_read:.2f}x ({python_read:.1f} s)"
 
 
 def main() -> None:
@@ -157,6 +175,8 @@ def main() -> None:
     ap.add_argument("--protocols", default="", help="comma-separated; default every installed protocol")
     ap.add_argument("--kafka-events", type=int, default=100000)
     ap.add_argument("--skip-kafka", action="store_true")
+    ap.add_argument("--both-tiers", action="store_true",
+                    help="read each sink a JVM tier decodes again on the Python tier (spark.cdcwire.decoding=python)")
     ap.add_argument("--measure", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--work", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -165,14 +185,15 @@ def main() -> None:
 
     protocols = [p for p in args.protocols.split(",") if p] or cdcwire.protocols()
     if args.measure:
-        return measure(args.measure, Path(args.work), args.master, args.driver_memory, protocols)
+        return measure(args.measure, Path(args.work), args.master, args.driver_memory, protocols, args.both_tiers)
     started = time.monotonic()
     lines = []
     for size in [int(s) for s in args.sizes.split(",")]:
         work = Path(tempfile.mkdtemp(prefix=f"cdcwire-goals-{size}-"))
         try:
             lines += child("--measure", str(size), "--work", str(work), "--master", args.master,
-                           "--driver-memory", args.driver_memory, "--protocols", ",".join(protocols))
+                           "--driver-memory", args.driver_memory, "--protocols", ",".join(protocols),
+                           *(["--both-tiers"] if args.both_tiers else []))
         finally:
             shutil.rmtree(work, ignore_errors=True)
     kafka = []

@@ -20,6 +20,7 @@ from cdcwire.plugin_api import (
 from .carried import carried_event
 from .decoder import DebeziumDecoder
 from .encoder import DebeziumEncoder
+from .jvm_tier import JVM
 from .options import CLUSTER_ID, DISABLE_SCHEMA, INCLUDE_START_TS, OUTPUT_OLD_VALUE, DebeziumOptions
 
 
@@ -31,6 +32,7 @@ class DebeziumCodec(Codec):
     """
 
     name = "debezium"
+    jvm = JVM  # its Java decoder (plugin API 1.10)
     parameters = (
         ENABLE_TIDB_EXTENSION,
         DISABLE_SCHEMA,

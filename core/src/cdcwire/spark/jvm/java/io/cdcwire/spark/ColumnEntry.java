@@ -69,7 +69,7 @@ public final class ColumnEntry {
     }
 
     /** A column as the Java decoder read it, for the record checks. */
-    static ColumnEntry decoded(String name, String typeName, int flags, Long intValue, BigDecimal uintValue,
+    public static ColumnEntry decoded(String name, String typeName, int flags, Long intValue, BigDecimal uintValue,
                                Double doubleValue, String stringValue, byte[] binaryValue, String mysqlType) {
         return new ColumnEntry(name, typeName, flags, intValue, uintValue, doubleValue, stringValue, binaryValue,
                 mysqlType);

@@ -19,10 +19,10 @@ import java.math.RoundingMode;
  * the shortest float32 text (Schubfach's): no shorter text can read back (double rounding
  * differs from direct rounding only for texts of about 17 digits).
  */
-final class FloatText {
+public final class FloatText {
     private FloatText() {}
 
-    static String float64(double x) {
+    public static String float64(double x) {
         if (x == 0) {
             return (Double.doubleToRawLongBits(x) < 0) ? "-0" : "0";
         }
@@ -50,7 +50,7 @@ final class FloatText {
         return best;
     }
 
-    static String float32(double value) {
+    public static String float32(double value) {
         float x = (float) value;
         if (x == 0) {
             return (Float.floatToRawIntBits(x) < 0) ? "-0" : "0";

@@ -8,13 +8,13 @@ package io.cdcwire.spark;
  * <p>A lone surrogate, which UTF-8 cannot carry, makes {@link #append} return false: the Python
  * codec refuses such text with its own error, so the row is left to it.
  */
-final class JsonText {
+public final class JsonText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private JsonText() {}
 
     /** Appends {@code text} as a quoted JSON string; false when it holds a lone surrogate. */
-    static boolean append(StringBuilder out, String text) {
+    public static boolean append(StringBuilder out, String text) {
         out.append('"');
         int n = text.length();
         int plain = 0; // the text up to its first character that needs a look is copied at once
@@ -55,7 +55,7 @@ final class JsonText {
     }
 
     /** Bytes as ISO-8859-1 text (each byte one character), as canal-json writes binary values. */
-    static String latin1(byte[] bytes) {
+    public static String latin1(byte[] bytes) {
         return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 }

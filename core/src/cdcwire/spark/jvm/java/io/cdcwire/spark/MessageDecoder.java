@@ -20,7 +20,19 @@ public interface MessageDecoder {
     /**
      * The event row's {@link #EVENT_FIELDS} values (Spark's internal values) of the one event
      * this message value holds, only when it is sure the Python decoder reads the same valid
-     * event; null for every other message (the Python decoder reads it, in its place).
+     * event; null for every other message (the Python decoder reads it, in its place). A
+     * protocol whose events are read from the value alone implements this one.
      */
-    Object[] read(byte[] value);
+    default Object[] read(byte[] value) {
+        return null;
+    }
+
+    /**
+     * As {@link #read(byte[])}, for a protocol that reads the message key too (debezium takes
+     * the handle key from it); {@code key} may be null. The framework calls this one; by
+     * default it reads the value alone.
+     */
+    default Object[] read(byte[] key, byte[] value) {
+        return read(value);
+    }
 }

@@ -64,13 +64,14 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
                 java.util.Arrays.fill(values, null);
                 byte[] bytes = message.isNullAt(value) ? null : message.getBinary(value);
                 boolean placed = !message.isNullAt(topic) && !message.isNullAt(partition) && !message.isNullAt(offset);
-                Object[] event = placed ? decoder.read(bytes) : null;
+                byte[] keyBytes = message.isNullAt(key) ? null : message.getBinary(key);
+                Object[] event = placed ? decoder.read(keyBytes, bytes) : null;
                 if (event != null) {
                     System.arraycopy(event, 0, values, 0, MessageDecoder.EVENT_FIELDS);
                     values[pendingAt] = false;
                 } else {
                     values[pendingAt] = true;
-                    values[keyAt] = message.isNullAt(key) ? null : message.getBinary(key);
+                    values[keyAt] = keyBytes;
                     values[valueAt] = bytes;
                 }
                 // a message without a place is pending with its null place, and the Python pass

@@ -20,10 +20,11 @@ import java.util.regex.Pattern;
  * ({@link CheckTables}); where a rule is hard to say here it is stricter: a type text only
  * in its plain spelling ({@code int(10) unsigned}, {@code enum('a','b')}), a DECIMAL text
  * without an exponent, a JSON document without control characters, nested at most 200 deep,
- * that Jackson's strict parser reads whole. Every form must match the whole text ({@code matches},
+ * that Jackson's strict parser reads whole. Public API of the framework: a plugin's decoder
+ * checks the row it read with it, its encoder the row it is handed. Every form must match the whole text ({@code matches},
  * not {@code ^...$}, whose {@code $} lets a final line break through).
  */
-final class RecordChecks {
+public final class RecordChecks {
     static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
     private static final BigDecimal U64_MAX_DECIMAL = new BigDecimal(U64_MAX);
     private static final String WORDS = "((?: [A-Za-z0-9_]+)*)";
@@ -41,12 +42,13 @@ final class RecordChecks {
 
     private final CheckTables config;
 
-    RecordChecks(CheckTables config) {
+    /** The checks of the tables a codec read from the root of its configuration text. */
+    public RecordChecks(CheckTables config) {
         this.config = config;
     }
 
     /** A row event (insert, update, delete) the Python record checks certainly pass. */
-    boolean plainRow(String kind, BigDecimal ts, String schema, String table, List<ColumnEntry> news,
+    public boolean plainRow(String kind, BigDecimal ts, String schema, String table, List<ColumnEntry> news,
                      List<ColumnEntry> olds, Boolean handleKeyOnly) {
         boolean imagesFit;
         if ("insert".equals(kind)) {

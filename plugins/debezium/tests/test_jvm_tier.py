@@ -1,0 +1,69 @@
+"""debezium's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.10): a
+Java decoder in a package of its own, using only the framework's public classes."""
+
+from __future__ import annotations
+
+import json
+
+import cdcwire
+from cdcwire.plugin_api import JvmCodec
+from cdcwire.sinks.sink import open_sink
+from cdcwire.testing.strategies import all_types_table
+from cdcwire_debezium.codec import DebeziumCodec
+from cdcwire_debezium.jvm_reading import decoder_config, reading_table
+
+QUERY = "protocol=debezium&enable-tidb-extension=true"
+
+
+def test_the_codec_declares_a_java_decoder_its_own_sources_define():
+    jvm = DebeziumCodec.jvm
+    assert isinstance(jvm, JvmCodec)
+    assert jvm.encoder is None  # messages are encoded in Python
+    source = jvm.sources.joinpath(*jvm.decoder.split(".")).with_suffix(".java")
+    assert "public final class DebeziumDecoder implements MessageDecoder" in source.read_text(encoding="utf-8")
+
+
+def test_its_java_lives_in_its_own_package_not_the_frameworks():
+    for path in DebeziumCodec.jvm.sources.rglob("*.java"):
+        assert path.read_text(encoding="utf-8").startswith("package io.cdcwire.debezium;"), path
+
+
+def test_its_sources_are_among_those_the_core_compiles():
+    from cdcwire.spark.jvm.jar import source_roots
+
+    assert DebeziumCodec.jvm.sources in source_roots()
+
+
+def test_compression_is_refused_in_one_line_and_every_other_setting_is_served():
+    jvm = DebeziumCodec.jvm
+    compressed = open_sink(f"file:///tmp/t?{QUERY}&large-message-handle-compression=snappy").config
+    assert jvm.decoder_refusal(compressed) == "debezium's large-message compression is decoded in Python only"
+    for query in (QUERY, "protocol=debezium", f"{QUERY}&debezium-disable-schema=true&debezium-output-old-value=false"):
+        assert jvm.decoder_refusal(open_sink(f"file:///tmp/t?{query}").config) is None
+
+
+def test_the_reading_table_has_every_tidb_type_the_encoder_writes():
+    uri = f"file:///tmp/t?{QUERY}"
+    written = set()
+    for event in _one_row_per_type():
+        for message in cdcwire.encode(uri, [event]):
+            after = json.loads(message.value)["schema"]["fields"][1]["fields"]
+            written |= {field["tidb_type"] for field in after}
+    table = reading_table()
+    assert written and written <= set(table)
+    assert table["bigint unsigned"]["rule"] == "u64" and table["varbinary"]["rule"] == "base64"
+
+
+def test_the_decoders_configuration_is_its_reading_table():
+    config = decoder_config(open_sink(f"file:///tmp/t?{QUERY}").config)
+    assert config == {"readings": reading_table()}
+
+
+def _one_row_per_type():
+    """One row of a table with a column of every kind (COLUMN_KINDS), all NULL but its key."""
+    from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
+
+    spec = all_types_table()
+    key = Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY, 1, "int(11)")
+    columns = [Column(f"c_{k.label}", k.type, spec.flags(i), None, k.mysql_type) for i, k in enumerate(spec.kinds)]
+    yield RowChangedEvent(1 << 20, spec.schema, spec.table, (key, *columns), None)

@@ -1,0 +1,252 @@
+"""debezium's Java decoding tier (its plugin's ``MessageDecoder``) against its Python decoder:
+a read gives the same rows on both tiers for every column type and option, Java reads the
+row and watermark messages it is sure of, and the Python decoder reads every other message
+(DDL, anything malformed) in its place and words every error."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
+from cdcwire import spark as cs
+from cdcwire.foundation.errors import CdcwireError, DecodeError
+from cdcwire.sinks.sink import open_sink
+from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
+from cdcwire.workload import Workload
+
+from test_spark_java_encoding import every_kind_rows, trap_rows
+
+QUERY = "protocol=debezium&enable-tidb-extension=true&partition-num=2"
+#: Every option the plugin has that the Java tier reads under (compression is Python's only).
+QUERIES = [
+    QUERY,
+    "protocol=debezium&enable-tidb-extension=true&debezium-output-old-value=false&debezium-cluster-id=c-1",
+    "protocol=debezium&enable-tidb-extension=true&debezium-disable-schema=true",
+    "protocol=debezium",
+]
+
+
+@pytest.fixture
+def tier(spark):
+    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
+
+    def read_on(name: str, run):
+        spark.conf.set(DECODING_SETTING, name)
+        try:
+            return run()
+        finally:
+            spark.conf.unset(DECODING_SETTING)
+
+    return read_on
+
+
+def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
+    uri = f"file://{tmp_path}/t?{query}"
+    cdcwire.write(uri, cdcwire.encode(uri, events))
+    return uri
+
+
+def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = QUERY) -> str:
+    """A sink of these (key, value) messages, as they are, in one partition."""
+    uri = f"file://{tmp_path}/t?{query}"
+    cdcwire.write(uri, [Message("t", 0, k, v) for k, v in messages])
+    return uri
+
+
+def rows_in_order(df) -> list:
+    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
+
+
+def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
+    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
+    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
+    return python, java
+
+
+def pending_of(spark, uri: str) -> list[bool]:
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
+    return [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), True).orderBy("partition", "offset").collect()]
+
+
+def test_the_java_tier_decodes_debezium_where_the_session_has_the_jar(spark):
+    assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark) == (
+        "jvm", "debezium has a Java decoder for the sink's settings")
+
+
+def test_compressed_messages_are_decoded_in_python_saying_why(spark):
+    sink = open_sink(f"file:///tmp/t?{QUERY}&large-message-handle-compression=lz4")
+    assert decoding_tier(sink, spark) == ("python", "debezium's large-message compression is decoded in Python only")
+
+
+def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path, caplog):
+    uri = sink_of(tmp_path, every_kind_rows(2))
+    with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
+        rows = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
+    assert len(rows) == 6
+    assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
+    said = [r.getMessage() for r in caplog.records if "tier decodes" in r.getMessage()]
+    assert said == [] or said == [f"cdcwire.spark: the Python tier decodes ({DECODING_SETTING}=python)"]
+    spark.conf.set(DECODING_SETTING, "python")
+    try:
+        assert decoding_tier(open_sink(uri), spark) == ("python", f"{DECODING_SETTING}=python")
+    finally:
+        spark.conf.unset(DECODING_SETTING)
+
+
+def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
+    uri = sink_of(tmp_path, list(Workload(400, seed=7)))
+    python, java = both_tiers(tier, spark, uri)
+    assert len(python) > 400
+    assert java == python
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
+    uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert len(python) > 100
+    assert java == python
+
+
+def test_java_reads_a_row_of_every_column_kind_itself(spark, tmp_path):
+    uri = sink_of(tmp_path, [*every_kind_rows(10), *trap_rows()])
+    pending = pending_of(spark, uri)
+    assert len(pending) > 30 and not any(pending)
+
+
+def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_to_python(spark, tmp_path):
+    uri = sink_of(tmp_path, list(Workload(600, seed=3)))
+    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
+    counts = {(r["_cdc_pending"], r["kind"]): r["count"] for r in
+              java_pass(messages, open_sink(uri), False).groupBy("_cdc_pending", "kind").count().collect()}
+    assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "delete")]
+    assert counts[(False, "resolved")]
+    ddl = [r for r in messages.collect() if b'"op"' not in bytes(r.value)]
+    assert ddl and sum(n for (pending, _), n in counts.items() if pending) == len(ddl)
+
+
+KEY = Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY, 1, "int(11)")
+
+
+def _message(*columns: Column, pre: tuple[Column, ...] | None = None) -> tuple[bytes, bytes]:
+    uri = f"file:///tmp/t?{QUERY}"
+    (m,) = cdcwire.encode(uri, [RowChangedEvent(1 << 40, "shop", "t", (KEY, *columns), pre)])
+    return m.key, m.value
+
+
+def _edited(message: tuple[bytes, bytes], edit) -> tuple[bytes, bytes]:
+    key, value = message
+    doc = json.loads(value)
+    edit(doc)
+    return key, json.dumps(doc).encode()
+
+
+def _column_value(doc: dict, value) -> None:
+    doc["payload"]["after"]["c"] = value
+
+
+PLAIN = _message(Column("c", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "a", "varchar(8)"))
+FLOAT = _message(Column("c", ColumnType.FLOAT, ColumnFlag(0), 1.5, "float"))
+BLOB = _message(Column("c", ColumnType.BLOB, ColumnFlag.BINARY, b"ab", "blob"))
+ENUM = _message(Column("c", ColumnType.ENUM, ColumnFlag(0), 1, "enum('a','b')"))
+BIT = _message(Column("c", ColumnType.BIT, ColumnFlag(0), 5, "bit(3)"))
+
+#: Messages the Java tier must leave to Python: each is read, or refused, by the Python decoder.
+LEFT_TO_PYTHON = {
+    "not JSON": (PLAIN[0], b'{"payload":'),
+    "a BOM": (PLAIN[0], b"\xef\xbb\xbf" + PLAIN[1]),
+    "a key that is not JSON": (b"{", PLAIN[1]),
+    "no key": (None, PLAIN[1]),
+    "a key naming another column": (b'{"payload":{"zz":1}}', PLAIN[1]),
+    "a key twice in the value": (PLAIN[0], PLAIN[1].replace(b'"op":', b'"op":"c","op":')),
+    "text after the value": (PLAIN[0], PLAIN[1] + b" {}"),
+    "an op other than c, u, d, m": _edited(PLAIN, lambda d: d["payload"].update(op="x")),
+    "commit_ts past 2^64": _edited(PLAIN, lambda d: d["payload"]["source"].update(commit_ts=1 << 64)),
+    "commit_ts negative": _edited(PLAIN, lambda d: d["payload"]["source"].update(commit_ts=-1)),
+    "commit_ts a float": _edited(PLAIN, lambda d: d["payload"]["source"].update(commit_ts=1.0)),
+    "db a number": _edited(PLAIN, lambda d: d["payload"]["source"].update(db=1)),
+    "no schema": _edited(PLAIN, lambda d: d.pop("schema")),
+    "a field without tidb_type": _edited(PLAIN, lambda d: d["schema"]["fields"][1]["fields"][1].pop("tidb_type")),
+    "an unknown tidb_type": _edited(PLAIN, lambda d: d["schema"]["fields"][1]["fields"][1].update(tidb_type="uuid")),
+    "optional an object": _edited(PLAIN, lambda d: d["schema"]["fields"][1]["fields"][1].update(optional={})),
+    "an image of fewer columns": _edited(PLAIN, lambda d: d["payload"]["after"].pop("c")),
+    "a text column given a number": _edited(PLAIN, lambda d: _column_value(d, 1)),
+    "an integer given a float": _edited(PLAIN, lambda d: d["payload"]["after"].update(id=1.0)),
+    "an integer past 64 bits": _edited(PLAIN, lambda d: d["payload"]["after"].update(id=1 << 64)),
+    "an integer past its type": _edited(PLAIN, lambda d: d["payload"]["after"].update(id=1 << 40)),
+    "a lone surrogate": (PLAIN[0], PLAIN[1].replace(b'"a"', b'"\\ud800"')),
+    "a float past the FLOAT range": _edited(FLOAT, lambda d: _column_value(d, 3.5e38)),
+    "base64 with a non-ASCII letter": _edited(BLOB, lambda d: _column_value(d, "\u00e9A==")),
+    "base64 without its padding": _edited(BLOB, lambda d: _column_value(d, "YWI")),
+    "an ENUM value not among its elements": _edited(ENUM, lambda d: _column_value(d, "z")),
+    "a BIT of the wrong width": _edited(BIT, lambda d: _column_value(d, "AAA=")),
+    "a DDL": _edited(PLAIN, lambda d: d["payload"].pop("op")),
+    "an update without after": _edited(PLAIN, lambda d: d["payload"].update(op="u", before=d["payload"]["after"], after=None)),
+}
+
+
+def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
+    uri = raw_sink(tmp_path, [PLAIN, FLOAT, BLOB, ENUM, BIT, *LEFT_TO_PYTHON.values()])
+    pending = pending_of(spark, uri)
+    assert pending[:5] == [False] * 5  # the plain messages, for comparison
+    left = [name for name, is_pending in zip(LEFT_TO_PYTHON, pending[5:]) if not is_pending]
+    assert left == [], f"Java read messages it must leave to Python: {left}"
+
+
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [PLAIN, *LEFT_TO_PYTHON.values(), FLOAT, BLOB, ENUM, BIT])
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert sum(r["_malformed"] is not None for r in python) >= 20
+    assert java == python
+
+
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [PLAIN, LEFT_TO_PYTHON["a float past the FLOAT range"]])
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        err = caught.value
+        errors.append((type(err), str(err), err.where))
+    assert errors[0][0] is DecodeError and errors[0][2] == "t/0/1"
+    assert errors[1] == errors[0]
+
+
+def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, bytes]]:
+    """A workload's messages spoiled: byte edits and JSON token swaps of the value, or the key."""
+    rng = random.Random(seed)
+    uri = f"file:///tmp/t?{query}"
+    messages = [(m.key, m.value) for m in cdcwire.encode(uri, [*Workload(60, seed=seed), *every_kind_rows(6)])]
+    out = []
+    while len(out) < count:
+        key, value = rng.choice(messages)
+        spoil = seeded_json_token_mutated if rng.random() < 0.6 else seeded_mutated
+        if key is not None and rng.random() < 0.2:
+            out.append((spoil(rng, key), value))
+        else:
+            out.append((key, spoil(rng, value)))
+    return out
+
+
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+    values = mutated_messages(QUERY, 600, seed=11)
+    uri = raw_sink(tmp_path, values)
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert sum(r["_malformed"] is not None for r in python) > 150
+    assert sum(r["_malformed"] is None for r in python) > 50
+    differing = [o for o in range(len(values)) if _of_message(python, o) != _of_message(java, o)]
+    assert [values[o] for o in differing[:3]] == []
+    assert len(java) == len(python)
+
+
+def _of_message(rows: list, offset: int) -> list:
+    return [r for r in rows if r.offset == offset]
