@@ -25,7 +25,9 @@ MIX = [
     "add_column_default",
     "drop_column",
     "rename_column",
+    "modify_column",
     "rename_table",
+    "truncate_partition",
 ]
 #: Columns whose values Parquet and Delta give back as the event holds them.
 _PLAIN = ("c_varchar", "c_int", "c_bigint", "c_added_", "c_new_")

@@ -31,6 +31,7 @@ from ...values.ddl_statements import column_changes
 from ...values.type_codes import ColumnFlag
 from ...values.type_conversion import converted, decimal_digits, integer_range, target_kind, text_length
 from ...values.type_text import parse_type_text
+from .ddl_facts import TS, ts_value, with_facts
 
 #: DDL types whose statements may add, drop or rename columns.
 COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN", "MULTI_SCHEMA_CHANGE")
@@ -95,27 +96,48 @@ def changed_images(events: DataFrame, changes: list[ColumnChange]) -> DataFrame:
     """Row events whose images lose a dropped column, carry a renamed one's new name, or hold a
     modified one's value converted to its new type (:func:`retyped_images`), where they come
     before the DDL (names as the events carry them). A MODIFY that MySQL would refuse for a row's
-    value is a :class:`CdcwireError` (one Spark job per such MODIFY)."""
+    value is a :class:`CdcwireError` (one Spark job per such MODIFY). The drops and renames
+    between two MODIFYs are applied together (:func:`renamed_and_dropped`)."""
+    group: list[ColumnChange] = []
     for change in changes:
         if change.verb == "modify":
-            events = retyped_images(events, [change])
-            continue
-        if change.verb not in ("drop", "rename"):
-            continue
-        before = _same_table(change) & (F.col("commit_ts") < F.lit(change.ts))
-        name = F.lower(F.lit(change.column))
+            events = retyped_images(renamed_and_dropped(events, group), [change])
+            group = []
+        elif change.verb in ("drop", "rename"):
+            group.append(change)
+    return renamed_and_dropped(events, group)
 
-        def fixed(image: Column, change=change, name=name) -> Column:
-            if change.verb == "drop":
-                return F.filter(image, lambda c: F.lower(c["name"]) != name)
-            return F.transform(image, lambda c: c.withField(
-                "name", F.when(F.lower(c["name"]) == name, F.lit(change.new)).otherwise(c["name"])))
 
-        events = events.withColumns({
-            image: F.when(before & F.col(image).isNotNull(), fixed(F.col(image))).otherwise(F.col(image))
-            for image in ("columns", "pre_columns")
-        })
-    return events
+_RENAME_FACT = f"struct<ts: {TS}, drop: boolean, column: string, new: string>"
+
+
+def renamed_and_dropped(events: DataFrame, changes: list[ColumnChange]) -> DataFrame:
+    """Row events whose images, before each of the DROP and RENAME COLUMN ``changes``, lose the
+    dropped column or carry the renamed one's new name. The changes come as facts per table
+    (:mod:`.ddl_facts`): each image column's name goes through those above the row's commit ts,
+    in order, in one expression the same for one change or hundreds."""
+    if not changes:
+        return events
+    facts: dict[tuple[str, str], list[tuple]] = {}
+    for c in changes:
+        schema, table = c.table.lower().split(".", 1)
+        facts.setdefault((schema, table), []).append((ts_value(c.ts), c.verb == "drop", c.column, c.new))
+    events = with_facts(events, facts, ("schema", "table"), _RENAME_FACT, "_cdc_columns")
+    ts = F.col("commit_ts")
+
+    def through(name: Column, f: Column) -> Column:
+        applies = name.isNotNull() & (ts < f["ts"]) & (F.lower(name) == F.lower(f["column"]))
+        return F.when(applies, F.when(~f["drop"], f["new"])).otherwise(name)
+
+    def fixed(image: Column) -> Column:
+        named = F.transform(image, lambda c: c.withField("name", F.aggregate("_cdc_columns", c["name"], through)))
+        return F.filter(named, lambda c: c["name"].isNotNull())
+
+    return events.withColumns({
+        image: F.when(F.col("_cdc_columns").isNotNull() & F.col(image).isNotNull(), fixed(F.col(image)))
+        .otherwise(F.col(image))
+        for image in ("columns", "pre_columns")
+    }).drop("_cdc_columns")
 
 
 def with_defaults(typed: DataFrame, ts: Column, changes: list[ColumnChange]) -> DataFrame:

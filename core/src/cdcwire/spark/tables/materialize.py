@@ -62,7 +62,7 @@ from .table_changes import (
 from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState, state_saved_at
-from .table_wipes import Wipe, wiped_rows, wiped_tables, wipes_of
+from .table_wipes import Wipe, wiped_tables, wipes_of, without_wiped
 from .ddl_policy import DDLOutcome, check_policy, decide
 from .column_ddls import changed_arrow, changed_images, changes_of
 from .partition_ddls import applied_wipes, learn, partition_images
@@ -373,9 +373,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     is_row = F.col("kind").isin(*ROW_KINDS)
     # a DDL above the release point waits with the rows (a rename moves tables at once: see table_renames)
     changes = events.where(is_row | ((F.col("kind") == "ddl") & ~F.col("ddl_type").isin(*RENAME_TYPES)))
-    wiped = wiped_rows(released, renames)
-    if wiped is not None:
-        changes = changes.where(~(is_row & wiped))
+    changes = without_wiped(changes, released, renames)
     if partition_wipes:
         changes = partition_images(changes, partition_wipes, renames)
     if column_changes:

@@ -38,6 +38,7 @@ from pyspark.sql import functions as F
 
 from ...foundation.errors import CdcwireError
 from ...values.ddl_statements import partition_change, partitioning_of, renamed_tables
+from .ddl_facts import TS, ts_value, with_facts
 from .table_renames import Rename
 from .table_wipes import Wipe, wiped_spans
 
@@ -92,45 +93,6 @@ class PartitionWipe:
             return rows
         keep = [not self.contains(v) for v in rows.column(name).to_pylist()]
         return rows.filter(pa.array(keep, type=pa.bool_()))
-
-    def in_image(self, image: Column) -> Column:
-        """True where a row image's partitioning column is in the partitions (false on a null image)."""
-        column = self.partitioning["column"].lower()
-        v = F.get(F.filter(image, lambda c: F.lower(c["name"]) == column), 0)["value"]
-        text = F.coalesce(v["string"], v["int"].cast("string"), v["uint"].cast("string"), v["double"].cast("string"))
-        number = F.coalesce(v["int"].cast("decimal(38,18)"), v["uint"].cast("decimal(38,18)"),
-                            v["string"].try_cast("decimal(38,18)"), v["double"].try_cast("decimal(38,18)"))
-        if self.partitioning["expr"] == "year":
-            number = F.substring(v["string"], 1, 4).try_cast("int").cast("decimal(38,18)")
-        is_null = text.isNull()
-
-        def of(bound) -> tuple[Column, Column]:
-            if isinstance(bound, str):
-                return text, F.lit(bound)
-            return number, F.lit(decimal.Decimal(str(bound))).cast("decimal(38,18)")
-
-        terms = []
-        if self.partitioning["kind"] == "list":
-            for bound in self._listed():
-                if bound is None:
-                    terms.append(is_null)
-                else:
-                    mine, lit = of(bound)
-                    terms.append(mine == lit)
-        else:
-            for low, high, null in self._ranges():
-                term = ~is_null
-                if low is not None:
-                    mine, lit = of(low)
-                    term = term & (mine >= lit)
-                if high is not None:
-                    mine, lit = of(high)
-                    term = term & (mine < lit)
-                terms.append(term | is_null if null else term)
-        found = F.lit(False)
-        for term in terms:
-            found = found | F.coalesce(term, F.lit(False))
-        return F.when(image.isNull(), F.lit(False)).otherwise(found)
 
 
 def _key(value, expr: str):
@@ -250,24 +212,107 @@ def applied_wipes(wipes: list[PartitionWipe], run_ddls: set[int]) -> list[Partit
     return out
 
 
+#: A wipe's partitions as tests of a row's partitioning value: "null" (NULL), "eq" (a LIST value,
+#: text ``t1`` or number ``n1``), "range" (from ``t1``/``n1`` up to ``t2``/``n2``, either absent
+#: when neither is given; NULL too where ``nul``: the first RANGE partition).
+_TEST = "struct<k: string, n1: decimal(38,18), t1: string, n2: decimal(38,18), t2: string, nul: boolean>"
+_FACT = f"struct<after: {TS}, before: {TS}, column: string, year: boolean, tests: array<{_TEST}>>"
+
+
+def _bound(bound) -> tuple[Optional[decimal.Decimal], Optional[str]]:
+    if bound is None:
+        return None, None
+    if isinstance(bound, str):
+        return None, bound
+    return decimal.Decimal(str(bound)), None
+
+
+def _tests(wipe: PartitionWipe) -> list[tuple]:
+    if wipe.partitioning["kind"] == "list":
+        return [("null", None, None, None, None, False) if v is None else ("eq", *_bound(v), None, None, False)
+                for v in wipe._listed()]
+    return [("range", *_bound(low), *_bound(high), null) for low, high, null in wipe._ranges()]
+
+
+def _let(value: Column, body) -> Column:
+    """``body(x)`` with ``x`` bound to ``value``, computed once: an expression naming a value
+    several times otherwise repeats its code at each place (the code of one stage is bounded)."""
+    return F.get(F.transform(F.array(value), body), 0)
+
+
+def _partition_value(image: Column, fact: Column) -> Column:
+    """(``text``, ``number``) of a row image's partitioning column (the fact's), both null when
+    the image or the value is null."""
+    def of(v: Column) -> Column:
+        number = F.when(fact["year"], F.substring(v["string"], 1, 4).try_cast("int").cast("decimal(38,18)")).otherwise(
+            F.coalesce(v["int"].cast("decimal(38,18)"), v["uint"].cast("decimal(38,18)"),
+                       v["string"].try_cast("decimal(38,18)"), v["double"].try_cast("decimal(38,18)")))
+        text = F.coalesce(v["string"], v["int"].cast("string"), v["uint"].cast("string"), v["double"].cast("string"))
+        return F.struct(text.alias("text"), number.alias("number"))
+
+    return _let(F.get(F.filter(image, lambda c: F.lower(c["name"]) == fact["column"]), 0)["value"], of)
+
+
+def _in_partitions(value: Column, fact: Column) -> Column:
+    """True where a partitioning value (:func:`_partition_value`) is in the fact's partitions,
+    as :meth:`PartitionWipe.contains` tells a stored row's."""
+    text, number = value["text"], value["number"]
+    is_null = text.isNull()
+
+    def at_least(t: Column, n: Column) -> Column:
+        return F.when(t.isNotNull(), text >= t).when(n.isNotNull(), number >= n).otherwise(F.lit(True))
+
+    def below(t: Column, n: Column) -> Column:
+        return F.when(t.isNotNull(), text < t).when(n.isNotNull(), number < n).otherwise(F.lit(True))
+
+    def holds(t: Column) -> Column:
+        term = (F.when(t["k"] == "null", is_null)
+                .when(t["k"] == "eq", F.when(t["t1"].isNotNull(), text == t["t1"]).otherwise(number == t["n1"]))
+                .otherwise((~is_null & at_least(t["t1"], t["n1"]) & below(t["t2"], t["n2"])) | (t["nul"] & is_null)))
+        return F.coalesce(term, F.lit(False))
+
+    return F.exists(fact["tests"], holds)
+
+
 def partition_images(events: DataFrame, wipes: list[PartitionWipe], renames: list[Rename]) -> DataFrame:
     """Row events without the changes each wipe removes (the table's before its ts, in its
     partitions; names as the events carry them, followed back through the run's renames); an
-    update moving a row out of a removed partition into another keeps only its old key's delete."""
-    ts = F.col("commit_ts")
+    update moving a row out of a removed partition into another keeps only its old key's delete.
+    The wipes come as facts per table name (:mod:`.ddl_facts`), applied in their order by one
+    expression, the same for one partition DDL or hundreds."""
+    if not wipes:
+        return events
+    facts: dict[tuple[str, str], list[tuple]] = {}
     for wipe in wipes:
-        mine = F.lit(False)
+        tests = _tests(wipe)
+        column, year = wipe.partitioning["column"].lower(), wipe.partitioning["expr"] == "year"
         for name, after, before in wiped_spans(Wipe(wipe.ts, wipe.table, "truncate"), renames):
-            schema, table = name.split(".", 1)
-            term = (F.lower(F.col("schema")) == schema.lower()) & (F.lower(F.col("table")) == table.lower())
-            term = term & (ts < F.lit(before))
-            mine = mine | (term if after is None else term & (ts > F.lit(after)))
-        new_in, old_in = wipe.in_image(F.col("columns")), wipe.in_image(F.col("pre_columns"))
-        has_old = F.col("pre_columns").isNotNull()
-        gone = F.coalesce(mine & ((F.col("columns").isNull() & old_in) | (new_in & (~has_old | old_in))), F.lit(False))
-        to_delete = F.coalesce(mine & new_in & has_old & ~old_in, F.lit(False))
-        events = events.where(~gone).withColumns({
-            "kind": F.when(to_delete, F.lit("delete")).otherwise(F.col("kind")),
-            "columns": F.when(to_delete, F.lit(None)).otherwise(F.col("columns")),
-        })
-    return events
+            schema, table = name.lower().split(".", 1)
+            facts.setdefault((schema, table), []).append((ts_value(after), ts_value(before), column, year, tests))
+    events = with_facts(events, facts, ("schema", "table"), _FACT, "_cdc_parts")
+    ts, has_old, has_new = F.col("commit_ts"), F.col("pre_columns").isNotNull(), F.col("columns").isNotNull()
+
+    def found(fact: Column) -> Column:  # per wipe: whether it applies to the row, and holds its new, old image
+        def holds(image: Column) -> Column:
+            return F.coalesce(F.when(image.isNotNull(), _in_partitions(_partition_value(image, fact), fact)), F.lit(False))
+
+        mine = (ts < fact["before"]) & (fact["after"].isNull() | (ts > fact["after"]))
+        return F.struct(F.coalesce(mine, F.lit(False)).alias("mine"), holds(F.col("columns")).alias("new"),
+                        holds(F.col("pre_columns")).alias("old"))
+
+    def step(state: Column, hit: Column) -> Column:  # the wipes in order; a row made a delete has no new image
+        new = hit["new"] & ~state["deleted"]
+        gone = hit["mine"] & (((~has_new | state["deleted"]) & hit["old"]) | (new & (~has_old | hit["old"])))
+        deleted = hit["mine"] & new & has_old & ~hit["old"]
+        return F.struct((state["gone"] | gone).alias("gone"), (state["deleted"] | deleted).alias("deleted"))
+
+    start = F.struct(F.lit(False).alias("gone"), F.lit(False).alias("deleted"))
+    outcome = F.aggregate(F.transform("_cdc_parts", found), start, step)  # null for the rows of tables without wipes
+    # computed once, in a generator: a filter on it would be pushed below its projection, its code copied there
+    events = events.withColumn("_cdc_parts", F.explode(F.filter(F.array(outcome),
+                                                                lambda o: ~F.coalesce(o["gone"], F.lit(False)))))
+    deleted = F.coalesce(F.col("_cdc_parts")["deleted"], F.lit(False))
+    return events.withColumns({
+        "kind": F.when(deleted, F.lit("delete")).otherwise(F.col("kind")),
+        "columns": F.when(deleted, F.lit(None)).otherwise(F.col("columns")),
+    }).drop("_cdc_parts")

@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from ...values.ddl_statements import renamed_tables
+from .ddl_facts import TS, ts_value, with_facts
 
 #: The DDL types whose statements may rename a table.
 RENAME_TYPES = ("RENAME_TABLE", "RENAME_TABLES")
@@ -90,23 +91,20 @@ def final_name(renames: list[Rename], name: str, ts: Optional[int] = None) -> st
 
 
 def relabelled(rows: DataFrame, renames: list[Rename]) -> DataFrame:
-    """Row changes with ``schema`` and ``table`` set to the name each row's table ends with."""
+    """Row changes with ``schema`` and ``table`` set to the name each row's table ends with: the
+    name after the first rename of the row's name above its commit ts. The renames come as facts
+    per old name (:mod:`.ddl_facts`), so the expression is the same for one rename or hundreds."""
     if not renames:
         return rows
-    cases: list[tuple[Column, str]] = []
-    for i, r in enumerate(renames):
-        schema, table = r.old.split(".", 1)
-        names = (F.lower(F.col("schema")) == schema.lower()) & (F.lower(F.col("table")) == table.lower())
-        cases.append((names & (F.col("commit_ts") < F.lit(r.ts)), _after(renames, i)))
-
-    def renamed(part: int, column: str) -> Column:
-        expr = None
-        for when, name in cases:
-            value = F.lit(name.split(".", 1)[part])
-            expr = F.when(when, value) if expr is None else expr.when(when, value)
-        return expr.otherwise(F.col(column))
-
-    return rows.withColumns({"schema": renamed(0, "schema"), "table": renamed(1, "table")})
+    facts: dict[tuple[str, str], list[tuple]] = {}
+    for i, r in enumerate(renames):  # by commit ts: the first one above a row's ts is its rename
+        schema, table = r.old.lower().split(".", 1)
+        new_schema, new_table = _after(renames, i).split(".", 1)
+        facts.setdefault((schema, table), []).append((ts_value(r.ts), new_schema, new_table))
+    rows = with_facts(rows, facts, ("schema", "table"), f"struct<ts: {TS}, s: string, t: string>", "_cdc_renames")
+    first = F.get(F.filter("_cdc_renames", lambda f: F.col("commit_ts") < f["ts"]), 0)
+    return rows.withColumns({"schema": F.coalesce(first["s"], F.col("schema")),
+                             "table": F.coalesce(first["t"], F.col("table"))}).drop("_cdc_renames")
 
 
 def renamed_tables_of(names: Iterable[str], renames: list[Rename]) -> dict[str, str]:

@@ -25,9 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from pyspark.sql import Column
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from .ddl_facts import TS, ts_value, with_facts
+from .table_changes import ROW_KINDS
 from .table_renames import Rename
 
 #: DDL types that remove a table's rows.
@@ -72,21 +74,29 @@ def _same(a: str, b: str) -> bool:
 def wiped_spans(wipe: Wipe, renames: list[Rename]) -> list[tuple[str, Optional[int], int]]:
     """(name the rows carry, after ts or None, before ts) of the rows the wipe removes: the rows
     of the table named ``wipe.name`` at ``wipe.ts``, followed back through the renames before it
-    (a table renamed onto the name before the wipe: its rows from before that rename too)."""
-    name: Optional[str] = wipe.name
+    (a table renamed onto the name before the wipe: its rows from before that rename too). A
+    span ends only at a rename of the table, so the spans are as many as its renames."""
+    name = wipe.name
     before = wipe.ts
     spans: list[tuple[str, Optional[int], int]] = []
-    for ts in sorted({r.ts for r in renames if r.ts < wipe.ts}, reverse=True):
-        spans.append((name, ts, before))
-        for r in reversed([r for r in renames if r.ts == ts]):
-            if _same(name, r.new):
-                name = r.old
-            elif _same(name, r.old):
-                name = None  # the name was another table's before: this one did not exist yet
+    at: dict[int, list[Rename]] = {}
+    for r in renames:
+        if r.ts < wipe.ts:
+            at.setdefault(r.ts, []).append(r)
+    for ts in sorted(at, reverse=True):
+        was: Optional[str] = name
+        for r in reversed(at[ts]):
+            if _same(was, r.new):
+                was = r.old
+            elif _same(was, r.old):
+                was = None  # the name was another table's before: this one did not exist yet
                 break
-        if name is None:
+        if was is not None and was == name:
+            continue  # the renames at ts leave the table's name as it was: the span goes on
+        spans.append((name, ts, before))
+        if was is None:
             return spans
-        before = ts
+        name, before = was, ts
     spans.append((name, None, before))
     return spans
 
@@ -98,24 +108,26 @@ def first_name(wipe: Wipe, renames: list[Rename]) -> Optional[str]:
     return spans[-1][0] if spans[-1][1] is None else None
 
 
-def wiped_rows(wipes: list[Wipe], renames: list[Rename]) -> Optional[Column]:
-    """True on a row change (``schema``, ``table``, ``commit_ts``, names as the events carry them)
-    that one of the wipes removes; None when there are none."""
-    cond: Optional[Column] = None
-    ts = F.col("commit_ts")
+def without_wiped(changes: DataFrame, wipes: list[Wipe], renames: list[Rename]) -> DataFrame:
+    """``changes`` (names as the events carry them) without the row changes the wipes remove.
+    The wipes come as facts per schema (:mod:`.ddl_facts`): (table, or none for a DROP DATABASE,
+    and the commit ts span), so the expression is the same for one TRUNCATE or hundreds."""
+    if not wipes:
+        return changes
+    facts: dict[tuple[str], list[tuple]] = {}
     for wipe in wipes:
         if wipe.kind == "drop database":
-            terms = [(F.lower(F.col("schema")) == wipe.name.lower()) & (ts < F.lit(wipe.ts))]
-        else:
-            terms = []
-            for name, after, before in wiped_spans(wipe, renames):
-                schema, table = name.split(".", 1)
-                term = (F.lower(F.col("schema")) == schema.lower()) & (F.lower(F.col("table")) == table.lower())
-                term = term & (ts < F.lit(before))
-                terms.append(term if after is None else term & (ts > F.lit(after)))
-        for term in terms:
-            cond = term if cond is None else cond | term
-    return cond
+            facts.setdefault((wipe.name.lower(),), []).append((None, None, ts_value(wipe.ts)))
+            continue
+        for name, after, before in wiped_spans(wipe, renames):
+            schema, table = name.lower().split(".", 1)
+            facts.setdefault((schema,), []).append((table, ts_value(after), ts_value(before)))
+    marked = with_facts(changes, facts, ("schema",), f"struct<t: string, after: {TS}, before: {TS}>", "_cdc_wipes")
+    ts, table = F.col("commit_ts"), F.lower(F.col("table"))
+    wiped = F.exists("_cdc_wipes", lambda f: (f["t"].isNull() | (f["t"] == table)) & (ts < f["before"])
+                     & (f["after"].isNull() | (ts > f["after"])))
+    is_row = F.col("kind").isin(*ROW_KINDS)
+    return marked.where(~(is_row & F.coalesce(wiped, F.lit(False)))).drop("_cdc_wipes")
 
 
 def wiped_tables(wipes: list[Wipe], renames: list[Rename], stored: Iterable[str]) -> dict[str, Wipe]:
