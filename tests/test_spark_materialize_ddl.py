@@ -190,6 +190,25 @@ def test_stop_stops_at_a_ddl_not_applied_naming_table_ddl_and_commit_ts_and_writ
     assert not (out / "_cdcwire_state.json").exists()
 
 
+def test_an_excluded_ddl_kind_keeps_the_rows_and_the_summary_says_so(spark, tmp_path, capsys) -> None:
+    from cdcwire.cli import main
+
+    uri, out = source(tmp_path, TRUNCATED), tmp_path / "out"
+    assert main(["materialize", uri, "--out", str(out), "--exclude-ddls", "TRUNCATE_TABLE", "--quiet"]) == 0
+    assert tables_in(out, "parquet") == replay([e for e in TRUNCATED if not isinstance(e, DDLEvent)])
+    printed = capsys.readouterr().out
+    assert "DDLs (policy apply; exclude TRUNCATE_TABLE):" in printed
+    assert "TRUNCATE_TABLE: skipped (its kind is left out by the include / exclude lists)" in printed
+
+
+def test_a_ddl_kind_list_naming_no_kind_is_refused_before_spark_starts(tmp_path, capsys) -> None:
+    from cdcwire.cli import main
+
+    uri = source(tmp_path, TRUNCATED)
+    assert main(["materialize", uri, "--out", str(tmp_path / "out"), "--include-ddls", "TRUNCATE", "--quiet"]) != 0
+    assert "include_ddls: 'TRUNCATE' names no DDL kind" in capsys.readouterr().err
+
+
 def test_the_summary_lists_each_tables_ddls_and_what_was_done(spark, tmp_path) -> None:
     events = [*TRUNCATED[:-1], ddl(13, "trunc", "ALTER TABLE trunc ADD INDEX i (name)", DDLType.ADD_INDEX),
               ddl(14, "trunc", "ALTER TABLE trunc EXCHANGE PARTITION p0 WITH TABLE t2", DDLType.EXCHANGE_TABLE_PARTITION),

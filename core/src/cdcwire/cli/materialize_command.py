@@ -43,6 +43,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="apply (default): run the DDLs as a replay does (truncate, drop, rename); skip-destructive: skip and report"
         " truncates, drops and partition changes; stop: stop at the first DDL not applied, naming it",
     )
+    p.add_argument("--include-ddls", metavar="KINDS",
+                   help="apply only these DDL kinds, comma-separated, as the summary names them (TRUNCATE_TABLE,"
+                   " ADD_COLUMN, ...; globs such as DROP_*); the others are skipped and reported (default: every kind)")
+    p.add_argument("--exclude-ddls", metavar="KINDS",
+                   help="skip and report these DDL kinds (e.g. TRUNCATE_TABLE,DROP_TABLE), after --include-ddls")
     add_spark_flags(p)
     return p
 
@@ -73,9 +78,11 @@ def run(args: argparse.Namespace) -> int:
 
     # a bad URI, a source that cannot be applied, or nothing new since the last run: said before Spark starts
     StorageLocation.parse(args.source_uri) if is_storage_uri(args.source_uri) else open_sink(args.source_uri)
+    from ..spark.tables.ddl_policy import policy_of
     from ..spark.tables.materialize import prepare_materialize
 
     catalog = _catalog(args)  # before Spark starts
+    policy_of(args.ddl_policy, args.include_ddls, args.exclude_ddls)
     try:
         prepared = prepare_materialize(args.source_uri, args.out, format=args.format, topics=args.topics,
                                        tables=args.tables, fail_on_data_loss=args.fail_on_data_loss == "true")
@@ -90,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
             summary = cs.materialize(spark, args.source_uri, args.out, format=args.format, topics=args.topics,
                                      tables=args.tables, time_zone=args.time_zone,
                                      fail_on_data_loss=args.fail_on_data_loss == "true",
-                                     ddl_policy=args.ddl_policy, catalog=catalog)
+                                     ddl_policy=args.ddl_policy, catalog=catalog,
+                                     include_ddls=args.include_ddls, exclude_ddls=args.exclude_ddls)
     except CdcwireError as exc:
         raise CdcwireError(_one_line(str(exc), exc)) from None
     except Exception as exc:  # Spark's own failure: its reason, not a JVM trace

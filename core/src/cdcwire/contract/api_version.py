@@ -34,7 +34,11 @@ hands both names on to plugins with the rest of the API.
 #: 1.10: a codec's JVM tier: ``Codec.jvm`` and JvmCodec (its Java sources, MessageDecoder and
 #: MessageEncoder classes and their configuration), compiled with the core's Java framework;
 #: INTEGER_RANGES, the one table of integer types' ranges (its glue's probes).
-PLUGIN_API_VERSION = "1.10"
+#: 1.11: the Java framework a JVM tier builds on grew: ``MessageDecoder.read(key, value)`` (a
+#: format whose key carries part of the message, as debezium's), and RecordChecks,
+#: ColumnEntry.decoded, FloatText, JsonText and JsonBytes public, so a plugin's Java lives in its
+#: own package. No Python name is new; a plugin whose Java uses them needs a 1.11 core.
+PLUGIN_API_VERSION = "1.11"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

@@ -63,7 +63,7 @@ from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState, state_saved_at
 from .table_wipes import Wipe, wiped_tables, wipes_of, without_wiped
-from .ddl_policy import DDLOutcome, check_policy, decide
+from .ddl_policy import DDLOutcome, DDLPolicy, decide, policy_of
 from .column_ddls import changed_arrow, changed_images, changes_of
 from .partition_ddls import applied_wipes, learn, partition_images
 from .dropped_tables import expired, park, restore, undone_drops, unrecovered
@@ -158,6 +158,8 @@ def materialize(
     fail_on_data_loss: bool = True,
     ddl_policy: str = "apply",
     catalog: Optional[dict] = None,
+    include_ddls: Union[str, Sequence[str], None] = None,
+    exclude_ddls: Union[str, Sequence[str], None] = None,
 ) -> MaterializeSummary:
     """Apply the source's events since the last run into one table per upstream table under
     ``out``; see the module doc. ``tables``: a table filter (``"shop.*,!shop.tmp_*"``).
@@ -167,10 +169,11 @@ def materialize(
     A storage-sink layout: read from each directory's last file read before, up to its checkpoint
     (``topics`` does not apply; csv rows need ``include-commit-ts=true``). ``ddl_policy``: what
     is done with the DDLs, "apply" (a replay), "skip-destructive" or "stop" (see
-    :mod:`cdcwire.spark.tables.ddl_policy`). ``catalog``: for ``format="iceberg"``, PyIceberg's
+    :mod:`cdcwire.spark.tables.ddl_policy`); ``include_ddls`` / ``exclude_ddls``: the DDL kinds
+    applied / not applied (``"TRUNCATE_TABLE,DROP_*"``; default: every kind). ``catalog``: for ``format="iceberg"``, PyIceberg's
     ``load_catalog`` properties of the catalog to keep the tables in (``{"type": "rest", "uri": ...}``);
     None: a SQL catalog on SQLite under OUT (see :mod:`.iceberg_tables`)."""
-    check_policy(ddl_policy)
+    ddl_policy = policy_of(ddl_policy, include_ddls, exclude_ddls)
     _check_catalog(format, catalog)
     run = prepare_materialize(source_uri, out, format, topics, tables, fail_on_data_loss)
     if run.nothing_new is not None:
@@ -266,6 +269,7 @@ def _nothing_new(out: str, format: str, release_ts: Optional[int], complete: boo
 def materialize_stream(
     df: DataFrame, source_uri: SinkLike, out: str, checkpoint: str, format: str = "parquet", time_zone: str = "UTC",
     trigger: Optional[dict] = None, ddl_policy: str = "apply", catalog: Optional[dict] = None,
+    include_ddls: Union[str, Sequence[str], None] = None, exclude_ddls: Union[str, Sequence[str], None] = None,
 ):
     """Apply every micro-batch of a streaming frame read back from ``source_uri`` (e.g.
     ``spark.readStream.format("cdcwire")``) as :func:`materialize` applies a run; returns the
@@ -273,7 +277,7 @@ def materialize_stream(
     A storage-sink layout (``spark.readStream.format("cdcwire-storage")``): each micro-batch is
     released up to its checkpoint, as a run of :func:`materialize` is (rows need their commit ts)."""
     _check_format(format)
-    check_policy(ddl_policy)
+    ddl_policy = policy_of(ddl_policy, include_ddls, exclude_ddls)
     _check_catalog(format, catalog)
     if not df.isStreaming:
         raise CdcwireError("materialize_stream takes a streaming DataFrame; materialize reads a source in batch")
@@ -315,7 +319,7 @@ def _layout_batch_position(state: TablesState) -> Callable[[DataFrame], LayoutPo
 def apply_events(
     spark: SparkSession, events: DataFrame, out: str, format: str, state: TablesState, has_resolved: bool,
     time_zone: str = "UTC", layout: Union[LayoutPosition, Callable[[DataFrame], LayoutPosition], None] = None,
-    ddl_policy: str = "apply", catalog: Optional[dict] = None,
+    ddl_policy: Union[str, DDLPolicy] = "apply", catalog: Optional[dict] = None,
 ) -> MaterializeSummary:
     """One run over a frame of events read back (topic, partition, offset): the stages above.
     ``layout``: the events are a storage-sink layout's up to this position's checkpoint, the
@@ -351,7 +355,8 @@ def _staged_run(spark, events, out, format, state, has_resolved, time_zone, layo
 
 
 def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, started, layout,
-           ddl_policy: str = "apply", catalog: Optional[dict] = None) -> MaterializeSummary:
+           ddl_policy: Union[str, DDLPolicy] = "apply", catalog: Optional[dict] = None) -> MaterializeSummary:
+    ddl_policy = policy_of(ddl_policy)
     pending_before = spark.read.parquet(str(Path(out) / state.pending)) if state.pending else None
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
@@ -363,7 +368,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
     undone = undone_drops(ddls, run_ddls)  # a DROP TABLE and its RECOVER within the run: nothing removed
     released = [w for w in wipes_of(ddls) if w.ts in run_ddls and w.ts not in undone]
-    column_changes = changes_of(ddls, run_ddls, ddl_policy)
+    column_changes = changes_of(ddls, run_ddls, ddl_policy.behavior)
     partitions, partition_wipes = learn(ddls, state.partitions, None if layout is not None else point.ts)
     partition_wipes = applied_wipes(partition_wipes, run_ddls)  # a partitioning not known: raises here
     columns_changed: dict[str, list] = {}  # by the name each table ends the run with; partition wipes too
@@ -492,7 +497,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     remove_snapshot(out, previous_pending)
     return MaterializeSummary(
         out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
-        time.monotonic() - started, ddls=ddl_outcomes, ddl_policy=ddl_policy,
+        time.monotonic() - started, ddls=ddl_outcomes, ddl_policy=str(ddl_policy),
     )
 
 
