@@ -170,11 +170,17 @@ def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: st
         print(f"{name:<28}" + "".join(f" {run.get(name, 0.0):>19.1f}" for run in stages.values()))
 
 
-def touched_bench(spark, tables: int, touched: int, work: Path, fmt: str = "delta") -> None:
+def touched_bench(spark, tables: int, touched: int, work: Path, fmt: str = "delta", profile: str = "") -> None:
     """An incremental run whose changes touch ``touched`` of ``tables`` tables, against the same
-    changes applied into an output of only those tables (the issue's goal: <= 1.5x)."""
+    changes applied into an output of only those tables (the issue's goal: <= 1.5x). ``profile``:
+    the driver's cProfile of the run over every table is written to ``<profile>.<format>``
+    (read it with ``python -m pstats``), its top functions by own time printed."""
     full = list(Workload(360_000, seed=7, ddl_every=10**9, tables=tables))
-    first, later = full[:30_000], full[30_000:]
+    # the first run ends on a resolved event: nothing of it waits above the release point, so
+    # the incremental run of either output applies exactly the later changes of the chosen tables
+    # (cut anywhere, the run over every table also applied the pending rows of other tables)
+    cut = max(i for i, e in enumerate(full[:30_000]) if isinstance(e, ResolvedEvent)) + 1
+    first, later = full[:cut], full[cut:]
     chosen = {(t.schema, t.name) for t in make_tables(tables)[-touched:]}
 
     def of_chosen(events):
@@ -187,24 +193,46 @@ def touched_bench(spark, tables: int, touched: int, work: Path, fmt: str = "delt
         cdcwire.write(uri, cdcwire.encode(uri, base))
         cs.materialize(spark, uri, str(work / label / "out"), format=fmt)
         cdcwire.write(uri, cdcwire.encode(uri, later))
-        summary, seconds[label], jobs, memory, _ = _jobs(spark, lambda: cs.materialize(spark, uri, str(work / label / "out"), format=fmt))
+        run = lambda: cs.materialize(spark, uri, str(work / label / "out"), format=fmt)  # noqa: E731
+        if profile and label == "all":
+            run = _profiled(run, f"{profile}.{fmt}")
+        summary, seconds[label], jobs, memory, _ = _jobs(spark, run)
         print(f"incremental {fmt} run of {summary.events_read:,} events touching {len(summary.tables)} table(s) of an output of"
               f" {tables if label == 'all' else touched} tables: {seconds[label]:.1f}s, {jobs} jobs, memory {memory.text()}")
     print(f"ratio: {seconds['all'] / seconds['only']:.2f}x the time of the same changes into an output of only those tables")
 
 
+def _profiled(run, path: str):
+    """``run`` under cProfile (the driver's Python only: the JVM's work shows as time waiting
+    on py4j); the stats saved at ``path``, the 15 functions of most own time printed."""
+    def profiled():
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        try:
+            return profiler.runcall(run)
+        finally:
+            profiler.dump_stats(path)
+            pstats.Stats(path).sort_stats("tottime").print_stats(15)
+    return profiled
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, nargs="+", default=[100_000, 1_000_000],
-                        help="sizes to run, one table each (default 100000 1000000; CI: --events 100000)")
+    parser.add_argument("--events", type=int, nargs="+", default=None,
+                        help="sizes to run, one table each (default 100000 1000000, none with --touched;"
+                             " CI: --events 100000)")
     parser.add_argument("--tables", type=int, nargs="+", default=[4],
                         help="tables the events are spread over, each size run with each (default 4)")
     parser.add_argument("--plans", nargs="+", default=["one"], choices=PLANS,
                         help="how materialize writes the tables: one Spark job for all (default) or per table")
-    parser.add_argument("--formats", nargs="+", default=list(FORMATS), choices=FORMATS,
-                        help="table formats to materialize into (default: all)")
     parser.add_argument("--touched", type=int, default=0,
                         help="also time an incremental run touching this many of the largest --tables (0: not run)")
+    parser.add_argument("--formats", nargs="+", default=None, choices=FORMATS,
+                        help="the table formats to run (default: all; --touched: delta)")
+    parser.add_argument("--profile", default="",
+                        help="--touched: save the driver's cProfile of the run over every table at PROFILE.<format>")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's 1g)")
     args = parser.parse_args()
@@ -213,20 +241,21 @@ def main() -> None:
         conf["spark.driver.memory"] = args.driver_memory
     spark = cs.spark_session(args.master, **conf)
     try:
-        for events in args.events:
+        for events in args.events if args.events is not None else [] if args.touched else [100_000, 1_000_000]:
             for tables in args.tables:
                 for plan in args.plans:
                     work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
                     try:
-                        bench(spark, events, work, args.master, tables, plan, tuple(args.formats))
+                        bench(spark, events, work, args.master, tables, plan, tuple(args.formats or FORMATS))
                     finally:
                         shutil.rmtree(work, ignore_errors=True)
         if args.touched:
-            work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
-            try:
-                touched_bench(spark, max(args.tables), args.touched, work)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+            for fmt in args.formats or ["delta"]:
+                work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
+                try:
+                    touched_bench(spark, max(args.tables), args.touched, work, fmt, args.profile)
+                finally:
+                    shutil.rmtree(work, ignore_errors=True)
     finally:
         spark.stop()
 

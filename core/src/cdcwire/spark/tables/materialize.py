@@ -47,6 +47,7 @@ from ...transports.storage.layout import read_checkpoint
 from ...transports.storage.location import StorageLocation, is_storage_uri, shown_uri
 from ...transports.storage.position import LayoutPosition
 from .changelog import columns_from_signatures, image_signature
+from .commit_journal import clear_commits, note_commits, tables_to_check
 from .delta_tables import applied_ts, change_delta_files, committed_after, empty_delta
 from . import iceberg_tables
 from .iceberg_renames import rename_iceberg_tables
@@ -361,8 +362,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point, renames, ddls = _read_counts_and_release_point(fresh, pending_before, state,
-                                                                                has_resolved)
+    events_read, offsets, point, renames, ddls, names = _read_counts_and_release_point(
+        fresh, pending_before, state, has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
     ddl_outcomes, run_ddls = decide(ddls, ddl_policy, None if layout is not None else point.ts)  # stop: raises here
@@ -398,14 +399,14 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             pending_dir = None
     missing, recovered = restore(out, format, state, ddls, run_ddls, run)  # RECOVER / FLASHBACK TABLE
     unrecovered(ddl_outcomes, missing)
-    stored = sorted(set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format, catalog)))
-    wiped_stored = wiped_tables(released, renames, stored)
+    # the tables of earlier runs, listed only when a TRUNCATE / DROP of the run may empty one
+    wiped_stored = {} if not released else wiped_tables(released, renames, _stored_tables(out, format, state, catalog))
     replaced, moved = _rename_tables(out, format, state, renames, run, catalog)
     replaced += recovered
     applied = dict(state.applied)
-    if format == "delta":
+    if format == "delta":  # a killed run's commits: the tables it named before them (see commit_journal)
         saved = state_saved_at(out)
-        for name in _delta_tables_in(out):
+        for name in tables_to_check(out, state.journaled):
             if saved is not None and not committed_after(out, name, saved):
                 continue  # its last commit came before the state's: the state's applied ts is the table's
             stored_ts = applied_ts(out, name)
@@ -429,10 +430,11 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
             changed_snapshot(out, replaced[-1], state.snapshots[name], lambda rows, todo=todo: changed_arrow(rows, todo))
             columns_ts[name] = max(c.ts for c in todo)  # applied up to the DDL, once the run's rows are chosen
         elif format == "delta" and (Path(out) / name / "_delta_log").is_dir():
+            note_commits(out, [name])
             change_delta_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run)
         elif format == "iceberg" and name in applied:
             iceberg_tables.change_files(out, name, lambda rows, todo=todo: changed_arrow(rows, todo), run, catalog)
-    ready = _not_yet_applied(ready, applied)
+    ready = _not_yet_applied(ready, {n: applied[n] for n in names | {r.new for r in renames} if n in applied})
     applied.update({name: max(ts, applied.get(name, 0)) for name, ts in columns_ts.items()})
     key_only_rows = F.coalesce(F.col("handle_key_only"), F.lit(False))
     # the changes, deduplicated and each key's last one marked, in one shuffle; staged on disk
@@ -465,6 +467,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
                      snapshots.get(name), tuple(columns_changed.get(name, ())))
             for name in changed
         ]
+        if format == "delta":
+            note_commits(out, [t.name for t in to_write])
         written, zero_dates = write_tables(spark, out, format, last, to_write, run, time_zone, catalog)
         counts: dict[str, TableCounts] = {}
         for t in to_write:
@@ -491,7 +495,10 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     state.snapshots, state.pending, state.release_ts, state.run = snapshots, pending_dir, point.ts, run
     state.layout = layout if layout is not None else state.layout
     state.partitions = partitions
+    state.journaled = True  # every Delta commit of the run was named first; a killed one's are in applied
     state.save(out)  # the commit: what follows only tidies up
+    if format == "delta":
+        clear_commits(out)
     for directory in replaced:
         remove_snapshot(out, directory)
     remove_snapshot(out, previous_pending)
@@ -512,8 +519,9 @@ def _staged_decisions(decided: DataFrame) -> DataFrame:
 
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     """(events read, the next offset per partition, the release point, the renames among the new
-    DDLs, every DDL row new or pending), from one aggregate per partition over the new events and the pending ones of the last
-    run (a partition whose rows all wait, with no resolved ts yet, still holds the release point back)."""
+    DDLs, every DDL row new or pending, the tables the rows name), from one aggregate per partition
+    over the new events and the pending ones of the last run (a partition whose rows all wait, with
+    no resolved ts yet, still holds the release point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
         marked = marked.unionByName(pending_before.withColumn("_fresh", F.lit(False)), allowMissingColumns=True)
@@ -527,6 +535,7 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
                               F.struct("_seq", "commit_ts", "schema", "table", "query"))).alias("renames"),
         F.collect_list(F.when(F.col("kind") == "ddl",
                               F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("ddls"),
+        F.collect_set(F.when(F.col("kind").isin(*ROW_KINDS), F.struct("schema", "table"))).alias("names"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
@@ -535,7 +544,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     point = release_point_of([r for r in rows if r["events"]], state.resolved, has_resolved)
     renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
     ddls = sorted((d for r in rows for d in r["ddls"]), key=lambda d: d["_seq"])
-    return sum(r["n"] for r in rows), offsets, point, renames, ddls
+    names = {f"{n['schema']}.{n['table']}" for r in rows for n in r["names"]}
+    return sum(r["n"] for r in rows), offsets, point, renames, ddls, names
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:
@@ -588,8 +598,7 @@ def _rename_tables(out: str, format: str, state: TablesState, renames, run: int,
     if not new:
         return [], {}
     state.renamed_ts = max(r.ts for r in new)
-    stored = set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format, catalog))
-    moved = renamed_tables_of(sorted(stored), new)
+    moved = renamed_tables_of(_stored_tables(out, format, state, catalog), new)
     if not moved:
         return [], {}
     before = state.snapshots
@@ -617,6 +626,8 @@ def _empty_tables(out: str, format: str, state: TablesState, emptied: dict[str, 
     reads the DROP again and finds nothing to remove)."""
     replaced: list[Optional[str]] = []
     dropped_delta = []
+    if format == "delta":
+        note_commits(out, [name for name, wipe in emptied.items() if not wipe.drops])
     for name, wipe in sorted(emptied.items()):
         if format == "parquet":
             replaced.append(snapshots.pop(name, None))
@@ -663,21 +674,25 @@ def _finish_moves(out: str, state: TablesState, format: str, catalog: Optional[d
     state.save(out)
 
 
+def _stored_tables(out: str, format: str, state: TablesState, catalog: Optional[dict] = None) -> list[str]:
+    """The tables of earlier runs: the state's, and the format's under OUT (a killed run's new
+    Delta table, an Iceberg table of OUT's catalog); a Parquet table is its snapshot in the state."""
+    return sorted(set(state.applied) | set(state.snapshots) | set(_format_tables_in(out, format, catalog)))
+
+
 def _format_tables_in(out: str, format: str, catalog: Optional[dict] = None) -> list[str]:
-    """The tables of the format under OUT (Delta directories, Iceberg tables in OUT's catalog)."""
+    """The tables of the format under OUT (Delta directories, Iceberg tables in OUT's catalog);
+    none for Parquet (a Parquet table is named in the state, or is not one)."""
     if format == "iceberg":
         return iceberg_tables.tables_in(out, catalog)
-    return _delta_tables_in(out)
-
-
-def _delta_tables_in(out: str) -> list[str]:
-    """The Delta tables under OUT (a ``schema.table`` directory with a ``_delta_log``): no job."""
-    root = Path(out)
-    return sorted(d.name for d in root.iterdir() if "." in d.name and (d / "_delta_log").is_dir()) if root.is_dir() else []
+    if format == "parquet":
+        return []
+    return tables_to_check(out, journaled=False)
 
 
 def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
     """Rows above their table's applied ts: at or below it they are replays of applied events.
+    ``applied``: the tables the rows may name (those of a run's events, not every table stored).
     The applied ts come as a small frame joined by table (broadcast): an expression naming every
     table (a CASE of hundreds of tables) overflowed the JVM's 64 KB method limit."""
     if not applied:

@@ -18,9 +18,11 @@ directory's last file); the commit ts of the last RENAME TABLE applied to the ta
 a journal of Delta tables being moved to their new names (:mod:`.table_renames`); the
 partitioning of each partitioned table, as the DDLs seen gave it (:mod:`.partition_ddls`;
 a state written before it was kept has none); the dropped tables kept for a RECOVER TABLE
-(:mod:`.dropped_tables`). Delta tables also
+(:mod:`.dropped_tables`); whether the run that saved it named its Delta commits in a journal
+before making them (:mod:`.commit_journal`: a state saved before that was kept is followed
+by a check of every Delta table). Delta tables also
 carry their applied commit ts in their own commit metadata (``cdcwire.applied_ts``),
-written in the MERGE that applies it.
+written in the commit that applies it.
 
 A run trusts the state only after checking it: every field of its type
 (:data:`STATE_FIELDS`), every table applied into a Parquet snapshot named, every directory
@@ -112,10 +114,12 @@ STATE_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "renaming": (_or_null(_moves), 'null or the Delta tables being renamed: {"phase": 1 or 2, "moves": [["old", "new"]]}'),
     "partitions": (_object(_table, _partitioning), 'an object of "schema.table": its partitioning as the DDLs gave it'
                    ' ({"kind": "range" or "list", "column": name, "expr": "" or "year", "parts": [[name, bound]]})'),
+    "journaled": (lambda v: isinstance(v, bool),
+                  "true or false (whether the run that saved the state named its Delta commits in a journal first)"),
     "dropped": (_object(lambda k: True, _parked), 'an object of "schema.table-ts": a dropped table kept for a RECOVER'
                 ' ({"table": name, "ts": drop ts, "applied": applied ts, "dir": directory under the output})'),
 }
-_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming", "partitions", "dropped")
+_OPTIONAL_FIELDS = ("tables", "layout", "renamed_ts", "renaming", "partitions", "dropped", "journaled")
 _WHAT_TO_DO = "restore the file, or materialize into a new output directory"
 
 
@@ -136,6 +140,7 @@ class TablesState:
     renaming: Optional[dict] = None  # Delta tables being moved to their new names (see table_renames)
     partitions: dict[str, dict] = field(default_factory=dict)  # partitioning learnt from the DDLs (partition_ddls)
     dropped: dict[str, dict] = field(default_factory=dict)  # dropped tables kept for a RECOVER (dropped_tables)
+    journaled: bool = False  # saved by a run that names its Delta commits first (commit_journal)
 
     @classmethod
     def load(cls, out: str, format: str) -> "TablesState":
@@ -176,13 +181,14 @@ class TablesState:
         if self.format == "delta":
             moving = {new for _, new in self.renaming["moves"]} if self.renaming else set()  # see table_renames
             named += [(f"applied[{name!r}]", f"{name}/_delta_log") for name in sorted(self.applied) if name not in moving]
-        root = out.resolve()
         for field_name, directory in named:
-            place = (out / directory).resolve()
-            if not place.is_relative_to(root) or place == root:
+            # told from the name alone (no path resolved: a state names every table's directory,
+            # a thousand of them for a whole database, and a run reads it whole)
+            relative = os.path.normpath(directory)
+            if os.path.isabs(directory) or relative in (".", "..") or relative.startswith("../"):
                 raise CdcwireError(f"{path} is damaged: field {field_name} names {directory!r}, not a directory under"
                                    f" {out}; {_WHAT_TO_DO}")
-            if not place.is_dir():
+            if not (out / relative).is_dir():
                 raise CdcwireError(f"{path} is damaged: field {field_name} names {directory!r}, which is not in {out};"
                                    f" {_WHAT_TO_DO}")
 
