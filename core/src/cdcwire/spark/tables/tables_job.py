@@ -31,7 +31,6 @@ from typing import Sequence
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-from ..runtime.local_frames import local_frame
 from .changelog import checked_time_zone
 from .bucket_merge import merge_bucket, read_bucket
 from .table_buckets import Layout, Rewrite, file_name
@@ -109,7 +108,7 @@ def rewrite_tables(spark: SparkSession, last: DataFrame, work: Sequence[TableWor
     markers = [(w.typing.schema, w.typing.table, KEEP, b, 0, *(None for _ in arrays)) for w in work if w.every_bucket
                for b in range(w.typing.buckets)]
     if markers:
-        typed = typed.unionByName(local_frame(spark, markers, typed.schema))
+        typed = typed.unionByName(spark.createDataFrame(markers, typed.schema))
     # every table's task info goes to the workers once, as a broadcast variable: captured in the
     # function it was pickled into the plan and unpickled whole by every task
     shared = spark.sparkContext.broadcast(tasks)
