@@ -100,11 +100,29 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+class JobSteps(RunSteps):
+    """The run's steps with the Spark jobs each started (counted at each step's end, from the
+    jobs of the benchmark's job group)."""
+
+    def __init__(self, spark, group: str) -> None:
+        super().__init__()
+        self._tracker, self._group = spark.sparkContext.statusTracker(), group
+        self.jobs: dict[str, int] = {}
+        self._seen = 0
+
+    def end(self, now=None) -> None:
+        if self._step_since is not None:
+            seen = len(self._tracker.getJobIdsForGroup(self._group))
+            self.jobs[self._step_name] = self.jobs.get(self._step_name, 0) + seen - self._seen
+            self._seen = seen
+        super().end(now)
+
+
 def _jobs(spark, run):
     """(what ``run()`` returned, seconds, Spark jobs it started, peak memory, seconds per step)."""
     group = f"bench-{time.monotonic_ns()}"
     spark.sparkContext.setJobGroup(group, group)
-    steps = RunSteps()
+    steps = JobSteps(spark, group)
     token = watch(steps)  # the run tells its steps (as to the command's progress display)
     try:
         with PeakMemory() as memory:
@@ -118,17 +136,18 @@ def _jobs(spark, run):
     return result, seconds, len(spark.sparkContext.statusTracker().getJobIdsForGroup(group)), memory, _by_stage(steps)
 
 
-def _by_stage(steps: RunSteps) -> dict[str, float]:
-    """Seconds per step, the per-table "applying <table>" steps summed as one."""
-    stages: dict[str, float] = {}
+def _by_stage(steps: JobSteps) -> dict[str, tuple[float, int]]:
+    """(seconds, Spark jobs) per step, the per-table "applying <table>" steps summed as one."""
+    stages: dict[str, tuple[float, int]] = {}
     for name, seconds in steps.seconds.items():
-        key = "applying tables" if name.startswith("applying ") else name
-        stages[key] = stages.get(key, 0.0) + seconds
+        key = "applying tables" if name.startswith("applying ") and "in one" not in name else name
+        before = stages.get(key, (0.0, 0))
+        stages[key] = (before[0] + seconds, before[1] + steps.jobs.get(name, 0))
     return stages
 
 
 def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one",
-          formats: tuple[str, ...] = FORMATS) -> None:
+          formats: tuple[str, ...] = FORMATS, incremental: bool = True) -> None:
     spark.conf.set(PLAN_SETTING, plan)
     uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
            "&partition=index-value")
@@ -143,7 +162,7 @@ def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: st
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, first run", seconds, jobs, memory, summary, read_back))
     cdcwire.write(uri, cdcwire.encode(uri, workload[events:]))
-    for fmt in formats:
+    for fmt in formats if incremental else ():
         summary, seconds, jobs, memory, stages[f"{fmt} incremental"] = _jobs(
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, +10% incremental", seconds, jobs, memory, summary, summary.events_read))
@@ -163,11 +182,12 @@ def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: st
         )
         print(f"{label:<38} {n:>9,} {n / seconds:>9,.0f} {(n / seconds) / (read_back / read):>6.2f}"
               f" {of_first} {jobs:>5} {memory.text()}  {tables}")
-    print(f"\nwhere a run's time goes, seconds per step (the read into noop: {read:.1f}s)")
+    print(f"\nwhere a run's time goes, seconds (Spark jobs) per step (the read into noop: {read:.1f}s, {read_jobs} jobs)")
     names = list(dict.fromkeys(name for run in stages.values() for name in run))
-    print(f"{'step':<28}" + "".join(f" {run:>19}" for run in stages))
+    print(f"{'step':<40}" + "".join(f" {run:>19}" for run in stages))
     for name in names:
-        print(f"{name:<28}" + "".join(f" {run.get(name, 0.0):>19.1f}" for run in stages.values()))
+        print(f"{name:<40}" + "".join(f" {run.get(name, (0.0, 0))[0]:>13.1f} ({run.get(name, (0.0, 0))[1]:>3})"
+                                      for run in stages.values()))
 
 
 def touched_bench(spark, tables: int, touched: int, work: Path, fmt: str = "delta", profile: str = "") -> None:
@@ -227,6 +247,7 @@ def main() -> None:
                         help="tables the events are spread over, each size run with each (default 4)")
     parser.add_argument("--plans", nargs="+", default=["one"], choices=PLANS,
                         help="how materialize writes the tables: one Spark job for all (default) or per table")
+    parser.add_argument("--no-incremental", action="store_true", help="first runs only")
     parser.add_argument("--touched", type=int, default=0,
                         help="also time an incremental run touching this many of the largest --tables (0: not run)")
     parser.add_argument("--formats", nargs="+", default=None, choices=FORMATS,
@@ -246,7 +267,8 @@ def main() -> None:
                 for plan in args.plans:
                     work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
                     try:
-                        bench(spark, events, work, args.master, tables, plan, tuple(args.formats or FORMATS))
+                        bench(spark, events, work, args.master, tables, plan, tuple(args.formats or FORMATS),
+                              not args.no_incremental)
                     finally:
                         shutil.rmtree(work, ignore_errors=True)
         if args.touched:

@@ -493,6 +493,17 @@ def test_a_run_adds_at_most_two_spark_jobs_per_table_it_writes(spark, tmp_path) 
     assert jobs[4] - jobs[1] <= 2 * 3, jobs
 
 
+def test_a_run_with_no_event_above_its_release_point_starts_no_job_to_keep_pending_events(spark, tmp_path) -> None:
+    events = _tables_stream(2)
+    above = RowChangedEvent(events[-1].commit_ts + (1 << 18), "shop", "t0", _image(9, "r9", "1.00"))
+    jobs, summaries = {}, {}
+    for label, stream in (("none above", events), ("one above", [*events[:-1], above, events[-1]])):
+        uri = _file_source(tmp_path / label, stream)
+        jobs[label] = _jobs_of(spark, lambda: summaries.setdefault(label, cs.materialize(spark, uri, str(tmp_path / label / "out"))))
+    assert (summaries["none above"].pending, summaries["one above"].pending) == (0, 1)
+    assert jobs["none above"] < jobs["one above"], jobs
+
+
 def _renamed(ts: int, old: str, new: str) -> DDLEvent:
     return DDLEvent(ts, "shop", new, f"RENAME TABLE `shop`.`{old}` TO `shop`.`{new}`", DDLType.RENAME_TABLE)
 

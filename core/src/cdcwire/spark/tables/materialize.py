@@ -362,7 +362,7 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # (pending events staged by a version before the DDL columns were kept lack them)
     events = fresh if pending_before is None else fresh.unionByName(pending_before, allowMissingColumns=True)
     step("finding the release point")
-    events_read, offsets, point, renames, ddls, names = _read_counts_and_release_point(
+    events_read, offsets, point, renames, ddls, names, latest = _read_counts_and_release_point(
         fresh, pending_before, state, has_resolved)
     if layout is not None:  # the read stopped at the layout's checkpoint: nothing above it waits
         offsets, point = state.offsets, ReleasePoint(layout.checkpoint, dict(state.resolved))
@@ -385,7 +385,8 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     if column_changes:
         changes = changed_images(changes, column_changes)
     rows = relabelled(changes, renames)
-    if point.ts is None or layout is not None:
+    if point.ts is None or layout is not None or latest is None or latest <= point.ts:
+        # nothing waits (the aggregate saw no change above the point): no pass to write none
         ready, later = rows.where(is_row), None
     else:
         ready, later = rows.where(is_row & (F.col("commit_ts") <= point.ts)), rows.where(F.col("commit_ts") > point.ts)
@@ -519,9 +520,10 @@ def _staged_decisions(decided: DataFrame) -> DataFrame:
 
 def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     """(events read, the next offset per partition, the release point, the renames among the new
-    DDLs, every DDL row new or pending, the tables the rows name), from one aggregate per partition
-    over the new events and the pending ones of the last run (a partition whose rows all wait, with
-    no resolved ts yet, still holds the release point back)."""
+    DDLs, every DDL row new or pending, the tables the rows name, the latest commit ts of a row or
+    DDL event), from one aggregate per partition over the new events and the pending ones of the
+    last run (a partition whose rows all wait, with no resolved ts yet, still holds the release
+    point back)."""
     marked = fresh.withColumn("_fresh", F.lit(True))
     if pending_before is not None:
         marked = marked.unionByName(pending_before.withColumn("_fresh", F.lit(False)), allowMissingColumns=True)
@@ -536,6 +538,7 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
         F.collect_list(F.when(F.col("kind") == "ddl",
                               F.struct("_seq", "commit_ts", "schema", "table", "ddl_type", "query"))).alias("ddls"),
         F.collect_set(F.when(F.col("kind").isin(*ROW_KINDS), F.struct("schema", "table"))).alias("names"),
+        F.max(F.when(F.col("kind").isin(*ROW_KINDS, "ddl"), F.col("commit_ts"))).alias("latest"),
     ).collect()
     offsets = dict(state.offsets)
     for r in rows:
@@ -545,7 +548,8 @@ def _read_counts_and_release_point(fresh, pending_before, state, has_resolved):
     renames = renames_of(sorted((d for r in rows for d in r["renames"]), key=lambda d: d["_seq"]))
     ddls = sorted((d for r in rows for d in r["ddls"]), key=lambda d: d["_seq"])
     names = {f"{n['schema']}.{n['table']}" for r in rows for n in r["names"]}
-    return sum(r["n"] for r in rows), offsets, point, renames, ddls, names
+    latest = max((int(r["latest"]) for r in rows if r["latest"] is not None), default=None)
+    return sum(r["n"] for r in rows), offsets, point, renames, ddls, names, latest
 
 
 def _table_stats(decided: DataFrame, key_only: DataFrame) -> tuple[dict[str, dict[str, int]], dict[str, list]]:

@@ -109,11 +109,17 @@ def rewrite_tables(spark: SparkSession, last: DataFrame, work: Sequence[TableWor
                for b in range(w.typing.buckets)]
     if markers:
         typed = typed.unionByName(spark.createDataFrame(markers, typed.schema))
+    # every table's task info goes to the workers once, as a broadcast variable: captured in the
+    # function it was pickled into the plan and unpickled whole by every task
+    shared = spark.sparkContext.broadcast(tasks)
 
     def apply_group(key, rows):
-        return _apply_bucket(tasks[(key[0].as_py(), key[1].as_py())], int(key[2].as_py()), rows, run, token)
+        return _apply_bucket(shared.value[(key[0].as_py(), key[1].as_py())], int(key[2].as_py()), rows, run, token)
 
-    found = typed.groupBy("schema", "table", "_bucket").applyInArrow(apply_group, _DONE).collect()
+    try:
+        found = typed.groupBy("schema", "table", "_bucket").applyInArrow(apply_group, _DONE).collect()
+    finally:
+        shared.destroy()
     done = TablesDone()
     by_table: dict[str, list] = {}
     for r in found:

@@ -39,6 +39,7 @@ from pyspark.sql.types import (
     StructField, StructType, TimestampNTZType, TimestampType,
 )
 
+from ..runtime.local_frames import local_frame
 from .changelog import _PRESENT, element_list, typed_sql
 from .table_types import TableColumn
 
@@ -109,7 +110,8 @@ class Typers:
 
 
 def table_info(spark: SparkSession, tables: Sequence[TableTyping], typers: Typers) -> DataFrame:
-    """The small frame of what each table needs, joined to its rows."""
+    """The small frame of what each table needs, joined to its rows (handed to the JVM as Arrow:
+    the broadcast join collects it, and a Python RDD of it started Python workers every run)."""
     rows = []
     for t in tables:
         defaults = {name: (d, ts) for name, d, ts in t.defaults}
@@ -120,7 +122,7 @@ def table_info(spark: SparkSession, tables: Sequence[TableTyping], typers: Typer
             cols.append((c.name, s, typers.field_of[s], list(element_list(c)), default, None if ts is None else Decimal(ts)))
         wide = [_wide(t.columns[k].spark_type) for k in t.keys]
         rows.append((t.schema, t.table, t.buckets, cols, list(t.keys), wide))
-    return spark.createDataFrame(rows, _TABLE_INFO)
+    return local_frame(spark, rows, _TABLE_INFO)
 
 
 def typed_values(rows: DataFrame, info: DataFrame, typers: Typers) -> DataFrame:
