@@ -25,9 +25,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Optional
 
 from . import iceberg_tables
-
-#: The namespace a table passes through while renamed (listed as no table of OUT).
-RENAMING = "cdcwire_renaming"
+from .iceberg_tables import RENAMING
 
 
 def rename_iceberg_tables(out: str, renaming: dict, saved: Callable[[dict], None],

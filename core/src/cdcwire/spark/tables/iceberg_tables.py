@@ -66,6 +66,8 @@ CATALOG_FILE = "_cdcwire/iceberg-catalog.db"
 CATALOG_NAME = "cdcwire"
 #: Where a table's data files are written, under its location (Iceberg's convention).
 DATA_DIR = "data"
+#: The namespace a table passes through while renamed (:mod:`.iceberg_renames`): no table of OUT.
+RENAMING = "cdcwire_renaming"
 #: Held while a catalog is opened and while a namespace is created: the SQL catalog creates its
 #: tables when first opened, and neither that nor a namespace's insert tolerates a second thread
 #: doing the same at once (the tables are committed side by side, from driver threads).
@@ -258,8 +260,6 @@ def applied_of_tables(out: str, properties: Optional[Mapping[str, str]] = None) 
 
 def _tables_of(out: str, tables: _Tables):
     """(name, table) of each table of the catalog whose location is a directory of OUT."""
-    from .iceberg_renames import RENAMING
-
     for namespace in tables.catalog.list_namespaces():
         if namespace[-1] == RENAMING:
             continue
