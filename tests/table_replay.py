@@ -109,14 +109,16 @@ def run_ddl(tables: Tables, ddl: DDLEvent, partitions: Optional[dict] = None, dr
 
 
 def _change_columns(table: dict[tuple, dict], change: tuple) -> None:
+    """One column change in every row; names compare as MySQL compares them, case aside."""
     verb, column, *rest = change
     for row in table.values():
+        found = next((c for c in row if c.lower() == column.lower()), None)
         if verb == "add":
             row[column] = rest[0]
-        elif verb == "drop":
-            row.pop(column, None)
-        elif verb == "rename" and column in row:
-            row[rest[0]] = row.pop(column)
+        elif verb == "drop" and found is not None:
+            row.pop(found)
+        elif verb == "rename" and found is not None:
+            row[rest[0]] = row.pop(found)
 
 
 def run_recover_ddl(tables: Tables, ddl: DDLEvent, dropped: dict) -> bool:
@@ -234,7 +236,8 @@ def retype_columns(table: dict[tuple, dict], query: str) -> None:
 
 def column_changes(query: str) -> list[tuple]:
     """The column changes of an ``ALTER TABLE``: ``("add", name, default)``, ``("drop", name)``,
-    ``("rename", old, new)``; a MODIFY (values kept) and anything else give nothing."""
+    ``("rename", old, new)``, names as written (MySQL keeps a bare name's case); a MODIFY (values
+    kept) and anything else give nothing."""
     toks = tokens(query)
     if len(toks) < 3 or not (toks[0].is_word("alter") and toks[1].is_word("table")):
         return []
@@ -246,21 +249,21 @@ def column_changes(query: str) -> list[tuple]:
                                                   "foreign", "fulltext", "check")):
             body = spec[2:] if words[1] == "column" else spec[1:]
             if body and body[0].kind == "punct":  # ADD COLUMN (a INT, b INT)
-                out += [("add", s[0].text, _default(s)) for s in _split(body[1:-1])]
+                out += [("add", s[0].name, _default(s)) for s in _split(body[1:-1])]
             elif body:
-                out.append(("add", body[0].text, _default(body)))
+                out.append(("add", body[0].name, _default(body)))
         elif words[0] == "drop" and words[1] not in ("index", "key", "primary", "foreign", "partition", "check",
                                                      "constraint"):
             body = spec[2:] if words[1] == "column" else spec[1:]
             if body and body[0].is_word("if"):
                 body = body[2:]
-            out.append(("drop", body[0].text))
+            out.append(("drop", body[0].name))
         elif words[0] == "rename" and words[1] == "column":
-            out.append(("rename", spec[2].text, spec[4].text))
+            out.append(("rename", spec[2].name, spec[4].name))
         elif words[0] == "change":
             body = spec[2:] if words[1] == "column" else spec[1:]
-            if body[0].text != body[1].text:
-                out.append(("rename", body[0].text, body[1].text))
+            if body[0].text.lower() != body[1].text.lower():
+                out.append(("rename", body[0].name, body[1].name))
     return out
 
 

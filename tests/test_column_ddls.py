@@ -3,7 +3,8 @@ and type word), drop and rename of an ALTER TABLE, nothing for indexes and type 
 
 import pyarrow as pa
 
-from cdcwire.spark.tables.column_ddls import ColumnChange, arrow_transform, changed_arrow, changes_of
+from cdcwire.spark.tables.column_ddls import ColumnChange, arrow_transform, changed_arrow, changes_of, with_added_columns
+from cdcwire.spark.tables.table_types import TableColumn
 
 
 def test_each_column_change_of_an_alter_table_is_read_with_its_default_and_type() -> None:
@@ -14,6 +15,30 @@ def test_each_column_change_of_an_alter_table_is_read_with_its_default_and_type(
         ("add", "a", "", -1, "bigint"), ("drop", "b", "", None, ""), ("rename", "c", "d", None, ""),
         ("modify", "d", "", None, "bigint"), ("modify", "e", "", None, "text"), ("add", "q", "", "z", "varchar"),
         ("rename", "f", "g", None, "")]
+
+
+def test_a_bare_column_name_keeps_the_case_it_is_written_in() -> None:
+    ddl = {"commit_ts": 10, "schema": "shop", "table": "t", "ddl_type": "MULTI_SCHEMA_CHANGE",
+           "query": "ALTER TABLE t ADD COLUMN Qty INT DEFAULT 5, RENAME COLUMN Old TO New, DROP COLUMN Gone"}
+    assert [(c.verb, c.column, c.new) for c in changes_of([ddl], {10})] == [
+        ("add", "Qty", ""), ("rename", "Old", "New"), ("drop", "Gone", "")]
+
+
+def test_a_column_an_add_gives_is_among_the_tables_columns_until_a_drop_takes_it() -> None:
+    columns = [TableColumn.of("id", "BIGINT")]
+    changes = [ColumnChange(1, "s.t", "add", "a", type_text="int(11)"),
+               ColumnChange(2, "s.t", "add", "b", type_text="varchar(8)"),
+               ColumnChange(3, "s.t", "rename", "B", new="c"),
+               ColumnChange(4, "s.t", "modify", "c", type_text="bigint(20)"),
+               ColumnChange(5, "s.t", "add", "d", type_text="int(11)"),
+               ColumnChange(6, "s.t", "drop", "D")]
+    added = with_added_columns(columns, changes)
+    assert [(c.name, c.spark_type.simpleString()) for c in added] == [("id", "bigint"), ("a", "int"), ("c", "bigint")]
+
+
+def test_a_column_a_row_already_carries_is_not_added_twice() -> None:
+    columns = [TableColumn.of("id", "BIGINT"), TableColumn.of("Qty", "INT")]
+    assert with_added_columns(columns, [ColumnChange(1, "s.t", "add", "qty", type_text="int(11)")]) == columns
 
 
 def test_rows_of_an_earlier_run_are_changed_in_the_order_of_the_changes() -> None:

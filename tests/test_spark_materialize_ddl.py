@@ -230,6 +230,29 @@ def test_an_added_column_gives_the_rows_before_it_its_default_within_a_run(spark
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
+def test_a_column_added_with_a_default_that_no_later_row_carries_holds_the_default(spark, tmp_path, fmt) -> None:
+    out, first = tmp_path / "out", [row(1, "t", 1), resolved(2)]
+    uri = source(tmp_path, first)
+    run(spark, uri, out, fmt)
+    second = [row(3, "t", 2), ddl(10, "t", "ALTER TABLE t ADD COLUMN qty INT DEFAULT 7", DDLType.ADD_COLUMN),
+              resolved(11)]
+    cdcwire.write(uri, cdcwire.encode(uri, second))
+    run(spark, uri, out, fmt)
+    assert tables_in(out, fmt) == replay(first + second)
+    assert [r["qty"] for r in tables_in(out, fmt)["shop.t"].values()] == [7, 7]
+
+
+def test_a_column_added_by_a_bare_name_keeps_its_case_and_its_default(spark, tmp_path) -> None:
+    added = RowChangedEvent(12 << 18, "shop", "t", (*row(0, "t", 3).columns,
+                                                    Column("Qty", ColumnType.INT, ColumnFlag.NULLABLE, 9, "int(11)")))
+    events = [row(1, "t", 1), ddl(10, "t", "ALTER TABLE t ADD COLUMN Qty INT DEFAULT 5", DDLType.ADD_COLUMN), added,
+              resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events)
+    assert tables_in(tmp_path / "out", "parquet")["shop.t"][(1,)]["Qty"] == 5
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "delta"])
 def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_earlier_runs(spark, tmp_path, fmt) -> None:
     out, first = tmp_path / "out", [row(1, "t", 1, "ann"), row(2, "t", 2, "bo"), resolved(3)]
     uri = source(tmp_path, first)

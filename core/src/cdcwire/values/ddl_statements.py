@@ -23,10 +23,17 @@ D = DDLType
 @dataclass(frozen=True, slots=True)
 class Token:
     """``kind`` is "word" (a keyword or bare name, lower-cased), "name" (backquoted),
-    "string" (quoted text) or "punct" (one character)."""
+    "string" (quoted text) or "punct" (one character); ``raw`` is a word as written (MySQL keeps
+    a bare column name's case: ``ADD COLUMN Price INT`` adds ``Price``)."""
 
     kind: str
     text: str
+    raw: str = ""
+
+    @property
+    def name(self) -> str:
+        """The token as an identifier: a bare word in its written case, a backquoted name as is."""
+        return self.raw or self.text
 
     def is_word(self, *words: str) -> bool:
         return self.kind == "word" and self.text in words
@@ -70,7 +77,7 @@ def tokens(query: str) -> list[Token]:
             j = i + 1
             while j < n and (text[j].lower() in _WORD_CHARS or text[j].isalpha() or ord(text[j]) > 127):
                 j += 1
-            out.append(Token("word", text[i:j].lower()))
+            out.append(Token("word", text[i:j].lower(), text[i:j]))
             i = j
         elif ch == ";":
             break
@@ -623,7 +630,7 @@ _INT32_WORDS = ("tinyint", "smallint", "mediumint", "int", "integer", "year")
 class ColumnSpec:
     """One column change of an ``ALTER TABLE``: ``verb`` "add" (with ``default`` and
     ``type_text``), "drop", "rename" (to ``new``) or "modify" (to ``type_text``). Names as the
-    statement writes them (bare words lower-cased); ``type_text`` as MySQL writes a column's
+    statement writes them (MySQL keeps a bare name's case); ``type_text`` as MySQL writes a column's
     type (``decimal(10,2)``, ``int unsigned``, ``varchar(3)``), "" when the statement gives none."""
 
     verb: str
@@ -656,22 +663,22 @@ def column_changes(query: str) -> list[ColumnSpec]:
         body = spec[2:] if second == "column" else spec[1:]
         if first == "add" and second not in _NOT_COLUMNS and body:
             if body[0].kind == "punct" and body[0].text == "(":  # ADD COLUMN (a INT, b INT)
-                out += [ColumnSpec("add", s[0].text, default=_default(s), type_text=_type_text(s[1:]))
+                out += [ColumnSpec("add", s[0].name, default=_default(s), type_text=_type_text(s[1:]))
                         for s in _specs(body[1:-1]) if s]
             else:
-                out.append(ColumnSpec("add", body[0].text, default=_default(body), type_text=_type_text(body[1:])))
+                out.append(ColumnSpec("add", body[0].name, default=_default(body), type_text=_type_text(body[1:])))
         elif first == "drop" and second not in _NOT_COLUMNS and body:
             body = body[2:] if body[0].is_word("if") else body
             if body:
-                out.append(ColumnSpec("drop", body[0].text))
+                out.append(ColumnSpec("drop", body[0].name))
         elif first == "rename" and second == "column" and len(spec) > 4:
-            out.append(ColumnSpec("rename", spec[2].text, spec[4].text))
+            out.append(ColumnSpec("rename", spec[2].name, spec[4].name))
         elif first == "modify" and body:
-            out.append(ColumnSpec("modify", body[0].text, type_text=_type_text(body[1:])))
+            out.append(ColumnSpec("modify", body[0].name, type_text=_type_text(body[1:])))
         elif first == "change" and len(body) > 1:
             if body[0].text.lower() != body[1].text.lower():
-                out.append(ColumnSpec("rename", body[0].text, body[1].text))
-            out.append(ColumnSpec("modify", body[1].text, type_text=_type_text(body[2:])))
+                out.append(ColumnSpec("rename", body[0].name, body[1].name))
+            out.append(ColumnSpec("modify", body[1].name, type_text=_type_text(body[2:])))
     return out
 
 

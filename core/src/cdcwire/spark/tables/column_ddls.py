@@ -32,6 +32,7 @@ from ...values.type_codes import ColumnFlag
 from ...values.type_conversion import converted, decimal_digits, integer_range, target_kind, text_length
 from ...values.type_text import parse_type_text
 from .ddl_facts import TS, ts_value, with_facts
+from .table_types import TableColumn, spark_type_of
 
 #: DDL types whose statements may add, drop or rename columns.
 COLUMN_TYPES = ("ADD_COLUMN", "ADD_COLUMNS", "DROP_COLUMN", "DROP_COLUMNS", "MODIFY_COLUMN", "MULTI_SCHEMA_CHANGE")
@@ -157,6 +158,32 @@ def with_defaults(typed: DataFrame, ts: Column, changes: list[ColumnChange]) -> 
     return typed
 
 
+def with_added_columns(columns: list, changes: list[ColumnChange]) -> list:
+    """A table's columns (as its row images give them) and the ones its ADD COLUMNs add that no
+    row image carries: a replay's table has such a column, holding the DEFAULT in the rows before
+    it, even when no row after it was written. Each is typed by the DDL's type text (a later
+    MODIFY's, where one follows); a later DROP takes it away again and a later RENAME names it
+    anew. Names compare as MySQL compares them, case aside."""
+    added: dict[str, tuple[str, str]] = {}  # lower-cased name: (name, type text)
+    for change in changes:
+        name = change.column.lower()
+        if change.verb == "add":
+            added[name] = (change.column, change.type_text)
+        elif change.verb == "drop":
+            added.pop(name, None)
+        elif change.verb == "rename" and name in added:
+            added[change.new.lower()] = (change.new, added.pop(name)[1])
+        elif change.verb == "modify" and name in added and change.type_text:
+            added[name] = (added[name][0], change.type_text)
+    have = {c.name.lower() for c in columns}
+    out = list(columns)
+    for name, (column, type_text) in added.items():
+        if name not in have and type_text and not isinstance(parse_type_text(type_text), str):
+            spark_type, code = _spark_type(type_text)
+            out.append(TableColumn.of(column, code, 0, type_text, spark_type))
+    return out
+
+
 def changed_arrow(rows, changes: list[ColumnChange]):
     """A file's rows of an earlier run (a pyarrow table, all before every change) as the changes
     leave them."""
@@ -191,8 +218,6 @@ def arrow_transform(changes: list) -> "functools.partial":
 
 
 def _spark_type(type_text: str):
-    from .table_types import spark_type_of
-
     parsed = parse_type_text(type_text)
     code = min(parsed.codes)  # any of the codes a base name may carry types the same
     return spark_type_of(code, 0, type_text), code

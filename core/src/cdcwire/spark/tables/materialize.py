@@ -63,9 +63,9 @@ from .table_changes import (
 from .table_buckets import write_settings
 from .table_renames import RENAME_TYPES, final_name, journal, make_moves, relabelled, renamed_entries, renamed_tables_of, renames_of
 from .table_state import STATE_FILE, TablesState, state_saved_at
-from .table_wipes import Wipe, wiped_tables, wipes_of, without_wiped
+from .table_wipes import Wipe, dropped_at, wiped_tables, wipes_of, without_wiped
 from .ddl_policy import DDLOutcome, DDLPolicy, decide, policy_of
-from .column_ddls import changed_arrow, changed_images, changes_of
+from .column_ddls import ColumnChange, changed_arrow, changed_images, changes_of, with_added_columns
 from .partition_ddls import applied_wipes, learn, partition_images
 from .dropped_tables import expired, park, restore, undone_drops, unrecovered
 from .table_apply import TableRun, write_tables
@@ -462,6 +462,10 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         step("typing tables")
         columns_by_table = {name: cols for name, cols in columns_of_tables.items() if name in changed}
         snapshots = dict(state.snapshots)
+        for name in changed:  # an added column no row of the run carries is the table's all the same
+            since = dropped_at(name, released)
+            columns_by_table[name] = with_added_columns(columns_by_table[name], [
+                c for c in columns_changed.get(name, ()) if isinstance(c, ColumnChange) and c.ts > since])
         to_write = [
             TableRun(name, tuple(columns_by_table[name]), stats[name]["changes"],
                      point.ts if point.ts is not None else int(stats[name]["max_ts"]), name in emptied,

@@ -135,8 +135,9 @@ def _work(out: str, format: str, t: TableRun, keys: list[str], run: int, per_buc
         if outgrown(rows + t.changes, layout.buckets, per_bucket):
             return None, _ANEW
     positions = {c.name: i for i, c in enumerate(t.columns)}
-    defaults = tuple((c.column, str(c.default), c.ts) for c in t.column_changes
-                     if c.verb == "add" and c.default is not None and c.column in positions)
+    named = {c.name.lower(): c.name for c in t.columns}  # MySQL's column names compare case aside
+    defaults = tuple((named[c.column.lower()], str(c.default), c.ts) for c in t.column_changes
+                     if c.verb == "add" and c.default is not None and c.column.lower() in named)
     typing = TableTyping(schema, table, tuple(t.columns), tuple(positions[k] for k in keys),
                          layout.buckets or bucket_count_for(t.changes, per_bucket), defaults)
     every = format == "parquet" and adds_columns(source, layout, typing)

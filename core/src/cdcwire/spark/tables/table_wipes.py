@@ -51,6 +51,13 @@ class Wipe:
         return self.kind != "truncate"
 
 
+def dropped_at(name: str, wipes: Iterable[Wipe]) -> int:
+    """The commit ts of the last DROP TABLE of ``name`` ("schema.table") or DROP DATABASE of its
+    schema among ``wipes``, or -1: a table's columns start again from the CREATE after it."""
+    table, schema = name.lower(), name.split(".", 1)[0].lower()
+    return max((w.ts for w in wipes if w.drops and w.name.lower() in (table, schema)), default=-1)
+
+
 def wipes_of(ddls: Iterable) -> list[Wipe]:
     """The wipes among DDL rows (``commit_ts``, ``schema``, ``table``, ``ddl_type``, ``query``),
     by commit ts; a DDL seen again (a broadcast copy, a replay) counts once."""
