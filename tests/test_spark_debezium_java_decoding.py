@@ -5,6 +5,8 @@ row and watermark messages it is sure of, and the Python decoder reads every oth
 
 from __future__ import annotations
 
+import functools
+
 import json
 import logging
 import random
@@ -18,6 +20,7 @@ from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -36,15 +39,7 @@ QUERIES = [
 @pytest.fixture
 def tier(spark):
     """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-
-    def read_on(name: str, run):
-        spark.conf.set(DECODING_SETTING, name)
-        try:
-            return run()
-        finally:
-            spark.conf.unset(DECODING_SETTING)
-
-    return read_on
+    return functools.partial(on_tier, spark)
 
 
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
@@ -58,21 +53,6 @@ def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = Q
     uri = f"file://{tmp_path}/t?{query}"
     cdcwire.write(uri, [Message("t", 0, k, v) for k, v in messages])
     return uri
-
-
-def rows_in_order(df) -> list:
-    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
-
-
-def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
-    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    return python, java
-
-
-def pending_of(spark, uri: str) -> list[bool]:
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
-    return [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), True).orderBy("partition", "offset").collect()]
 
 
 def test_the_java_tier_decodes_debezium_where_the_session_has_the_jar(spark):
@@ -102,7 +82,7 @@ def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path,
 
 def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
     uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 400
     assert java == python
 
@@ -110,7 +90,7 @@ def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
 @pytest.mark.parametrize("query", QUERIES)
 def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
     uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert len(python) > 100
     assert java == python
 
@@ -202,7 +182,7 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
 
 def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, *LEFT_TO_PYTHON.values(), FLOAT, BLOB, ENUM, BIT])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 20
     assert java == python
 
@@ -240,7 +220,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
     values = mutated_messages(QUERY, 600, seed=11)
     uri = raw_sink(tmp_path, values)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150
     assert sum(r["_malformed"] is None for r in python) > 50
     differing = [o for o in range(len(values)) if _of_message(python, o) != _of_message(java, o)]

@@ -4,6 +4,8 @@ every other message in its place and words every error."""
 
 from __future__ import annotations
 
+import functools
+
 import json
 import random
 from pathlib import Path
@@ -15,7 +17,8 @@ from cdcwire import Message
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
-from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.spark.reader.jvm_decoding import decoding_tier, java_pass
+from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers, rows_in_order
 from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -27,15 +30,7 @@ QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=3"
 @pytest.fixture
 def tier(spark):
     """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-
-    def read_on(name: str, run):
-        spark.conf.set(DECODING_SETTING, name)
-        try:
-            return run()
-        finally:
-            spark.conf.unset(DECODING_SETTING)
-
-    return read_on
+    return functools.partial(on_tier, spark)
 
 
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
@@ -51,36 +46,26 @@ def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
     return uri
 
 
-def rows_in_order(df) -> list:
-    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
-
-
-def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
-    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    return python, java
-
-
 def test_the_java_tier_decodes_canal_json_where_the_session_has_the_jar(spark):
     assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark)[0] == "jvm"
 
 
 def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
     uri = sink_of(tmp_path, list(Workload(1000, seed=7)))
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 1000
     assert java == python
 
 
 def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path):
     uri = sink_of(tmp_path, [*every_kind_rows(), *trap_rows()])
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert java == python
 
 
 def test_without_the_extension_both_tiers_read_the_commit_ts_from_es(spark, tier, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(10), "protocol=canal-json&partition-num=2")
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert java == python
     assert {r.commit_ts % (1 << 18) for r in java} == {0}
 
@@ -165,8 +150,7 @@ LEFT_TO_PYTHON = {
 
 def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     uri = raw_sink(tmp_path, [_text(_row()), *LEFT_TO_PYTHON.values()])
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("output", "messages").load()
-    pending = [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), True).orderBy("offset").collect()]
+    pending = pending_of(spark, uri)
     assert pending[0] is False  # the plain row, for comparison
     left = [name for name, is_pending in zip(LEFT_TO_PYTHON, pending[1:]) if not is_pending]
     assert left == [], f"Java read messages it must leave to Python: {left}"
@@ -179,16 +163,15 @@ def test_java_reads_text_beyond_the_basic_plane_as_python_does(spark, tier, tmp_
         _text(_row(data=[{"id": "2", "v": emoji}])).replace(emoji.encode(), b"\\ud83d\\ude00"),  # an escaped pair
     ]
     uri = raw_sink(tmp_path, values)
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("output", "messages").load()
-    assert [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), False).collect()] == [False, False]
-    python, java = both_tiers(tier, spark, uri)
+    assert pending_of(spark, uri, permissive=False) == [False, False]
+    python, java = read_on_both_tiers(spark, uri)
     assert java == python
     assert [r.columns[1].value.string for r in java] == [emoji, emoji]
 
 
 def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, [_text(_row()), *LEFT_TO_PYTHON.values(), _text(_row(type="DELETE"))])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 20
     assert java == python
 
@@ -263,14 +246,14 @@ AT_THE_EDGES = {
 
 def test_numbers_at_the_edges_of_their_widths_read_the_same_on_both_tiers(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, list(AT_THE_EDGES.values()))
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert [r["_malformed"] for r in python] == [None] * len(AT_THE_EDGES)
     assert java == python
 
 
 def test_an_integer_past_the_reference_width_is_named_with_its_range_and_its_written_value(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, [LEFT_TO_PYTHON["id past 2^64"], LEFT_TO_PYTHON["sqlType past 2^31"]])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert java == python
     assert "'id' must be an integer from -2^63 to 2^63-1, got 18446744073709551616" in python[0]["_malformed"]["reason"]
     assert "'sqlType.id' must be an integer from -2^31 to 2^31-1, got 2147483648" in python[1]["_malformed"]["reason"]
@@ -307,7 +290,7 @@ def mutated_messages(uri: str, count: int, seed: int) -> list[bytes]:
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, query):
     values = mutated_messages(f"file:///tmp/t?{query}", 3000, seed=len(query))
     uri = raw_sink(tmp_path, values, query)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 1000
     assert sum(r["_malformed"] is None for r in python) > 300
     python_rows, java_rows = _by_message(python), _by_message(java)

@@ -268,8 +268,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("transports",),      # the core's own transports, plugins like any other
     ("sinks",),           # where a URI becomes a Sink: the installed registry, the sink
     ("api", "workload", "__init__"),  # the user's entry points
-    ("testing",),         # the kits plugin authors run
     ("spark",),
+    ("testing",),         # the kits plugin authors run (a JVM codec's: its two Spark tiers)
     ("cli", "__main__"),
 ]
 
