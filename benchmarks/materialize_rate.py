@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 import cdcwire
 from cdcwire import spark as cs
@@ -146,13 +147,30 @@ def _by_stage(steps: JobSteps) -> dict[str, tuple[float, int]]:
     return stages
 
 
-def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one",
-          formats: tuple[str, ...] = FORMATS, incremental: bool = True) -> None:
-    spark.conf.set(PLAN_SETTING, plan)
-    uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
+def source_topic(directory: Path, events: int, tables: int) -> str:
+    """The topic of ``events`` generated events over ``tables`` tables under ``directory``,
+    generated once and kept (``--source-dir``): at a million events the generation, one Python
+    process, takes longer than every run measured on it."""
+    uri = (f"file://{directory}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
            "&partition=index-value")
-    workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9, tables=tables))
-    cdcwire.write(uri, cdcwire.encode(uri, workload[:events]))
+    marker = directory / f"generated-{events}-{tables}"
+    if not marker.exists():
+        shutil.rmtree(directory / "src", ignore_errors=True)
+        cdcwire.write(uri, cdcwire.encode(uri, list(Workload(events, seed=4, ddl_every=10**9, tables=tables))))
+        marker.touch()
+    return uri
+
+
+def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: str = "one",
+          formats: tuple[str, ...] = FORMATS, incremental: bool = True, source_dir: Optional[Path] = None) -> None:
+    spark.conf.set(PLAN_SETTING, plan)
+    if source_dir is not None:  # a kept topic: first runs only (the incremental runs' events are not in it)
+        uri, workload, incremental = source_topic(source_dir / f"{events}-{tables}", events, tables), [], False
+    else:
+        uri = (f"file://{work}/src/orders?protocol=canal-json&enable-tidb-extension=true&partition-num=4"
+               "&partition=index-value")
+        workload = list(Workload(events + events // 10, seed=4, ddl_every=10**9, tables=tables))
+        cdcwire.write(uri, cdcwire.encode(uri, workload[:events]))
     read_back = cs.read(spark, uri).count()  # and a warm-up
     _, read, read_jobs, read_memory, _ = _jobs(spark, lambda: cs.read(spark, uri).write.format("noop").mode("overwrite").save())
     rows = [("cs.read into noop", read, read_jobs, read_memory, None, read_back)]
@@ -161,7 +179,8 @@ def bench(spark, events: int, work: Path, master: str, tables: int = 4, plan: st
         summary, seconds, jobs, memory, stages[f"{fmt} first"] = _jobs(
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
         rows.append((f"materialize {fmt}, first run", seconds, jobs, memory, summary, read_back))
-    cdcwire.write(uri, cdcwire.encode(uri, workload[events:]))
+    if incremental:
+        cdcwire.write(uri, cdcwire.encode(uri, workload[events:]))
     for fmt in formats if incremental else ():
         summary, seconds, jobs, memory, stages[f"{fmt} incremental"] = _jobs(
             spark, lambda: cs.materialize(spark, uri, str(work / fmt), format=fmt))
@@ -254,9 +273,20 @@ def main() -> None:
                         help="the table formats to run (default: all; --touched: delta)")
     parser.add_argument("--profile", default="",
                         help="--touched: save the driver's cProfile of the run over every table at PROFILE.<format>")
+    parser.add_argument("--source-dir", type=Path, default=None,
+                        help="generate each topic once under this directory and keep it for later runs"
+                             " (first runs only); --generate-only stops after generating")
+    parser.add_argument("--generate-only", action="store_true", help="with --source-dir: generate, measure nothing")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default=None, help="spark.driver.memory (default: Spark's 1g)")
     args = parser.parse_args()
+    if args.generate_only and args.source_dir is None:
+        parser.error("--generate-only needs --source-dir")
+    if args.generate_only:
+        for events in args.events or [100_000, 1_000_000]:
+            for tables in args.tables:
+                print(source_topic(args.source_dir / f"{events}-{tables}", events, tables))
+        return
     conf = {"spark.ui.showConsoleProgress": "false"}
     if args.driver_memory:
         conf["spark.driver.memory"] = args.driver_memory
@@ -268,7 +298,7 @@ def main() -> None:
                     work = Path(tempfile.mkdtemp(prefix="cdcwire-materialize-bench-"))
                     try:
                         bench(spark, events, work, args.master, tables, plan, tuple(args.formats or FORMATS),
-                              not args.no_incremental)
+                              not args.no_incremental, args.source_dir)
                     finally:
                         shutil.rmtree(work, ignore_errors=True)
         if args.touched:
