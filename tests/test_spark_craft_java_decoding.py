@@ -103,6 +103,9 @@ def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path,
     with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
         rows = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
     assert len(rows) == 6
+    assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
+    said = [r.getMessage() for r in caplog.records if "tier decodes" in r.getMessage()]
+    assert said == [] or said == [f"cdcwire.spark: the Python tier decodes ({DECODING_SETTING}=python)"]
     spark.conf.set(DECODING_SETTING, "python")
     try:
         assert decoding_tier(open_sink(uri), spark) == ("python", f"{DECODING_SETTING}=python")
