@@ -20,6 +20,7 @@ from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.jvm_tiers import on_tier, read_on_both_tiers
 from cdcwire.testing.mutations import seeded_mutated
 from cdcwire.workload import Workload
 from cdcwire_craft.primitives import (
@@ -44,20 +45,6 @@ QUERIES = [
 ]
 
 
-@pytest.fixture
-def tier(spark):
-    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-
-    def read_on(name: str, run):
-        spark.conf.set(DECODING_SETTING, name)
-        try:
-            return run()
-        finally:
-            spark.conf.unset(DECODING_SETTING)
-
-    return read_on
-
-
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
     uri = f"file://{tmp_path}/t?{query}"
     cdcwire.write(uri, cdcwire.encode(uri, events))
@@ -71,15 +58,9 @@ def raw_sink(tmp_path: Path, values: list, query: str = QUERY) -> str:
     return uri
 
 
-def rows_in_order(df) -> list:
+def in_message_order(df) -> list:
     """The rows by their message's place; a message's own rows keep the order they came in."""
     return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset))
-
-
-def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
-    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    return python, java
 
 
 def first_pass(spark, uri: str):
@@ -98,10 +79,10 @@ def test_the_java_tier_decodes_craft_where_the_session_has_the_jar(spark):
         "jvm", "craft has a Java decoder for the sink's settings")
 
 
-def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path, caplog):
+def test_the_python_setting_decodes_in_python_and_says_so(spark, tmp_path, caplog):
     uri = sink_of(tmp_path, every_kind_rows(2))
     with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
-        rows = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
+        rows = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").collect())
     assert len(rows) == 6
     assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
     said = [r.getMessage() for r in caplog.records if "tier decodes" in r.getMessage()]
@@ -113,17 +94,17 @@ def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path,
         spark.conf.unset(DECODING_SETTING)
 
 
-def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_a_workload_reads_back_the_same_on_both_tiers(spark, tmp_path):
     uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 400
     assert java == python
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
+def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tmp_path, query):
     uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert len(python) > 100
     assert java == python
 
@@ -144,12 +125,12 @@ def test_java_reads_the_rows_and_resolved_events_and_leaves_ddl_to_python(spark,
     assert ddl and counts[(True, None)] >= len(ddl)  # each DDL message (one per partition it goes to)
 
 
-def test_each_event_of_a_batch_is_a_row_in_its_messages_place(spark, tier, tmp_path):
+def test_each_event_of_a_batch_is_a_row_in_its_messages_place(spark, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(16), "protocol=craft&max-batch-size=16")  # 48 rows, 3 messages
     first = first_pass(spark, uri).collect()
     assert not any(r["_cdc_pending"] for r in first)
     assert sorted(Counter(r.offset for r in first).items()) == [(0, 16), (1, 16), (2, 16)]
-    python, java = both_tiers(tier, spark, uri)
+    python, java = (on_tier(spark, t, lambda: in_message_order(cs.read(spark, uri, topics="*"))) for t in ("python", "auto"))
     assert java == python  # a message's rows in the order the Python decoder gives its events
 
 
@@ -267,19 +248,19 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert left == [], f"Java read messages it must leave to Python: {left}"
 
 
-def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, *LEFT_TO_PYTHON.values(), FLOAT_ROW, UPDATE, RESOLVED])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 25
     assert java == python
 
 
-def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, LEFT_TO_PYTHON["a float past the FLOAT range"]])
     errors = []
     for name_of_tier in ("python", "auto"):
         with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+            on_tier(spark, name_of_tier, lambda: cs.read(spark, uri).collect())
         with pytest.raises(CdcwireError) as caught:
             cs.raise_carried(failed.value)
         err = caught.value
@@ -306,10 +287,10 @@ def mutated_messages(query: str, count: int, seed: int) -> list[bytes]:
     return out
 
 
-def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     values = mutated_messages("protocol=craft&max-batch-size=4", 800, seed=11)
     uri = raw_sink(tmp_path, values)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 200
     assert sum(r["_malformed"] is None for r in python) > 100
     read_by_java = {r.offset for r in first_pass(spark, uri).collect() if not r["_cdc_pending"]}
