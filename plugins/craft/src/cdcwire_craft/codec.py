@@ -22,6 +22,7 @@ from cdcwire.plugin_api import (
 from .column_values import carried_value, value_kind
 from .decoder import CraftDecoder
 from .encoder import CraftEncoder
+from .jvm_tier import JVM
 
 
 class CraftCodec(Codec):
@@ -33,6 +34,7 @@ class CraftCodec(Codec):
     """
 
     name = "craft"
+    jvm = JVM  # its Java decoder (plugin API 1.12)
     parameters = (MAX_BATCH_SIZE, DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS)
 
     def policy(self, config: SinkConfig) -> EventPolicy:
