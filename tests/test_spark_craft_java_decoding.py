@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 import cdcwire
-from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent, RowChangedEvent
+from cdcwire import ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
-from cdcwire.testing.jvm_tiers import on_tier, read_on_both_tiers
+from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
 from cdcwire.testing.mutations import seeded_mutated
 from cdcwire.workload import Workload
 from cdcwire_craft.primitives import (
@@ -66,12 +66,6 @@ def in_message_order(df) -> list:
 def first_pass(spark, uri: str):
     messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
     return java_pass(messages, open_sink(uri), True)
-
-
-def pending_of(spark, uri: str) -> list[bool]:
-    """Per message (in offset order): whether Java left it pending."""
-    rows = first_pass(spark, uri).orderBy("partition", "offset").collect()
-    return [r["_cdc_pending"] for r in {(r.partition, r.offset): r for r in rows}.values()]
 
 
 def test_the_java_tier_decodes_craft_where_the_session_has_the_jar(spark):

@@ -48,8 +48,10 @@ def read_on_both_tiers(spark: SparkSession, uri: str, **read) -> tuple[list, lis
 
 def pending_of(spark: SparkSession, uri: str, permissive: bool = True) -> list[bool]:
     """Per message of the sink, in (partition, offset) order: whether the Java pass left it to the
-    Python decoder."""
+    Python decoder. (The pass gives a row per event of a message Java read, several for a message
+    that packs a batch, and one pending row for a message it left.)"""
     messages = (spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*")
                 .option("output", "messages").load())
-    passed = java_pass(messages, open_sink(uri), permissive).orderBy("partition", "offset")
-    return [r[PENDING] for r in passed.select(PENDING).collect()]
+    passed = java_pass(messages, open_sink(uri), permissive).select("topic", "partition", "offset", PENDING)
+    by_message = {(r["topic"], r["partition"], r["offset"]): r[PENDING] for r in passed.collect()}
+    return [by_message[place] for place in sorted(by_message)]
