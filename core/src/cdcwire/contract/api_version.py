@@ -38,7 +38,10 @@ hands both names on to plugins with the rest of the API.
 #: format whose key carries part of the message, as debezium's), and RecordChecks,
 #: ColumnEntry.decoded, FloatText, JsonText and JsonBytes public, so a plugin's Java lives in its
 #: own package. No Python name is new; a plugin whose Java uses them needs a 1.11 core.
-PLUGIN_API_VERSION = "1.11"
+#: 1.12: ``MessageDecoder.readAll(key, value)``, the events of a message that packs a batch
+#: (open-protocol's), each its own row in the message's place, and JsonBytes' checks of a range
+#: of a message's bytes (a length-prefixed document). No Python name is new.
+PLUGIN_API_VERSION = "1.12"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

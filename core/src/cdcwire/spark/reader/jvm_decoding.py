@@ -5,8 +5,8 @@ offset: a sink's ranges read with ``output=messages``, or the frame ``cdcwire.sp
 is given) becomes events in two passes that keep every message in its place:
 
 1. **Java** (``io.cdcwire.spark.MessageDecoding`` running the codec's plugin's
-   ``MessageDecoder``, configured by its glue: :mod:`cdcwire.spark.jvm.plugged`) reads each message it is sure of into an
-   event row, over Spark's internal rows, and marks the others pending (``_cdc_pending``),
+   ``MessageDecoder``, configured by its glue: :mod:`cdcwire.spark.jvm.plugged`) reads each message it is sure of into its
+   event rows (one, or one per event of a message that packs a batch), over Spark's internal rows, and marks the others pending (``_cdc_pending``),
    keeping their key and value.
 2. **Python** reads the pending ones, and only those cross into a Python worker: an Arrow
    UDF is handed the pending flag and the message columns (null for the rest) and returns,
@@ -102,8 +102,9 @@ def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
 
 
 def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
-    """The first pass alone: a row per message, the read schema's columns set where Java read
-    it, else :data:`PENDING` true with its :data:`KEY` and :data:`VALUE`."""
+    """The first pass alone: a row per event Java read (the read schema's columns set; several
+    for a message that packs a batch), else one per message with :data:`PENDING` true and its
+    :data:`KEY` and :data:`VALUE`."""
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     passes = StructType([

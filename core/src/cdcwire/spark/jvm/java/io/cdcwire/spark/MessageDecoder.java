@@ -35,4 +35,16 @@ public interface MessageDecoder {
     default Object[] read(byte[] key, byte[] value) {
         return read(value);
     }
+
+    /**
+     * The event rows (each as {@link #read(byte[])} gives one) of every event this message
+     * holds, in the message's order, only when it is sure the Python decoder reads the same
+     * valid events; null for every other message (the Python decoder reads it, in its place).
+     * For a protocol whose message packs a batch (open-protocol: several events per message);
+     * the framework calls this one, by default the one event {@link #read(byte[], byte[])} reads.
+     */
+    default Object[][] readAll(byte[] key, byte[] value) {
+        Object[] one = read(key, value);
+        return one == null ? null : new Object[][] {one};
+    }
 }

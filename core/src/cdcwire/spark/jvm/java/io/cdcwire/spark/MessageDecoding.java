@@ -10,8 +10,9 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A protocol's messages read into event rows over Spark's internal rows, by the plugin's
  * {@link MessageDecoder} (made in each task from its class name and configuration text): a partition of messages
- * ({@code key}, {@code value}, {@code topic}, {@code partition}, {@code offset}) in, one row per
- * message out, in the same order, of the given output schema: the event fields first
+ * ({@code key}, {@code value}, {@code topic}, {@code partition}, {@code offset}) in, a row per
+ * event Java read (several for a message that packs a batch: {@link MessageDecoder#readAll}) or
+ * one pending row per message it did not, in the same order, of the given output schema: the event fields first
  * ({@link MessageDecoder#EVENT_FIELDS}), then {@code topic}, {@code partition}, {@code offset},
  * and last {@code _cdc_pending}, {@code _cdc_key}, {@code _cdc_value}.
  *
@@ -53,32 +54,64 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
         Object[] values = new Object[width];
         GenericInternalRow out = new GenericInternalRow(values);
         return new Iterator<InternalRow>() {
+            private Object[][] events; // the events of the message being given out
+            private int next;
+            private Object topicOf, partitionOf, offsetOf;
+            private InternalRow ready; // a pending message's row, ready
+
             @Override
             public boolean hasNext() {
-                return rows.hasNext();
+                while (ready == null && (events == null || next >= events.length)) {
+                    if (!rows.hasNext()) {
+                        return false;
+                    }
+                    take(rows.next());
+                }
+                return true;
+            }
+
+            /** Reads a message: its events to give out, or its pending row (an empty array: a
+             * message of no event, which gives no row). */
+            private void take(InternalRow message) {
+                byte[] bytes = message.isNullAt(value) ? null : message.getBinary(value);
+                boolean placed = !message.isNullAt(topic) && !message.isNullAt(partition) && !message.isNullAt(offset);
+                byte[] keyBytes = message.isNullAt(key) ? null : message.getBinary(key);
+                // a message without a place is pending with its null place, and the Python pass
+                // refuses it as the Python tier does (cdcwire.spark.reader.message_decoding)
+                topicOf = message.isNullAt(topic) ? null : message.getUTF8String(topic).clone();
+                partitionOf = message.isNullAt(partition) ? null : message.getInt(partition);
+                offsetOf = message.isNullAt(offset) ? null : message.getLong(offset);
+                events = placed ? decoder.readAll(keyBytes, bytes) : null;
+                next = 0;
+                if (events == null) {
+                    java.util.Arrays.fill(values, null);
+                    values[pendingAt] = true;
+                    values[keyAt] = keyBytes;
+                    values[valueAt] = bytes;
+                    ready = placedRow();
+                }
             }
 
             @Override
             public InternalRow next() {
-                InternalRow message = rows.next();
-                java.util.Arrays.fill(values, null);
-                byte[] bytes = message.isNullAt(value) ? null : message.getBinary(value);
-                boolean placed = !message.isNullAt(topic) && !message.isNullAt(partition) && !message.isNullAt(offset);
-                byte[] keyBytes = message.isNullAt(key) ? null : message.getBinary(key);
-                Object[] event = placed ? decoder.read(keyBytes, bytes) : null;
-                if (event != null) {
-                    System.arraycopy(event, 0, values, 0, MessageDecoder.EVENT_FIELDS);
-                    values[pendingAt] = false;
-                } else {
-                    values[pendingAt] = true;
-                    values[keyAt] = keyBytes;
-                    values[valueAt] = bytes;
+                if (!hasNext()) {
+                    throw new java.util.NoSuchElementException();
                 }
-                // a message without a place is pending with its null place, and the Python pass
-                // refuses it as the Python tier does (cdcwire.spark.reader.message_decoding)
-                values[topicAt] = message.isNullAt(topic) ? null : message.getUTF8String(topic);
-                values[partitionAt] = message.isNullAt(partition) ? null : message.getInt(partition);
-                values[offsetAt] = message.isNullAt(offset) ? null : message.getLong(offset);
+                if (ready != null) {
+                    InternalRow row = ready;
+                    ready = null;
+                    return row;
+                }
+                java.util.Arrays.fill(values, null);
+                System.arraycopy(events[next++], 0, values, 0, MessageDecoder.EVENT_FIELDS);
+                values[pendingAt] = false;
+                return placedRow();
+            }
+
+            private InternalRow placedRow() {
+                values[topicAt] = topicOf;
+                values[partitionAt] = partitionOf;
+                values[offsetAt] = offsetOf;
                 return unsafe.apply(out).copy(); // the input row's buffer is reused by its iterator
             }
         };
