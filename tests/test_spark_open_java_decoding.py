@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 import random
 import struct
 from pathlib import Path
@@ -21,6 +20,7 @@ from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -38,20 +38,6 @@ QUERIES = [
 LENGTH = struct.Struct(">Q")
 
 
-@pytest.fixture
-def tier(spark):
-    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-
-    def read_on(name: str, run):
-        spark.conf.set(DECODING_SETTING, name)
-        try:
-            return run()
-        finally:
-            spark.conf.unset(DECODING_SETTING)
-
-    return read_on
-
-
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
     uri = f"file://{tmp_path}/t?{query}"
     cdcwire.write(uri, cdcwire.encode(uri, events))
@@ -65,31 +51,13 @@ def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = Q
     return uri
 
 
-def rows_in_order(df) -> list:
-    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
-
-
-def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
-    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    return python, java
-
-
 def messages_of(spark, uri: str):
     return spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
 
 
 def first_pass(spark, uri: str) -> list:
-    """The Java pass's rows, in the messages' order: one per event Java read, one per pending message."""
+    """The Java pass's rows: one per event Java read, one per message it left pending."""
     return java_pass(messages_of(spark, uri), open_sink(uri), True).collect()
-
-
-def pending_of(spark, uri: str) -> list[bool]:
-    """Per message, whether Java left it to Python (a message Java read gives several rows)."""
-    seen: dict[tuple, bool] = {}
-    for r in first_pass(spark, uri):
-        seen[(r["topic"], r["partition"], r["offset"])] = r["_cdc_pending"]
-    return [seen[place] for place in sorted(seen)]
 
 
 def test_the_java_tier_decodes_open_protocol_where_the_session_has_the_jar(spark):
@@ -102,29 +70,26 @@ def test_compressed_messages_are_decoded_in_python_saying_why(spark):
     assert decoding_tier(sink, spark) == ("python", "open-protocol's large-message compression is decoded in Python only")
 
 
-def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path, caplog):
+def test_the_python_setting_decodes_in_python_and_says_so(spark, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(2))
-    with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
-        rows = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
+    rows = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").collect())
     assert len(rows) == 6
-    spark.conf.set(DECODING_SETTING, "python")
-    try:
-        assert decoding_tier(open_sink(uri), spark) == ("python", f"{DECODING_SETTING}=python")
-    finally:
-        spark.conf.unset(DECODING_SETTING)
+    assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
+    assert on_tier(spark, "python", lambda: decoding_tier(open_sink(uri), spark)) == (
+        "python", f"{DECODING_SETTING}=python")
 
 
-def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_a_workload_reads_back_the_same_on_both_tiers(spark, tmp_path):
     uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 400
     assert java == python
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
+def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tmp_path, query):
     uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert len(python) > 100
     assert java == python
 
@@ -138,10 +103,10 @@ def test_java_reads_every_event_of_a_batch_of_every_column_kind_itself(spark, tm
     assert len(pending_of(spark, uri)) < len(events) / 4  # several events to a message (max-batch-size 16)
 
 
-def test_a_batchs_events_come_out_in_the_messages_order(spark, tier, tmp_path):
+def test_a_batchs_events_come_out_in_the_messages_order(spark, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(8), "protocol=open-protocol&partition-num=1")
-    python = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
-    java = tier("auto", lambda: cs.read(spark, uri, topics="*").collect())
+    python = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").collect())
+    java = on_tier(spark, "auto", lambda: cs.read(spark, uri, topics="*").collect())
     assert len({r.offset for r in java}) < len(java)  # messages of several events
     assert java == python
 
@@ -285,19 +250,19 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert left == [], f"Java read messages it must leave to Python: {left}"
 
 
-def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, *LEFT_TO_PYTHON.values(), *READ_BY_JAVA])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 30
     assert java == python
 
 
-def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [BATCH, LEFT_TO_PYTHON["a float past the FLOAT range"]])
     errors = []
     for name_of_tier in ("python", "auto"):
         with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+            on_tier(spark, name_of_tier, lambda: cs.read(spark, uri).collect())
         with pytest.raises(CdcwireError) as caught:
             cs.raise_carried(failed.value)
         err = caught.value
@@ -327,10 +292,10 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
     return out
 
 
-def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     messages = mutated_messages(QUERY, 600, seed=11)
     uri = raw_sink(tmp_path, messages)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150
     assert sum(r["_malformed"] is None for r in python) > 50
     differing = [o for o in range(len(messages)) if _of_message(python, o) != _of_message(java, o)]
