@@ -207,7 +207,7 @@ def test_a_table_filter_and_content_compatible_are_decoded_in_python(spark):
     assert decoding_tier(sink, spark, "shop.*") == ("python", "a table filter is applied by the Python tier as it decodes")
     compatible = open_sink(f"file:///tmp/t?{QUERY}&content-compatible=true")
     assert decoding_tier(compatible, spark)[0] == "python"
-    assert decoding_tier(open_sink("file:///tmp/t?protocol=open-protocol"), spark)[1] == "no Java decoder for protocol 'open-protocol'"
+    assert decoding_tier(open_sink("file:///tmp/t?protocol=craft"), spark)[1] == "no Java decoder for protocol 'craft'"
 
 
 def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark, tier):

@@ -39,7 +39,7 @@ hands both names on to plugins with the rest of the API.
 #: ColumnEntry.decoded, FloatText, JsonText and JsonBytes public, so a plugin's Java lives in its
 #: own package. No Python name is new; a plugin whose Java uses them needs a 1.11 core.
 #: 1.12: ``MessageDecoder.readAll(key, value)``, the events of a message that packs a batch
-#: (open-protocol's), each its own row in the message's place, and JsonBytes' checks of a range
+#: (open-protocol's, craft's), each its own row in the message's place, and JsonBytes' checks of a range
 #: of a message's bytes (a length-prefixed document). No Python name is new.
 PLUGIN_API_VERSION = "1.12"
 

@@ -9,6 +9,7 @@ from cdcwire.plugin_api import Broadcast, Carrier, Codec, EventPolicy, SinkConfi
 from .carried import carried
 from .decoder import OpenProtocolDecoder
 from .encoder import OpenProtocolEncoder
+from .jvm_tier import JVM
 from .options import PARAMETERS, OpenOptions
 
 
@@ -17,6 +18,7 @@ class OpenProtocolCodec(Codec):
     resolved events to every partition of every topic."""
 
     name = "open-protocol"
+    jvm = JVM  # its Java decoder (plugin API 1.12)
     aliases = ("default",)
     parameters = PARAMETERS
 

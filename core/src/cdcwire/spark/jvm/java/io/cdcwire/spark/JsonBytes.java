@@ -30,12 +30,19 @@ public final class JsonBytes {
     /** The value starts, after JSON whitespace, with {@code {}, and no NUL is among its first
      * four bytes (Jackson would take those as UTF-16 or UTF-32; Python reads UTF-8 only). */
     public static boolean plainStart(byte[] value) {
-        for (int i = 0; i < Math.min(4, value.length); i++) {
+        return plainStart(value, 0, value.length);
+    }
+
+    /** {@link #plainStart(byte[])} of the bytes {@code from} (inclusive) to {@code to}
+     * (exclusive): a document inside a larger message (open-protocol's length-prefixed ones). */
+    public static boolean plainStart(byte[] value, int from, int to) {
+        for (int i = from; i < Math.min(from + 4, to); i++) {
             if (value[i] == 0) {
                 return false;
             }
         }
-        for (byte b : value) {
+        for (int i = from; i < to; i++) {
+            byte b = value[i];
             if (b == '{') {
                 return true;
             }
@@ -49,8 +56,13 @@ public final class JsonBytes {
     /** Strict UTF-8, as Python decodes it: no overlong form, no surrogate, nothing past U+10FFFF,
      * no sequence cut short. */
     public static boolean strictUtf8(byte[] value) {
-        int i = 0;
-        int n = value.length;
+        return strictUtf8(value, 0, value.length);
+    }
+
+    /** {@link #strictUtf8(byte[])} of the bytes {@code from} (inclusive) to {@code to} (exclusive). */
+    public static boolean strictUtf8(byte[] value, int from, int to) {
+        int i = from;
+        int n = to;
         while (i < n) {
             if (i + 8 <= n && ((long) LONGS.get(value, i) & 0x8080808080808080L) == 0) {
                 i += 8; // eight ASCII bytes at once
@@ -98,8 +110,13 @@ public final class JsonBytes {
     /** Whether a text of these bytes may hold a surrogate: a four-byte sequence (a pair in Java)
      * or a JSON escape of one (backslash, u, D800 to DFFF); else no text needs the look. */
     public static boolean maySurrogate(byte[] value) {
-        int n = value.length;
-        for (int i = 0; i < n; i++) {
+        return maySurrogate(value, 0, value.length);
+    }
+
+    /** {@link #maySurrogate(byte[])} of the bytes {@code from} (inclusive) to {@code to} (exclusive). */
+    public static boolean maySurrogate(byte[] value, int from, int to) {
+        int n = to;
+        for (int i = from; i < n; i++) {
             if (i + 8 <= n) {
                 long w = (long) LONGS.get(value, i);
                 long x = w ^ 0x5C5C5C5C5C5C5C5CL; // a zero byte where w has a backslash
