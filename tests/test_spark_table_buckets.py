@@ -90,20 +90,28 @@ def test_a_parquet_run_changing_one_bucket_hard_links_every_other_buckets_files(
     assert names[7] == "changed" and len(names) == ROWS
 
 
-def test_a_delta_run_changing_one_bucket_keeps_every_other_buckets_files_active(spark, tmp_path) -> None:
-    uri, out = _first_run(spark, tmp_path, "delta")
-    before = _delta_files(out)
-    _update_one_key(spark, uri, out, "delta")
+@pytest.fixture(scope="module")
+def delta_updated(spark, tmp_path_factory) -> tuple[set[str], Path]:
+    """A Delta table of ROWS rows after a run updating one key, which the Delta tests below only
+    read (one first run and one update for them all): its files before that run, and OUT."""
+    with session_settings(spark, {ROWS_PER_BUCKET_SETTING: str(PER_BUCKET)}):
+        uri, out = _first_run(spark, tmp_path_factory.mktemp("delta-updated"), "delta")
+        before = _delta_files(out)
+        _update_one_key(spark, uri, out, "delta")
+    return before, out
+
+
+def test_a_delta_run_changing_one_bucket_keeps_every_other_buckets_files_active(delta_updated) -> None:
+    before, out = delta_updated
     after = _delta_files(out)
     assert len(_buckets(after - before)) == 1 and _buckets(before - after) == _buckets(after - before)
     assert len(before & after) == len(before) - len(before - after) > 0
 
 
-def test_a_delta_table_reads_back_the_same_through_deltalake_and_spark_parquet_of_its_files(spark, tmp_path) -> None:
+def test_a_delta_table_reads_back_the_same_through_deltalake_and_spark_parquet_of_its_files(spark, delta_updated) -> None:
     from deltalake import DeltaTable
 
-    uri, out = _first_run(spark, tmp_path, "delta")
-    _update_one_key(spark, uri, out, "delta")
+    _, out = delta_updated
     table = DeltaTable(str(out / "shop.orders"))
     types = {f.name: f.type.type for f in table.schema().fields}
     assert (types["at"], types["seen"]) == ("timestamp_ntz", "timestamp")
