@@ -5,6 +5,7 @@ dropped name starts empty; within one run and across runs, Parquet and Delta."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -34,8 +35,12 @@ def resolved(ts: int) -> ResolvedEvent:
     return ResolvedEvent(ts << 18)
 
 
+def source_uri(tmp_path: Path) -> str:
+    return f"file://{tmp_path}/src/db?protocol=canal-json&partition-num=1&enable-tidb-extension=true"
+
+
 def source(tmp_path: Path, events: list) -> str:
-    uri = f"file://{tmp_path}/src/db?protocol=canal-json&partition-num=1&enable-tidb-extension=true"
+    uri = source_uri(tmp_path)
     cdcwire.write(uri, cdcwire.encode(uri, events))
     return uri
 
@@ -59,6 +64,37 @@ def run(spark, uri: str, out: Path, fmt: str):
 
 FIVE_ROWS = [row(i, "trunc", i) for i in range(1, 6)]
 
+#: The runs many later-run tests start from, by name: five rows of shop.trunc, then its DROP.
+FIRST = [*FIVE_ROWS, resolved(6)]
+DROPPED = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
+RUNS = {"five rows": FIRST, "dropped": DROPPED}
+
+
+@pytest.fixture(scope="module")
+def after_runs(spark, tmp_path_factory):
+    """``after_runs(fmt, "five rows", "dropped")``: (uri, OUT) as the named runs left them, each
+    run materialized once for the module and kept; a test gets its own copy to write on. The copy
+    is always at one path: a run's state names its source's URI and refuses to continue another."""
+    base = tmp_path_factory.mktemp("after-runs")
+    here, kept = base / "here", {}
+
+    def restore(fmt: str, *names: str) -> tuple[str, Path]:
+        key = (fmt, *names)
+        if key not in kept:
+            if len(names) > 1:
+                uri, out = restore(fmt, *names[:-1])
+            else:
+                shutil.rmtree(here, ignore_errors=True)
+                uri, out = source_uri(here), here / "out"
+            cdcwire.write(uri, cdcwire.encode(uri, RUNS[names[-1]]))
+            run(spark, uri, out, fmt)
+            kept[key] = base / "-".join(key)
+            shutil.copytree(here, kept[key], symlinks=True)
+        shutil.rmtree(here, ignore_errors=True)
+        shutil.copytree(kept[key], here, symlinks=True)
+        return source_uri(here), here / "out"
+    return restore
+
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
 def test_a_truncate_keeps_only_the_rows_after_it(spark, tmp_path, fmt) -> None:
@@ -78,10 +114,8 @@ def test_a_dropped_and_created_table_holds_only_the_rows_after_the_create(spark,
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
-def test_a_table_truncated_in_a_later_run_is_left_empty_with_its_columns(spark, tmp_path, fmt) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, fmt)
+def test_a_table_truncated_in_a_later_run_is_left_empty_with_its_columns(spark, after_runs, fmt) -> None:
+    (uri, out), first = after_runs(fmt, "five rows"), FIRST
     second = [ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE), resolved(11)]
     cdcwire.write(uri, cdcwire.encode(uri, second))
     run(spark, uri, out, fmt)
@@ -109,10 +143,8 @@ def test_a_table_dropped_in_a_later_run_leaves_the_output(spark, tmp_path, fmt) 
     assert set(TablesState.load(str(out), fmt).applied) == {"shop.kept"}
 
 
-def test_a_delta_table_dropped_and_created_again_in_a_later_run_has_only_the_new_columns(spark, tmp_path) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, "delta")
+def test_a_delta_table_dropped_and_created_again_in_a_later_run_has_only_the_new_columns(spark, after_runs) -> None:
+    (uri, out), first = after_runs("delta", "five rows"), FIRST
     qty = RowChangedEvent(12 << 18, "shop", "trunc", (Column("id", ColumnType.BIGINT, KEY, 1, "bigint(20)"),
                                                       Column("qty", ColumnType.INT, ColumnFlag.NULLABLE, 3, "int(11)")))
     second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE),
@@ -149,10 +181,8 @@ def test_a_dropped_database_takes_its_tables_and_leaves_the_others(spark, tmp_pa
     assert set(tables_in(out, "parquet")) == {"app.c", "shop.b"}
 
 
-def test_a_truncate_in_a_later_run_with_rows_after_it_overwrites_the_delta_table_with_them(spark, tmp_path) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, "delta")
+def test_a_truncate_in_a_later_run_with_rows_after_it_overwrites_the_delta_table_with_them(spark, after_runs) -> None:
+    (uri, out), first = after_runs("delta", "five rows"), FIRST
     second = [row(8, "trunc", 1, "late"), ddl(10, "trunc", "TRUNCATE TABLE trunc", DDLType.TRUNCATE_TABLE),
               row(11, "trunc", 2, "new"), resolved(12)]
     cdcwire.write(uri, cdcwire.encode(uri, second))
@@ -403,14 +433,9 @@ def test_skip_destructive_keeps_the_rows_of_a_truncated_partition_and_reports_it
 # -- RECOVER / FLASHBACK TABLE -----------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
-def test_a_table_dropped_in_one_run_and_recovered_in_a_later_one_comes_back_with_its_rows(spark, tmp_path,
+def test_a_table_dropped_in_one_run_and_recovered_in_a_later_one_comes_back_with_its_rows(spark, after_runs,
                                                                                          fmt) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, fmt)
-    dropped = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
-    cdcwire.write(uri, cdcwire.encode(uri, dropped))
-    run(spark, uri, out, fmt)
+    (uri, out), first, dropped = after_runs(fmt, "five rows", "dropped"), FIRST, DROPPED
     assert "shop.trunc" not in tables_in(out, fmt) and not (out / "shop.trunc").exists()
     third = [ddl(20, "trunc", "RECOVER TABLE trunc", DDLType.RECOVER_TABLE), row(21, "trunc", 2, "late"),
              row(22, "trunc", 7), resolved(23)]
@@ -421,13 +446,8 @@ def test_a_table_dropped_in_one_run_and_recovered_in_a_later_one_comes_back_with
     assert TablesState.load(str(out), fmt).dropped == {} and not (out / "_cdcwire" / "dropped").exists()
 
 
-def test_a_flashback_to_a_new_name_brings_the_dropped_rows_back_under_it(spark, tmp_path) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, "parquet")
-    second = [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]
-    cdcwire.write(uri, cdcwire.encode(uri, second))
-    run(spark, uri, out, "parquet")
+def test_a_flashback_to_a_new_name_brings_the_dropped_rows_back_under_it(spark, after_runs) -> None:
+    (uri, out), first, second = after_runs("parquet", "five rows", "dropped"), FIRST, DROPPED
     third = [ddl(20, "back", "FLASHBACK TABLE trunc TO back", DDLType.RECOVER_TABLE), resolved(21)]
     cdcwire.write(uri, cdcwire.encode(uri, third))
     run(spark, uri, out, "parquet")
@@ -435,12 +455,8 @@ def test_a_flashback_to_a_new_name_brings_the_dropped_rows_back_under_it(spark, 
 
 
 def test_a_create_of_the_dropped_name_ends_the_kept_copy_and_a_later_recover_is_reported_not_applied(spark,
-                                                                                                    tmp_path) -> None:
-    out, first = tmp_path / "out", [*FIVE_ROWS, resolved(6)]
-    uri = source(tmp_path, first)
-    run(spark, uri, out, "parquet")
-    cdcwire.write(uri, cdcwire.encode(uri, [ddl(10, "trunc", "DROP TABLE trunc", DDLType.DROP_TABLE), resolved(11)]))
-    run(spark, uri, out, "parquet")
+                                                                                                    after_runs) -> None:
+    uri, out = after_runs("parquet", "five rows", "dropped")
     assert len(TablesState.load(str(out), "parquet").dropped) == 1
     cdcwire.write(uri, cdcwire.encode(uri, [
         ddl(20, "trunc", "CREATE TABLE trunc (id BIGINT PRIMARY KEY, name VARCHAR(8))", DDLType.CREATE_TABLE),

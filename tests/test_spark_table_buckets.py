@@ -76,11 +76,9 @@ def _rows_of_parquet(directory: Path) -> list[dict]:
     return pq.read_table(directory).to_pylist()
 
 
-def test_a_parquet_run_changing_one_bucket_hard_links_every_other_buckets_files(spark, tmp_path) -> None:
-    uri, out = _first_run(spark, tmp_path, "parquet")
-    before = {f.name: f.stat() for f in _snapshot(out).glob("*.parquet")}
+def test_a_parquet_run_changing_one_bucket_hard_links_every_other_buckets_files(updated) -> None:
+    before, out = updated("parquet")
     assert len(_buckets(before)) > 5  # several buckets hold rows
-    _update_one_key(spark, uri, out, "parquet")
     after = {f.name: f.stat() for f in _snapshot(out).glob("*.parquet")}
     rewritten = set(after) - set(before)
     assert len(_buckets(rewritten)) == 1 and _buckets(set(before) - set(after)) == _buckets(rewritten)
@@ -90,20 +88,42 @@ def test_a_parquet_run_changing_one_bucket_hard_links_every_other_buckets_files(
     assert names[7] == "changed" and len(names) == ROWS
 
 
-def test_a_delta_run_changing_one_bucket_keeps_every_other_buckets_files_active(spark, tmp_path) -> None:
-    uri, out = _first_run(spark, tmp_path, "delta")
-    before = _delta_files(out)
-    _update_one_key(spark, uri, out, "delta")
+@pytest.fixture(scope="module")
+def updated(spark, tmp_path_factory):
+    """``updated(fmt)``: a table of ROWS rows after a run updating one key (the one plan, small
+    buckets), made once per format for the tests that only read it: (what was there before the
+    update: Delta's files, or each Parquet file's stat by name; OUT)."""
+    made = {}
+
+    def table(fmt: str):
+        if fmt not in made:
+            from cdcwire.spark.tables.table_apply import PLAN_SETTING
+
+            with session_settings(spark, {ROWS_PER_BUCKET_SETTING: str(PER_BUCKET), PLAN_SETTING: "one"}):
+                uri, out = _first_run(spark, tmp_path_factory.mktemp(f"updated-{fmt}"), fmt)
+                before = _delta_files(out) if fmt == "delta" else {f.name: f.stat() for f in _snapshot(out).glob("*.parquet")}
+                _update_one_key(spark, uri, out, fmt)
+            made[fmt] = before, out
+        return made[fmt]
+    return table
+
+
+@pytest.fixture
+def delta_updated(updated) -> tuple[set[str], Path]:
+    return updated("delta")
+
+
+def test_a_delta_run_changing_one_bucket_keeps_every_other_buckets_files_active(delta_updated) -> None:
+    before, out = delta_updated
     after = _delta_files(out)
     assert len(_buckets(after - before)) == 1 and _buckets(before - after) == _buckets(after - before)
     assert len(before & after) == len(before) - len(before - after) > 0
 
 
-def test_a_delta_table_reads_back_the_same_through_deltalake_and_spark_parquet_of_its_files(spark, tmp_path) -> None:
+def test_a_delta_table_reads_back_the_same_through_deltalake_and_spark_parquet_of_its_files(spark, delta_updated) -> None:
     from deltalake import DeltaTable
 
-    uri, out = _first_run(spark, tmp_path, "delta")
-    _update_one_key(spark, uri, out, "delta")
+    _, out = delta_updated
     table = DeltaTable(str(out / "shop.orders"))
     types = {f.name: f.type.type for f in table.schema().fields}
     assert (types["at"], types["seen"]) == ("timestamp_ntz", "timestamp")
@@ -153,14 +173,18 @@ def test_a_table_that_outgrows_its_buckets_is_bucketed_anew_for_its_size(spark, 
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
-def test_the_one_plan_and_the_plan_per_table_write_the_same_rows_into_the_same_buckets(spark, tmp_path, fmt) -> None:
+def test_the_one_plan_and_the_plan_per_table_write_the_same_rows_into_the_same_buckets(spark, tmp_path, updated,
+                                                                                         fmt) -> None:
     from cdcwire.spark.tables.table_apply import PLAN_SETTING
 
     found = {}
     for plan in ("one", "per-table"):
-        with session_settings(spark, {PLAN_SETTING: plan}):
-            uri, out = _first_run(spark, tmp_path / plan, fmt)
-            _update_one_key(spark, uri, out, fmt)
+        if plan == "one":  # the shared table, made with the one plan
+            _, out = updated(fmt)
+        else:
+            with session_settings(spark, {PLAN_SETTING: plan}):
+                uri, out = _first_run(spark, tmp_path / plan, fmt)
+                _update_one_key(spark, uri, out, fmt)
         directory = _snapshot(out) if fmt == "parquet" else out / "shop.orders"
         files = _delta_files(out) if fmt == "delta" else {f.name for f in directory.glob("*.parquet")}
         import pyarrow.parquet as pq
