@@ -38,6 +38,7 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_java_encoding.py",
     "tests/test_spark_java_decoding.py",
     "tests/test_spark_debezium_java_decoding.py",
+    "tests/test_spark_simple_java_decoding.py",
     "tests/test_spark_storage_write.py",
     "tests/test_spark_storage_stream.py",
     "tests/test_spark_storage_read.py",

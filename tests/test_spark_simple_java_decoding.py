@@ -129,9 +129,11 @@ def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_and_bootstrap_to_pyth
               java_pass(messages, open_sink(uri), False).groupBy("_cdc_pending", "kind").count().collect()}
     assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "delete")]
     assert counts[(False, "resolved")]
-    schemas = [r for r in messages.collect() if b'"data"' not in bytes(r.value) and b'"WATERMARK"' not in bytes(r.value)]
-    assert schemas
-    assert sum(n for (pending, _), n in counts.items() if pending) >= len(schemas)
+    kinds = [json.loads(bytes(r.value))["type"] for r in messages.collect()]
+    schemas = [k for k in kinds if k not in ("INSERT", "UPDATE", "DELETE", "WATERMARK")]
+    assert "BOOTSTRAP" in schemas and len(set(schemas)) > 1
+    # every BOOTSTRAP and DDL, and rows of a table a DDL changed until its next BOOTSTRAP
+    assert len(schemas) <= sum(n for (pending, _), n in counts.items() if pending) < len(kinds) / 4
 
 
 KEY = Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY, 1, "int(11)")
@@ -206,3 +208,83 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert pending[:2] == [True, False]  # a bootstrap (Python's), and the plain row Java reads after it
     left = [name for name, is_pending in zip(LEFT_TO_PYTHON, pending[3::2]) if not is_pending]
     assert left == [], f"Java read messages it must leave to Python: {left}"
+
+
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+    typed = [pair for name, pair in LEFT_TO_PYTHON.items() if name != "another schema version"]  # never typed
+    uri = raw_sink(tmp_path, [*PLAIN, *(v for pair in typed for v in pair), *FLOAT, *BLOB])
+    python, java = both_tiers(tier, spark, uri, permissive=True)
+    assert sum(r["_malformed"] is not None for r in python) >= 15
+    assert java == python
+
+
+def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spark, tier, tmp_path):
+    boot, row = PLAIN
+    later = _edited(row, lambda d: d.update(commitTs=d["commitTs"] + 1))
+    uri = raw_sink(tmp_path, [row, later, boot, row, later])
+    python, java = both_tiers(tier, spark, uri)
+    assert [(r.offset, r.kind) for r in python] == [(2, "insert"), (2, "insert"), (3, "insert"), (4, "insert")]
+    assert java == python
+    assert pending_of(spark, uri) == [True, True, True, False, False]
+
+
+def test_rows_whose_schema_never_comes_fail_the_read_alike_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [PLAIN[0], INT[1].replace(b'"table":"t"', b'"table":"u"'), PLAIN[1]])
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        errors.append((type(caught.value), str(caught.value)))
+    assert "rows of shop.u" in errors[0][1] and "never typed" in errors[0][1]
+    assert errors[1] == errors[0]
+
+
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+    uri = raw_sink(tmp_path, [*PLAIN, *LEFT_TO_PYTHON["a float past the FLOAT range"]])
+    errors = []
+    for name_of_tier in ("python", "auto"):
+        with pytest.raises(Exception) as failed:
+            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
+        with pytest.raises(CdcwireError) as caught:
+            cs.raise_carried(failed.value)
+        err = caught.value
+        errors.append((type(err), str(err), err.where))
+    assert errors[0][0] is DecodeError and errors[0][2] == "t/0/3"
+    assert errors[1] == errors[0]
+
+
+def mutated_messages(query: str, count: int, seed: int) -> list[bytes]:
+    """A workload's row and watermark messages spoiled (byte edits and JSON token swaps), among the
+    unspoiled, in order; its BOOTSTRAP and DDL messages kept (a spoiled one leaves rows never typed,
+    which fails a whole read, on either tier: the test before this one)."""
+    rng = random.Random(seed)
+    uri = f"file:///tmp/t?{query}&partition-num=1"
+    values = [bytes(m.value) for m in cdcwire.encode(uri, [*Workload(60, seed=seed), *every_kind_rows(6)])]
+    out = []
+    while len(out) < count:
+        value = values[len(out) % len(values)]
+        if rng.random() < 0.5 and json.loads(value)["type"] in ("INSERT", "UPDATE", "DELETE", "WATERMARK"):
+            spoil = seeded_json_token_mutated if rng.random() < 0.6 else seeded_mutated
+            value = spoil(rng, value)
+        out.append(value)
+    return out
+
+
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+    """Spoiled rows name tables whose schema never comes, so the read ends refused: both tiers
+    must refuse alike, naming the same count of rows held and the first of them, which only
+    holds if Java left to Python exactly the rows the Python tier holds."""
+    values = mutated_messages("protocol=simple", 600, seed=11)
+    uri = raw_sink(tmp_path, values)
+    outcomes = []
+    for name_of_tier in ("python", "auto"):
+        try:
+            outcomes.append(("rows", tier(name_of_tier, lambda: rows_in_order(cs.read(spark, uri, permissive=True)))))
+        except Exception as failed:  # noqa: BLE001 - the read's failure, carried from its task
+            with pytest.raises(CdcwireError) as caught:
+                cs.raise_carried(failed)
+            outcomes.append(("refused", type(caught.value), str(caught.value)))
+    assert outcomes[0][0] == "refused" and "never typed" in outcomes[0][2]
+    assert outcomes[1] == outcomes[0]

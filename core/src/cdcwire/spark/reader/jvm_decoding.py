@@ -27,14 +27,13 @@ Spark's whole JSON read.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Tuple
 
 import numpy as np
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.functions import ArrowUDFType
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
 from ...foundation.errors import CdcwireError
@@ -96,8 +95,7 @@ def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     if sink.codec.stateful_decoding:
-        python = F.arrow_udf(_stateful_python_pass(sink.config, permissive), ArrayType(read_schema),
-                             ArrowUDFType.SCALAR_ITER)
+        python = F.arrow_udf(_stateful_python_pass(sink.config, permissive), ArrayType(read_schema))
     else:
         python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
     both = java_pass(messages, sink, permissive).select("*", python(
@@ -161,7 +159,7 @@ def _python_pass(
 
 def _stateful_python_pass(
     config: SinkConfig, permissive: bool
-) -> Callable[[Iterator[tuple[pa.Array, ...]]], Iterator[pa.Array]]:
+) -> Callable[[Iterator[Tuple[pa.Array, ...]]], Iterator[pa.Array]]:
     """The second pass for a stateful codec (an iterator UDF: a task's batches in order): one
     decoder reads the partition's pending messages one after another, each with its own place,
     and its ``finish`` ends the partition, as :func:`decode_messages` ends a Python read. Each
@@ -170,7 +168,9 @@ def _stateful_python_pass(
     schema = ARROW_PERMISSIVE_READ_EVENT_SCHEMA if permissive else ARROW_READ_EVENT_SCHEMA
     item = pa.struct(list(schema))
 
-    def run(batches: Iterator[tuple[pa.Array, ...]]) -> Iterator[pa.Array]:
+    def run(  # the hints tell Spark it is an iterator UDF (Tuple: Spark reads typing's)
+        batches: Iterator[Tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]],
+    ) -> Iterator[pa.Array]:
         decoder = None
         held: Optional[tuple[list[pa.RecordBatch], list[int], list[bool]]] = None
         last: Optional[Message] = None
