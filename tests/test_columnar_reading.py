@@ -32,7 +32,7 @@ def by_event_path(uri: str, permissive: bool = False) -> pa.Table:
     reader = sink.needs_transport().reader(sink.config)
     try:
         messages = reader.read("t", 0, None, None)
-        return pa.Table.from_batches(list(range_decoding._event_batches(decoder_for(sink), messages, permissive)))
+        return pa.Table.from_batches(list(range_decoding.event_batches(decoder_for(sink), messages, permissive)))
     finally:
         reader.close()
 

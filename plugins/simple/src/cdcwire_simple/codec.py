@@ -16,6 +16,7 @@ from cdcwire.plugin_api import (
 from .carried import carrier_of
 from .decoder import SimpleDecoder
 from .encoder import SimpleEncoder
+from .jvm_tier import JVM
 from .options import (
     ALL_BOOTSTRAP_AT_START,
     BOOTSTRAP_INTERVAL,
@@ -33,6 +34,7 @@ class SimpleCodec(Codec):
 
     name = "simple"
     stateful_decoding = True  # rows wait for their table's BOOTSTRAP or DDL: a partition decodes in order
+    jvm = JVM  # its Java decoder (plugin API 1.10), one per partition, fed in order
     parameters = (
         ENCODING_FORMAT,
         BOOTSTRAP_INTERVAL,

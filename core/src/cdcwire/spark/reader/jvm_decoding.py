@@ -11,7 +11,12 @@ is given) becomes events in two passes that keep every message in its place:
 2. **Python** reads the pending ones, and only those cross into a Python worker: an Arrow
    UDF is handed the pending flag and the message columns (null for the rest) and returns,
    per pending message, its events or its ``_malformed`` row as the Python tier decodes it
-   (:func:`cdcwire.spark.reader.range_decoding.decode_messages`), or its error.
+   (:func:`cdcwire.spark.reader.range_decoding.decode_messages`), or its error. A codec
+   whose decoding is stateful (``Codec.stateful_decoding``: simple) gets one decoder per
+   partition, as the Python tier has: it reads that partition's pending messages in order,
+   across the UDF's batches, and its ``finish`` ends the partition (:func:`_stateful_python_pass`).
+   Its Java decoder, also one per partition, only ever reads a message the Python decoder,
+   holding the state of the same messages before it, reads the same: it learns less, never more.
 
 3. **Java** again (``io.cdcwire.spark.DecodedInPlace``) gives each message's events in its
    place: its own row where Java read it, else the Python decoder's rows. A read gives
@@ -22,7 +27,7 @@ Spark's whole JSON read.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional, Tuple
 
 import numpy as np
 
@@ -32,6 +37,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
 
 from ...foundation.errors import CdcwireError
+from ...api.codec_calls import decoder_for
 from ...model.message import Message
 from ...sinks.sink import Sink, open_sink
 from ...uris.sink_uri import SinkConfig
@@ -48,7 +54,7 @@ from ..rows.record_checks import java_check_tables
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.tiers import say_once, tier_setting
 from .message_decoding import check_placed
-from .range_decoding import decode_messages
+from .range_decoding import decode_messages, event_batches, finished
 
 #: The session setting that picks the decoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
@@ -76,8 +82,6 @@ def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple
         return "python", refusal
     if tables:
         return "python", "a table filter is applied by the Python tier as it decodes"
-    if sink.codec.stateful_decoding:
-        return "python", f"{sink.codec.name} decodes with state carried from message to message"
     lacking = jar_lacking(spark, declared(sink).decoder)
     if lacking is not None:
         return "python", lacking
@@ -90,7 +94,10 @@ def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     another in the frame's order."""
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
-    python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
+    if sink.codec.stateful_decoding:
+        python = F.arrow_udf(_stateful_python_pass(sink.config, permissive), ArrayType(read_schema))
+    else:
+        python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
     both = java_pass(messages, sink, permissive).select("*", python(
         F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE)
     ).alias(PYTHON_ROWS))
@@ -149,6 +156,71 @@ def _python_pass(
         )
 
     return run
+
+
+def _stateful_python_pass(
+    config: SinkConfig, permissive: bool
+) -> Callable[[Iterator[Tuple[pa.Array, ...]]], Iterator[pa.Array]]:
+    """The second pass for a stateful codec (an iterator UDF: a task's batches in order): one
+    decoder reads the partition's pending messages one after another, each with its own place,
+    and its ``finish`` ends the partition, as :func:`decode_messages` ends a Python read. Each
+    batch's rows are handed on when the next batch comes, so that what ``finish`` gives (placed
+    at the last message) can join the last one's rows."""
+    schema = ARROW_PERMISSIVE_READ_EVENT_SCHEMA if permissive else ARROW_READ_EVENT_SCHEMA
+    item = pa.struct(list(schema))
+
+    def run(  # the hints tell Spark it is an iterator UDF (Tuple: Spark reads typing's)
+        batches: Iterator[Tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]],
+    ) -> Iterator[pa.Array]:
+        decoder = None
+        held: Optional[tuple[list[pa.RecordBatch], list[int], list[bool]]] = None
+        last: Optional[Message] = None
+        with carried_to_driver("decoding messages"):  # a DecodeError reaches the driver as itself
+            for pending, topic, partition, offset, key, value in batches:
+                if held is not None:
+                    yield _listed(*held, schema, item)
+                flags = pending.to_pylist()
+                if not any(flags):
+                    held = ([], [0] * (len(flags) + 1), flags)
+                    continue
+                check_placed(topic, partition, offset)
+                if decoder is None:
+                    decoder = decoder_for(open_sink(config))
+                columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
+                ends, found = [0], []
+                for at, is_pending in enumerate(flags):
+                    if is_pending:
+                        last = Message(*(c[at] for c in columns))
+                        found.extend(event_batches(decoder, iter([last]), permissive))
+                    ends.append(sum(b.num_rows for b in found))
+                held = (found, ends, flags)
+            if decoder is not None:
+                tail = list(finished(decoder, last, permissive))
+                if tail and held is not None and held[2] and held[2][-1]:
+                    held[0].extend(tail)
+                    held[1][-1] += sum(b.num_rows for b in tail)
+                elif tail:
+                    raise CdcwireError(
+                        f"{config.protocol}'s decoder gave events at the end of a partition whose last message"
+                        " Java read: set spark.cdcwire.decoding=python to read it"
+                    )
+        if held is not None:
+            yield _listed(*held, schema, item)
+
+    return run
+
+
+def _listed(
+    batches: list[pa.RecordBatch], ends: list[int], flags: list[bool], schema: pa.Schema, item: pa.DataType
+) -> pa.Array:
+    """Per message of a batch, its Python rows (``ends`` bound each one's), null where not pending."""
+    rows = pa.Table.from_batches(batches, schema) if batches else schema.empty_table()
+    entries = pa.StructArray.from_arrays(
+        [rows.column(i).combine_chunks() for i in range(rows.num_columns)], fields=list(schema)
+    )
+    return pa.ListArray.from_arrays(
+        pa.array(ends, pa.int32()), entries, type=pa.list_(item), mask=pa.array([not f for f in flags])
+    )
 
 
 def _together(

@@ -203,7 +203,7 @@ def decode_messages(
     with fewer_collections():
         columnar = columnar_decoder_for(sink)
         if columnar is None:
-            batches = _event_batches(decoder_for(sink), iter(messages), permissive, finishing=True)
+            batches = event_batches(decoder_for(sink), iter(messages), permissive, finishing=True)
         else:
             batches = _columnar_batches(decoder_for(sink), columnar, messages, permissive)
         if not tables:
@@ -247,7 +247,7 @@ def _columnar_batches(
         last = chunk.messages[-1]
     else:
         last = None
-    yield from _finished(CheckedDecoder(columnar), last, permissive)
+    yield from finished(CheckedDecoder(columnar), last, permissive)
 
 
 class _Chunk:
@@ -291,10 +291,10 @@ class _Chunk:
             if events is not None and not batch_problems(events):
                 yield _placed(list(events.columns), self.topics, self.partitions, self.offsets, None, permissive)
                 return
-        yield from _event_batches(checked, iter(self.messages), permissive)
+        yield from event_batches(checked, iter(self.messages), permissive)
 
 
-def _event_batches(
+def event_batches(
     decoder: CheckedDecoder, messages: Iterator[Message], permissive: bool, finishing: bool = False
 ) -> Iterator[pa.RecordBatch]:
     """The Event path: each message decoded (and checked) into events, batched into Arrow;
@@ -337,10 +337,10 @@ def _event_batches(
     if events:
         yield _located(events, malformed, places, permissive)
     if finishing:
-        yield from _finished(decoder, last, permissive)
+        yield from finished(decoder, last, permissive)
 
 
-def _finished(decoder: CheckedDecoder, last: Optional[Message], permissive: bool) -> Iterator[pa.RecordBatch]:
+def finished(decoder: CheckedDecoder, last: Optional[Message], permissive: bool) -> Iterator[pa.RecordBatch]:
     """What the decoder still holds at the end of the input, placed at its last message."""
     held = decoder.finish()
     if held:
