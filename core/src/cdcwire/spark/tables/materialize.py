@@ -36,7 +36,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import DecimalType
+from pyspark.sql.types import DecimalType, StringType, StructField, StructType
 
 from ...contract.codec import Broadcast
 from ...transports.data_loss import DataLossError
@@ -55,6 +55,7 @@ from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, r
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
+from ..runtime.local_frames import local_frame
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
 from .table_changes import (
@@ -706,9 +707,11 @@ def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
     if not applied:
         return rows
     spark = rows.sparkSession
-    limits = spark.createDataFrame(
+    limits = local_frame(  # a local relation: no Python RDD (a Python worker) per incremental run
+        spark,
         [(*name.split(".", 1), Decimal(ts)) for name, ts in applied.items()],
-        "schema string, table string, _applied_ts decimal(20,0)",
+        StructType([StructField("schema", StringType()), StructField("table", StringType()),
+                    StructField("_applied_ts", DecimalType(20, 0))]),
     )
     joined = rows.join(F.broadcast(limits), on=["schema", "table"], how="left")
     return joined.where(F.col("_applied_ts").isNull() | (F.col("commit_ts") > F.col("_applied_ts"))).drop("_applied_ts")
