@@ -558,3 +558,20 @@ def test_a_renamed_parquet_tables_snapshot_is_under_its_new_name_even_when_the_r
     snapshot = TablesState.load(str(out), "parquet").snapshots["shop.sales"]
     assert snapshot.startswith("shop.sales/") and _rows_of(out, "parquet", "shop.sales") == {1: "a"}
     assert not (out / "shop.orders").exists()
+
+
+def test_an_incremental_runs_applied_ts_filter_reads_no_python_rdd(spark) -> None:
+    # the tables' applied ts are a small driver-side frame: a local relation the JVM reads
+    # alone, not a Python RDD that starts a Python worker on every incremental run
+    from cdcwire.spark.tables.materialize import _not_yet_applied
+
+    from pyspark.sql.types import DecimalType, StringType, StructField, StructType
+
+    from cdcwire.spark.runtime.local_frames import local_frame
+
+    schema = StructType([StructField("schema", StringType()), StructField("table", StringType()),
+                         StructField("commit_ts", DecimalType(20, 0))])
+    rows = local_frame(spark, [("shop", "t0", Decimal(5)), ("shop", "t0", Decimal(9)), ("shop", "t1", Decimal(1))], schema)
+    kept = _not_yet_applied(rows, {"shop.t0": 5})
+    assert "LogicalRDD" not in kept._jdf.queryExecution().optimizedPlan().toString()
+    assert sorted((r["table"], int(r["commit_ts"])) for r in kept.collect()) == [("t0", 9), ("t1", 1)]
