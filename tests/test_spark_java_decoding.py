@@ -207,7 +207,8 @@ def test_a_table_filter_and_content_compatible_are_decoded_in_python(spark):
     assert decoding_tier(sink, spark, "shop.*") == ("python", "a table filter is applied by the Python tier as it decodes")
     compatible = open_sink(f"file:///tmp/t?{QUERY}&content-compatible=true")
     assert decoding_tier(compatible, spark)[0] == "python"
-    assert decoding_tier(open_sink("file:///tmp/t?protocol=craft"), spark)[1] == "no Java decoder for protocol 'craft'"
+    avro = open_sink("file:///tmp/t?protocol=avro&schema-registry=http://127.0.0.1:1&topic-rule=t_{schema}_{table}")
+    assert decoding_tier(avro, spark)[1] == "no Java decoder for protocol 'avro'"
 
 
 def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark, tier):
