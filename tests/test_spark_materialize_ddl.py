@@ -282,6 +282,13 @@ def test_a_column_added_by_a_bare_name_keeps_its_case_and_its_default(spark, tmp
     assert tables_in(tmp_path / "out", "parquet")["shop.t"][(1,)]["Qty"] == 5
 
 
+def test_a_column_ddl_after_a_table_rename_changes_the_rows_from_before_the_rename(spark, tmp_path) -> None:
+    events = [row(1, "old", 1, "ann"), ddl(5, "new", "RENAME TABLE old TO new", DDLType.RENAME_TABLE),
+              ddl(10, "new", "ALTER TABLE new RENAME COLUMN name TO label", DDLType.MODIFY_COLUMN), resolved(13)]
+    cs.materialize(spark, source(tmp_path, events), str(tmp_path / "out"))
+    assert tables_in(tmp_path / "out", "parquet") == replay(events) == {"shop.new": {(1,): {"id": 1, "label": "ann"}}}
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "delta"])
 def test_columns_dropped_renamed_and_added_in_a_later_run_change_the_rows_of_earlier_runs(spark, tmp_path, fmt) -> None:
     out, first = tmp_path / "out", [row(1, "t", 1, "ann"), row(2, "t", 2, "bo"), resolved(3)]

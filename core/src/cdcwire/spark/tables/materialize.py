@@ -30,7 +30,7 @@ import shutil
 import time
 from contextlib import nullcontext
 from decimal import Decimal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
@@ -383,9 +383,9 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     changes = without_wiped(changes, released, renames)
     if partition_wipes:
         changes = partition_images(changes, partition_wipes, renames)
-    if column_changes:
-        changes = changed_images(changes, column_changes)
     rows = relabelled(changes, renames)
+    if column_changes:  # by the names the rows now carry: a row from before a RENAME TABLE has the new one
+        rows = changed_images(rows, [replace(c, table=final_name(renames, c.table, c.ts)) for c in column_changes])
     if point.ts is None or layout is not None or latest is None or latest <= point.ts:
         # nothing waits (the aggregate saw no change above the point): no pass to write none
         ready, later = rows.where(is_row), None
