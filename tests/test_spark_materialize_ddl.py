@@ -4,7 +4,6 @@ dropped name starts empty; within one run and across runs, Parquet and Delta."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
