@@ -1,10 +1,8 @@
 package io.cdcwire.craft;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.CheckTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.cdcwire.spark.ConfigText;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +29,7 @@ final class CraftConfig {
     final CheckTables checks;
 
     CraftConfig(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
         flagMask = root.get("flag_mask").asLong();
         for (Iterator<Map.Entry<String, JsonNode>> it = root.get("readings").fields(); it.hasNext(); ) {
@@ -45,10 +38,7 @@ final class CraftConfig {
             JsonNode given = e.getValue().get("rules");
             int[] byBits = new int[4];
             for (int i = 0; i < 4; i++) {
-                byBits[i] = RULES.indexOf(given.get(i).asText());
-                if (byBits[i] < 0) {
-                    throw new IllegalArgumentException("no value rule " + given.get(i));
-                }
+                byBits[i] = ConfigText.named(given.get(i), RULES, "value rule");
             }
             typeTexts[code] = e.getValue().get("type").asText();
             typeNames[code] = UTF8String.fromString(typeTexts[code]);

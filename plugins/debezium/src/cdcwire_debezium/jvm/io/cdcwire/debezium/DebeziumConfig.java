@@ -1,12 +1,8 @@
 package io.cdcwire.debezium;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.CheckTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.HashMap;
-import java.util.Iterator;
+import io.cdcwire.spark.ConfigText;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -32,10 +28,7 @@ final class DebeziumConfig {
         final int[] keyFlags; // the same, of a column the key names
 
         Reading(JsonNode node) {
-            rule = RULES.indexOf(node.get("rule").asText());
-            if (rule < 0) {
-                throw new IllegalArgumentException("no value rule " + node.get("rule"));
-            }
+            rule = ConfigText.named(node.get("rule"), RULES, "value rule");
             type = node.get("type").asText();
             typeText = UTF8String.fromString(type);
             flags = new int[] {node.get("flags").get(0).asInt(), node.get("flags").get(1).asInt()};
@@ -43,20 +36,12 @@ final class DebeziumConfig {
         }
     }
 
-    final Map<String, Reading> readings = new HashMap<>();
+    final Map<String, Reading> readings;
     final CheckTables checks;
 
     DebeziumConfig(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("readings").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            readings.put(e.getKey(), new Reading(e.getValue()));
-        }
+        readings = ConfigText.table(root.get("readings"), Reading::new);
     }
 }

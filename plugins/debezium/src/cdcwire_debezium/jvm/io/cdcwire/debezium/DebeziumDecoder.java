@@ -2,13 +2,12 @@ package io.cdcwire.debezium;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.ColumnEntry;
 import io.cdcwire.spark.JsonBytes;
 import io.cdcwire.spark.MessageDecoder;
 import io.cdcwire.spark.RecordChecks;
+import io.cdcwire.spark.SureJson;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayDeque;
@@ -17,7 +16,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
@@ -36,19 +34,14 @@ import org.apache.spark.unsafe.types.UTF8String;
  * <p>Each part is read only where it is sure to be read as orjson reads it: strict UTF-8
  * starting with an object ({@link JsonBytes}), no key twice in an object, nothing after it, no
  * integer past 64 bits, no float past the double range, no lone surrogate, nested at most
- * {@link #DEPTH} deep.
+ * {@link SureJson#DEPTH} deep ({@link SureJson}).
  *
  * <p>The value's Connect schema is most of its bytes and the same for every row of a table: it
  * is read into a tree once per distinct text ({@link #RECENT} kept), then skipped over (its
  * bytes compared) in each message that repeats it; only the payload becomes a tree.
  */
 public final class DebeziumDecoder implements MessageDecoder {
-    private static final int DEPTH = 200;
     private static final int RECENT = 16;
-    /** Reads a part of a document (no key twice in an object). */
-    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-    /** Reads a whole document: nothing may follow it. */
-    private static final ObjectMapper WHOLE = JSON.copy().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final BigDecimal U64_LIMIT = new BigDecimal(java.math.BigInteger.ONE.shiftLeft(64));
     private static final UTF8String INSERT = UTF8String.fromString("insert");
     private static final UTF8String UPDATE = UTF8String.fromString("update");
@@ -137,7 +130,7 @@ public final class DebeziumDecoder implements MessageDecoder {
     private Object[] row(byte[] keyBytes, ValueParts value, JsonNode payload, String op, BigDecimal ts, String db,
                          String table) {
         Fields fields = value.schema == null ? null : value.schema.fields;
-        JsonNode key = json(keyBytes);
+        JsonNode key = SureJson.object(keyBytes);
         JsonNode keyPayload = key == null ? null : key.get("payload");
         if (fields == null || keyPayload == null || !keyPayload.isObject()) {
             return null;
@@ -248,7 +241,7 @@ public final class DebeziumDecoder implements MessageDecoder {
         }
         boolean surrogates = JsonBytes.maySurrogate(bytes);
         ValueParts out = new ValueParts();
-        try (JsonParser p = JSON.createParser(bytes)) {
+        try (JsonParser p = SureJson.PARTS.createParser(bytes)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
@@ -272,8 +265,8 @@ public final class DebeziumDecoder implements MessageDecoder {
                         return null;
                     }
                 } else {
-                    JsonNode node = JSON.readTree(p);
-                    if (node == null || !plain(node, 1, surrogates)) {
+                    JsonNode node = SureJson.PARTS.readTree(p);
+                    if (node == null || !SureJson.plain(node, 1, surrogates, false)) {
                         return null;
                     }
                     if (name.equals("payload")) {
@@ -326,8 +319,8 @@ public final class DebeziumDecoder implements MessageDecoder {
                 return known;
             }
         }
-        JsonNode tree = WHOLE.readTree(bytes, start, end - start);
-        if (tree == null || !plain(tree, 1, surrogates)) {
+        JsonNode tree = SureJson.WHOLE.readTree(bytes, start, end - start);
+        if (tree == null || !SureJson.plain(tree, 1, surrogates, false)) {
             return NOT_PLAIN;
         }
         Schema made = new Schema(Arrays.copyOfRange(bytes, start, end), fields(tree));
@@ -376,49 +369,4 @@ public final class DebeziumDecoder implements MessageDecoder {
         return out;
     }
 
-    /** One JSON object as orjson reads it, or null where it would not or might read it otherwise. */
-    private static JsonNode json(byte[] bytes) {
-        if (bytes == null || !JsonBytes.plainStart(bytes) || !JsonBytes.strictUtf8(bytes)) {
-            return null;
-        }
-        JsonNode doc;
-        try {
-            doc = WHOLE.readTree(bytes);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-        return doc != null && doc.isObject() && plain(doc, 0, JsonBytes.maySurrogate(bytes)) ? doc : null;
-    }
-
-    /** No integer past 64 bits, no float past the double range, no lone surrogate (when the
-     * bytes may hold one), no nesting past {@link #DEPTH}. */
-    private static boolean plain(JsonNode node, int depth, boolean surrogates) {
-        if (node.isContainerNode()) {
-            if (depth > DEPTH) {
-                return false;
-            }
-            if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    if (surrogates && !JsonBytes.plainText(e.getKey()) || !plain(e.getValue(), depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            } else {
-                for (JsonNode child : node) {
-                    if (!plain(child, depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        }
-        if (node.isBigInteger() || node.isBigDecimal()) {
-            return false;
-        }
-        if (node.isFloatingPointNumber()) {
-            return Double.isFinite(node.doubleValue());
-        }
-        return !(surrogates && node.isTextual() && !JsonBytes.plainText(node.textValue()));
-    }
 }

@@ -1,10 +1,8 @@
 package io.cdcwire.open;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.CheckTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.cdcwire.spark.ConfigText;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -29,10 +27,7 @@ final class OpenConfig {
         final UTF8String type8;
 
         Reading(JsonNode node) {
-            rule = RULES.indexOf(node.get("rule").asText());
-            if (rule < 0) {
-                throw new IllegalArgumentException("no value rule " + node.get("rule"));
-            }
+            rule = ConfigText.named(node.get("rule"), RULES, "value rule");
             type = node.get("type").asText();
             type8 = UTF8String.fromString(type);
         }
@@ -45,12 +40,7 @@ final class OpenConfig {
     final CheckTables checks;
 
     OpenConfig(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
         for (Iterator<Map.Entry<String, JsonNode>> it = root.get("readings").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();

@@ -1,14 +1,11 @@
 package io.cdcwire.open;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.ColumnEntry;
 import io.cdcwire.spark.JsonBytes;
 import io.cdcwire.spark.MessageDecoder;
 import io.cdcwire.spark.RecordChecks;
-import java.io.IOException;
+import io.cdcwire.spark.SureJson;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -34,16 +31,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * <p>Each document is read only where it is sure to be read as orjson reads it: strict UTF-8
  * starting with an object ({@link JsonBytes}), no key twice in an object, nothing after it,
  * no integer past 64 bits, no float past the double range, no lone surrogate, nested at most
- * {@link #DEPTH} deep.
+ * {@link SureJson#DEPTH} deep ({@link SureJson}, integers past 64 bits read as orjson
+ * reads them, as a float, for the value rules to judge).
  */
 public final class OpenDecoder implements MessageDecoder {
-    private static final int DEPTH = 200;
     private static final long VERSION = 1;
     private static final int ROW = 1, RESOLVED_EVENT = 3;
-    /** Reads a whole document: no key twice in an object, nothing after it. */
-    private static final ObjectMapper WHOLE = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
     private static final UTF8String INSERT = UTF8String.fromString("insert");
     private static final UTF8String UPDATE = UTF8String.fromString("update");
@@ -111,7 +104,7 @@ public final class OpenDecoder implements MessageDecoder {
 
     /** One event's row from its key document and value document, or null. */
     private Object[] event(byte[] key, int kstart, int kend, byte[] value, int vstart, int vend) {
-        JsonNode k = document(key, kstart, kend);
+        JsonNode k = SureJson.object(key, kstart, kend, true);
         if (k == null) {
             return null;
         }
@@ -137,7 +130,7 @@ public final class OpenDecoder implements MessageDecoder {
                 || ccl != null && !ccl.isNull()) {
             return null; // handle-key-only rows and claim-check pointers: the Python decoder's
         }
-        JsonNode body = document(value, vstart, vend);
+        JsonNode body = SureJson.object(value, vstart, vend, true);
         if (body == null) {
             return null;
         }
@@ -272,54 +265,4 @@ public final class OpenDecoder implements MessageDecoder {
         });
     }
 
-    /** The JSON object of {@code bytes[from, to)} as orjson reads it, or null where it would not
-     * or might read it otherwise. */
-    private static JsonNode document(byte[] bytes, int from, int to) {
-        if (!JsonBytes.plainStart(bytes, from, to) || !JsonBytes.strictUtf8(bytes, from, to)) {
-            return null;
-        }
-        JsonNode doc;
-        try {
-            doc = WHOLE.readTree(bytes, from, to - from);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-        return doc != null && doc.isObject() && plain(doc, 0, JsonBytes.maySurrogate(bytes, from, to)) ? doc : null;
-    }
-
-    /** No float past the double range, no lone surrogate (when the bytes may hold one), no
-     * nesting past {@link #DEPTH}, no integer of over 4096 bits (the value rules hold each to
-     * its range; orjson reads one past 64 bits as a float, which only the float rules take). */
-    private static boolean plain(JsonNode node, int depth, boolean surrogates) {
-        if (node.isContainerNode()) {
-            if (depth > DEPTH) {
-                return false;
-            }
-            if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    if (surrogates && !JsonBytes.plainText(e.getKey()) || !plain(e.getValue(), depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            } else {
-                for (JsonNode child : node) {
-                    if (!plain(child, depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        }
-        if (node.isBigDecimal()) {
-            return false;
-        }
-        if (node.isBigInteger()) { // Python's json refuses integers of over 4300 digits
-            return node.bigIntegerValue().bitLength() <= 4096;
-        }
-        if (node.isFloatingPointNumber()) {
-            return Double.isFinite(node.doubleValue());
-        }
-        return !(surrogates && node.isTextual() && !JsonBytes.plainText(node.textValue()));
-    }
 }

@@ -1,12 +1,8 @@
 package io.cdcwire.simple;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.CheckTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.HashMap;
-import java.util.Iterator;
+import io.cdcwire.spark.ConfigText;
 import java.util.List;
 import java.util.Map;
 
@@ -32,33 +28,22 @@ final class SimpleConfig {
         final boolean suffixes;
 
         Reading(JsonNode node) {
-            rule = RULES.indexOf(node.get("rule").asText());
-            form = FORMS.indexOf(node.get("form").asText());
-            if (rule < 0 || form < 0) {
-                throw new IllegalArgumentException("no value rule or type text form " + node);
-            }
+            rule = ConfigText.named(node.get("rule"), RULES, "value rule");
+            form = ConfigText.named(node.get("form"), FORMS, "type text form");
             type = node.get("type").asText();
             flags = node.get("flags").asInt();
             suffixes = node.get("suffixes").asBoolean();
         }
     }
 
-    final Map<String, Reading> readings = new HashMap<>();
+    final Map<String, Reading> readings;
     final int nullable, primaryKey, uniqueKey, multipleKey, handleKey;
     final CheckTables checks;
 
     SimpleConfig(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("readings").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            readings.put(e.getKey(), new Reading(e.getValue()));
-        }
+        readings = ConfigText.table(root.get("readings"), Reading::new);
         JsonNode flags = root.get("flags");
         nullable = flags.get("NULLABLE").asInt();
         primaryKey = flags.get("PRIMARY_KEY").asInt();

@@ -1,19 +1,14 @@
 package io.cdcwire.simple;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.ColumnEntry;
-import io.cdcwire.spark.JsonBytes;
 import io.cdcwire.spark.MessageDecoder;
 import io.cdcwire.spark.RecordChecks;
-import java.io.IOException;
+import io.cdcwire.spark.SureJson;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,16 +34,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * whether it changes the Python decoder's schemas) makes it forget all. Forgetting only sends
  * rows to Python.
  *
- * <p>JSON is read only where orjson surely reads it alike (as debezium's decoder: strict UTF-8,
- * no key twice, no integer past 64 bits, no float past the double range, no lone surrogate).
+ * <p>JSON is read only where orjson surely reads it alike ({@link SureJson}: strict UTF-8, no key
+ * twice, no integer past 64 bits, no float past the double range, no lone surrogate).
  */
 public final class SimpleDecoder implements MessageDecoder {
-    private static final int DEPTH = 200;
     /** Schemas kept at most; past it all are forgotten (the Python decoder keeps far more). */
     private static final int KEPT = 1024;
-    private static final ObjectMapper WHOLE = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Pattern INTEGER = Pattern.compile("-?[0-9]{1,20}");
     private static final Pattern NUMBER = Pattern.compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
     private static final Pattern BASE64 =
@@ -85,7 +76,7 @@ public final class SimpleDecoder implements MessageDecoder {
 
     @Override
     public Object[] read(byte[] value) {
-        JsonNode obj = json(value);
+        JsonNode obj = SureJson.object(value);
         if (obj == null) {
             tables.clear(); // not read here: it might be a schema the Python decoder learns
             return null;
@@ -332,49 +323,4 @@ public final class SimpleDecoder implements MessageDecoder {
         return Double.parseDouble(raw.textValue());
     }
 
-    /** One JSON object as orjson reads it, or null where it would not or might read it otherwise. */
-    private static JsonNode json(byte[] bytes) {
-        if (bytes == null || !JsonBytes.plainStart(bytes) || !JsonBytes.strictUtf8(bytes)) {
-            return null;
-        }
-        JsonNode doc;
-        try {
-            doc = WHOLE.readTree(bytes);
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-        return doc != null && doc.isObject() && plain(doc, 0, JsonBytes.maySurrogate(bytes)) ? doc : null;
-    }
-
-    /** No integer past 64 bits, no float past the double range, no lone surrogate (when the
-     * bytes may hold one), no nesting past {@link #DEPTH}. */
-    private static boolean plain(JsonNode node, int depth, boolean surrogates) {
-        if (node.isContainerNode()) {
-            if (depth > DEPTH) {
-                return false;
-            }
-            if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    if (surrogates && !JsonBytes.plainText(e.getKey()) || !plain(e.getValue(), depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            } else {
-                for (JsonNode child : node) {
-                    if (!plain(child, depth + 1, surrogates)) {
-                        return false;
-                    }
-                }
-            }
-            return true;
-        }
-        if (node.isBigInteger() || node.isBigDecimal()) {
-            return false;
-        }
-        if (node.isFloatingPointNumber()) {
-            return Double.isFinite(node.doubleValue());
-        }
-        return !(surrogates && node.isTextual() && !JsonBytes.plainText(node.textValue()));
-    }
 }
