@@ -310,5 +310,5 @@ def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path,
 
     names = zipfile.ZipFile(path).namelist()
     assert "io/cdcwire/spark/MessageEncoding.class" in names  # the core's framework
-    assert "io/cdcwire/spark/CanalJsonEncoder.class" in names  # canal-json's plugin, compiled with it
+    assert "io/cdcwire/canaljson/CanalJsonEncoder.class" in names  # canal-json's plugin, compiled with it
     assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")

@@ -68,3 +68,11 @@ def test_ordinary_words_are_not_taken_for_a_protocol():
     for name in ("_OpenFile", "test_open_sink", "open_sink", "simple_value", "SimpleNamespace",
                  "MessageDecoder", "crafted", "canalize"):
         assert not names_a_protocol(name), name
+
+
+def test_no_plugin_puts_its_java_in_the_frameworks_package():
+    framework = [
+        str(path.relative_to(REPO)) for path in sorted((REPO / "plugins").rglob("*.java"))
+        if path.read_text(encoding="utf-8").startswith("package io.cdcwire.spark;")
+    ]
+    assert not framework, "a plugin's classes belong in a package of its own:\n" + "\n".join(framework)

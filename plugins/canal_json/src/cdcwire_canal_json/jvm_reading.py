@@ -1,4 +1,4 @@
-"""canal-json's messages read by the Java tier (``io.cdcwire.spark.CanalJsonDecoder``, a
+"""canal-json's messages read by the Java tier (``io.cdcwire.canaljson.CanalJsonDecoder``, a
 ``MessageDecoder`` in the core's JVM framework: ``jvm/`` beside this module).
 
 The Python decoder (the ``cdcwire_canal_json`` plugin) stays the reference: Java reads the

@@ -11,8 +11,8 @@ from . import jvm_reading, jvm_writing
 
 JVM = JvmCodec(
     sources=Path(__file__).parent / "jvm",
-    decoder="io.cdcwire.spark.CanalJsonDecoder",
-    encoder="io.cdcwire.spark.CanalJsonEncoder",
+    decoder="io.cdcwire.canaljson.CanalJsonDecoder",
+    encoder="io.cdcwire.canaljson.CanalJsonEncoder",
     decoder_config=jvm_reading.decoder_config,
     encoder_config=jvm_writing.encoder_config,
     decoder_refusal=jvm_reading.refusal,

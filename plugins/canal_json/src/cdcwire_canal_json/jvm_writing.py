@@ -1,4 +1,4 @@
-"""canal-json's messages made by the Java tier (``io.cdcwire.spark.CanalJsonEncoder``, a
+"""canal-json's messages made by the Java tier (``io.cdcwire.canaljson.CanalJsonEncoder``, a
 ``MessageEncoder`` in the core's JVM framework: ``jvm/`` beside this module).
 
 The Python codec (the ``cdcwire_canal_json`` plugin) stays the reference: Java gives its

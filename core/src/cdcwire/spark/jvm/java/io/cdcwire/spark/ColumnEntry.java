@@ -10,30 +10,33 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 /**
  * One COLUMN struct of the event row ({@code cdcwire.spark.rows.schema}): name, type (a
  * ColumnType name, any case), flags, the VALUE struct's fields (at most one set) and the type
- * text. {@code fieldsSet} counts the VALUE fields set, which the checks need.
+ * text. {@code fieldsSet} counts the VALUE fields set, which the checks need. Public API of
+ * the framework: a plugin's encoder reads its images' columns as these, its decoder makes them
+ * ({@link #decoded}) for the record checks.
  *
- * <p>Read from Spark's {@link InternalRow} where it lies ({@link CanalJsonPartitions}): Spark
+ * <p>Read from Spark's {@link InternalRow} where it lies ({@link MessageEncoding}): Spark
  * need not convert the nested images into external rows first.
  */
 public final class ColumnEntry {
     // cdcwire.values.type_codes.ColumnFlag
-    static final int BINARY = 0x01;
-    static final int PRIMARY_KEY = 0x08;
-    static final int UNSIGNED = 0x80;
+    public static final int BINARY = 0x01;
+    public static final int PRIMARY_KEY = 0x08;
+    public static final int UNSIGNED = 0x80;
     /** The number of fields of COLUMN and of VALUE. */
     static final int COLUMN_FIELDS = 5;
     static final int VALUE_FIELDS = 5;
 
-    final String name;
-    final String typeName; // as given
-    final String type; // upper case, null when absent
-    final Integer flags;
-    final Long intValue;
-    final BigDecimal uintValue;
-    final Double doubleValue;
-    final String stringValue;
-    final byte[] binaryValue;
-    final String mysqlType;
+    // Read by every plugin's encoder, written once here: public and final.
+    public final String name;
+    public final String typeName; // as given
+    public final String type; // upper case, null when absent
+    public final Integer flags;
+    public final Long intValue;
+    public final BigDecimal uintValue;
+    public final Double doubleValue;
+    public final String stringValue;
+    public final byte[] binaryValue;
+    public final String mysqlType;
     final int fieldsSet;
 
     private ColumnEntry(String name, String typeName, Integer flags, Long intValue, BigDecimal uintValue,
@@ -108,26 +111,21 @@ public final class ColumnEntry {
         return out;
     }
 
-    boolean has(int flag) {
+    /** The column has {@code flag} ({@link #BINARY}, {@link #PRIMARY_KEY}, {@link #UNSIGNED}). */
+    public boolean has(int flag) {
         return (flags & flag) != 0;
     }
 
     /** The integer value (int or uint field), or null. */
-    BigInteger number() {
+    public BigInteger number() {
         if (intValue != null) {
             return BigInteger.valueOf(intValue);
         }
         return uintValue == null ? null : uintValue.toBigInteger();
     }
 
-    /** The key of this column's shape in canal-json's column table ({@code java_canal_json.column_key}). */
-    String key() {
-        boolean zerofill = mysqlType != null && mysqlType.toLowerCase(java.util.Locale.ROOT).contains("zerofill");
-        return type + ":" + (has(BINARY) ? 1 : 0) + (has(UNSIGNED) ? 1 : 0) + (zerofill ? 1 : 0);
-    }
-
     /** Name, type, flags and type text: what makes two images of one shape. */
-    boolean sameShape(ColumnEntry o) {
+    public boolean sameShape(ColumnEntry o) {
         return java.util.Objects.equals(name, o.name) && java.util.Objects.equals(typeName, o.typeName)
                 && java.util.Objects.equals(flags, o.flags) && java.util.Objects.equals(mysqlType, o.mysqlType);
     }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The last pass of a JVM-tier read: each message's events in its place. A row of the first
- * pass ({@link CanalJsonDecoding}) with the second pass's column appended (last: the Python
+ * pass ({@link MessageDecoding}) with the second pass's column appended (last: the Python
  * decoder's rows of a pending message, an array of the output's structs) becomes its own
  * event row when Java read it (its first fields are the output's), or the Python decoder's
  * rows when it was pending (none, one or several: a message may hold no event or many).

@@ -1,8 +1,12 @@
-package io.cdcwire.spark;
+package io.cdcwire.canaljson;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.cdcwire.spark.ColumnEntry;
+import io.cdcwire.spark.JsonBytes;
+import io.cdcwire.spark.MessageDecoder;
+import io.cdcwire.spark.RecordChecks;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

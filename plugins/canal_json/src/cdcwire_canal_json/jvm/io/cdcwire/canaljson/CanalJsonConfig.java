@@ -1,15 +1,11 @@
-package io.cdcwire.spark;
+package io.cdcwire.canaljson;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.HashMap;
+import io.cdcwire.spark.CheckTables;
+import io.cdcwire.spark.ConfigText;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What one sink's canal-json encoding (or decoding: {@code readings}) needs, read from the JSON text the Python side builds
@@ -61,11 +57,8 @@ final class CanalJsonConfig {
             typeText = org.apache.spark.unsafe.types.UTF8String.fromString(type);
             flags = node.get("flags").asInt();
             keyFlags = node.get("key_flags").asInt();
-            parse = java.util.List.of("int", "double", "float32", "text", "latin1", "nothing")
-                    .indexOf(node.get("parse").asText());
-            if (parse < 0) {
-                throw new IllegalArgumentException("no value reader " + node.get("parse"));
-            }
+            parse = ConfigText.named(node.get("parse"),
+                    java.util.List.of("int", "double", "float32", "text", "latin1", "nothing"), "value reader");
             JsonNode kept = node.get("mysql_type");
             mysqlType = kept == null || kept.isNull() ? null : kept.asText();
         }
@@ -74,29 +67,16 @@ final class CanalJsonConfig {
     final boolean extension;
     final long limit;
     final CheckTables checks;
-    final Map<String, Writing> columns = new HashMap<>();
-    final Map<String, Reading> readings = new HashMap<>();
+    final Map<String, Writing> columns;
+    final Map<String, Reading> readings;
 
     CanalJsonConfig(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         extension = root.get("extension").asBoolean();
         limit = root.get("limit").asLong();
         checks = new CheckTables(root);
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("columns").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            columns.put(e.getKey(), new Writing(e.getValue()));
-        }
+        columns = ConfigText.table(root.get("columns"), Writing::new);
         JsonNode read = root.get("readings");
-        if (read != null) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = read.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                readings.put(e.getKey(), new Reading(e.getValue()));
-            }
-        }
+        readings = read == null ? Map.of() : ConfigText.table(read, Reading::new);
     }
 }

@@ -1,5 +1,8 @@
-package io.cdcwire.spark;
+package io.cdcwire.canaljson;
 
+import io.cdcwire.spark.ColumnEntry;
+import io.cdcwire.spark.MessageEncoder;
+import io.cdcwire.spark.RecordChecks;
 import java.math.BigDecimal;
 import java.util.List;
 

@@ -1,5 +1,9 @@
-package io.cdcwire.spark;
+package io.cdcwire.canaljson;
 
+import io.cdcwire.spark.ColumnEntry;
+import io.cdcwire.spark.FloatText;
+import io.cdcwire.spark.JsonText;
+import io.cdcwire.spark.RecordChecks;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -84,12 +88,19 @@ final class CanalJsonMessage {
         return true;
     }
 
+    /** The key of a column's shape in the column table ({@code jvm_writing.column_key}). */
+    private static String columnKey(ColumnEntry c) {
+        boolean zerofill = c.mysqlType != null && c.mysqlType.toLowerCase(java.util.Locale.ROOT).contains("zerofill");
+        return c.type + ":" + (c.has(ColumnEntry.BINARY) ? 1 : 0) + (c.has(ColumnEntry.UNSIGNED) ? 1 : 0)
+                + (zerofill ? 1 : 0);
+    }
+
     /** The message text, in the reference field order; null to leave the row to Python. */
     private static String message(CanalJsonConfig cfg, String kind, BigInteger ts, String schema, String table,
                                   List<ColumnEntry> image, List<ColumnEntry> old, long now) {
         List<CanalJsonConfig.Writing> writings = new ArrayList<>(image.size());
         for (ColumnEntry c : image) {
-            CanalJsonConfig.Writing w = cfg.columns.get(c.key());
+            CanalJsonConfig.Writing w = cfg.columns.get(columnKey(c));
             if (w == null || !writes(w, c)) {
                 return null;
             }
