@@ -17,7 +17,7 @@ import os
 _HERE = os.path.dirname(__file__)
 pytest_plugins = [
     f"fixtures.{name}"
-    for name in ("kafka_broker", "schema_registry", "spark_session", "s3_server", "long_tests")
+    for name in ("kafka_broker", "schema_registry", "spark_session", "spark_tiers", "s3_server", "long_tests")
     if os.path.exists(os.path.join(_HERE, "fixtures", f"{name}.py"))
 ]
 

@@ -43,6 +43,7 @@ def registry_url(request) -> str:
     return request.getfixturevalue("schema_registry").url
 
 
+@pytest.mark.both_tiers
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_file_sink_round_trip_equals_input_and_keeps_order(spark, events, tmp_path, protocol, registry_url):
     uri = f"file://{tmp_path}/events?{protocol_query(protocol, registry_url)}&partition-num=3"
