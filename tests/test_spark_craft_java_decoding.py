@@ -17,10 +17,13 @@ import pytest
 import cdcwire
 from cdcwire import ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent
 from cdcwire import spark as cs
-from cdcwire.foundation.errors import CdcwireError, DecodeError
+from cdcwire.foundation.errors import DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
-from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
+from cdcwire.testing.jvm_tiers import (
+    messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
+    sink_of_messages,
+)
 from cdcwire.testing.mutations import seeded_mutated
 from cdcwire.workload import Workload
 from cdcwire_craft.primitives import (
@@ -53,9 +56,7 @@ def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
 
 def raw_sink(tmp_path: Path, values: list, query: str = QUERY) -> str:
     """A sink of these message values (craft's key is null), as they are, in one partition."""
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, [Message("t", 0, None, v) for v in values])
-    return uri
+    return sink_of_messages(tmp_path, values, query)
 
 
 def in_message_order(df) -> list:
@@ -251,14 +252,8 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
 
 def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, LEFT_TO_PYTHON["a float past the FLOAT range"]])
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            on_tier(spark, name_of_tier, lambda: cs.read(spark, uri).collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        err = caught.value
-        errors.append((type(err), str(err), err.where))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    errors = [(type(e), str(e), e.where) for e in refusals]
     assert errors[0][0] is DecodeError and errors[0][2] == "t/0/1"
     assert errors[1] == errors[0]
 
@@ -289,10 +284,7 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     assert sum(r["_malformed"] is None for r in python) > 100
     read_by_java = {r.offset for r in first_pass(spark, uri).collect() if not r["_cdc_pending"]}
     assert len(read_by_java) > 50  # the comparison covers messages Java read itself
-    differing = [o for o in range(len(values)) if _of_message(python, o) != _of_message(java, o)]
-    assert [values[o] for o in differing[:3]] == []
+    differing = messages_read_otherwise(python, java)
+    assert [values[o] for _, _, o in differing[:3]] == []
     assert len(java) == len(python)
 
-
-def _of_message(rows: list, offset: int) -> list:
-    return [r for r in rows if r.offset == offset]

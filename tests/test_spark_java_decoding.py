@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 import cdcwire
-from cdcwire import Message
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import decoding_tier, java_pass
-from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers, rows_in_order
+from cdcwire.testing.jvm_tiers import (
+    messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order,
+    sink_of_messages,
+)
 from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -41,9 +43,7 @@ def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
 
 def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
     """A sink of these message values, as they are, in one partition."""
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, [Message("t", 0, None, v) for v in values])
-    return uri
+    return sink_of_messages(tmp_path, values, query)
 
 
 def test_the_java_tier_decodes_canal_json_where_the_session_has_the_jar(spark):
@@ -180,17 +180,17 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
                                   "sqlType past 2^64", "sqlType past 2^31"])
 def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path, name):
     uri = raw_sink(tmp_path, [_text(_row()), LEFT_TO_PYTHON[name]])
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        err = caught.value
-        errors.append((type(err), str(err), err.where, err.offset))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    errors = [(type(e), str(e), e.where, e.offset) for e in refusals]
     assert errors[0][0] is DecodeError and errors[0][2] == "t/0/1"
     assert errors[1] == errors[0]
 
+
+
+def test_the_kit_names_the_tier_on_which_a_read_meant_to_fail_did_not(spark, tmp_path):
+    uri = raw_sink(tmp_path, [_text(_row())])
+    with pytest.raises(AssertionError, match="the read did not fail on the python tier"):
+        refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
 
 def test_decode_of_a_frame_of_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
     uri = sink_of(tmp_path, list(Workload(500, seed=5)))
@@ -294,19 +294,10 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, que
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 1000
     assert sum(r["_malformed"] is None for r in python) > 300
-    python_rows, java_rows = _by_message(python), _by_message(java)
-    differing = [o for o in range(len(values)) if python_rows.get(o, []) != java_rows.get(o, [])]
-    assert [values[o] for o in differing[:5]] == []
+    differing = messages_read_otherwise(python, java)
+    assert [values[o] for _, _, o in differing[:5]] == []
     assert len(java) == len(python)
 
-
-def _by_message(rows: list) -> dict[int, list]:
-    """The rows of each message offset, in their order: grouped once (a scan of every row for each
-    of 3,000 offsets was most of the test's time)."""
-    grouped: dict[int, list] = {}
-    for row in rows:
-        grouped.setdefault(row.offset, []).append(row)
-    return grouped
 
 
 @pytest.mark.parametrize("column", ["topic", "partition", "offset"])
@@ -316,13 +307,8 @@ def test_decode_of_a_message_without_its_place_fails_with_the_same_clear_error_o
         [(_text(_row()), "t", 0, 0), (_text(_row()), *(None if c == column else v for c, v in place.items()))],
         "value binary, topic string, partition int, offset long",
     )
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.decode(frame, f"file:///tmp/t?{QUERY}").collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        errors.append((type(caught.value), str(caught.value)))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.decode(frame, f"file:///tmp/t?{QUERY}").collect())
+    errors = [(type(e), str(e)) for e in refusals]
     assert errors[1] == errors[0]
     assert f"decode: a message has a null {column!r}" in errors[0][1]
     assert "fill the column" in errors[0][1]

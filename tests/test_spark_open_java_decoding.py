@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 
 import cdcwire
-from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent, RowChangedEvent
+from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.foundation.errors import CdcwireError, DecodeError
+from cdcwire.foundation.errors import DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
-from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
+from cdcwire.testing.jvm_tiers import (
+    messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
+    sink_of_messages,
+)
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -46,9 +49,7 @@ def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
 
 def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = QUERY) -> str:
     """A sink of these (key, value) messages, as they are, in one partition."""
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, [Message("t", 0, k, v) for k, v in messages])
-    return uri
+    return sink_of_messages(tmp_path, messages, query)
 
 
 def messages_of(spark, uri: str):
@@ -259,14 +260,8 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
 
 def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [BATCH, LEFT_TO_PYTHON["a float past the FLOAT range"]])
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            on_tier(spark, name_of_tier, lambda: cs.read(spark, uri).collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        err = caught.value
-        errors.append((type(err), str(err), err.where))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    errors = [(type(e), str(e), e.where) for e in refusals]
     assert errors[0][0] is DecodeError and errors[0][2] == "t/0/1"
     assert errors[1] == errors[0]
 
@@ -298,10 +293,7 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150
     assert sum(r["_malformed"] is None for r in python) > 50
-    differing = [o for o in range(len(messages)) if _of_message(python, o) != _of_message(java, o)]
-    assert [messages[o] for o in differing[:3]] == []
+    differing = messages_read_otherwise(python, java)
+    assert [messages[o] for _, _, o in differing[:3]] == []
     assert len(java) == len(python)
 
-
-def _of_message(rows: list, offset: int) -> list:
-    return [r for r in rows if r.offset == offset]

@@ -5,6 +5,7 @@ by a BOOTSTRAP before them; rows before their schema held by the Python decoder,
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
@@ -13,11 +14,14 @@ from pathlib import Path
 import pytest
 
 import cdcwire
-from cdcwire import Column, ColumnFlag, ColumnType, Message, RowChangedEvent
+from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.testing.jvm_tiers import (
+    on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order, sink_of_messages,
+)
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
@@ -35,15 +39,7 @@ QUERIES = [
 @pytest.fixture
 def tier(spark):
     """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-
-    def read_on(name: str, run):
-        spark.conf.set(DECODING_SETTING, name)
-        try:
-            return run()
-        finally:
-            spark.conf.unset(DECODING_SETTING)
-
-    return read_on
+    return functools.partial(on_tier, spark)
 
 
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
@@ -54,24 +50,7 @@ def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
 
 def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
     """A sink of these message values, as they are, in one partition."""
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, [Message("t", 0, None, v) for v in values])
-    return uri
-
-
-def rows_in_order(df) -> list:
-    return sorted(df.collect(), key=lambda r: (r.topic, r.partition, r.offset, repr(r)))
-
-
-def both_tiers(tier, spark, uri: str, **read) -> tuple[list, list]:
-    python = tier("python", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    java = tier("auto", lambda: rows_in_order(cs.read(spark, uri, topics="*", **read)))
-    return python, java
-
-
-def pending_of(spark, uri: str) -> list[bool]:
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
-    return [r["_cdc_pending"] for r in java_pass(messages, open_sink(uri), True).orderBy("partition", "offset").collect()]
+    return sink_of_messages(tmp_path, values, query)
 
 
 def test_the_java_tier_decodes_simple_where_the_session_has_the_jar(spark):
@@ -100,7 +79,7 @@ def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path,
 
 def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
     uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 400
     assert java == python
 
@@ -108,7 +87,7 @@ def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
 @pytest.mark.parametrize("query", QUERIES)
 def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
     uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert len(python) > 100
     assert java == python
 
@@ -213,7 +192,7 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
 def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
     typed = [pair for name, pair in LEFT_TO_PYTHON.items() if name != "another schema version"]  # never typed
     uri = raw_sink(tmp_path, [*PLAIN, *(v for pair in typed for v in pair), *FLOAT, *BLOB])
-    python, java = both_tiers(tier, spark, uri, permissive=True)
+    python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 15
     assert java == python
 
@@ -222,7 +201,7 @@ def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spar
     boot, row = PLAIN
     later = _edited(row, lambda d: d.update(commitTs=d["commitTs"] + 1))
     uri = raw_sink(tmp_path, [row, later, boot, row, later])
-    python, java = both_tiers(tier, spark, uri)
+    python, java = read_on_both_tiers(spark, uri)
     assert [(r.offset, r.kind) for r in python] == [(2, "insert"), (2, "insert"), (3, "insert"), (4, "insert")]
     assert java == python
     assert pending_of(spark, uri) == [True, True, True, False, False]
@@ -230,27 +209,16 @@ def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spar
 
 def test_rows_whose_schema_never_comes_fail_the_read_alike_on_both_tiers(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN[0], INT[1].replace(b'"table":"t"', b'"table":"u"'), PLAIN[1]])
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        errors.append((type(caught.value), str(caught.value)))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    errors = [(type(e), str(e)) for e in refusals]
     assert "rows of shop.u" in errors[0][1] and "never typed" in errors[0][1]
     assert errors[1] == errors[0]
 
 
 def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
     uri = raw_sink(tmp_path, [*PLAIN, *LEFT_TO_PYTHON["a float past the FLOAT range"]])
-    errors = []
-    for name_of_tier in ("python", "auto"):
-        with pytest.raises(Exception) as failed:
-            tier(name_of_tier, lambda: cs.read(spark, uri).collect())
-        with pytest.raises(CdcwireError) as caught:
-            cs.raise_carried(failed.value)
-        err = caught.value
-        errors.append((type(err), str(err), err.where))
+    refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    errors = [(type(e), str(e), e.where) for e in refusals]
     assert errors[0][0] is DecodeError and errors[0][2] == "t/0/3"
     assert errors[1] == errors[0]
 

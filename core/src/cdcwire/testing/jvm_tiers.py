@@ -9,15 +9,27 @@ protocols' do (``tests/test_spark_*_java_decoding.py``)::
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert java == python
     assert not any(pending_of(spark, uri))  # Java read every message itself: the test is not vacuous
+    assert messages_read_otherwise(python, java) == []  # which messages differ, where many do
+
+A refusal must be the same on both tiers (the Python decoder's, carried out of its task)::
+
+    python_error, java_error = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
+    assert (type(java_error), str(java_error), java_error.where) == (type(python_error), ...)
+
+``sink_of_messages`` writes the messages of a test (values, or (key, value) pairs) as they are.
 """
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from pathlib import Path
+from typing import Callable, Sequence, TypeVar, Union
 
 from pyspark.sql import DataFrame, SparkSession
 
 from .. import spark as cs
+from ..api.functions import write
+from ..foundation.errors import CdcwireError
+from ..model.message import Message
 from ..sinks.sink import open_sink
 from ..spark.reader.jvm_decoding import DECODING_SETTING, PENDING, java_pass
 
@@ -55,3 +67,44 @@ def pending_of(spark: SparkSession, uri: str, permissive: bool = True) -> list[b
     passed = java_pass(messages, open_sink(uri), permissive).select("topic", "partition", "offset", PENDING)
     by_message = {(r["topic"], r["partition"], r["offset"]): r[PENDING] for r in passed.collect()}
     return [by_message[place] for place in sorted(by_message)]
+
+
+def refusals_on_both_tiers(spark: SparkSession, run: Callable[[], object]) -> list[CdcwireError]:
+    """The cdcwire error ``run()`` (a read that must fail) fails with on each tier, Python's first:
+    the error a Spark task carried to the driver, raised as itself. A run that does not fail is
+    an ``AssertionError`` naming its tier."""
+    errors = []
+    for tier in TIERS:
+        try:
+            on_tier(spark, tier, run)
+        except Exception as failed:  # noqa: BLE001 - the job's failure, carrying the task's error
+            try:
+                cs.raise_carried(failed)
+            except CdcwireError as carried:
+                errors.append(carried)
+                continue
+            raise
+        raise AssertionError(f"the read did not fail on the {tier} tier")
+    return errors
+
+
+def messages_read_otherwise(python: list, java: list) -> list[tuple]:
+    """The places (topic, partition, offset) whose rows the two tiers' reads differ in, in order:
+    what a failing differential test names (a read of mutated messages has thousands of rows)."""
+    def by_place(rows: list) -> dict[tuple, list]:
+        grouped: dict[tuple, list] = {}
+        for row in rows:
+            grouped.setdefault((row.topic, row.partition, row.offset), []).append(row)
+        return grouped
+
+    p, j = by_place(python), by_place(java)
+    return [place for place in sorted(p.keys() | j.keys()) if p.get(place) != j.get(place)]
+
+
+def sink_of_messages(directory: Union[str, Path], messages: Sequence[Union[bytes, tuple]], query: str,
+                     topic: str = "t") -> str:
+    """A ``file://`` sink of these messages as they are, in one partition of ``topic`` under
+    ``directory``: each a value (no key) or a (key, value) pair. Its URI, with ``query``."""
+    uri = f"file://{directory}/{topic}?{query}"
+    write(uri, [Message(topic, 0, *(m if isinstance(m, tuple) else (None, m))) for m in messages])
+    return uri
