@@ -25,6 +25,8 @@ from typing import Optional
 
 #: The Java tier's encoding over Spark's internal rows, by a plugin's MessageEncoder (``MessageEncoding.java``).
 MESSAGE_ENCODING = "io.cdcwire.spark.MessageEncoding"
+#: The Java tier's encoding for formats that pack a batch, by a plugin's BatchEncoder (``BatchEncoding.java``).
+BATCH_ENCODING = "io.cdcwire.spark.BatchEncoding"
 #: The Java tier's decoding over Spark's internal rows, by a plugin's MessageDecoder (``MessageDecoding.java``).
 MESSAGE_DECODING = "io.cdcwire.spark.MessageDecoding"
 #: The last pass of a JVM-tier read: each message's events in its place (``DecodedInPlace.java``).
