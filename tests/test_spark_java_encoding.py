@@ -259,7 +259,7 @@ def test_a_malformed_row_fails_a_java_tier_write_as_it_fails_the_python_tier(spa
 @pytest.mark.parametrize(
     "query, dead_letter, why",
     [
-        ("protocol=open-protocol", None, "no Java encoder for protocol 'open-protocol'"),
+        ("protocol=simple", None, "no Java encoder for protocol 'simple'"),
         ("protocol=canal-json&only-output-updated-columns=true", None, "only-output-updated-columns"),
         ("protocol=canal-json&enable-tidb-extension=true&large-message-handle-option=handle-key-only", None,
          "large-message handling"),
