@@ -167,3 +167,23 @@ def test_open_protocol_options_java_does_not_encode_go_to_python(spark, tmp_path
     tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/o?protocol=open-protocol&{options}"), df, "jvm")
     assert tier == "python"
     assert why in reason
+
+
+def test_a_python_run_over_several_arrow_batches_is_batched_as_one(spark, tmp_path):
+    """The rows Java leaves to Python reach the encoding stage in Arrow batches of a few rows
+    here: the Python encoder gets the whole run in one call, so its messages do not close at
+    the batches' ends."""
+    row = lambda i: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
+    large = unsure_rows(TS + 2)[1]
+    events = _frame(spark, [row(0), row(1), large] + [row(i) for i in range(3, 30)]).drop("_cdc_seq").coalesce(1)
+    query = "protocol=open-protocol&partition-num=1&max-batch-size=7&max-message-bytes=1000&large-message-handle-option=handle-key-only"
+    setting = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(setting)
+    spark.conf.set(setting, "4")
+    try:
+        jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
+    finally:
+        spark.conf.set(setting, before)
+    python = _python_write(events, f"file://{tmp_path}/py?{query}")
+    assert _messages(tmp_path / "jvm") == _messages(tmp_path / "py")
+    assert jvm.messages == python.messages == 5  # 30 rows, 7 a message, none closed at a batch's end
