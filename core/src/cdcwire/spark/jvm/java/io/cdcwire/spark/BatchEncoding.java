@@ -16,15 +16,15 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * A batching protocol's messages made over Spark's internal rows by the plugin's
- * {@link BatchEncoder}: a partition of routed, sorted event copies in, the same rows in the same
- * order out with three fields appended: the message value and key (binary) and the number of
+ * {@link BatchEncoder}: a partition of routed, sorted event copies in, the same rows out, the
+ * events in their order, with three fields appended: the message value and key (binary) and the number of
  * events the message carries (int). A message sits on the row of its last event, with that
  * event count; the other events it carries have a count of 0 and no value; an event left to the
  * Python encoder has a null count (and keeps its images, which are nulled on every other row).
  *
  * <p>Rows wait here until the message that carries them closes (a batch closes on the event
  * after it), so the rows of one open batch are held, copied, at a time. Count rows of the routing
- * pass straight through. See {@link MessageEncoding} for why this runs over internal rows.
+ * pass straight through, ahead of the rows held then (the encoding stage takes them out anyway). See {@link MessageEncoding} for why this runs over internal rows.
  */
 public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow>, InternalRow> {
     private static final long serialVersionUID = 1L;
