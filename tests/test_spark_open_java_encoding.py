@@ -112,9 +112,12 @@ def _placed(spark, sink, events) -> list:
     return rows.select("_cdc_topic", "_cdc_partition", "kind", EVENTS_COLUMN, "columns").collect()
 
 
-def test_java_makes_the_messages_of_the_batches_it_is_sure_of_and_places_each_on_its_last_event(spark, tmp_path):
+@pytest.mark.parametrize("options", ["", "&enable-old-value=false", "&delete-only-output-handle-key-columns=true"])
+def test_java_makes_the_messages_of_the_batches_it_is_sure_of_and_places_each_on_its_last_event(spark, tmp_path, options):
+    """Without old values too (an update's new image alone, a delete's handle-key columns)."""
     events = _frame(spark, list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60))).drop("_cdc_seq")
-    sink = cdcwire.open_sink(f"file://{tmp_path}/o?protocol=open-protocol&max-batch-size=4&partition=index-value&partition-num=3")
+    query = f"protocol=open-protocol&max-batch-size=4&partition=index-value&partition-num=3{options}"
+    sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
     rows = _placed(spark, sink, events)
     made = [r for r in rows if r[EVENTS_COLUMN] is not None]
     messages = [r for r in made if r[EVENTS_COLUMN] > 0]

@@ -4,14 +4,15 @@
 The Python encoder (:mod:`.encoder`) stays the reference: Java gives its messages, byte for byte
 and closed at the same events, for the batches it is sure of, and leaves every other batch to it
 (the core's ``BatchEncoding`` and encoding stage). Java takes resolved events and the rows whose
-images travel whole (the kinds :meth:`OpenProtocolEncoder.encode_batches` renders from columns),
-whose record checks certainly pass and whose message fits ``max-message-bytes`` on its own.
+images it sends as :func:`.row_images.sent_images` does (whole; an update's new image alone
+without old values; a delete's handle-key columns), not only-output-updated-columns' changed old
+columns, whose record checks certainly pass and whose message fits ``max-message-bytes`` alone.
 
 Nothing Java needs is written twice: :func:`type_table` asks the installed encoder's own column
 rule (``column_values.value_writer``) which writer each type code takes, with and without the
 binary flag; :func:`escaped_ranges` asks ``go_quote``'s own per-character rule which non-ASCII
 characters it escapes (Python's ``str.isprintable`` of its Unicode version, which the JVM's need
-not share); the framing constants and the kinds sent whole come from the encoder's modules.
+not share); the framing constants come from the encoder's modules.
 """
 
 from __future__ import annotations
@@ -55,16 +56,6 @@ def type_table() -> dict[str, dict[str, Any]]:
     }
 
 
-def whole_kinds(options: OpenOptions) -> list[str]:
-    """The row kinds sent with their whole images (as ``encode_batches`` picks its fast kinds)."""
-    kinds = ["insert"]
-    if options.old_value and not options.only_updated_columns:
-        kinds.append("update")
-    if options.old_value and not options.delete_only_handle_key:
-        kinds.append("delete")
-    return kinds
-
-
 def escaped_ranges() -> list[list[int]]:
     """The code points from U+0080 up that ``go_quote`` writes as an escape, as [first, last]
     ranges (the surrogates, which well-formed UTF-8 never holds, with them)."""
@@ -95,5 +86,8 @@ def encoder_config(config: SinkConfig) -> dict[str, Any]:
         "overhead": MESSAGE_OVERHEAD,
         "framing": EVENT_FRAMING,
         "version": VERSION,
-        "whole_kinds": whole_kinds(options),
+        # which images travel (row_images.sent_images): Java sends the ones it is sure of
+        "old_value": options.old_value,
+        "only_updated_columns": options.only_updated_columns,
+        "delete_only_handle_key": options.delete_only_handle_key,
     }

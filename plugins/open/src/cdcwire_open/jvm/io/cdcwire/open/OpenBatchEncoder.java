@@ -15,9 +15,9 @@ import java.util.List;
  * {@code max-batch-size} rows or the next row would take it past {@code max-message-bytes};
  * resolved events travel alone, DDL events (Python's) close the open batch. The same rules, in
  * the same order, as {@code cdcwire_open.encoder.OpenProtocolEncoder._batched}: key = u64 version
- * then per event [u64 length, key JSON], value = per event [u64 length, value JSON]. A row Java is
- * not sure of (the record checks, a text, a row whose images do not travel whole, one over the
- * limit on its own) is refused with its open batch: Python encodes them and the events after,
+ * then per event [u64 length, key JSON], value = per event [u64 length, value JSON]; the images
+ * sent as {@code row_images.sent_images} sends them. A row Java is not sure of (the record checks,
+ * a text, only-output-updated-columns' old image, one over the limit on its own) is refused with its open batch: Python encodes them and the events after,
  * until a DDL or resolved event empties its batch.
  */
 public final class OpenBatchEncoder implements BatchEncoder {
@@ -77,8 +77,19 @@ public final class OpenBatchEncoder implements BatchEncoder {
             kind = "insert";
             preColumns = null;
         }
-        if (!cfg.wholeKinds.contains(kind)) {
-            return false;
+        if (columns == null) { // a delete: every column, or its handle-key columns only
+            if (cfg.deleteOnlyHandleKey || !cfg.oldValue) {
+                preColumns = handleKeys(preColumns);
+                if (preColumns.isEmpty()) {
+                    return false; // Python's error: an empty image
+                }
+            }
+        } else if (preColumns != null) { // an update: without old values, its new image alone
+            if (!cfg.oldValue) {
+                preColumns = null;
+            } else if (cfg.onlyUpdatedColumns) {
+                return false; // the changed old columns: Python's
+            }
         }
         byte[] k = OpenRowText.key(commitTs.toBigInteger(), schema, table, tableId);
         byte[] v = k == null ? null : OpenRowText.value(cfg, columns, preColumns);
@@ -124,6 +135,17 @@ public final class OpenBatchEncoder implements BatchEncoder {
     @Override
     public Message poll() {
         return closed.poll();
+    }
+
+    /** The handle-key columns of an image ({@code row_images.handle_key_only}). */
+    private List<ColumnEntry> handleKeys(List<ColumnEntry> image) {
+        List<ColumnEntry> kept = new java.util.ArrayList<>();
+        for (ColumnEntry c : image) {
+            if ((c.flags() & cfg.handleKeyFlag) != 0) {
+                kept.add(c);
+            }
+        }
+        return kept;
     }
 
     /** What a message of one event counts against max-message-bytes ({@code single_event_cost}). */

@@ -6,16 +6,14 @@ import io.cdcwire.spark.CheckTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What the open-protocol encoder is made with, read from the JSON text of
- * {@code cdcwire_open.jvm_writing.encoder_config}: the sink's batching limits, the row kinds whose
- * images travel whole, each column type's code and value rule (probed from the installed Python
+ * {@code cdcwire_open.jvm_writing.encoder_config}: the sink's batching limits, the options that say
+ * which images travel, each column type's code and value rule (probed from the installed Python
  * encoder), the non-ASCII characters {@code go_quote} escapes, and the record checks' tables the core
  * adds at its root.
  */
@@ -46,7 +44,9 @@ final class OpenWriting {
     final int overhead; // a message's record overhead
     final int framing; // an event's two length prefixes
     final long version;
-    final Set<String> wholeKinds = new HashSet<>(); // the kinds sent with their whole images
+    final boolean oldValue; // enable-old-value
+    final boolean onlyUpdatedColumns;
+    final boolean deleteOnlyHandleKey;
     final CheckTables checks;
     /** The non-ASCII code points {@code go_quote} escapes: sorted, disjoint [first, last] ranges. */
     final int[] escapedFirst;
@@ -88,8 +88,8 @@ final class OpenWriting {
             escapedFirst[i] = escaped.get(i).get(0).asInt();
             escapedLast[i] = escaped.get(i).get(1).asInt();
         }
-        for (JsonNode k : root.get("whole_kinds")) {
-            wholeKinds.add(k.asText());
-        }
+        oldValue = root.get("old_value").asBoolean();
+        onlyUpdatedColumns = root.get("only_updated_columns").asBoolean();
+        deleteOnlyHandleKey = root.get("delete_only_handle_key").asBoolean();
     }
 }
