@@ -14,7 +14,9 @@ measures, on one cached DataFrame of ``cdcwire generate``'s workload:
   read / read.json       cs.read of that sink (every topic), written to the noop format, against
                          spark.read.json of the same events (schema given) written the same way;
                          with ``--both-tiers``, that read again on the Python decoding tier
-                         (``spark.cdcwire.decoding=python``) where the first ran on the Java tier.
+                         (``spark.cdcwire.decoding=python``) where the first ran on the Java tier,
+                         and the write again on the Python encoding tier
+                         (``spark.cdcwire.encoding=python``) where the first was encoded in Java.
 
 Every protocol installed (or ``--protocols``) is measured; avro against a local Schema Registry.
 Then (unless ``--skip-kafka``) cdcwire.write of ``--kafka-events`` canal-json messages to a local
@@ -60,6 +62,7 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
     from cdcwire import spark as cs
     from cdcwire.sinks.sink import open_sink
     from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier
+    from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, encoding_tier
     from cdcwire.workload import Workload, write_workload
 
     spark = cs.spark_session(master, shuffle_partitions=8, **{**QUIET, "spark.driver.memory": memory})
@@ -101,6 +104,16 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
 
             wrote = timed(write)
             assert summary.reconciles, summary.report()
+            encoded = encoding_tier(open_sink(uri), df, "jvm")[0]
+            python_write = None
+            if both_tiers and encoded == "jvm":
+                python_uri = f"file://{fresh('py-sink-' + protocol)}/t?{query}"
+                spark.conf.set(ENCODING_SETTING, "python")
+                try:
+                    python_write = timed(lambda: cs.write(df, python_uri))
+                finally:
+                    spark.conf.unset(ENCODING_SETTING)
+                shutil.rmtree(work / f"py-sink-{protocol}", ignore_errors=True)
             read = timed(lambda: cs.read(spark, uri, topics="*").write.format("noop").mode("overwrite").save())
             tier = decoding_tier(open_sink(uri), spark)[0]
             python_read = None
@@ -113,7 +126,8 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
         except Exception as exc:  # reported with the figures: the other protocols are still measured
             emit(size, protocol, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
             continue
-        emit(size, protocol, write=wrote, read=read, tier=tier, python_read=python_read)
+        emit(size, protocol, write=wrote, read=read, tier=tier, python_read=python_read, encoded=encoded,
+             python_write=python_write)
         shutil.rmtree(work / f"sink-{protocol}", ignore_errors=True)
     if registry is not None:
         registry.__exit__(None, None, None)
@@ -140,8 +154,9 @@ def child(*args: str) -> list[dict]:
 
 def table(lines: list[dict]) -> list[str]:
     """The issue's rows: ratio (cdcwire's rate / the baseline's) and its goal."""
-    out = ["| events | protocol | write / like-for-like | write / json | read / read.json | read tier | Python tier's read / read.json |",
-           "|---:|---|---:|---:|---:|---|---:|"]
+    out = ["| events | protocol | write / like-for-like | write / json | read / read.json | read tier | Python tier's read / read.json"
+           " | write tier | Python tier's write / like-for-like |",
+           "|---:|---|---:|---:|---:|---|---:|---|---:|"]
     base = {}
     for line in lines:
         if line["name"] == "baselines":
@@ -153,13 +168,19 @@ def table(lines: list[dict]) -> list[str]:
         b = base[line["size"]]
         out.append(f"| {line['size']:,} | {line['name']} | {b['like'] / line['write']:.2f}x ({line['write']:.1f} s)"
                    f" | {b['json'] / line['write']:.2f}x | {b['read_json'] / line['read']:.2f}x ({line['read']:.1f} s)"
-                   f" | {line.get('tier', '')} | {_python_read(b, line)} |")
+                   f" | {line.get('tier', '')} | {_python_read(b, line)} | {line.get('encoded', '')}"
+                   f" | {_python_write(b, line)} |")
     for size, b in base.items():
         out.append(f"| {size:,} | baselines | like-for-like {b['like']:.1f} s | json {b['json']:.1f} s"
                    f" | read.json {b['read_json']:.1f} s |")
     goals = ", ".join(f"{k} >= {v}x" for k, v in GOALS.items())
     out.append(f"\ngoals: {goals} (avro's write >= {AVRO_WRITE_GOAL}x like-for-like)")
     return out
+
+
+def _python_write(base: dict, line: dict) -> str:
+    python_write = line.get("python_write")
+    return "" if python_write is None else f"{base['like'] / python_write:.2f}x ({python_write:.1f} s)"
 
 
 def _python_read(base: dict, line: dict) -> str:
@@ -176,7 +197,7 @@ def main() -> None:
     ap.add_argument("--kafka-events", type=int, default=100000)
     ap.add_argument("--skip-kafka", action="store_true")
     ap.add_argument("--both-tiers", action="store_true",
-                    help="read each sink a JVM tier decodes again on the Python tier (spark.cdcwire.decoding=python)")
+                    help="read each sink a JVM tier decodes, and write each one a JVM tier encodes, again on the Python tier")
     ap.add_argument("--measure", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--work", help=argparse.SUPPRESS)
     args = ap.parse_args()
