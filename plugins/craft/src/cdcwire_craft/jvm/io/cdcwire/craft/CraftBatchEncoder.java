@@ -1,21 +1,18 @@
 package io.cdcwire.craft;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.BatchEncoder;
 import io.cdcwire.spark.CheckTables;
 import io.cdcwire.spark.ColumnEntry;
+import io.cdcwire.spark.ConfigText;
 import io.cdcwire.spark.RecordChecks;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +43,7 @@ public final class CraftBatchEncoder implements BatchEncoder {
             code = node.get("code").asInt();
             for (int i = 0; i < 4; i++) {
                 JsonNode k = node.get("kinds").get(i);
-                kinds[i] = k == null || k.isNull() ? -1 : java.util.Arrays.asList(KINDS).indexOf(k.asText());
+                kinds[i] = k == null || k.isNull() ? -1 : ConfigText.named(k, java.util.Arrays.asList(KINDS), "value kind");
             }
         }
     }
@@ -99,7 +96,7 @@ public final class CraftBatchEncoder implements BatchEncoder {
         }
     }
 
-    private final Map<String, TypeWriting> types = new HashMap<>();
+    private final Map<String, TypeWriting> types;
     private final int binaryFlag, unsignedFlag, maxBatchSize, overhead, headerEstimate, columnEstimate;
     private final int version, eventRow, eventResolved, groupNew, groupOld;
     private final long maxMessageBytes;
@@ -110,17 +107,9 @@ public final class CraftBatchEncoder implements BatchEncoder {
     private long estimate;
 
     public CraftBatchEncoder(String configText) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(configText);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(configText);
         checks = new RecordChecks(new CheckTables(root));
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("types").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            types.put(e.getKey(), new TypeWriting(e.getValue()));
-        }
+        types = ConfigText.table(root.get("types"), TypeWriting::new);
         List<String> kinds = new ArrayList<>();
         root.get("kinds").forEach(k -> kinds.add(k.asText()));
         if (!kinds.equals(java.util.Arrays.asList(KINDS))) {
@@ -265,27 +254,27 @@ public final class CraftBatchEncoder implements BatchEncoder {
             byte[][] data = new byte[n][];
             for (int i = 0; i < n; i++) {
                 ColumnEntry c = image.get(i);
-                TypeWriting w = types.get(c.type());
-                if (w == null || c.flags() == null) {
+                TypeWriting w = types.get(c.type);
+                if (w == null || c.flags == null) {
                     return null;
                 }
-                int f = c.flags();
+                int f = c.flags;
                 int kind = w.kinds[((f & binaryFlag) != 0 ? 1 : 0) + ((f & unsignedFlag) != 0 ? 2 : 0)];
                 if (kind < 0) {
                     return null;
                 }
-                names[i] = c.name();
-                byte[] name8 = strictUtf8(c.name());
+                names[i] = c.name;
+                byte[] name8 = strictUtf8(c.name);
                 if (name8 == null) {
                     return null;
                 }
                 codes[i] = w.code;
                 flags[i] = f;
-                if (c.fieldsSet() == 0 || kind == ALWAYS_NULL) {
+                if (c.fieldsSet == 0 || kind == ALWAYS_NULL) {
                     data[i] = null; // NULL and GEOMETRY columns carry no value
                 } else {
                     data[i] = value(kind, c);
-                    if (data[i] == null || c.fieldsSet() > 1) {
+                    if (data[i] == null || c.fieldsSet > 1) {
                         return null;
                     }
                 }
@@ -309,18 +298,18 @@ public final class CraftBatchEncoder implements BatchEncoder {
     private static byte[] value(int kind, ColumnEntry c) {
         switch (kind) {
             case SIGNED:
-                return c.intValue() == null ? null : CraftBytes.uvarint(CraftBytes.zigzag(c.intValue()));
+                return c.intValue == null ? null : CraftBytes.uvarint(CraftBytes.zigzag(c.intValue));
             case UNSIGNED:
-                if (c.intValue() != null) {
-                    return c.intValue() < 0 ? null : CraftBytes.uvarint(c.intValue());
+                if (c.intValue != null) {
+                    return c.intValue < 0 ? null : CraftBytes.uvarint(c.intValue);
                 }
-                if (c.uintValue() != null && c.uintValue().signum() >= 0 && c.uintValue().compareTo(U64_MAX) <= 0) {
-                    return CraftBytes.uvarint(c.uintValue().toBigIntegerExact().longValue());
+                if (c.uintValue != null && c.uintValue.signum() >= 0 && c.uintValue.compareTo(U64_MAX) <= 0) {
+                    return CraftBytes.uvarint(c.uintValue.toBigIntegerExact().longValue());
                 }
                 return null;
             case FLOAT:
             case DOUBLE: {
-                Double d = c.doubleValue();
+                Double d = c.doubleValue;
                 if (d == null || Double.isNaN(d) || (kind == FLOAT && Math.abs(d) > F32_MAX)) {
                     return null;
                 }
@@ -332,10 +321,10 @@ public final class CraftBatchEncoder implements BatchEncoder {
                 return out;
             }
             default: // TEXT, STRING, BINARY: the text's UTF-8 or the bytes as they are
-                if (c.binaryValue() != null) {
-                    return c.binaryValue();
+                if (c.binaryValue != null) {
+                    return c.binaryValue;
                 }
-                return c.stringValue() == null ? null : strictUtf8(c.stringValue());
+                return c.stringValue == null ? null : strictUtf8(c.stringValue);
         }
     }
 

@@ -141,7 +141,7 @@ public final class OpenBatchEncoder implements BatchEncoder {
     private List<ColumnEntry> handleKeys(List<ColumnEntry> image) {
         List<ColumnEntry> kept = new java.util.ArrayList<>();
         for (ColumnEntry c : image) {
-            if ((c.flags() & cfg.handleKeyFlag) != 0) {
+            if ((c.flags & cfg.handleKeyFlag) != 0) {
                 kept.add(c);
             }
         }

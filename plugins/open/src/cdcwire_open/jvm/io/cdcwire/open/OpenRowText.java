@@ -70,16 +70,16 @@ final class OpenRowText {
     private static boolean image(OpenWriting cfg, StringBuilder out, List<ColumnEntry> image) {
         boolean first = true;
         for (ColumnEntry c : image) {
-            OpenWriting.TypeWriting w = c == null ? null : cfg.types.get(c.type());
-            if (w == null || c.flags() == null || c.name() == null) {
+            OpenWriting.TypeWriting w = c == null ? null : cfg.types.get(c.type);
+            if (w == null || c.flags == null || c.name == null) {
                 return false;
             }
-            int flags = c.flags();
+            int flags = c.flags;
             if (!first) {
                 out.append("},");
             }
             first = false;
-            if (!JsonText.append(out, c.name())) {
+            if (!JsonText.append(out, c.name)) {
                 return false;
             }
             out.append(":{\"t\":").append(w.code);
@@ -87,9 +87,9 @@ final class OpenRowText {
                 out.append(",\"h\":true");
             }
             out.append(",\"f\":").append(flags).append(",\"v\":");
-            if (c.fieldsSet() == 0) {
+            if (c.fieldsSet == 0) {
                 out.append("null");
-            } else if (c.fieldsSet() > 1 || !value(cfg, out, w.rules[(flags & cfg.binaryFlag) != 0 ? 1 : 0], c)) {
+            } else if (c.fieldsSet > 1 || !value(cfg, out, w.rules[(flags & cfg.binaryFlag) != 0 ? 1 : 0], c)) {
                 return false;
             }
         }
@@ -103,21 +103,21 @@ final class OpenRowText {
     private static boolean value(OpenWriting cfg, StringBuilder out, int rule, ColumnEntry c) {
         switch (rule) {
             case OpenWriting.INT:
-                if (c.intValue() != null) {
-                    out.append(c.intValue().longValue());
+                if (c.intValue != null) {
+                    out.append(c.intValue.longValue());
                     return true;
                 }
-                if (c.uintValue() != null && c.uintValue().signum() >= 0 && c.uintValue().compareTo(U64_MAX) <= 0) {
-                    out.append(c.uintValue().toBigIntegerExact());
+                if (c.uintValue != null && c.uintValue.signum() >= 0 && c.uintValue.compareTo(U64_MAX) <= 0) {
+                    out.append(c.uintValue.toBigIntegerExact());
                     return true;
                 }
                 return false;
             case OpenWriting.FLOAT32:
             case OpenWriting.DOUBLE: {
-                if (c.doubleValue() == null) {
+                if (c.doubleValue == null) {
                     return false; // an int in a float column: Python's float(v)
                 }
-                String text = rule == OpenWriting.FLOAT32 ? GoText.float32(c.doubleValue()) : GoText.float64(c.doubleValue());
+                String text = rule == OpenWriting.FLOAT32 ? GoText.float32(c.doubleValue) : GoText.float64(c.doubleValue);
                 if (text == null) {
                     return false;
                 }
@@ -125,14 +125,14 @@ final class OpenRowText {
                 return true;
             }
             case OpenWriting.TEXT:
-                return c.stringValue() != null && JsonText.append(out, c.stringValue());
+                return c.stringValue != null && JsonText.append(out, c.stringValue);
             case OpenWriting.QUOTED: {
-                byte[] bytes = c.binaryValue() != null ? c.binaryValue() : utf8(c.stringValue());
+                byte[] bytes = c.binaryValue != null ? c.binaryValue : utf8(c.stringValue);
                 String quoted = bytes == null ? null : GoText.quote(cfg, bytes);
                 return quoted != null && JsonText.append(out, quoted);
             }
             case OpenWriting.BASE64: {
-                byte[] bytes = c.binaryValue() != null ? c.binaryValue() : utf8(c.stringValue());
+                byte[] bytes = c.binaryValue != null ? c.binaryValue : utf8(c.stringValue);
                 if (bytes == null) {
                     return false;
                 }

@@ -1,12 +1,8 @@
 package io.cdcwire.open;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cdcwire.spark.CheckTables;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.HashMap;
-import java.util.Iterator;
+import io.cdcwire.spark.ConfigText;
 import java.util.List;
 import java.util.Map;
 
@@ -31,12 +27,12 @@ final class OpenWriting {
             code = node.get("code").asInt();
             for (int binary = 0; binary < 2; binary++) {
                 JsonNode r = node.get("rules").get(binary);
-                rules[binary] = r == null || r.isNull() ? -1 : RULES.indexOf(r.asText());
+                rules[binary] = r == null || r.isNull() ? -1 : ConfigText.named(r, RULES, "value writer");
             }
         }
     }
 
-    final Map<String, TypeWriting> types = new HashMap<>();
+    final Map<String, TypeWriting> types;
     final int binaryFlag;
     final int handleKeyFlag;
     final int maxBatchSize;
@@ -63,17 +59,9 @@ final class OpenWriting {
     }
 
     OpenWriting(String text) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper().readTree(text);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.get("types").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            types.put(e.getKey(), new TypeWriting(e.getValue()));
-        }
+        types = ConfigText.table(root.get("types"), TypeWriting::new);
         binaryFlag = root.get("flags").get("binary").asInt();
         handleKeyFlag = root.get("flags").get("handle_key").asInt();
         maxBatchSize = root.get("max_batch_size").asInt();
