@@ -29,6 +29,8 @@ MESSAGE_ENCODING = "io.cdcwire.spark.MessageEncoding"
 MESSAGE_DECODING = "io.cdcwire.spark.MessageDecoding"
 #: The last pass of a JVM-tier read: each message's events in its place (``DecodedInPlace.java``).
 DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
+#: The ``file://`` message source in the JVM: partition files' records as message rows (``FramedFiles.java``).
+FRAMED_FILES = "io.cdcwire.spark.FramedFiles"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
 ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"

@@ -1,0 +1,211 @@
+package io.cdcwire.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.zip.CRC32;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * The {@code file://} transport's message source in the JVM: each element of the partition is
+ * one message range the driver planned (JSON: {@code topic}, {@code partition}, {@code path},
+ * {@code start}, {@code end}, and where to begin walking, {@code offset} at {@code byte}, an
+ * offset index entry the driver checked or the first record; {@code size}, the committed bytes;
+ * {@code python}, the whole range is Python's), read into message rows: {@code topic},
+ * {@code partition}, {@code offset}, {@code key}, {@code value}, {@code _cdc_rest_end} (null).
+ *
+ * <p>Why it reads only clean records: every irregular case (a bad magic, a CRC that fails, a
+ * length past the end, a torn tail, a damaged stretch to skip or to refuse) has its behaviour and
+ * error text in the Python reader ({@code cdcwire.transports.file.framing}), which stays the one
+ * place they are decided. So at the first record that is not intact, this source stops and gives
+ * one <em>rest</em> row: {@code offset} the first offset not given yet, {@code _cdc_rest_end} the
+ * range's end, no key or value. The decoding tier's Python pass reads those offsets with the
+ * Python reader, which walks to the same record from the same index entry and meets the same
+ * irregularity, and decodes them in that row's place (the last of the range), so order, rows and
+ * errors are the Python source's. Records past the range's end are not parsed, as in Python.
+ */
+public final class FramedFiles implements FlatMapFunction<Iterator<String>, InternalRow> {
+    private static final long serialVersionUID = 1L;
+    private static final byte[] MAGIC = {'C', 'D', 'C', 'W', 'I', 'R', 'E', '1'};
+    private static final long NONE_LEN = 0xFFFFFFFFL;
+    private static final int HEAD = 12;
+
+    @Override
+    public Iterator<InternalRow> call(Iterator<String> ranges) {
+        ObjectMapper json = new ObjectMapper();
+        return new Iterator<InternalRow>() {
+            private Range range;
+
+            @Override
+            public boolean hasNext() {
+                while (range == null || !range.hasNext()) {
+                    if (range != null) {
+                        range.close();
+                        range = null;
+                    }
+                    if (!ranges.hasNext()) {
+                        return false;
+                    }
+                    try {
+                        range = new Range(json.readTree(ranges.next()));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public InternalRow next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return range.next();
+            }
+        };
+    }
+
+    /** One range's rows, read lazily: its records, then its rest row if it stopped early. */
+    private static final class Range {
+        private final UTF8String topic;
+        private final int partition;
+        private final long start, end, size;
+        private long offset, pos;
+        private DataInputStream in;
+        private InternalRow ready;
+        private boolean done;
+        private final CRC32 crc = new CRC32();
+        private final byte[] head = new byte[HEAD];
+
+        Range(JsonNode r) throws IOException {
+            topic = UTF8String.fromString(r.get("topic").asText());
+            partition = r.get("partition").asInt();
+            start = r.get("start").asLong();
+            end = r.get("end").asLong();
+            size = r.get("size").asLong();
+            offset = r.get("offset").asLong();
+            pos = r.get("byte").asLong();
+            if (r.get("python").asBoolean()) {
+                ready = rest(start);
+                done = true;
+            } else if (start >= end || size == 0) {
+                done = true; // nothing to read (a partition nothing was written to, an empty range)
+            } else {
+                FileChannel channel = FileChannel.open(Paths.get(r.get("path").asText()), StandardOpenOption.READ);
+                in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16));
+                byte[] magic = new byte[MAGIC.length];
+                if (size < MAGIC.length || !readFully(magic) || !Arrays.equals(magic, MAGIC)) {
+                    stop(); // a torn start or not a cdcwire file: Python's to say
+                } else {
+                    channel.position(pos);
+                    in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel), 1 << 16));
+                }
+            }
+        }
+
+        boolean hasNext() {
+            while (ready == null && !done) {
+                try {
+                    step();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+            return ready != null;
+        }
+
+        InternalRow next() {
+            InternalRow row = ready;
+            ready = null;
+            return row;
+        }
+
+        /** The record at {@code pos}: its row when it is intact and in the range, else the rest row. */
+        private void step() throws IOException {
+            if (offset >= end || pos >= size) {
+                close(); // the range's end (or the committed end: Python's records end there too)
+                return;
+            }
+            if (pos + HEAD > size || !readFully(head)) {
+                stop();
+                return;
+            }
+            long klen = u32(0), vlen = u32(4), stored = u32(8);
+            long kn = klen == NONE_LEN ? 0 : klen, vn = vlen == NONE_LEN ? 0 : vlen;
+            long recordEnd = pos + HEAD + kn + vn;
+            if (recordEnd > size || kn + vn > Integer.MAX_VALUE - 16) {
+                stop();
+                return;
+            }
+            byte[] body = new byte[(int) (kn + vn)];
+            if (!readFully(body)) {
+                stop(); // the file shrank under us
+                return;
+            }
+            crc.reset();
+            crc.update(head, 0, 8);
+            crc.update(body, 0, body.length);
+            if (crc.getValue() != stored) {
+                stop();
+                return;
+            }
+            if (offset >= start) {
+                byte[] key = klen == NONE_LEN ? null : Arrays.copyOfRange(body, 0, (int) kn);
+                byte[] value = vlen == NONE_LEN ? null : Arrays.copyOfRange(body, (int) kn, body.length);
+                ready = new GenericInternalRow(new Object[] {topic, partition, offset, key, value, null});
+            }
+            offset++;
+            pos = recordEnd;
+        }
+
+        /** The first record that is not intact: the rest of the range is the Python reader's. */
+        private void stop() {
+            ready = rest(Math.max(offset, start));
+            close();
+        }
+
+        private InternalRow rest(long from) {
+            return new GenericInternalRow(new Object[] {topic, partition, from, null, null, end});
+        }
+
+        private long u32(int at) {
+            return ((head[at] & 0xFFL) << 24) | ((head[at + 1] & 0xFFL) << 16) | ((head[at + 2] & 0xFFL) << 8)
+                    | (head[at + 3] & 0xFFL);
+        }
+
+        private boolean readFully(byte[] into) throws IOException {
+            try {
+                in.readFully(into);
+                return true;
+            } catch (EOFException e) {
+                return false;
+            }
+        }
+
+        void close() {
+            done = true;
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException e) {
+                    // read-only: nothing was left unwritten
+                }
+                in = null;
+            }
+        }
+    }
+}
