@@ -6,6 +6,7 @@ it at the first irregular record); and a clean read plans no Python data source.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,40 @@ def test_a_damaged_message_read_permissively_gives_the_python_sources_rows(spark
     python, java = read_from_both_sources(spark, uri, permissive=True)
     assert java == python
     assert [r.offset for r in java if r._malformed is not None] == [2]
+
+
+def python_workers_asked(spark, run) -> bool:
+    """Whether ``run()`` asked Spark for a Python worker for its own functions: each Python
+    function Spark runs carries the context's environment, and Spark keeps a worker factory per
+    environment (``SparkEnv.pythonWorkers``, private: read by reflection), so a mark only this
+    run's functions carry shows in that map exactly when one of them started a worker."""
+    sc = spark.sparkContext
+    mark = f"cdcwire-probe-{uuid.uuid4().hex}"
+    sc.environment["CDCWIRE_TEST_PROBE"] = mark
+    try:
+        run()
+    finally:
+        del sc.environment["CDCWIRE_TEST_PROBE"]
+    field = sc._jvm.java.lang.Class.forName("org.apache.spark.SparkEnv").getDeclaredField("pythonWorkers")
+    field.setAccessible(True)
+    return mark in field.get(sc._jsc.sc().env()).toString()
+
+
+def test_a_clean_read_through_the_java_source_starts_no_python_worker(spark, tmp_path):
+    uri = sink_of(tmp_path, PROTOCOLS[0], 20)
+    assert not python_workers_asked(spark, lambda: cs.read(spark, uri, topics="*").collect())
+
+
+def test_a_read_with_a_pending_message_starts_a_python_worker_and_keeps_its_order(spark, tmp_path):
+    uri = f"file://{tmp_path}/t?protocol=canal-json&partition-num=1"
+    values = [m.value for m in cdcwire.encode(uri, every_kind_rows(5))]
+    cdcwire.write(uri, [Message("t", 0, None, v) for v in values[:7] + [b"{not json"] + values[7:]])
+    rows: list = []
+    assert python_workers_asked(spark, lambda: rows.extend(cs.read(spark, uri, permissive=True).collect()))
+    assert [r.offset for r in rows] == sorted(r.offset for r in rows)
+    assert on_source(spark, "python", lambda: cs.read(spark, uri, permissive=True).collect()) == rows
+
+
+def test_the_python_source_starts_python_workers_for_the_same_read(spark, tmp_path):
+    uri = sink_of(tmp_path, PROTOCOLS[0], 20)
+    assert python_workers_asked(spark, lambda: on_source(spark, "python", lambda: cs.read(spark, uri, topics="*").collect()))

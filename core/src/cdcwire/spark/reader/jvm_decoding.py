@@ -41,7 +41,7 @@ from ...api.codec_calls import decoder_for
 from ...model.message import Message
 from ...sinks.sink import Sink, open_sink
 from ...uris.sink_uri import SinkConfig
-from ..jvm.jar import DECODED_IN_PLACE, MESSAGE_DECODING, jar_lacking, java_class
+from ..jvm.jar import DECODED_IN_PLACE, MESSAGE_DECODING, PYTHON_WHEN_PENDING, jar_lacking, java_class
 from ..jvm.plugged import decoder_config, declared
 from ..jvm.plugged import decoder_refusal as java_refusal
 from ..rows.schema import (
@@ -89,21 +89,32 @@ def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple
     return "jvm", f"{sink.codec.name} has a Java decoder for the sink's settings"
 
 
-def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
+def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool, rereadable: bool = False) -> DataFrame:
     """The events of ``messages`` (key, value, topic, partition, offset), as the Python tier
     decodes them: the read schema (``_malformed`` too when ``permissive``), one message after
-    another in the frame's order."""
+    another in the frame's order.
+
+    ``rereadable``: ``messages`` gives the same rows each time a partition is computed (the JVM's
+    ``file://`` source), so a task runs the Python pass only once it meets a pending message
+    (``io.cdcwire.spark.PythonWhenPending``): a read Java decodes whole starts no Python worker.
+    A frame of the user's is read once (it may not give the same rows twice)."""
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     if sink.codec.stateful_decoding:
         python = F.arrow_udf(_stateful_python_pass(sink.config, permissive), ArrayType(read_schema))
     else:
         python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
-    both = java_pass(messages, sink, permissive).select("*", python(
+    first = java_pass(messages, sink, permissive)
+    both = first.select("*", python(
         F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE), F.col(REST_END)
     ).alias(PYTHON_ROWS))
     jdf = both._jdf
     jread = spark._jsparkSession.parseDataType(read_schema.json())
+    if rereadable:
+        jfirst = first._jdf
+        rows = java_class(spark, PYTHON_WHEN_PENDING)(
+            jfirst.queryExecution().toRdd(), jdf.queryExecution().toRdd(), jfirst.schema(), jdf.schema(), jread)
+        return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jread, False), spark)
     in_place = java_class(spark, DECODED_IN_PLACE)(jdf.schema(), jread)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(in_place).rdd()
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jread, False), spark)

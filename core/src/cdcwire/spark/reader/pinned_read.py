@@ -39,7 +39,7 @@ def read_ranges(
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
         if decoding_tier(sink, spark, tables)[0] == "jvm":
             if reading_tier(sink, spark)[0] == "jvm":
-                return jvm_decoded(framed_messages(spark, sink, ranges), sink, permissive)
+                return jvm_decoded(framed_messages(spark, sink, ranges), sink, permissive, rereadable=True)
             return jvm_decoded(reader.option("output", "messages").load(), sink, permissive)
         return reader.option("tables", tables).load()
 

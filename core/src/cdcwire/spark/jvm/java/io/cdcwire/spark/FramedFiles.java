@@ -15,10 +15,12 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.zip.CRC32;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The {@code file://} transport's message source in the JVM: each element of the partition is
@@ -47,6 +49,15 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
     @Override
     public Iterator<InternalRow> call(Iterator<String> ranges) {
         ObjectMapper json = new ObjectMapper();
+        Range[] open = new Range[1]; // the range being read, closed with the task if it is left unread
+        TaskContext task = TaskContext.get();
+        if (task != null) {
+            task.addTaskCompletionListener((TaskCompletionListener) done -> {
+                if (open[0] != null) {
+                    open[0].close();
+                }
+            });
+        }
         return new Iterator<InternalRow>() {
             private Range range;
 
@@ -62,6 +73,7 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
                     }
                     try {
                         range = new Range(json.readTree(ranges.next()));
+                        open[0] = range;
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
