@@ -246,3 +246,11 @@ def test_a_read_with_a_pending_message_starts_a_python_worker_and_keeps_its_orde
 def test_the_python_source_starts_python_workers_for_the_same_read(spark, tmp_path):
     uri = sink_of(tmp_path, PROTOCOLS[0], 20)
     assert python_workers_asked(spark, lambda: on_source(spark, "python", lambda: cs.read(spark, uri, topics="*").collect()))
+
+
+def test_a_stateful_protocols_damaged_file_is_skipped_as_the_python_reader_skips_it(spark, tmp_path):
+    uri, path = values_sink(tmp_path, 30, query="protocol=simple")
+    flip(path, record_bytes(path)[9] + 40)
+    python, java = read_from_both_sources(spark, f"{uri}&skip-damaged=true")
+    assert java == python
+    assert 9 not in {r.offset for r in java} and len(java) > 0
