@@ -254,3 +254,13 @@ def test_a_stateful_protocols_damaged_file_is_skipped_as_the_python_reader_skips
     python, java = read_from_both_sources(spark, f"{uri}&skip-damaged=true")
     assert java == python
     assert 9 not in {r.offset for r in java} and len(java) > 0
+
+
+def test_a_java_source_read_keeps_the_offset_index_as_the_python_reader_keeps_it(spark, tmp_path):
+    uri, _ = values_sink(tmp_path, 2 * INTERVAL + 10)
+    index = tmp_path / ".cdcwire" / "index" / "t" / "0.idx"
+    on_source(spark, "python", lambda: cs.read(spark, uri).count())
+    by_python = index.read_bytes()
+    index.unlink()
+    on_source(spark, "auto", lambda: cs.read(spark, uri).count())
+    assert index.read_bytes() == by_python

@@ -7,7 +7,8 @@ framing is simple enough for Java to read itself. The driver plans the same rang
 source (one Spark partition per range, whole partitions for a stateful codec) and, per range,
 asks the Python reader where its walk begins (:meth:`~cdcwire.transports.file.transport.FileReader.read_begin`:
 the file, its committed size, the checked offset index entry); ``io.cdcwire.spark.FramedFiles``
-reads the records from there into message rows (``FramedFiles.java``).
+reads the records from there into message rows (``FramedFiles.java``), and keeps the partition's
+offset index as the Python reader keeps it (:mod:`cdcwire.transports.file.offset_index`).
 
 Java reads only intact records. At the first irregular one (a CRC that fails, a length past the
 end, a bad magic...) it gives a *rest* row instead (:data:`REST_END` set: the rest of the range,
@@ -88,8 +89,9 @@ def _planned(sink: Sink, r: MessageRange) -> dict:
         reader.close()
     if begin is None:  # a partition of the count that nothing was written to: no messages
         return {**plan, "python": False, "size": 0, "offset": 0, "byte": 0}
-    path, size, (offset, byte) = begin
-    return {**plan, "python": False, "path": str(path), "size": size, "offset": offset, "byte": byte}
+    path, size, (offset, byte), index = begin
+    return {**plan, "python": False, "path": str(path), "size": size, "offset": offset, "byte": byte,
+            "index": index.handed_over()}
 
 
 def rest_of_range(sink: Sink, topic: str, partition: int, start: int, end: int) -> Iterator[Message]:

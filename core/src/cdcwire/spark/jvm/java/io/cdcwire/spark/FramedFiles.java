@@ -102,6 +102,7 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
         private boolean done;
         private final CRC32 crc = new CRC32();
         private final byte[] head = new byte[HEAD];
+        private final OffsetIndex index; // null: none to keep
 
         Range(JsonNode r) throws IOException {
             topic = UTF8String.fromString(r.get("topic").asText());
@@ -111,6 +112,7 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
             size = r.get("size").asLong();
             offset = r.get("offset").asLong();
             pos = r.get("byte").asLong();
+            index = r.hasNonNull("index") ? new OffsetIndex(r.get("index")) : null;
             if (r.get("python").asBoolean()) {
                 ready = rest(start);
                 done = true;
@@ -150,6 +152,9 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
         private void step() throws IOException {
             if (offset >= end || pos >= size) {
                 close(); // the range's end (or the committed end: Python's records end there too)
+                if (index != null) {
+                    index.save();
+                }
                 return;
             }
             if (pos + HEAD > size || !readFully(head)) {
@@ -174,6 +179,9 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
             if (crc.getValue() != stored) {
                 stop();
                 return;
+            }
+            if (index != null) {
+                index.note(offset, pos, stored);
             }
             if (offset >= start) {
                 byte[] key = klen == NONE_LEN ? null : Arrays.copyOfRange(body, 0, (int) kn);
@@ -217,6 +225,67 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
                     // read-only: nothing was left unwritten
                 }
                 in = null;
+            }
+        }
+    }
+
+    /**
+     * The partition's offset index, kept as the Python reader keeps it
+     * ({@code cdcwire.transports.file.offset_index}: the same file format, the same rule): an
+     * entry for every {@code interval}-th record a clean walk checks, written (a temporary file
+     * renamed over the index) when the walk ends clean and the index grew or was dropped; a
+     * directory that cannot be written keeps no index, and never fails the read.
+     */
+    private static final class OffsetIndex {
+        private static final byte[] INDEX_MAGIC = {'C', 'D', 'C', 'W', 'I', 'D', 'X', '1'};
+        private final String path;
+        private final long inode;
+        private final long interval;
+        private final java.util.List<long[]> entries = new java.util.ArrayList<>();
+        private final int saved;
+
+        OffsetIndex(JsonNode index) {
+            path = index.get("path").asText();
+            inode = index.get("inode").asLong();
+            interval = index.get("interval").asLong();
+            for (JsonNode e : index.get("entries")) {
+                entries.add(new long[] {e.get(0).asLong(), e.get(1).asLong(), e.get(2).asLong()});
+            }
+            saved = index.get("saved").asInt();
+        }
+
+        void note(long offset, long byte_, long crc) {
+            if (offset == (entries.size() + 1) * interval) {
+                entries.add(new long[] {offset, byte_, crc});
+            }
+        }
+
+        void save() {
+            if (entries.size() == saved) {
+                return;
+            }
+            java.nio.ByteBuffer body = java.nio.ByteBuffer.allocate(8 + 16 + 20 * entries.size() + 4);
+            body.put(INDEX_MAGIC).putLong(inode).putInt((int) interval).putInt(entries.size());
+            for (long[] e : entries) {
+                body.putLong(e[0]).putLong(e[1]).putInt((int) e[2]);
+            }
+            CRC32 crc = new CRC32();
+            crc.update(body.array(), 0, body.position());
+            body.putInt((int) crc.getValue());
+            java.nio.file.Path target = Paths.get(path);
+            java.nio.file.Path tmp = target.resolveSibling(
+                    target.getFileName() + "." + java.util.UUID.randomUUID().toString().replace("-", "") + ".tmp");
+            try {
+                java.nio.file.Files.createDirectories(target.getParent());
+                java.nio.file.Files.write(tmp, body.array());
+                java.nio.file.Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    java.nio.file.Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // nothing more to do: no index is kept
+                }
             }
         }
     }
