@@ -277,7 +277,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[bytes]:
 
 
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
-    values = mutated_messages("protocol=craft&max-batch-size=4", 800, seed=11)
+    values = mutated_messages("protocol=craft&max-batch-size=4", 400, seed=11)
     uri = raw_sink(tmp_path, values)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 200

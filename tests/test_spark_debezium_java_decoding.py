@@ -213,7 +213,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
 
 
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
-    values = mutated_messages(QUERY, 600, seed=11)
+    values = mutated_messages(QUERY, 400, seed=11)
     uri = raw_sink(tmp_path, values)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150

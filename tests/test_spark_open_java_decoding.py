@@ -288,7 +288,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
 
 
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
-    messages = mutated_messages(QUERY, 600, seed=11)
+    messages = mutated_messages(QUERY, 400, seed=11)
     uri = raw_sink(tmp_path, messages)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150

@@ -244,7 +244,7 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
     """Spoiled rows name tables whose schema never comes, so the read ends refused: both tiers
     must refuse alike, naming the same count of rows held and the first of them, which only
     holds if Java left to Python exactly the rows the Python tier holds."""
-    values = mutated_messages("protocol=simple", 600, seed=11)
+    values = mutated_messages("protocol=simple", 300, seed=11)
     uri = raw_sink(tmp_path, values)
     outcomes = []
     for name_of_tier in ("python", "auto"):
