@@ -5,19 +5,16 @@ partitions and order; a batch Java is not sure of is Python's, whole."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
-from pyspark.sql import functions as F
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, EVENTS_COLUMN, encoding_tier, jvm_encoded_partitions
-from cdcwire.transports.file.framing import read_frames
+from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
+from cdcwire.testing.jvm_tiers import messages_in_files, write_on_python_tier
 from cdcwire.workload import Workload
-from test_spark_java_encoding import PK, _frame, every_kind_rows, trap_rows
+from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
 
 TS = 470_000_000_000_000_000
@@ -39,24 +36,6 @@ def all_events() -> list:
     )
 
 
-def _messages(directory: Path) -> dict[str, list[tuple]]:
-    """Each file's messages, (key, value), in order."""
-    out = {}
-    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        with open(path, "rb") as f:
-            out[str(path.relative_to(directory))] = [(key, value) for _, key, value in read_frames(f, path.name)]
-    return out
-
-
-def _python_write(events, uri: str):
-    spark = events.sparkSession
-    spark.conf.set(ENCODING_SETTING, "python")
-    try:
-        return cs.write(events, uri)
-    finally:
-        spark.conf.unset(ENCODING_SETTING)
-
-
 @pytest.mark.parametrize(
     "options",
     [
@@ -73,30 +52,18 @@ def test_a_craft_write_encoded_in_java_gives_the_python_tiers_messages(spark, tm
     query = f"protocol=craft&partition=index-value&partition-num=3{options}"
     assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
     jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = _python_write(events, f"file://{tmp_path}/py?{query}")
-    assert _messages(tmp_path / "jvm") == _messages(tmp_path / "py")
+    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
+    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
     assert (jvm.events_in, jvm.events_encoded, jvm.messages, jvm.bytes) == (
         python.events_in, python.events_encoded, python.messages, python.bytes
     )
     assert jvm.reconciles
 
 
-def _placed(spark, sink, events) -> list:
-    """The laid-out rows' (topic, partition, kind, message event count) after the Java encoding pass."""
-    spark.conf.set(ENCODING_SETTING, "python")
-    try:
-        laid, plan = _laid_out(events, sink, None)  # routed in the JVM, shuffled and sorted
-    finally:
-        spark.conf.unset(ENCODING_SETTING)
-    assert plan.tier == "jvm"
-    rows = jvm_encoded_partitions(laid, sink).where(F.col("_cdc_seq") >= 0)  # not the routing's count rows
-    return rows.select("_cdc_topic", "_cdc_partition", "kind", EVENTS_COLUMN, "columns").collect()
-
-
 def test_java_makes_the_craft_messages_of_the_batches_it_is_sure_of(spark, tmp_path):
     events = _frame(spark, list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60))).drop("_cdc_seq")
     sink = cdcwire.open_sink(f"file://{tmp_path}/o?protocol=craft&max-batch-size=4&partition=index-value&partition-num=3")
-    rows = _placed(spark, sink, events)
+    rows = placed_after_java_encoding(spark, sink, events)
     made = [r for r in rows if r[EVENTS_COLUMN] is not None]
     messages = [r for r in made if r[EVENTS_COLUMN] > 0]
     assert {r.kind for r in made} == {"insert", "update", "delete", "resolved"}
@@ -114,13 +81,13 @@ def test_a_message_over_max_message_bytes_keeps_the_longest_prefix_that_fits_as_
     ), None)
     events = _frame(spark, [row(i) for i in range(12)]).drop("_cdc_seq").coalesce(1)
     query = "protocol=craft&partition-num=1&max-batch-size=100&max-message-bytes=700"
-    rows = _placed(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
     counts = [r[EVENTS_COLUMN] for r in rows if r[EVENTS_COLUMN]]
     assert None not in [r[EVENTS_COLUMN] for r in rows] and sum(counts) == 12 and len(counts) > 3
     cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    _python_write(events, f"file://{tmp_path}/py?{query}")
-    jvm_messages = _messages(tmp_path / "jvm")
-    assert jvm_messages == _messages(tmp_path / "py")
+    write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
+    jvm_messages = messages_in_files(tmp_path / "jvm")
+    assert jvm_messages == messages_in_files(tmp_path / "py")
     assert [len(v) for v in jvm_messages.values()] == [len(counts)]
 
 
@@ -130,7 +97,7 @@ def test_a_row_java_is_not_sure_of_goes_to_python_with_its_pending_rows_until_a_
     stream += [row(i) for i in range(10, 12)]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
     query = "protocol=craft&partition-num=1&max-batch-size=4"
-    rows = _placed(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
     assert [r[EVENTS_COLUMN] for r in rows] == (
         [0, 0, 0, 4]  # rows 0-3: a message of Java's, on its last row
         + [None] * 5  # row 4, pending, the handle-key-only row and the rows after it
@@ -138,8 +105,8 @@ def test_a_row_java_is_not_sure_of_goes_to_python_with_its_pending_rows_until_a_
         + [0, 2]  # Java again
     )
     jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = _python_write(events, f"file://{tmp_path}/py?{query}")
-    assert _messages(tmp_path / "jvm") == _messages(tmp_path / "py")
+    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
+    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
     assert (jvm.events_encoded, jvm.messages) == (python.events_encoded, python.messages)
 
 
@@ -147,7 +114,7 @@ def test_a_ddl_event_closes_javas_craft_batch_as_it_closes_pythons(spark, tmp_pa
     row = lambda i: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
     ddl = DDLEvent(TS + 2, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
     events = _frame(spark, [row(0), row(1), ddl, row(3), row(4)]).drop("_cdc_seq").coalesce(1)
-    rows = _placed(spark, cdcwire.open_sink(f"file://{tmp_path}/o?protocol=craft&partition-num=1"), events)
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?protocol=craft&partition-num=1"), events)
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
         ("insert", 0), ("insert", 2), ("ddl", None), ("insert", 0), ("insert", 2)
     ]

@@ -22,7 +22,9 @@ from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.jvm import jar
 from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
 from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions
+from cdcwire.spark.writer.jvm_encoding import (
+    ENCODING_SETTING, EVENTS_COLUMN, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions,
+)
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN, COUNTS_TYPE
 from cdcwire.transports.file.framing import read_frames
 from cdcwire.workload import Workload, value_maker
@@ -89,6 +91,19 @@ def trap_rows() -> list[RowChangedEvent]:
 def _frame(spark, events: list):
     batch = events_to_batch(events, {"_cdc_seq": pa.array(range(len(events)), pa.int64())})
     return spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
+
+
+def placed_after_java_encoding(spark, sink, events) -> list:
+    """The laid-out rows' (topic, partition, kind, message event count, images) after the Java
+    encoding pass of a batch encoder (open-protocol's, craft's): where each message was placed."""
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        laid, plan = _laid_out(events, sink, None)  # routed in the JVM, shuffled and sorted
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+    assert plan.tier == "jvm"
+    rows = jvm_encoded_partitions(laid, sink).where(F.col("_cdc_seq") >= 0)  # not the routing's count rows
+    return rows.select("_cdc_topic", "_cdc_partition", "kind", EVENTS_COLUMN, "columns").collect()
 
 
 def _java_values(spark, sink, frame) -> list:

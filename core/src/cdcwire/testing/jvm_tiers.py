@@ -17,6 +17,11 @@ A refusal must be the same on both tiers (the Python decoder's, carried out of i
     assert (type(java_error), str(java_error), java_error.where) == (type(python_error), ...)
 
 ``sink_of_messages`` writes the messages of a test (values, or (key, value) pairs) as they are.
+A Java encoder is held to its Python encoder the same way, byte for byte::
+
+    java = cs.write(events, f"file://{tmp}/jvm?{query}")
+    python = write_on_python_tier(events, f"file://{tmp}/py?{query}")
+    assert messages_in_files(tmp / "jvm") == messages_in_files(tmp / "py")
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ from ..api.functions import write
 from ..foundation.errors import CdcwireError
 from ..model.message import Message
 from ..sinks.sink import open_sink
+from ..spark.pipeline import WriteSummary
 from ..spark.reader.jvm_decoding import DECODING_SETTING, PENDING, java_pass
+from ..spark.writer.jvm_encoding import ENCODING_SETTING
+from ..transports.file.framing import read_frames
 
 T = TypeVar("T")
 
@@ -108,3 +116,25 @@ def sink_of_messages(directory: Union[str, Path], messages: Sequence[Union[bytes
     uri = f"file://{directory}/{topic}?{query}"
     write(uri, [Message(topic, 0, *(m if isinstance(m, tuple) else (None, m))) for m in messages])
     return uri
+
+
+def write_on_python_tier(events: DataFrame, uri: str) -> WriteSummary:
+    """``cs.write(events, uri)`` with the session's encoding on the Python tier (the reference),
+    the setting put back after."""
+    spark = events.sparkSession
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        return cs.write(events, uri)
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+
+
+def messages_in_files(directory: Union[str, Path]) -> dict[str, list[tuple]]:
+    """Each partition file's messages under a ``file://`` sink's ``directory``, (key, value) in
+    order, by the file's path below it: two writes' whole output, to compare byte for byte."""
+    root = Path(directory)
+    out = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        with open(path, "rb") as f:
+            out[str(path.relative_to(root))] = [(key, value) for _, key, value in read_frames(f, path.name)]
+    return out
