@@ -10,9 +10,8 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
-from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
-from cdcwire.testing.jvm_tiers import messages_in_files, write_on_python_tier
+from cdcwire.testing.jvm_tiers import writes_on_both_tiers
 from cdcwire.workload import Workload
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
@@ -51,13 +50,8 @@ def test_a_craft_write_encoded_in_java_gives_the_python_tiers_messages(spark, tm
     events = _frame(spark, all_events()).drop("_cdc_seq")
     query = f"protocol=craft&partition=index-value&partition-num=3{options}"
     assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
-    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
-    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
-    assert (jvm.events_in, jvm.events_encoded, jvm.messages, jvm.bytes) == (
-        python.events_in, python.events_encoded, python.messages, python.bytes
-    )
-    assert jvm.reconciles
+    python, java = writes_on_both_tiers(events, tmp_path, query)
+    assert java == python and java.reconciles
 
 
 def test_java_makes_the_craft_messages_of_the_batches_it_is_sure_of(spark, tmp_path):
@@ -84,11 +78,9 @@ def test_a_message_over_max_message_bytes_keeps_the_longest_prefix_that_fits_as_
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
     counts = [r[EVENTS_COLUMN] for r in rows if r[EVENTS_COLUMN]]
     assert None not in [r[EVENTS_COLUMN] for r in rows] and sum(counts) == 12 and len(counts) > 3
-    cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
-    jvm_messages = messages_in_files(tmp_path / "jvm")
-    assert jvm_messages == messages_in_files(tmp_path / "py")
-    assert [len(v) for v in jvm_messages.values()] == [len(counts)]
+    python, java = writes_on_both_tiers(events, tmp_path, query)
+    assert java == python
+    assert [len(v) for v in java.messages.values()] == [len(counts)]
 
 
 def test_a_row_java_is_not_sure_of_goes_to_python_with_its_pending_rows_until_a_resolved_event(spark, tmp_path):
@@ -104,10 +96,8 @@ def test_a_row_java_is_not_sure_of_goes_to_python_with_its_pending_rows_until_a_
         + [None]  # the resolved event empties the Python encoder's pending rows
         + [0, 2]  # Java again
     )
-    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
-    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
-    assert (jvm.events_encoded, jvm.messages) == (python.events_encoded, python.messages)
+    python, java = writes_on_both_tiers(events, tmp_path, query)
+    assert java == python and java.reconciles
 
 
 def test_a_ddl_event_closes_javas_craft_batch_as_it_closes_pythons(spark, tmp_path):

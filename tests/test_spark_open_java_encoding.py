@@ -11,7 +11,7 @@ import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
-from cdcwire.testing.jvm_tiers import messages_in_files, write_on_python_tier
+from cdcwire.testing.jvm_tiers import messages_in_files, write_on_python_tier, writes_on_both_tiers
 from cdcwire.workload import Workload
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
@@ -70,13 +70,8 @@ def test_an_open_protocol_write_encoded_in_java_gives_the_python_tiers_messages(
     events = _frame(spark, all_events()).drop("_cdc_seq")
     query = f"protocol=open-protocol&partition=index-value&partition-num=3{options}"
     assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
-    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
-    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
-    assert (jvm.events_in, jvm.events_encoded, jvm.messages, jvm.bytes) == (
-        python.events_in, python.events_encoded, python.messages, python.bytes
-    )
-    assert jvm.reconciles
+    python, java = writes_on_both_tiers(events, tmp_path, query)
+    assert java == python and java.reconciles
 
 
 @pytest.mark.parametrize("options", ["", "&enable-old-value=false", "&delete-only-output-handle-key-columns=true"])
@@ -109,10 +104,8 @@ def test_a_row_java_is_not_sure_of_goes_to_python_with_its_open_batch_until_a_re
         + [None]  # the resolved event empties the Python encoder's batch
         + [None] * 5  # Java again: rows 10-12 open a batch, the handle-key-only row sends it to Python with row 14
     )
-    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    python = write_on_python_tier(events, f"file://{tmp_path}/py?{query}")
-    assert messages_in_files(tmp_path / "jvm") == messages_in_files(tmp_path / "py")
-    assert (jvm.events_encoded, jvm.messages) == (python.events_encoded, python.messages)
+    python, java = writes_on_both_tiers(events, tmp_path, query)
+    assert java == python and java.reconciles
 
 
 def test_a_ddl_event_closes_javas_batch_as_it_closes_pythons(spark, tmp_path):

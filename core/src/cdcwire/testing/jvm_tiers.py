@@ -17,17 +17,19 @@ A refusal must be the same on both tiers (the Python decoder's, carried out of i
     assert (type(java_error), str(java_error), java_error.where) == (type(python_error), ...)
 
 ``sink_of_messages`` writes the messages of a test (values, or (key, value) pairs) as they are.
-A Java encoder is held to its Python encoder the same way, byte for byte::
+A Java encoder is held to its Python encoder the same way, byte for byte: the whole output
+(every partition file's keys and values, in order) and the write summaries' counts::
 
-    java = cs.write(events, f"file://{tmp}/jvm?{query}")
-    python = write_on_python_tier(events, f"file://{tmp}/py?{query}")
-    assert messages_in_files(tmp / "jvm") == messages_in_files(tmp / "py")
+    python, java = writes_on_both_tiers(events, tmp, query)
+    assert java == python and java.reconciles
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar, Union
+from typing import Callable, Optional, Sequence, TypeVar, Union
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -40,6 +42,7 @@ from ..spark.pipeline import WriteSummary
 from ..spark.reader.jvm_decoding import DECODING_SETTING, PENDING, java_pass
 from ..spark.writer.jvm_encoding import ENCODING_SETTING
 from ..transports.file.framing import read_frames
+from ..transports.file.paths import SUFFIX
 
 T = TypeVar("T")
 
@@ -129,12 +132,44 @@ def write_on_python_tier(events: DataFrame, uri: str) -> WriteSummary:
         spark.conf.unset(ENCODING_SETTING)
 
 
-def messages_in_files(directory: Union[str, Path]) -> dict[str, list[tuple]]:
+def messages_in_files(directory: Union[str, Path], wall_clock: Optional[bytes] = None) -> dict[str, list[tuple]]:
     """Each partition file's messages under a ``file://`` sink's ``directory``, (key, value) in
-    order, by the file's path below it: two writes' whole output, to compare byte for byte."""
+    order, by the file's path below it: two writes' whole output, to compare byte for byte.
+
+    ``wall_clock``: a regular expression over the values whose matches carry the time of encoding
+    (canal-json's ``"ts":\\d+``), their digits zeroed, since two writes never share a clock."""
+    def blanked(value):
+        if wall_clock is None or value is None:
+            return value
+        return re.sub(wall_clock, lambda m: re.sub(rb"\d", b"0", m.group()), value)
+
     root = Path(directory)
     out = {}
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(".")):
+    for path in sorted(p for p in root.glob(f"*/*{SUFFIX}") if not p.parent.name.startswith(".")):
         with open(path, "rb") as f:
-            out[str(path.relative_to(root))] = [(key, value) for _, key, value in read_frames(f, path.name)]
+            out[str(path.relative_to(root))] = [(key, blanked(value)) for _, key, value in read_frames(f, path.name)]
     return out
+
+
+@dataclass(frozen=True)
+class TierWrite:
+    """One tier's ``file://`` write: its whole output and its summary's counts; the two tiers'
+    are equal when the Java encoder gives the Python encoder's messages, byte for byte."""
+
+    messages: dict
+    counts: tuple  # events in, events encoded, messages, bytes
+    reconciles: bool
+
+
+def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: str,
+                         wall_clock: Optional[bytes] = None) -> tuple[TierWrite, TierWrite]:
+    """(the Python tier's write, the JVM tier's write) of ``events`` to ``file://`` sinks with
+    ``query`` under ``directory`` (in ``py`` and ``jvm``); ``wall_clock`` as in
+    :func:`messages_in_files`."""
+    def written(summary: WriteSummary, sub: str) -> TierWrite:
+        counts = (summary.events_in, summary.events_encoded, summary.messages, summary.bytes)
+        return TierWrite(messages_in_files(Path(directory) / sub, wall_clock), counts, summary.reconciles)
+
+    python = written(write_on_python_tier(events, f"file://{directory}/py?{query}"), "py")
+    java = written(cs.write(events, f"file://{directory}/jvm?{query}"), "jvm")
+    return python, java
