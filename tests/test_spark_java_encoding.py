@@ -307,3 +307,12 @@ def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path,
     assert "io/cdcwire/spark/MessageEncoding.class" in names  # the core's framework
     assert "io/cdcwire/canaljson/CanalJsonEncoder.class" in names  # canal-json's plugin, compiled with it
     assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")
+
+
+def test_the_library_session_bounds_arrow_batches_to_python_by_rows_alone(spark):
+    """Spark sizes a byte-bounded batch after every row it adds (a fifth of a Java-tier write, in
+    the nested image vectors); the session leaves the bound to ``maxRecordsPerBatch``."""
+    from cdcwire.spark.session import ARROW_NO_BYTE_BOUND
+
+    conf = spark._jsparkSession.sessionState().conf()
+    assert (conf.arrowMaxBytesPerBatch(), conf.arrowMaxRecordsPerBatch()) == (ARROW_NO_BYTE_BOUND, 4096)
