@@ -145,7 +145,9 @@ def messages_in_files(directory: Union[str, Path], wall_clock: Optional[bytes] =
 
     root = Path(directory)
     out = {}
-    for path in sorted(p for p in root.glob(f"*/*{SUFFIX}") if not p.parent.name.startswith(".")):
+    for path in sorted(root.rglob(f"*{SUFFIX}")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue  # cdcwire's own bookkeeping
         with open(path, "rb") as f:
             out[str(path.relative_to(root))] = [(key, blanked(value)) for _, key, value in read_frames(f, path.name)]
     return out
@@ -168,7 +170,11 @@ def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: 
     :func:`messages_in_files`."""
     def written(summary: WriteSummary, sub: str) -> TierWrite:
         counts = (summary.events_in, summary.events_encoded, summary.messages, summary.bytes)
-        return TierWrite(messages_in_files(Path(directory) / sub, wall_clock), counts, summary.reconciles)
+        messages = messages_in_files(Path(directory) / sub, wall_clock)
+        found = sum(len(m) for m in messages.values())
+        if found != summary.messages:  # the files read are not the write's: a comparison would say nothing
+            raise AssertionError(f"{found} messages in the files under {directory}/{sub}; the write made {summary.messages}")
+        return TierWrite(messages, counts, summary.reconciles)
 
     python = written(write_on_python_tier(events, f"file://{directory}/py?{query}"), "py")
     java = written(cs.write(events, f"file://{directory}/jvm?{query}"), "jvm")
