@@ -1,6 +1,5 @@
 package io.cdcwire.spark;
 
-import java.math.BigDecimal;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.Objects;
@@ -10,8 +9,6 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -33,24 +30,15 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
     private final String configText;
     private final StructType input;
     private final long clock;
-    private final int kind, commitTs, schema, table, tableId, columns, preColumns, keyOnly, half, counts, topic,
-            partition;
+    private final EventFields f;
+    private final int topic, partition;
 
     public BatchEncoding(String encoderClass, String configText, StructType input, long clock) {
         this.encoderClass = encoderClass;
         this.configText = configText;
         this.input = input;
         this.clock = clock;
-        kind = input.fieldIndex("kind");
-        commitTs = input.fieldIndex("commit_ts");
-        schema = input.fieldIndex("schema");
-        table = input.fieldIndex("table");
-        tableId = input.fieldIndex("table_id");
-        columns = input.fieldIndex("columns");
-        preColumns = input.fieldIndex("pre_columns");
-        keyOnly = input.fieldIndex("handle_key_only");
-        half = input.fieldIndex("_cdc_half");
-        counts = input.fieldIndex("_cdc_counts");
+        f = new EventFields(input);
         topic = input.fieldIndex("_cdc_topic");
         partition = input.fieldIndex("_cdc_partition");
     }
@@ -70,8 +58,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
     private final class Run implements Iterator<InternalRow> {
         private final Iterator<InternalRow> rows;
         private final BatchEncoder encoder;
-        private final DataType[] types;
-        private final DecimalType tsType;
+        private final DataType[] types = f.types;
         private final UnsafeProjection unsafe = UnsafeProjection.create(output(input, "v", "k", "e"));
         private final Object[] values;
         private final GenericInternalRow out;
@@ -85,13 +72,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         Run(Iterator<InternalRow> rows, BatchEncoder encoder) {
             this.rows = rows;
             this.encoder = encoder;
-            StructField[] fields = input.fields();
-            types = new DataType[fields.length];
-            for (int i = 0; i < fields.length; i++) {
-                types[i] = fields[i].dataType();
-            }
-            tsType = (DecimalType) types[commitTs];
-            values = new Object[fields.length + 3];
+            values = new Object[types.length + 3];
             out = new GenericInternalRow(values);
         }
 
@@ -116,11 +97,11 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         }
 
         private void take(InternalRow row) {
-            if (!row.isNullAt(counts)) {
+            if (!row.isNullAt(f.counts)) {
                 ready.add(emitted(row, null, null, null)); // the routing's count rows: not events
                 return;
             }
-            String t = row.isNullAt(topic) ? null : row.getUTF8String(topic).toString();
+            String t = EventFields.text(row, topic);
             int p = row.isNullAt(partition) ? -1 : row.getInt(partition);
             if (!started || !Objects.equals(t, topicNow) || p != partitionNow) {
                 if (started) {
@@ -132,7 +113,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
                 python = false;
                 encoder.start(t, p);
             }
-            String k = row.isNullAt(kind) ? null : row.getUTF8String(kind).toString();
+            String k = EventFields.text(row, f.kind);
             if (python) {
                 ready.add(emitted(row, null, null, null));
                 if (encoder.resumes(k)) {
@@ -143,19 +124,13 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             }
             boolean sure;
             boolean leaving = false;
-            if (row.isNullAt(commitTs) || k == null) {
+            if (row.isNullAt(f.commitTs) || k == null) {
                 sure = encoder.leave(k);
                 leaving = true;
             } else if (k.equals("resolved")) {
-                sure = encoder.watermark(ts(row), now());
+                sure = encoder.watermark(f.commitTs(row), now());
             } else if (k.equals("insert") || k.equals("update") || k.equals("delete")) {
-                sure = encoder.row(k, ts(row),
-                        row.isNullAt(schema) ? null : row.getUTF8String(schema).toString(),
-                        row.isNullAt(table) ? null : row.getUTF8String(table).toString(),
-                        row.isNullAt(tableId) ? null : row.getLong(tableId),
-                        ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns),
-                        row.isNullAt(keyOnly) ? null : row.getBoolean(keyOnly),
-                        row.isNullAt(half) ? 0 : row.getByte(half), now());
+                sure = f.offerRow(encoder, k, row, now());
             } else {
                 sure = encoder.leave(k);
                 leaving = true;
@@ -206,17 +181,13 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         private InternalRow emitted(InternalRow row, byte[] value, byte[] key, Integer events) {
             int n = types.length;
             for (int i = 0; i < n; i++) {
-                boolean dropped = events != null && (i == columns || i == preColumns);
+                boolean dropped = events != null && (i == f.columns || i == f.preColumns);
                 values[i] = dropped || row.isNullAt(i) ? null : row.get(i, types[i]);
             }
             values[n] = value;
             values[n + 1] = key;
             values[n + 2] = events;
             return unsafe.apply(out).copy();
-        }
-
-        private BigDecimal ts(InternalRow row) {
-            return row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal();
         }
     }
 
