@@ -5,13 +5,11 @@ row and watermark messages it is sure of, and the Python decoder reads every oth
 
 from __future__ import annotations
 
-import functools
 
 import json
 import random
 from pathlib import Path
 
-import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
@@ -20,8 +18,8 @@ from cdcwire.foundation.errors import DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import decoding_tier
 from cdcwire.testing.jvm_tiers import (
-    messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
-    sink_of_messages,
+    messages_read_otherwise, pending_of, read_on_both_tiers, refusals_on_both_tiers,
+    sink_of_messages, sink_of_events,
 )
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
@@ -31,16 +29,8 @@ from test_spark_java_encoding import every_kind_rows
 QUERY = "protocol=debezium&enable-tidb-extension=true&partition-num=2"
 
 
-@pytest.fixture
-def tier(spark):
-    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-    return functools.partial(on_tier, spark)
-
-
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, cdcwire.encode(uri, events))
-    return uri
+    return sink_of_events(tmp_path, events, query)
 
 
 def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = QUERY) -> str:
@@ -121,14 +111,14 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert left == [], f"Java read messages it must leave to Python: {left}"
 
 
-def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, *LEFT_TO_PYTHON.values(), FLOAT, BLOB, ENUM, BIT])
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 20
     assert java == python
 
 
-def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN, LEFT_TO_PYTHON["a float past the FLOAT range"]])
     refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
     errors = [(type(e), str(e), e.where) for e in refusals]
@@ -152,7 +142,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
     return out
 
 
-def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     values = mutated_messages(QUERY, 400, seed=11)
     uri = raw_sink(tmp_path, values)
     python, java = read_on_both_tiers(spark, uri, permissive=True)

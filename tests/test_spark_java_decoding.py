@@ -4,7 +4,6 @@ every other message in its place and words every error."""
 
 from __future__ import annotations
 
-import functools
 
 import json
 import random
@@ -19,7 +18,7 @@ from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import decoding_tier
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order,
-    sink_of_messages,
+    sink_of_messages, sink_of_events,
 )
 from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
@@ -29,16 +28,8 @@ from test_spark_java_encoding import every_kind_rows
 QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=3"
 
 
-@pytest.fixture
-def tier(spark):
-    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-    return functools.partial(on_tier, spark)
-
-
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, cdcwire.encode(uri, events))
-    return uri
+    return sink_of_events(tmp_path, events, query)
 
 
 def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
@@ -46,7 +37,7 @@ def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
     return sink_of_messages(tmp_path, values, query)
 
 
-def test_without_the_extension_both_tiers_read_the_commit_ts_from_es(spark, tier, tmp_path):
+def test_without_the_extension_both_tiers_read_the_commit_ts_from_es(spark, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(10), "protocol=canal-json&partition-num=2")
     python, java = read_on_both_tiers(spark, uri)
     assert java == python
@@ -126,7 +117,7 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert left == [], f"Java read messages it must leave to Python: {left}"
 
 
-def test_java_reads_text_beyond_the_basic_plane_as_python_does(spark, tier, tmp_path):
+def test_java_reads_text_beyond_the_basic_plane_as_python_does(spark, tmp_path):
     emoji = "\U0001F600"
     values = [
         _text(_row(data=[{"id": "1", "v": emoji}])),  # four UTF-8 bytes
@@ -139,7 +130,7 @@ def test_java_reads_text_beyond_the_basic_plane_as_python_does(spark, tier, tmp_
     assert [r.columns[1].value.string for r in java] == [emoji, emoji]
 
 
-def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [_text(_row()), *LEFT_TO_PYTHON.values(), _text(_row(type="DELETE"))])
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) >= 20
@@ -148,7 +139,7 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
 
 @pytest.mark.parametrize("name", ["not JSON", "a BOM", "an integer past 64 bits", "id past 2^64", "ts past 2^64",
                                   "sqlType past 2^64", "sqlType past 2^31"])
-def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path, name):
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path, name):
     uri = raw_sink(tmp_path, [_text(_row()), LEFT_TO_PYTHON[name]])
     refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
     errors = [(type(e), str(e), e.where, e.offset) for e in refusals]
@@ -162,12 +153,12 @@ def test_the_kit_names_the_tier_on_which_a_read_meant_to_fail_did_not(spark, tmp
     with pytest.raises(AssertionError, match="the read did not fail on the python tier"):
         refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
 
-def test_decode_of_a_frame_of_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_decode_of_a_frame_of_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     uri = sink_of(tmp_path, list(Workload(500, seed=5)))
     frame = cs.read(spark, uri, topics="*")  # any frame of messages: here, the sink's own
     messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
-    python = tier("python", lambda: rows_in_order(cs.decode(messages, uri)))
-    java = tier("auto", lambda: rows_in_order(cs.decode(messages, uri)))
+    python = on_tier(spark, "python", lambda: rows_in_order(cs.decode(messages, uri)))
+    java = on_tier(spark, "auto", lambda: rows_in_order(cs.decode(messages, uri)))
     assert java == python
     assert len(java) == frame.count()
 
@@ -181,9 +172,9 @@ def test_a_table_filter_and_content_compatible_are_decoded_in_python(spark):
     assert decoding_tier(avro, spark)[1] == "no Java decoder for protocol 'avro'"
 
 
-def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark, tier):
+def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark):
     with pytest.raises(CdcwireError, match="'auto' or 'python'"):
-        tier("java", lambda: decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark))
+        on_tier(spark, "java", lambda: decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark))
 
 
 def test_messages_output_gives_each_message_as_it_is(spark, tmp_path):
@@ -195,10 +186,10 @@ def test_messages_output_gives_each_message_as_it_is(spark, tmp_path):
     ]
 
 
-def test_the_read_schema_is_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_the_read_schema_is_the_same_on_both_tiers(spark, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(2))
-    python = tier("python", lambda: cs.read(spark, uri, topics="*").schema)
-    java = tier("auto", lambda: cs.read(spark, uri, topics="*").schema)
+    python = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").schema)
+    java = on_tier(spark, "auto", lambda: cs.read(spark, uri, topics="*").schema)
     assert java == python
 
 
@@ -215,14 +206,14 @@ AT_THE_EDGES = {
 }
 
 
-def test_numbers_at_the_edges_of_their_widths_read_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_numbers_at_the_edges_of_their_widths_read_the_same_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, list(AT_THE_EDGES.values()))
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert [r["_malformed"] for r in python] == [None] * len(AT_THE_EDGES)
     assert java == python
 
 
-def test_an_integer_past_the_reference_width_is_named_with_its_range_and_its_written_value(spark, tier, tmp_path):
+def test_an_integer_past_the_reference_width_is_named_with_its_range_and_its_written_value(spark, tmp_path):
     uri = raw_sink(tmp_path, [LEFT_TO_PYTHON["id past 2^64"], LEFT_TO_PYTHON["sqlType past 2^31"]])
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert java == python
@@ -258,7 +249,7 @@ def mutated_messages(uri: str, count: int, seed: int) -> list[bytes]:
 
 
 @pytest.mark.parametrize("query", [QUERY, "protocol=canal-json"])
-def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, query):
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path, query):
     values = mutated_messages(f"file:///tmp/t?{query}", 3000, seed=len(query))
     uri = raw_sink(tmp_path, values, query)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
@@ -271,7 +262,7 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path, que
 
 
 @pytest.mark.parametrize("column", ["topic", "partition", "offset"])
-def test_decode_of_a_message_without_its_place_fails_with_the_same_clear_error_on_both_tiers(spark, tier, column):
+def test_decode_of_a_message_without_its_place_fails_with_the_same_clear_error_on_both_tiers(spark, column):
     place = {"topic": "t", "partition": 0, "offset": 1}
     frame = spark.createDataFrame(
         [(_text(_row()), "t", 0, 0), (_text(_row()), *(None if c == column else v for c, v in place.items()))],

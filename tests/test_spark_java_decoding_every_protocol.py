@@ -8,7 +8,6 @@ own file, ``test_spark_<protocol>_java_decoding.py``."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from cdcwire import DDLEvent
 from cdcwire import spark as cs
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, PENDING, decoding_tier, java_pass
-from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers
+from cdcwire.testing.jvm_tiers import on_tier, pending_of, read_on_both_tiers, sink_of_events
 from cdcwire.workload import Workload
 
 from test_spark_java_encoding import every_kind_rows, trap_rows
@@ -61,12 +60,6 @@ OPTION_SETS = [pytest.param(query, id=query) for queries in QUERIES.values() for
 STATELESS = [p for p in PROTOCOLS if p != "simple"]
 
 
-def sink_of(tmp_path: Path, events, query: str) -> str:
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, cdcwire.encode(uri, events))
-    return uri
-
-
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_java_tier_decodes_where_the_session_has_the_jar(spark, protocol):
     sink = open_sink(f"file:///tmp/t?{QUERIES[protocol][0]}")
@@ -75,7 +68,7 @@ def test_the_java_tier_decodes_where_the_session_has_the_jar(spark, protocol):
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_the_python_setting_decodes_in_python_and_says_so(spark, tmp_path, caplog, protocol):
-    uri = sink_of(tmp_path, every_kind_rows(2), QUERIES[protocol][0])
+    uri = sink_of_events(tmp_path, every_kind_rows(2), QUERIES[protocol][0])
     with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
         rows = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").collect())
     assert len(rows) == 6
@@ -88,7 +81,7 @@ def test_the_python_setting_decodes_in_python_and_says_so(spark, tmp_path, caplo
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_a_workload_reads_back_the_same_on_both_tiers(spark, tmp_path, protocol):
-    uri = sink_of(tmp_path, list(Workload(400, seed=7)), QUERIES[protocol][0])
+    uri = sink_of_events(tmp_path, list(Workload(400, seed=7)), QUERIES[protocol][0])
     python, java = read_on_both_tiers(spark, uri)
     assert len(python) > 400
     assert java == python
@@ -96,7 +89,7 @@ def test_a_workload_reads_back_the_same_on_both_tiers(spark, tmp_path, protocol)
 
 @pytest.mark.parametrize("query", OPTION_SETS)
 def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tmp_path, query):
-    uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
+    uri = sink_of_events(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert len(python) > 100
     assert java == python
@@ -104,14 +97,14 @@ def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(
 
 @pytest.mark.parametrize("protocol", STATELESS)
 def test_java_reads_every_message_of_every_column_kind_itself(spark, tmp_path, protocol):
-    uri = sink_of(tmp_path, [*every_kind_rows(10), *trap_rows()], QUERIES[protocol][0])
+    uri = sink_of_events(tmp_path, [*every_kind_rows(10), *trap_rows()], QUERIES[protocol][0])
     pending = pending_of(spark, uri)
     assert len(pending) > 10 and not any(pending)
 
 
 @pytest.mark.parametrize("protocol", STATELESS)
 def test_java_reads_the_rows_and_resolved_events_and_leaves_exactly_the_ddl_messages_to_python(spark, tmp_path, protocol):
-    uri = sink_of(tmp_path, list(Workload(600, seed=3)), QUERIES[protocol][0])
+    uri = sink_of_events(tmp_path, list(Workload(600, seed=3)), QUERIES[protocol][0])
     messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
     counts = {(r[PENDING], r["kind"]): r["count"] for r in
               java_pass(messages, open_sink(uri), False).groupBy(PENDING, "kind").count().collect()}

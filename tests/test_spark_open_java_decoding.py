@@ -21,7 +21,7 @@ from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import decoding_tier, java_pass
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
-    sink_of_messages,
+    sink_of_messages, sink_of_events,
 )
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
@@ -33,9 +33,7 @@ LENGTH = struct.Struct(">Q")
 
 
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, cdcwire.encode(uri, events))
-    return uri
+    return sink_of_events(tmp_path, events, query)
 
 
 def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = QUERY) -> str:

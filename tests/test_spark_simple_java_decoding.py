@@ -5,7 +5,6 @@ by a BOOTSTRAP before them; rows before their schema held by the Python decoder,
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from pathlib import Path
@@ -19,7 +18,7 @@ from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.jvm_decoding import decoding_tier, java_pass
 from cdcwire.testing.jvm_tiers import (
-    on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order, sink_of_messages,
+    on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order, sink_of_messages, sink_of_events,
 )
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
@@ -29,16 +28,8 @@ from test_spark_java_encoding import every_kind_rows, trap_rows
 QUERY = "protocol=simple&partition-num=2"
 
 
-@pytest.fixture
-def tier(spark):
-    """Runs a read on the named tier (``python`` or ``auto``), then puts the setting back."""
-    return functools.partial(on_tier, spark)
-
-
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
-    uri = f"file://{tmp_path}/t?{query}"
-    cdcwire.write(uri, cdcwire.encode(uri, events))
-    return uri
+    return sink_of_events(tmp_path, events, query)
 
 
 def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
@@ -150,7 +141,7 @@ def test_java_leaves_each_message_it_is_not_sure_of_to_python(spark, tmp_path):
     assert left == [], f"Java read messages it must leave to Python: {left}"
 
 
-def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tier, tmp_path):
+def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spark, tmp_path):
     typed = [pair for name, pair in LEFT_TO_PYTHON.items() if name != "another schema version"]  # never typed
     uri = raw_sink(tmp_path, [*PLAIN, *(v for pair in typed for v in pair), *FLOAT, *BLOB])
     python, java = read_on_both_tiers(spark, uri, permissive=True)
@@ -158,7 +149,7 @@ def test_a_permissive_read_of_bad_messages_gives_the_same_rows_on_both_tiers(spa
     assert java == python
 
 
-def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spark, tier, tmp_path):
+def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spark, tmp_path):
     boot, row = PLAIN
     later = _edited(row, lambda d: d.update(commitTs=d["commitTs"] + 1))
     uri = raw_sink(tmp_path, [row, later, boot, row, later])
@@ -168,7 +159,7 @@ def test_rows_before_their_bootstrap_are_held_and_given_at_it_on_both_tiers(spar
     assert pending_of(spark, uri) == [True, True, True, False, False]
 
 
-def test_rows_whose_schema_never_comes_fail_the_read_alike_on_both_tiers(spark, tier, tmp_path):
+def test_rows_whose_schema_never_comes_fail_the_read_alike_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [PLAIN[0], INT[1].replace(b'"table":"t"', b'"table":"u"'), PLAIN[1]])
     refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
     errors = [(type(e), str(e)) for e in refusals]
@@ -176,7 +167,7 @@ def test_rows_whose_schema_never_comes_fail_the_read_alike_on_both_tiers(spark, 
     assert errors[1] == errors[0]
 
 
-def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tier, tmp_path):
+def test_a_refused_message_fails_the_read_with_the_same_error_on_both_tiers(spark, tmp_path):
     uri = raw_sink(tmp_path, [*PLAIN, *LEFT_TO_PYTHON["a float past the FLOAT range"]])
     refusals = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
     errors = [(type(e), str(e), e.where) for e in refusals]
@@ -201,7 +192,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[bytes]:
     return out
 
 
-def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
+def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
     """Spoiled rows name tables whose schema never comes, so the read ends refused: both tiers
     must refuse alike, naming the same count of rows held and the first of them, which only
     holds if Java left to Python exactly the rows the Python tier holds."""
@@ -210,7 +201,7 @@ def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
     outcomes = []
     for name_of_tier in ("python", "auto"):
         try:
-            outcomes.append(("rows", tier(name_of_tier, lambda: rows_in_order(cs.read(spark, uri, permissive=True)))))
+            outcomes.append(("rows", on_tier(spark, name_of_tier, lambda: rows_in_order(cs.read(spark, uri, permissive=True)))))
         except Exception as failed:  # noqa: BLE001 - the read's failure, carried from its task
             with pytest.raises(CdcwireError) as caught:
                 cs.raise_carried(failed)

@@ -16,7 +16,8 @@ A refusal must be the same on both tiers (the Python decoder's, carried out of i
     python_error, java_error = refusals_on_both_tiers(spark, lambda: cs.read(spark, uri).collect())
     assert (type(java_error), str(java_error), java_error.where) == (type(python_error), ...)
 
-``sink_of_messages`` writes the messages of a test (values, or (key, value) pairs) as they are.
+``sink_of_events`` writes a test's events as the Python codec encodes them, ``sink_of_messages``
+its messages (values, or (key, value) pairs) as they are.
 A Java encoder is held to its Python encoder the same way, byte for byte: the whole output
 (every partition file's keys and values, in order) and the write summaries' counts::
 
@@ -34,8 +35,9 @@ from typing import Callable, Optional, Sequence, TypeVar, Union
 from pyspark.sql import DataFrame, SparkSession
 
 from .. import spark as cs
-from ..api.functions import write
+from ..api.functions import encode, write
 from ..foundation.errors import CdcwireError
+from ..model.events import Event
 from ..model.message import Message
 from ..sinks.sink import open_sink
 from ..spark.pipeline import WriteSummary
@@ -110,6 +112,14 @@ def messages_read_otherwise(python: list, java: list) -> list[tuple]:
 
     p, j = by_place(python), by_place(java)
     return [place for place in sorted(p.keys() | j.keys()) if p.get(place) != j.get(place)]
+
+
+def sink_of_events(directory: Union[str, Path], events: Sequence[Event], query: str, topic: str = "t") -> str:
+    """A ``file://`` sink of these events as the Python codec encodes them (``query`` its sink
+    query), in ``topic`` under ``directory``. Its URI."""
+    uri = f"file://{directory}/{topic}?{query}"
+    write(uri, encode(uri, events))
+    return uri
 
 
 def sink_of_messages(directory: Union[str, Path], messages: Sequence[Union[bytes, tuple]], query: str,
