@@ -11,13 +11,13 @@ from pathlib import Path
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
 from cdcwire import spark as cs
-from cdcwire.foundation.errors import DecodeError
-from cdcwire.plugin_api import INTEGER_TYPES, STRING_TYPES
+from cdcwire.plugin_api import INTEGER_TYPES, STRING_TYPES, DecodeError
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, pending_of, read_on_both_tiers, refusals_on_both_tiers, sink_of_messages,
 )
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
+from cdcwire_eventlines.codec import EventLinesCodec
 
 QUERY = "protocol=eventlines"
 KEY = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
@@ -88,9 +88,7 @@ REFUSED = {
 
 
 def test_the_codec_declares_a_java_decoder_in_its_own_package():
-    from cdcwire.sinks.sink import open_sink
-
-    declared = open_sink(f"file:///tmp/t?{QUERY}").codec.jvm
+    declared = EventLinesCodec.jvm
     source = declared.sources.joinpath(*declared.decoder.split(".")).with_suffix(".java")
     assert source.read_text(encoding="utf-8").startswith("package io.example.eventlines;")
 
