@@ -11,7 +11,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "core" / "src" / "cdcwire"
-PLUGIN_SOURCES = sorted(p for p in (REPO / "plugins").glob("*/src") if p.is_dir())
+#: The built-in plugins' sources and the examples' (a third party's plugin, held to the same boundary).
+PLUGIN_SOURCES = sorted(p for pattern in ("plugins/*/src", "examples/*/src") for p in REPO.glob(pattern) if p.is_dir())
 PLUGIN_PACKAGES = {pkg.name for src in PLUGIN_SOURCES for pkg in src.iterdir() if pkg.is_dir() and pkg.name.startswith("cdcwire_")}
 
 

@@ -1,0 +1,1 @@
+"""eventlines: an example third-party cdcwire protocol with a JVM tier (see README.md)."""
