@@ -1,14 +1,15 @@
-"""Where a canal-json ``cs.write`` spends its time, stage by stage, next to Spark's own JSON writer,
-in one run on Spark local[2].
+"""Where a ``cs.write`` spends its time, stage by stage, next to Spark's own JSON writer, in one
+run on Spark local[2], for each protocol named (canal-json by default).
 
-    python benchmarks/spark_encoding_stages.py [--size 200000] [--master local[2]] [--driver-memory 4g]
+    python benchmarks/spark_encoding_stages.py [--size 200000] [--protocols canal-json,craft,...]
+        [--master local[2]] [--driver-memory 4g]
 
 Writers, each timed whole (the cs.write ones twice, in one order and back, after an untimed
 write of each): plain ``df.write.json``, the like-for-like
 ``df.repartition(6, "schema", "table").sortWithinPartitions("commit_ts").write.json``, then
-``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")``
-with the Python tier (``spark.cdcwire.encoding=python``) and with the Java tier
-(``MessageEncoding`` with canal-json's ``CanalJsonEncoder`` over the internal rows after the sort).
+``cs.write(df, "file://...?protocol=canal-json&enable-tidb-extension=true&partition-num=6")`` (each
+protocol's query in :data:`QUERIES`) with the Python tier (``spark.cdcwire.encoding=python``) and with
+the Java tier (the plugin's ``MessageEncoder`` or ``BatchEncoder`` over the internal rows after the sort).
 
 Then the internal-row encoder's stages, each run to Spark's ``noop`` sink so that only what
 comes before it is done: reading the input, + routing (the JVM tier's expressions), + shuffle
@@ -30,9 +31,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from spark_pipeline import QUIET, make_input  # noqa: E402
+from spark_pipeline import QUIET  # noqa: E402
 
-QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=6"
+#: The sink query of each protocol's writes: six partitions, as the like-for-like writer's.
+QUERIES = {
+    "canal-json": "protocol=canal-json&enable-tidb-extension=true&partition-num=6",
+    "craft": "protocol=craft&partition-num=6",
+    "open-protocol": "protocol=open-protocol&partition-num=6",
+    "simple": "protocol=simple&partition-num=6",
+    "debezium": "protocol=debezium&partition-num=6",
+}
 
 
 def timed(label: str, run) -> float:
@@ -47,16 +55,8 @@ def noop(df) -> None:
     df.write.format("noop").mode("overwrite").save()
 
 
-def measure(size: int, work: Path, master: str, memory: str) -> None:
-    import pyarrow as pa
-    from pyspark.sql import functions as F
-
-    from cdcwire import open_sink
+def measure(size: int, work: Path, master: str, memory: str, protocols: list[str]) -> None:
     from cdcwire import spark as cs
-    from cdcwire.spark.pipeline import _laid_out
-    from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, jvm_encoded_partitions
-    from cdcwire.spark.writer.jvm_routing import jvm_routed
-    from cdcwire.spark.writer.routing import plan_routes
 
     spark = cs.spark_session(master, shuffle_partitions=8, **{**QUIET, "spark.driver.memory": memory})
     events = cs.read_events(spark, str(work / f"events-{size}.parquet"))
@@ -64,10 +64,27 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
     timed("plain df.write.json", lambda: events.write.json(str(work / "plain")))
     timed("like-for-like json", lambda: events.repartition(6, "schema", "table")
           .sortWithinPartitions("commit_ts").write.json(str(work / "like")))
+    for protocol in protocols:
+        measure_protocol(spark, events, work, protocol)
+
+
+def measure_protocol(spark, events, work: Path, protocol: str) -> None:
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from cdcwire import open_sink
+    from cdcwire import spark as cs
+    from cdcwire.spark.pipeline import _laid_out
+    from cdcwire.spark.writer.jvm_encoding import (
+        ENCODING_SETTING, EVENTS_COLUMN, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions,
+    )
+    from cdcwire.spark.writer.jvm_routing import jvm_routed
+
+    query = QUERIES[protocol]
 
     def write(tier: str, name: str) -> None:
         spark.conf.set(ENCODING_SETTING, tier)
-        summary = cs.write(events, f"file://{work}/sink-{name}/events?{QUERY}")
+        summary = cs.write(events, f"file://{work}/sink-{name}/events?{query}")
         assert summary.reconciles, summary.report()
         shutil.rmtree(work / f"sink-{name}")
 
@@ -75,10 +92,15 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
     for setting, _ in tiers:  # untimed: the first write of each tier starts its workers and warms the JIT
         write(setting, setting)
     for setting, label in tiers + tiers[::-1]:  # there and back: a load that drifts evens out
-        timed(f"canal-json, {label}", lambda: write(setting, setting))
+        timed(f"{protocol}, {label}", lambda: write(setting, setting))
 
-    sink = open_sink(f"file://{work}/stages/events?{QUERY}")
-    spark.conf.set(ENCODING_SETTING, "python")
+    sink = open_sink(f"file://{work}/stages/events?{query}")
+    spark.conf.unset(ENCODING_SETTING)
+    tier, why = encoding_tier(sink, events, "jvm")
+    spark.conf.set(ENCODING_SETTING, "python")  # the stages below run the Java encoder by hand
+    if tier != "jvm":
+        print(json.dumps({"protocol": protocol, "stages": f"none: the Python tier encodes ({why})"}), flush=True)
+        return
 
     def laid_out():
         """The laid-out frame before encoding, new each time: the RDD of a frame's plan runs its
@@ -87,26 +109,28 @@ def measure(size: int, work: Path, master: str, memory: str) -> None:
 
     plan = _laid_out(events, sink, None)[1]
     seq = events.withColumn("_cdc_seq", F.monotonically_increasing_id())
-    timed("stage: reading the input", lambda: noop(events))
-    timed("stage: + routing", lambda: noop(jvm_routed(seq, sink, plan)))
-    timed("stage: + shuffle and sort", lambda: noop(laid_out()))
-    timed("stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid_out(), sink)))
+    timed(f"{protocol} stage: reading the input", lambda: noop(events))
+    timed(f"{protocol} stage: + routing", lambda: noop(jvm_routed(seq, sink, plan)))
+    timed(f"{protocol} stage: + shuffle and sort", lambda: noop(laid_out()))
+    timed(f"{protocol} stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid_out(), sink)))
 
     def dropped(batches):
         for batch in batches:
             pass
         yield pa.RecordBatch.from_pylist([{"n": 0}])
 
-    timed("stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid_out(), sink)
+    timed(f"{protocol} stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid_out(), sink)
           .mapInArrow(dropped, "n long").collect())
-    counted = jvm_encoded_partitions(laid_out(), sink).select(
-        F.count("*").alias("rows"), F.count(VALUE_COLUMN).alias("java")).first()
-    print(json.dumps({"rows": counted["rows"], "made_in_java": counted["java"]}), flush=True)
+    encoded = jvm_encoded_partitions(laid_out(), sink)
+    taken = EVENTS_COLUMN if EVENTS_COLUMN in encoded.columns else VALUE_COLUMN  # a batch encoder marks each row
+    counted = encoded.select(F.count("*").alias("rows"), F.count(taken).alias("java")).first()
+    print(json.dumps({"protocol": protocol, "rows": counted["rows"], "made_in_java": counted["java"]}), flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=200000)
+    ap.add_argument("--protocols", default="canal-json", help=f"comma-separated, of {', '.join(QUERIES)}")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="4g")
     args = ap.parse_args()
@@ -116,7 +140,7 @@ def main() -> None:
 
         subprocess.run([sys.executable, str(Path(__file__).parent / "spark_pipeline.py"), "--make-input",
                         str(args.size), "--work", str(work), "--master", args.master], check=True)
-        measure(args.size, work, args.master, args.driver_memory)
+        measure(args.size, work, args.master, args.driver_memory, args.protocols.split(","))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -6,20 +6,18 @@ exactly well-formed) in its place and words every error."""
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 import random
 import struct
 from pathlib import Path
 
-import pytest
 
 import cdcwire
 from cdcwire import ColumnFlag, ColumnType, DDLEvent, DDLType, Message, ResolvedEvent
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import DecodeError
 from cdcwire.sinks.sink import open_sink
-from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.spark.reader.jvm_decoding import java_pass
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
     sink_of_messages,
@@ -36,16 +34,9 @@ from cdcwire_craft.primitives import (
     uvarint_chunk,
 )
 
-from test_spark_java_encoding import every_kind_rows, trap_rows
+from test_spark_java_encoding import every_kind_rows
 
 QUERY = "protocol=craft&partition-num=2"
-#: Every option the plugin has (the Java tier reads under each).
-QUERIES = [
-    QUERY,
-    "protocol=craft&max-batch-size=1",
-    "protocol=craft&max-batch-size=64&partition-num=3",
-    "protocol=craft&delete-only-output-handle-key-columns=true&max-message-bytes=4096",
-]
 
 
 def sink_of(tmp_path: Path, events, query: str = QUERY) -> str:
@@ -67,57 +58,6 @@ def in_message_order(df) -> list:
 def first_pass(spark, uri: str):
     messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
     return java_pass(messages, open_sink(uri), True)
-
-
-def test_the_java_tier_decodes_craft_where_the_session_has_the_jar(spark):
-    assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark) == (
-        "jvm", "craft has a Java decoder for the sink's settings")
-
-
-def test_the_python_setting_decodes_in_python_and_says_so(spark, tmp_path, caplog):
-    uri = sink_of(tmp_path, every_kind_rows(2))
-    with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
-        rows = on_tier(spark, "python", lambda: cs.read(spark, uri, topics="*").collect())
-    assert len(rows) == 6
-    assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
-    said = [r.getMessage() for r in caplog.records if "tier decodes" in r.getMessage()]
-    assert said == [] or said == [f"cdcwire.spark: the Python tier decodes ({DECODING_SETTING}=python)"]
-    spark.conf.set(DECODING_SETTING, "python")
-    try:
-        assert decoding_tier(open_sink(uri), spark) == ("python", f"{DECODING_SETTING}=python")
-    finally:
-        spark.conf.unset(DECODING_SETTING)
-
-
-def test_a_workload_reads_back_the_same_on_both_tiers(spark, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = read_on_both_tiers(spark, uri)
-    assert len(python) > 400
-    assert java == python
-
-
-@pytest.mark.parametrize("query", QUERIES)
-def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tmp_path, query):
-    uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = read_on_both_tiers(spark, uri, permissive=True)
-    assert len(python) > 100
-    assert java == python
-
-
-def test_java_reads_a_row_of_every_column_kind_itself(spark, tmp_path):
-    uri = sink_of(tmp_path, [*every_kind_rows(10), *trap_rows()])
-    pending = pending_of(spark, uri)
-    assert len(pending) > 10 and not any(pending)
-
-
-def test_java_reads_the_rows_and_resolved_events_and_leaves_ddl_to_python(spark, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(600, seed=3)))
-    counts = {(r["_cdc_pending"], r["kind"]): r["count"] for r in
-              first_pass(spark, uri).groupBy("_cdc_pending", "kind").count().collect()}
-    assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "delete")]
-    assert counts[(False, "resolved")]
-    ddl = [e for e in Workload(600, seed=3) if isinstance(e, DDLEvent)]
-    assert ddl and counts[(True, None)] >= len(ddl)  # each DDL message (one per partition it goes to)
 
 
 def test_each_event_of_a_batch_is_a_row_in_its_messages_place(spark, tmp_path):
@@ -277,7 +217,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[bytes]:
 
 
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tmp_path):
-    values = mutated_messages("protocol=craft&max-batch-size=4", 800, seed=11)
+    values = mutated_messages("protocol=craft&max-batch-size=4", 400, seed=11)
     uri = raw_sink(tmp_path, values)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 200

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 
 import json
-import logging
 import random
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, RowChangedEvent
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import DecodeError
 from cdcwire.sinks.sink import open_sink
-from cdcwire.spark.reader.jvm_decoding import DECODING_SETTING, decoding_tier, java_pass
+from cdcwire.spark.reader.jvm_decoding import decoding_tier
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers,
     sink_of_messages,
@@ -27,16 +26,9 @@ from cdcwire.testing.jvm_tiers import (
 from cdcwire.testing.mutations import seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
-from test_spark_java_encoding import every_kind_rows, trap_rows
+from test_spark_java_encoding import every_kind_rows
 
 QUERY = "protocol=debezium&enable-tidb-extension=true&partition-num=2"
-#: Every option the plugin has that the Java tier reads under (compression is Python's only).
-QUERIES = [
-    QUERY,
-    "protocol=debezium&enable-tidb-extension=true&debezium-output-old-value=false&debezium-cluster-id=c-1",
-    "protocol=debezium&enable-tidb-extension=true&debezium-disable-schema=true",
-    "protocol=debezium",
-]
 
 
 @pytest.fixture
@@ -56,61 +48,9 @@ def raw_sink(tmp_path: Path, messages: list[tuple[bytes, bytes]], query: str = Q
     return sink_of_messages(tmp_path, messages, query)
 
 
-def test_the_java_tier_decodes_debezium_where_the_session_has_the_jar(spark):
-    assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark) == (
-        "jvm", "debezium has a Java decoder for the sink's settings")
-
-
 def test_compressed_messages_are_decoded_in_python_saying_why(spark):
     sink = open_sink(f"file:///tmp/t?{QUERY}&large-message-handle-compression=lz4")
     assert decoding_tier(sink, spark) == ("python", "debezium's large-message compression is decoded in Python only")
-
-
-def test_the_python_setting_decodes_in_python_and_says_so(spark, tier, tmp_path, caplog):
-    uri = sink_of(tmp_path, every_kind_rows(2))
-    with caplog.at_level(logging.INFO, logger="cdcwire.spark"):
-        rows = tier("python", lambda: cs.read(spark, uri, topics="*").collect())
-    assert len(rows) == 6
-    assert decoding_tier(open_sink(uri), spark)[0] == "jvm"  # the setting, not the sink, chose Python
-    said = [r.getMessage() for r in caplog.records if "tier decodes" in r.getMessage()]
-    assert said == [] or said == [f"cdcwire.spark: the Python tier decodes ({DECODING_SETTING}=python)"]
-    spark.conf.set(DECODING_SETTING, "python")
-    try:
-        assert decoding_tier(open_sink(uri), spark) == ("python", f"{DECODING_SETTING}=python")
-    finally:
-        spark.conf.unset(DECODING_SETTING)
-
-
-def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(400, seed=7)))
-    python, java = read_on_both_tiers(spark, uri)
-    assert len(python) > 400
-    assert java == python
-
-
-@pytest.mark.parametrize("query", QUERIES)
-def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path, query):
-    uri = sink_of(tmp_path, [*every_kind_rows(20), *trap_rows()], query)
-    python, java = read_on_both_tiers(spark, uri, permissive=True)
-    assert len(python) > 100
-    assert java == python
-
-
-def test_java_reads_a_row_of_every_column_kind_itself(spark, tmp_path):
-    uri = sink_of(tmp_path, [*every_kind_rows(10), *trap_rows()])
-    pending = pending_of(spark, uri)
-    assert len(pending) > 30 and not any(pending)
-
-
-def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_to_python(spark, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(600, seed=3)))
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
-    counts = {(r["_cdc_pending"], r["kind"]): r["count"] for r in
-              java_pass(messages, open_sink(uri), False).groupBy("_cdc_pending", "kind").count().collect()}
-    assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "delete")]
-    assert counts[(False, "resolved")]
-    ddl = [r for r in messages.collect() if b'"op"' not in bytes(r.value)]
-    assert ddl and sum(n for (pending, _), n in counts.items() if pending) == len(ddl)
 
 
 KEY = Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY, 1, "int(11)")
@@ -213,7 +153,7 @@ def mutated_messages(query: str, count: int, seed: int) -> list[tuple[bytes, byt
 
 
 def test_mutated_messages_read_the_same_on_both_tiers(spark, tier, tmp_path):
-    values = mutated_messages(QUERY, 600, seed=11)
+    values = mutated_messages(QUERY, 400, seed=11)
     uri = raw_sink(tmp_path, values)
     python, java = read_on_both_tiers(spark, uri, permissive=True)
     assert sum(r["_malformed"] is not None for r in python) > 150

@@ -16,7 +16,7 @@ import cdcwire
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError, DecodeError
 from cdcwire.sinks.sink import open_sink
-from cdcwire.spark.reader.jvm_decoding import decoding_tier, java_pass
+from cdcwire.spark.reader.jvm_decoding import decoding_tier
 from cdcwire.testing.jvm_tiers import (
     messages_read_otherwise, on_tier, pending_of, read_on_both_tiers, refusals_on_both_tiers, rows_in_order,
     sink_of_messages,
@@ -24,7 +24,7 @@ from cdcwire.testing.jvm_tiers import (
 from cdcwire.testing.mutations import NUMBER_EDGE_TOKENS, seeded_json_token_mutated, seeded_mutated
 from cdcwire.workload import Workload
 
-from test_spark_java_encoding import every_kind_rows, trap_rows
+from test_spark_java_encoding import every_kind_rows
 
 QUERY = "protocol=canal-json&enable-tidb-extension=true&partition-num=3"
 
@@ -46,41 +46,11 @@ def raw_sink(tmp_path: Path, values: list[bytes], query: str = QUERY) -> str:
     return sink_of_messages(tmp_path, values, query)
 
 
-def test_the_java_tier_decodes_canal_json_where_the_session_has_the_jar(spark):
-    assert decoding_tier(open_sink(f"file:///tmp/t?{QUERY}"), spark)[0] == "jvm"
-
-
-def test_a_workload_reads_back_the_same_on_both_tiers(spark, tier, tmp_path):
-    uri = sink_of(tmp_path, list(Workload(1000, seed=7)))
-    python, java = read_on_both_tiers(spark, uri)
-    assert len(python) > 1000
-    assert java == python
-
-
-def test_every_column_kind_and_the_value_traps_read_back_the_same_on_both_tiers(spark, tier, tmp_path):
-    uri = sink_of(tmp_path, [*every_kind_rows(), *trap_rows()])
-    python, java = read_on_both_tiers(spark, uri)
-    assert java == python
-
-
 def test_without_the_extension_both_tiers_read_the_commit_ts_from_es(spark, tier, tmp_path):
     uri = sink_of(tmp_path, every_kind_rows(10), "protocol=canal-json&partition-num=2")
     python, java = read_on_both_tiers(spark, uri)
     assert java == python
     assert {r.commit_ts % (1 << 18) for r in java} == {0}
-
-
-def test_java_reads_the_rows_and_watermarks_and_leaves_ddl_to_python(spark, tmp_path):
-    events = list(Workload(2000, seed=3))
-    uri = sink_of(tmp_path, events)
-    messages = spark.read.format("cdcwire").option("source-uri", uri).option("topics", "*").option("output", "messages").load()
-    counts = {(r["_cdc_pending"], r["kind"]): r["count"] for r in
-              java_pass(messages, open_sink(uri), False).groupBy("_cdc_pending", "kind").count().collect()}
-    assert counts[(False, "insert")] and counts[(False, "update")] and counts[(False, "resolved")]
-    ddl_messages = [json.loads(bytes(r.value)) for r in messages.collect() if b'"isDdl":true' in bytes(r.value)]
-    assert ddl_messages and all(doc["isDdl"] is True for doc in ddl_messages)
-    assert sum(n for (pending, kind), n in counts.items() if pending) == len(ddl_messages)
-    assert all(kind is None for pending, kind in counts if pending)
 
 
 def _row(**changes) -> dict:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import struct
 from pathlib import Path
 
@@ -22,9 +21,11 @@ from cdcwire.foundation.errors import CdcwireError
 from cdcwire.spark.jvm import jar
 from cdcwire.spark.rows.arrow_events import batch_problems, events_to_batch
 from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions
+from cdcwire.spark.writer.jvm_encoding import (
+    ENCODING_SETTING, EVENTS_COLUMN, VALUE_COLUMN, encoding_tier, jvm_encoded_partitions,
+)
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN, COUNTS_TYPE
-from cdcwire.transports.file.framing import read_frames
+from cdcwire.testing.jvm_tiers import writes_on_both_tiers
 from cdcwire.workload import Workload, value_maker
 
 CLOCK = 1_700_000_000_000
@@ -89,6 +90,25 @@ def trap_rows() -> list[RowChangedEvent]:
 def _frame(spark, events: list):
     batch = events_to_batch(events, {"_cdc_seq": pa.array(range(len(events)), pa.int64())})
     return spark.createDataFrame(pa.Table.from_batches([batch])).repartition(2)
+
+
+def laid_out_and_java_encoded(spark, sink, events):
+    """The routed, shuffled and sorted frame of a write (routed in the JVM) and the same frame
+    after the Java encoding pass."""
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        laid, plan = _laid_out(events, sink, None)
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+    assert plan.tier == "jvm"
+    return laid, jvm_encoded_partitions(laid, sink)
+
+
+def placed_after_java_encoding(spark, sink, events) -> list:
+    """The laid-out rows' (topic, partition, kind, message event count, images) after the Java
+    encoding pass of a batch encoder (open-protocol's, craft's): where each message was placed."""
+    rows = laid_out_and_java_encoded(spark, sink, events)[1].where(F.col("_cdc_seq") >= 0)  # not the routing's count rows
+    return rows.select("_cdc_topic", "_cdc_partition", "kind", EVENTS_COLUMN, "columns").collect()
 
 
 def _java_values(spark, sink, frame) -> list:
@@ -177,17 +197,6 @@ def test_every_row_the_python_record_checks_refuse_is_left_to_python(spark, tmp_
     assert _java_values(spark, sink, _frame(spark, [good]))[0] is not None
 
 
-def _messages(directory: Path) -> dict[str, list[bytes]]:
-    """Each file's message values, ``ts`` (the wall clock) blanked."""
-    out = {}
-    for path in sorted(p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")):
-        with open(path, "rb") as f:
-            out[str(path.relative_to(directory))] = [
-                re.sub(rb'"ts":\d+', b'"ts":0', value or b"") for _, _, value in read_frames(f, path.name)
-            ]
-    return out
-
-
 @pytest.mark.parametrize("extension", ["true", "false"])
 def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, extension):
     """Key-changing updates split, DDL events (left to Python) and resolved events among the rows."""
@@ -197,17 +206,8 @@ def test_a_canal_json_write_encoded_in_java_gives_the_python_tiers_messages(spar
                     + edge_events(with_nan=False)).drop("_cdc_seq")
     query = f"protocol=canal-json&enable-tidb-extension={extension}&partition=index-value&partition-num=3"
     assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
-    jvm = cs.write(events, f"file://{tmp_path}/jvm?{query}")
-    spark.conf.set(ENCODING_SETTING, "python")
-    try:
-        python = cs.write(events, f"file://{tmp_path}/py?{query}")
-    finally:
-        spark.conf.unset(ENCODING_SETTING)
-    assert _messages(tmp_path / "jvm") == _messages(tmp_path / "py")
-    assert (jvm.events_in, jvm.events_encoded, jvm.messages, jvm.bytes) == (
-        python.events_in, python.events_encoded, python.messages, python.bytes
-    )
-    assert jvm.reconciles
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=rb'"ts":\d+')
+    assert java == python and java.reconciles
 
 
 def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_events_their_images(spark, tmp_path):
@@ -221,13 +221,8 @@ def test_the_java_tier_encodes_the_sorted_copies_in_place_and_leaves_ddl_events_
     query = "protocol=canal-json&enable-tidb-extension=true&partition=index-value&partition-num=3"
     sink = cdcwire.open_sink(f"file://{tmp_path}/o?{query}")
     place = ("_cdc_topic", "_cdc_partition", "_cdc_seq", "_cdc_sub")
-    spark.conf.set(ENCODING_SETTING, "python")
-    try:
-        laid, plan = _laid_out(events, sink, None)  # routed in the JVM, shuffled and sorted
-    finally:
-        spark.conf.unset(ENCODING_SETTING)
-    assert plan.tier == "jvm"
-    rows = jvm_encoded_partitions(laid, sink).select(
+    laid, encoded = laid_out_and_java_encoded(spark, sink, events)
+    rows = encoded.select(
         *place, "kind", F.spark_partition_id().alias("p"), F.col(VALUE_COLUMN).isNotNull().alias("made"),
         (F.col("columns").isNull() & F.col("pre_columns").isNull()).alias("no_images"),
     ).collect()
@@ -259,7 +254,7 @@ def test_a_malformed_row_fails_a_java_tier_write_as_it_fails_the_python_tier(spa
 @pytest.mark.parametrize(
     "query, dead_letter, why",
     [
-        ("protocol=open-protocol", None, "no Java encoder for protocol 'open-protocol'"),
+        ("protocol=simple", None, "no Java encoder for protocol 'simple'"),
         ("protocol=canal-json&only-output-updated-columns=true", None, "only-output-updated-columns"),
         ("protocol=canal-json&enable-tidb-extension=true&large-message-handle-option=handle-key-only", None,
          "large-message handling"),
@@ -312,3 +307,12 @@ def test_the_jar_is_built_from_the_shipped_sources_once_and_then_found(tmp_path,
     assert "io/cdcwire/spark/MessageEncoding.class" in names  # the core's framework
     assert "io/cdcwire/canaljson/CanalJsonEncoder.class" in names  # canal-json's plugin, compiled with it
     assert jar.jar_and_reason.__wrapped__() == (path, f"the Java tier's jar is {path}")
+
+
+def test_the_library_session_bounds_arrow_batches_to_python_by_rows_alone(spark):
+    """Spark sizes a byte-bounded batch after every row it adds (a fifth of a Java-tier write, in
+    the nested image vectors); the session leaves the bound to ``maxRecordsPerBatch``."""
+    from cdcwire.spark.session import ARROW_NO_BYTE_BOUND
+
+    conf = spark._jsparkSession.sessionState().conf()
+    assert (conf.arrowMaxBytesPerBatch(), conf.arrowMaxRecordsPerBatch()) == (ARROW_NO_BYTE_BOUND, 4096)

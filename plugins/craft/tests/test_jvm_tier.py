@@ -1,6 +1,6 @@
-"""craft's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.12): a Java
-decoder in a package of its own, using only the framework's public classes, configured with a
-reading table probed from the installed Python decoder."""
+"""craft's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.12 and 1.13): a
+Java decoder and batch encoder in a package of their own, using only the framework's public
+classes, configured with tables probed from the installed Python decoder and encoder."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from cdcwire_craft.jvm_reading import FLAG_MASK, decoder_config, reading_table
 def test_the_codec_declares_a_java_decoder_its_own_sources_define():
     jvm = CraftCodec.jvm
     assert isinstance(jvm, JvmCodec)
-    assert jvm.encoder is None  # messages are encoded in Python
+    assert jvm.encoder is None  # not one message a row: a BatchEncoder packs several
     source = jvm.sources.joinpath(*jvm.decoder.split(".")).with_suffix(".java")
     assert "public final class CraftDecoder implements MessageDecoder" in source.read_text(encoding="utf-8")
 
@@ -34,8 +34,32 @@ def test_its_sources_are_among_those_the_core_compiles():
     assert CraftCodec.jvm.sources in source_roots()
 
 
-def test_the_plugin_declares_the_api_of_batched_java_decoding():
-    assert plugin.cdcwire_plugin_api == "1.12"  # MessageDecoder.readAll: a message packs a batch
+def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
+    jvm = CraftCodec.jvm
+    source = jvm.sources.joinpath(*jvm.batch_encoder.split(".")).with_suffix(".java")
+    assert "public final class CraftBatchEncoder implements BatchEncoder" in source.read_text(encoding="utf-8")
+
+
+def test_the_plugin_declares_the_api_of_batch_encoders():
+    assert plugin.cdcwire_plugin_api == "1.13"  # BatchEncoder (1.12: MessageDecoder.readAll)
+
+
+def test_the_kind_table_gives_each_type_and_flags_the_python_encoders_value_kind():
+    from cdcwire_craft.jvm_writing import kind_table
+
+    table = kind_table()
+    binary, unsigned = int(ColumnFlag.BINARY), int(ColumnFlag.UNSIGNED)
+    for t in ColumnType:
+        for flags in range(1 << 12):  # any other flag bit leaves the kind as it is
+            index = (1 if flags & binary else 0) + (2 if flags & unsigned else 0)
+            assert table[t.name]["kinds"][index] == value_kind(int(t), flags).name, (t, flags)
+
+
+def test_every_setting_is_encoded_by_the_java_tier():
+    jvm = CraftCodec.jvm
+    for query in ("protocol=craft", "protocol=craft&max-batch-size=1",
+                  "protocol=craft&delete-only-output-handle-key-columns=true&max-message-bytes=4096"):
+        assert jvm.encoder_refusal(open_sink(f"file:///tmp/t?{query}").config) is None
 
 
 def test_every_setting_is_served_by_the_java_tier():

@@ -41,7 +41,13 @@ hands both names on to plugins with the rest of the API.
 #: 1.12: ``MessageDecoder.readAll(key, value)``, the events of a message that packs a batch
 #: (open-protocol's, craft's), each its own row in the message's place, and JsonBytes' checks of a range
 #: of a message's bytes (a length-prefixed document). No Python name is new.
-PLUGIN_API_VERSION = "1.12"
+#: 1.13: ``JvmCodec.batch_encoder``, a Java ``BatchEncoder`` for a format that packs several events
+#: into one message (open-protocol's, craft's): the core's BatchEncoding feeds it a topic-partition's
+#: events in order and places each message it closes on its last event's row; a batch it is not sure
+#: of goes to the Python encoder whole. ColumnEntry's fields public (what an encoder reads of an
+#: image, fieldsSet among them), and the framework's SureJson (a JSON document read only where orjson
+#: reads it alike) and ConfigText (a configuration text's parts). No other Python name is new.
+PLUGIN_API_VERSION = "1.13"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

@@ -25,7 +25,9 @@ class JvmCodec:
 
     ``sources``: the directory of the plugin's ``.java`` files (shipped in its package).
     ``decoder`` / ``encoder``: the fully qualified names of its ``MessageDecoder`` /
-    ``MessageEncoder`` classes (None: no JVM tier that way). ``decoder_config`` /
+    ``MessageEncoder`` classes (None: no JVM tier that way). ``batch_encoder`` (1.13): instead of
+    ``encoder``, the name of a ``BatchEncoder`` class, for a format that packs several events into
+    one message (the core places each message on its last event's row). ``decoder_config`` /
     ``encoder_config``: the JSON-able dict its class is made with, for a sink's configuration
     (the core adds the record checks' tables at its root). ``decoder_refusal`` /
     ``encoder_refusal``: why the JVM tier cannot serve a configuration (one line), or None.
@@ -34,6 +36,7 @@ class JvmCodec:
     sources: Path
     decoder: Optional[str] = None
     encoder: Optional[str] = None
+    batch_encoder: Optional[str] = None
     decoder_config: Callable[[SinkConfig], dict[str, Any]] = lambda config: {}
     encoder_config: Callable[[SinkConfig], dict[str, Any]] = lambda config: {}
     decoder_refusal: Callable[[SinkConfig], Optional[str]] = lambda config: None

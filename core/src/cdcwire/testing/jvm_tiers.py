@@ -17,12 +17,19 @@ A refusal must be the same on both tiers (the Python decoder's, carried out of i
     assert (type(java_error), str(java_error), java_error.where) == (type(python_error), ...)
 
 ``sink_of_messages`` writes the messages of a test (values, or (key, value) pairs) as they are.
+A Java encoder is held to its Python encoder the same way, byte for byte: the whole output
+(every partition file's keys and values, in order) and the write summaries' counts::
+
+    python, java = writes_on_both_tiers(events, tmp, query)
+    assert java == python and java.reconciles
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar, Union
+from typing import Callable, Optional, Sequence, TypeVar, Union
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -31,7 +38,11 @@ from ..api.functions import write
 from ..foundation.errors import CdcwireError
 from ..model.message import Message
 from ..sinks.sink import open_sink
+from ..spark.pipeline import WriteSummary
 from ..spark.reader.jvm_decoding import DECODING_SETTING, PENDING, java_pass
+from ..spark.writer.jvm_encoding import ENCODING_SETTING
+from ..transports.file.framing import read_frames
+from ..transports.file.paths import SUFFIX
 
 T = TypeVar("T")
 
@@ -108,3 +119,63 @@ def sink_of_messages(directory: Union[str, Path], messages: Sequence[Union[bytes
     uri = f"file://{directory}/{topic}?{query}"
     write(uri, [Message(topic, 0, *(m if isinstance(m, tuple) else (None, m))) for m in messages])
     return uri
+
+
+def write_on_python_tier(events: DataFrame, uri: str) -> WriteSummary:
+    """``cs.write(events, uri)`` with the session's encoding on the Python tier (the reference),
+    the setting put back after."""
+    spark = events.sparkSession
+    spark.conf.set(ENCODING_SETTING, "python")
+    try:
+        return cs.write(events, uri)
+    finally:
+        spark.conf.unset(ENCODING_SETTING)
+
+
+def messages_in_files(directory: Union[str, Path], wall_clock: Optional[bytes] = None) -> dict[str, list[tuple]]:
+    """Each partition file's messages under a ``file://`` sink's ``directory``, (key, value) in
+    order, by the file's path below it: two writes' whole output, to compare byte for byte.
+
+    ``wall_clock``: a regular expression over the values whose matches carry the time of encoding
+    (canal-json's ``"ts":\\d+``), their digits zeroed, since two writes never share a clock."""
+    def blanked(value):
+        if wall_clock is None or value is None:
+            return value
+        return re.sub(wall_clock, lambda m: re.sub(rb"\d", b"0", m.group()), value)
+
+    root = Path(directory)
+    out = {}
+    for path in sorted(root.rglob(f"*{SUFFIX}")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue  # cdcwire's own bookkeeping
+        with open(path, "rb") as f:
+            out[str(path.relative_to(root))] = [(key, blanked(value)) for _, key, value in read_frames(f, path.name)]
+    return out
+
+
+@dataclass(frozen=True)
+class TierWrite:
+    """One tier's ``file://`` write: its whole output and its summary's counts; the two tiers'
+    are equal when the Java encoder gives the Python encoder's messages, byte for byte."""
+
+    messages: dict
+    counts: tuple  # events in, events encoded, messages, bytes
+    reconciles: bool
+
+
+def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: str,
+                         wall_clock: Optional[bytes] = None) -> tuple[TierWrite, TierWrite]:
+    """(the Python tier's write, the JVM tier's write) of ``events`` to ``file://`` sinks with
+    ``query`` under ``directory`` (in ``py`` and ``jvm``); ``wall_clock`` as in
+    :func:`messages_in_files`."""
+    def written(summary: WriteSummary, sub: str) -> TierWrite:
+        counts = (summary.events_in, summary.events_encoded, summary.messages, summary.bytes)
+        messages = messages_in_files(Path(directory) / sub, wall_clock)
+        found = sum(len(m) for m in messages.values())
+        if found != summary.messages:  # the files read are not the write's: a comparison would say nothing
+            raise AssertionError(f"{found} messages in the files under {directory}/{sub}; the write made {summary.messages}")
+        return TierWrite(messages, counts, summary.reconciles)
+
+    python = written(write_on_python_tier(events, f"file://{directory}/py?{query}"), "py")
+    java = written(cs.write(events, f"file://{directory}/jvm?{query}"), "jvm")
+    return python, java

@@ -34,7 +34,7 @@ class CraftCodec(Codec):
     """
 
     name = "craft"
-    jvm = JVM  # its Java decoder (plugin API 1.12)
+    jvm = JVM  # its Java decoder (plugin API 1.12) and batch encoder (1.13)
     parameters = (MAX_BATCH_SIZE, DELETE_ONLY_OUTPUT_HANDLE_KEY_COLUMNS)
 
     def policy(self, config: SinkConfig) -> EventPolicy:

@@ -1,6 +1,6 @@
-"""craft's JVM tier (plugin API 1.12): its Java decoder (``jvm/``, package ``io.cdcwire.craft``,
-compiled by the core with its JVM framework, whose public classes it uses) and the glue that
-configures it (:mod:`.jvm_reading`). Messages are encoded in Python."""
+"""craft's JVM tier (plugin API 1.13): its Java decoder and batch encoder (``jvm/``, package
+``io.cdcwire.craft``, compiled by the core with its JVM framework, whose public classes they use)
+and the glue that configures them (:mod:`.jvm_reading`, :mod:`.jvm_writing`)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from pathlib import Path
 
 from cdcwire.plugin_api import JvmCodec
 
-from . import jvm_reading
+from . import jvm_reading, jvm_writing
 
 JVM = JvmCodec(
     sources=Path(__file__).parent / "jvm",
     decoder="io.cdcwire.craft.CraftDecoder",
+    batch_encoder="io.cdcwire.craft.CraftBatchEncoder",
     decoder_config=jvm_reading.decoder_config,
+    encoder_config=jvm_writing.encoder_config,
+    encoder_refusal=jvm_writing.refusal,
 )

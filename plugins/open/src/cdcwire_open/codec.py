@@ -18,7 +18,7 @@ class OpenProtocolCodec(Codec):
     resolved events to every partition of every topic."""
 
     name = "open-protocol"
-    jvm = JVM  # its Java decoder (plugin API 1.12)
+    jvm = JVM  # its Java decoder (plugin API 1.12) and batch encoder (1.13)
     aliases = ("default",)
     parameters = PARAMETERS
 

@@ -25,10 +25,16 @@ from typing import Optional
 
 #: The Java tier's encoding over Spark's internal rows, by a plugin's MessageEncoder (``MessageEncoding.java``).
 MESSAGE_ENCODING = "io.cdcwire.spark.MessageEncoding"
+#: The Java tier's encoding for formats that pack a batch, by a plugin's BatchEncoder (``BatchEncoding.java``).
+BATCH_ENCODING = "io.cdcwire.spark.BatchEncoding"
 #: The Java tier's decoding over Spark's internal rows, by a plugin's MessageDecoder (``MessageDecoding.java``).
 MESSAGE_DECODING = "io.cdcwire.spark.MessageDecoding"
 #: The last pass of a JVM-tier read: each message's events in its place (``DecodedInPlace.java``).
 DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
+#: A JVM-tier read whose Python pass runs only in a task that meets a pending message (``PythonWhenPending.java``).
+PYTHON_WHEN_PENDING = "io.cdcwire.spark.PythonWhenPending"
+#: The ``file://`` message source in the JVM: partition files' records as message rows (``FramedFiles.java``).
+FRAMED_FILES = "io.cdcwire.spark.FramedFiles"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
 ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"

@@ -32,9 +32,14 @@ def decoder_refusal(sink: Sink) -> Optional[str]:
 def encoder_refusal(sink: Sink) -> Optional[str]:
     """Why no Java encoder makes the sink's messages, or None when the plugin's does."""
     jvm = declared(sink)
-    if jvm is None or jvm.encoder is None:
+    if jvm is None or encoder_class(jvm) is None:
         return f"no Java encoder for protocol {sink.codec.name!r}"
     return jvm.encoder_refusal(sink.config)
+
+
+def encoder_class(jvm: JvmCodec) -> Optional[str]:
+    """The Java encoder class a JVM tier declares: its ``MessageEncoder``, else its ``BatchEncoder``."""
+    return jvm.encoder or jvm.batch_encoder
 
 
 def decoder_config(sink: Sink, checks: dict) -> str:

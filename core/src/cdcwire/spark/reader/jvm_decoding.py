@@ -34,14 +34,14 @@ import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import ArrayType, BinaryType, BooleanType, StructField, StructType
+from pyspark.sql.types import ArrayType, BinaryType, BooleanType, LongType, StructField, StructType
 
 from ...foundation.errors import CdcwireError
 from ...api.codec_calls import decoder_for
 from ...model.message import Message
 from ...sinks.sink import Sink, open_sink
 from ...uris.sink_uri import SinkConfig
-from ..jvm.jar import DECODED_IN_PLACE, MESSAGE_DECODING, jar_lacking, java_class
+from ..jvm.jar import DECODED_IN_PLACE, MESSAGE_DECODING, PYTHON_WHEN_PENDING, jar_lacking, java_class
 from ..jvm.plugged import decoder_config, declared
 from ..jvm.plugged import decoder_refusal as java_refusal
 from ..rows.schema import (
@@ -53,6 +53,7 @@ from ..rows.schema import (
 from ..rows.record_checks import java_check_tables
 from ..runtime.job_errors import carried_to_driver
 from ..runtime.tiers import say_once, tier_setting
+from .file_source import REST_END, rest_ends, rest_of_range
 from .message_decoding import check_placed
 from .range_decoding import decode_messages, event_batches, finished
 
@@ -88,21 +89,32 @@ def _choice(sink: Sink, spark: SparkSession, setting: str, tables: str) -> tuple
     return "jvm", f"{sink.codec.name} has a Java decoder for the sink's settings"
 
 
-def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
+def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool, rereadable: bool = False) -> DataFrame:
     """The events of ``messages`` (key, value, topic, partition, offset), as the Python tier
     decodes them: the read schema (``_malformed`` too when ``permissive``), one message after
-    another in the frame's order."""
+    another in the frame's order.
+
+    ``rereadable``: ``messages`` gives the same rows each time a partition is computed (the JVM's
+    ``file://`` source), so a task runs the Python pass only once it meets a pending message
+    (``io.cdcwire.spark.PythonWhenPending``): a read Java decodes whole starts no Python worker.
+    A frame of the user's is read once (it may not give the same rows twice)."""
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     if sink.codec.stateful_decoding:
         python = F.arrow_udf(_stateful_python_pass(sink.config, permissive), ArrayType(read_schema))
     else:
         python = F.arrow_udf(_python_pass(sink.config, permissive), ArrayType(read_schema))
-    both = java_pass(messages, sink, permissive).select("*", python(
-        F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE)
+    first = java_pass(messages, sink, permissive)
+    both = first.select("*", python(
+        F.col(PENDING), F.col("topic"), F.col("partition"), F.col("offset"), F.col(KEY), F.col(VALUE), F.col(REST_END)
     ).alias(PYTHON_ROWS))
     jdf = both._jdf
     jread = spark._jsparkSession.parseDataType(read_schema.json())
+    if rereadable:
+        jfirst = first._jdf
+        rows = java_class(spark, PYTHON_WHEN_PENDING)(
+            jfirst.queryExecution().toRdd(), jdf.queryExecution().toRdd(), jfirst.schema(), jdf.schema(), jread)
+        return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jread, False), spark)
     in_place = java_class(spark, DECODED_IN_PLACE)(jdf.schema(), jread)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(in_place).rdd()
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, jread, False), spark)
@@ -111,7 +123,8 @@ def jvm_decoded(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
 def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
     """The first pass alone: a row per event Java read (the read schema's columns set; several
     for a message that packs a batch), else one per message with :data:`PENDING` true and its
-    :data:`KEY` and :data:`VALUE`."""
+    :data:`KEY` and :data:`VALUE`; a rest row of the JVM's ``file://`` source
+    (:mod:`.file_source`) comes out pending with its :data:`~.file_source.REST_END`."""
     spark = messages.sparkSession
     read_schema = PERMISSIVE_READ_EVENT_SCHEMA if permissive else READ_EVENT_SCHEMA
     passes = StructType([
@@ -119,6 +132,7 @@ def java_pass(messages: DataFrame, sink: Sink, permissive: bool) -> DataFrame:
         StructField(PENDING, BooleanType(), False),
         StructField(KEY, BinaryType()),
         StructField(VALUE, BinaryType()),
+        StructField(REST_END, LongType()),
     ])
     jdf = messages._jdf
     jpasses = spark._jsparkSession.parseDataType(passes.json())
@@ -136,7 +150,8 @@ def _python_pass(
     item = pa.struct(list(schema))
 
     def run(
-        pending: pa.Array, topic: pa.Array, partition: pa.Array, offset: pa.Array, key: pa.Array, value: pa.Array
+        pending: pa.Array, topic: pa.Array, partition: pa.Array, offset: pa.Array, key: pa.Array, value: pa.Array,
+        rest_end: pa.Array,
     ) -> pa.Array:
         flags = pending.to_pylist()
         if not any(flags):
@@ -145,9 +160,10 @@ def _python_pass(
             check_placed(topic, partition, offset)  # Java leaves a message without a place pending
             sink = open_sink(config)
             columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
-            rows, ends = _together(sink, columns, flags, schema, permissive)
+            rests = rest_ends(rest_end)
+            rows, ends = (None, []) if rests else _together(sink, columns, flags, schema, permissive)
             if rows is None:
-                rows, ends = _one_by_one(sink, columns, flags, schema, permissive)
+                rows, ends = _one_by_one(sink, columns, flags, schema, permissive, rests)
         entries = pa.StructArray.from_arrays(
             [rows.column(i).combine_chunks() for i in range(rows.num_columns)], fields=list(schema)
         )
@@ -170,13 +186,14 @@ def _stateful_python_pass(
     item = pa.struct(list(schema))
 
     def run(  # the hints tell Spark it is an iterator UDF (Tuple: Spark reads typing's)
-        batches: Iterator[Tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]],
+        batches: Iterator[Tuple[pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array, pa.Array]],
     ) -> Iterator[pa.Array]:
         decoder = None
+        sink: Optional[Sink] = None
         held: Optional[tuple[list[pa.RecordBatch], list[int], list[bool]]] = None
         last: Optional[Message] = None
         with carried_to_driver("decoding messages"):  # a DecodeError reaches the driver as itself
-            for pending, topic, partition, offset, key, value in batches:
+            for pending, topic, partition, offset, key, value, rest_end in batches:
                 if held is not None:
                     yield _listed(*held, schema, item)
                 flags = pending.to_pylist()
@@ -185,13 +202,15 @@ def _stateful_python_pass(
                     continue
                 check_placed(topic, partition, offset)
                 if decoder is None:
-                    decoder = decoder_for(open_sink(config))
+                    sink = open_sink(config)
+                    decoder = decoder_for(sink)
                 columns = [c.to_pylist() for c in (topic, partition, key, value, offset)]
+                rests = rest_ends(rest_end) or [None] * len(flags)
                 ends, found = [0], []
                 for at, is_pending in enumerate(flags):
                     if is_pending:
-                        last = Message(*(c[at] for c in columns))
-                        found.extend(event_batches(decoder, iter([last]), permissive))
+                        for last in _messages_of(sink, columns, at, rests[at]):
+                            found.extend(event_batches(decoder, iter([last]), permissive))
                     ends.append(sum(b.num_rows for b in found))
                 held = (found, ends, flags)
             if decoder is not None:
@@ -223,6 +242,14 @@ def _listed(
     )
 
 
+def _messages_of(sink: Sink, columns: list[list], at: int, rest_end: Optional[int]) -> Iterator[Message]:
+    """The messages of pending row ``at``: its own, or a rest row's (the Python reader's, from its offset)."""
+    topics, partitions, keys, values, offsets = columns
+    if rest_end is None:
+        return iter([Message(topics[at], partitions[at], keys[at], values[at], offsets[at])])
+    return rest_of_range(sink, topics[at], partitions[at], offsets[at], rest_end)
+
+
 def _together(
     sink: Sink, columns: list[list], flags: list[bool], schema: pa.Schema, permissive: bool
 ) -> tuple[Optional[pa.Table], list[int]]:
@@ -247,16 +274,18 @@ def _together(
 
 
 def _one_by_one(
-    sink: Sink, columns: list[list], flags: list[bool], schema: pa.Schema, permissive: bool
+    sink: Sink, columns: list[list], flags: list[bool], schema: pa.Schema, permissive: bool,
+    rests: Optional[list[Optional[int]]] = None,
 ) -> tuple[pa.Table, list[int]]:
     """The pending messages decoded one at a time, each with its own place: what a refused
-    message's error, or a malformed row, must name."""
+    message's error, or a malformed row, must name. A rest row's messages (``rests``: their
+    ends, :mod:`.file_source`) are read by the Python reader and decoded together in its place."""
     ends = [0]
     batches: list[pa.RecordBatch] = []
     for at, is_pending in enumerate(flags):
         found = 0
         if is_pending:
-            for batch in decode_messages(sink, [Message(*(c[at] for c in columns))], permissive):
+            for batch in decode_messages(sink, _messages_of(sink, columns, at, rests and rests[at]), permissive):
                 batches.append(batch)
                 found += batch.num_rows
         ends.append(ends[-1] + found)

@@ -15,6 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ...dispatch.table_filter import TableFilter
 from ..runtime.job_errors import cdcwire_errors_raised
 from ..runtime.sink_cache import cached_sink
+from .file_source import framed_messages, reading_tier
 from .jvm_decoding import decoding_tier, jvm_decoded
 from .message_ranges import MessageRange, ranges_to_json
 
@@ -26,7 +27,8 @@ def read_ranges(
     ``tables`` (a checked filter, :func:`table_filter_option`) as ``cdcwire.spark.read`` takes them.
 
     Where the Java tier decodes the sink's protocol (:func:`~.jvm_decoding.decoding_tier`), the
-    source gives the messages as they are and the JVM reads them; else the source decodes them."""
+    source gives the messages as they are and the JVM reads them (``file://`` messages read in the
+    JVM too: :mod:`.file_source`); else the source decodes them."""
     sink = cached_sink(uri)
     reader = (
         spark.read.format("cdcwire")
@@ -36,6 +38,8 @@ def read_ranges(
     )
     with cdcwire_errors_raised():  # the data source is planned in a Python worker, now
         if decoding_tier(sink, spark, tables)[0] == "jvm":
+            if reading_tier(sink, spark)[0] == "jvm":
+                return jvm_decoded(framed_messages(spark, sink, ranges), sink, permissive, rereadable=True)
             return jvm_decoded(reader.option("output", "messages").load(), sink, permissive)
         return reader.option("tables", tables).load()
 

@@ -33,6 +33,7 @@ from ...api.codec_calls import encode_batches, encoder_for
 from ...foundation.errors import CdcwireError
 from ...model.events import Event
 from ...api.message_writing import WrittenMessages, write_payloads
+from ...model.message import Payload
 from ...foundation.redact import redact_url
 from ...contract.transport import WriteJob
 from ..runtime.collector import fewer_collections
@@ -40,7 +41,7 @@ from ..rows.arrow_batches import routed_event_batch
 from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RefusedEvents, encode_refusing, input_row
-from .jvm_encoding import VALUE_COLUMN
+from .jvm_encoding import EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
 
@@ -121,32 +122,64 @@ def _partition_runs(
 def python_encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
     """The rows of a batch the JVM encoding tier left to Python (all rows without that tier):
     the others were checked by the Java tier's conservative port of the record checks."""
-    if VALUE_COLUMN not in batch.schema.names:
+    made = _made_column(batch)
+    if made is None:
         return batch
-    values = batch.column(VALUE_COLUMN)
-    return batch if values.null_count == len(values) else batch.filter(values.is_null())
+    return batch if made.null_count == len(made) else batch.filter(made.is_null())
+
+
+def _made_column(batch: pa.RecordBatch) -> Optional[pa.Array]:
+    """The column that is null on the rows the JVM tier left to Python: a batching format's event
+    count (a carried event has a count and no value), else the value; None without that tier."""
+    for name in (EVENTS_COLUMN, VALUE_COLUMN):
+        if name in batch.schema.names:
+            return batch.column(name)
+    return None
+
+
+def _pieces(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[bool, pa.RecordBatch]]:
+    """Each batch's runs of rows the JVM tier made (True) or left to Python (False), in order."""
+    for batch in batches:
+        start = 0
+        for made, run in itertools.groupby(_made_column(batch).is_valid().to_numpy(zero_copy_only=False).tolist()):
+            length = sum(1 for _ in run)
+            yield made, batch.slice(start, length)
+            start += length
+
+
+def _write_made(writer: Any, topic: str, partition: int, piece: pa.RecordBatch, counts: WrittenMessages) -> None:
+    """Write the messages the JVM tier made for a run of rows, in order."""
+    if EVENTS_COLUMN not in piece.schema.names:  # one keyless message a row
+        made_values = piece.column(VALUE_COLUMN)
+        writer.write_values(topic, partition, made_values.to_pylist())
+        counts.events += piece.num_rows
+        counts.messages += piece.num_rows
+        counts.bytes += pc.sum(pc.binary_length(made_values)).as_py()
+        return
+    messages = piece.filter(pc.greater(piece.column(EVENTS_COLUMN), 0))  # carried events: no message of their own
+    payloads = (
+        Payload(key, value, events)
+        for key, value, events in zip(
+            messages.column(KEY_COLUMN).to_pylist(), messages.column(VALUE_COLUMN).to_pylist(),
+            messages.column(EVENTS_COLUMN).to_pylist(),
+        )
+    )
+    write_payloads(writer, topic, partition, payloads, counts)
 
 
 def _write_mixed(writer: Any, topic: str, partition: int, encoder: Any, batches: Iterable[pa.RecordBatch]) -> WrittenMessages:
-    """Write batches the JVM encoding tier made in part: each run of its values as it is, in one
-    ``write_values`` (a message and an event each), each run of rows it left null encoded by
-    ``encoder``, in its place."""
+    """Write batches the JVM encoding tier made in part: each run of its messages as it is, each
+    run of rows it left to Python encoded by ``encoder``, in its place. A run of Python's spans
+    the batches it lies in, in one call of the encoder, so that a batching encoder closes its
+    messages where it would over the whole run."""
     counts = WrittenMessages()
-    for batch in batches:
-        values = batch.column(VALUE_COLUMN)
-        start = 0
-        for made, run in itertools.groupby(values.is_valid().to_numpy(zero_copy_only=False).tolist()):
-            length = sum(1 for _ in run)
-            piece = batch.slice(start, length)
-            start += length
-            if made:
-                made_values = piece.column(VALUE_COLUMN)
-                writer.write_values(topic, partition, made_values.to_pylist())
-                counts.events += length
-                counts.messages += length
-                counts.bytes += pc.sum(pc.binary_length(made_values)).as_py()
-            else:
-                write_payloads(writer, topic, partition, encode_batches(encoder, [routed_event_batch(piece)]), counts)
+    for made, pieces in itertools.groupby(_pieces(batches), key=lambda item: item[0]):
+        if made:
+            for _, piece in pieces:
+                _write_made(writer, topic, partition, piece, counts)
+        else:
+            events = (routed_event_batch(piece) for _, piece in pieces)
+            write_payloads(writer, topic, partition, encode_batches(encoder, events), counts)
     return counts
 
 

@@ -8,6 +8,13 @@ so that the conversion to Arrow for the encoding stage carries flat bytes. A cop
 null (DDL events, rows its checks are not sure of, a message over max-message-bytes) keeps
 its images; the encoding stage encodes it in Python, in its place among the others
 (:func:`cdcwire.spark.writer.encoding.encode_routed`).
+
+A format that packs several events into one message declares a ``BatchEncoder`` instead
+(``io.cdcwire.spark.BatchEncoding`` runs it): each message Java made sits on the row of its last
+event, with its key (:data:`KEY_COLUMN`) and the number of events it carries
+(:data:`EVENTS_COLUMN`); the other events it carries have a count of 0, and a row left to Python a
+null count. Java leaves a whole batch to Python, never part of one, so that the messages close
+where the Python encoder closes them.
 """
 
 from __future__ import annotations
@@ -19,14 +26,17 @@ from pyspark.sql import DataFrame
 from ...sinks.sink import Sink
 from ..rows.record_checks import java_check_tables
 from ..runtime.tiers import say_once, tier_setting
-from ..jvm.jar import MESSAGE_ENCODING, jar_lacking, java_class
-from ..jvm.plugged import declared, encoder_config
+from ..jvm.jar import BATCH_ENCODING, MESSAGE_ENCODING, jar_lacking, java_class
+from ..jvm.plugged import declared, encoder_class, encoder_config
 from ..jvm.plugged import encoder_refusal as java_refusal
 
 #: The session setting that picks the encoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
 ENCODING_SETTING = "spark.cdcwire.encoding"
 VALUE_COLUMN = "_cdc_value"
+#: A batching format's message key and event count (see the module doc).
+KEY_COLUMN = "_cdc_message_key"
+EVENTS_COLUMN = "_cdc_message_events"
 
 def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     """The tier that encodes a write routed by the ``routing`` tier, ``"jvm"`` (the Java tier
@@ -47,7 +57,7 @@ def _choice(sink: Sink, spark, setting: str, routing: str) -> tuple[str, str]:
     refusal = java_refusal(sink)
     if refusal is not None:
         return "python", refusal
-    lacking = jar_lacking(spark, declared(sink).encoder)
+    lacking = jar_lacking(spark, encoder_class(declared(sink)))
     if lacking is not None:
         return "python", lacking
     return "jvm", f"{sink.codec.name} has a Java encoder for the sink's settings"
@@ -64,8 +74,16 @@ def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = N
     that follows keeps them, one Spark partition per topic-partition, in their order."""
     spark = laid.sparkSession
     jdf = laid._jdf
-    partitions = java_class(spark, MESSAGE_ENCODING)
-    encode = partitions(declared(sink).encoder, encoder_config(sink, java_check_tables()), jdf.schema(), -1 if clock is None else clock)
+    jvm = declared(sink)
+    config = encoder_config(sink, java_check_tables())
+    clock = -1 if clock is None else clock
+    if jvm.encoder is not None:
+        partitions = java_class(spark, MESSAGE_ENCODING)
+        encode = partitions(jvm.encoder, config, jdf.schema(), clock)
+        schema = partitions.output(jdf.schema(), VALUE_COLUMN)
+    else:  # a BatchEncoder: messages on their last event's row (see the module doc)
+        partitions = java_class(spark, BATCH_ENCODING)
+        encode = partitions(jvm.batch_encoder, config, jdf.schema(), clock)
+        schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode).rdd()
-    schema = partitions.output(jdf.schema(), VALUE_COLUMN)
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, schema, False), spark)

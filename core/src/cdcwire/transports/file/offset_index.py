@@ -104,6 +104,13 @@ class OffsetIndex:
             return 0, len(MAGIC)
         return at, byte
 
+    def handed_over(self) -> dict:
+        """The index as another process's reader (the JVM's message source) continues it: its
+        file, inode, interval and entries, and how many of them are on disk (-1: dropped, to be
+        written again). Such a reader notes and saves as :meth:`note` and :meth:`save` do."""
+        return {"path": str(self.path), "inode": self.inode, "interval": INTERVAL,
+                "entries": [list(e) for e in self.entries], "saved": self._saved}
+
     def note(self, offset: int, byte: int, crc: int) -> None:
         """A checked record at ``byte`` has ``offset``: kept when it is the next entry."""
         if offset == (len(self.entries) + 1) * INTERVAL:

@@ -205,6 +205,24 @@ class FileReader(MessageReader):
             if not failed and len(self.damaged) == skipped:
                 index.save()  # a read that met damage leaves the index as it was: its entries tell offsets past it
 
+    def read_begin(
+        self, topic: str, partition: int, start: int
+    ) -> Optional[tuple[Path, int, tuple[int, int], OffsetIndex]]:
+        """Where :meth:`read` from ``start`` begins: (the partition's file, its committed size now,
+        (offset, byte) of the record its walk starts at: the offset index's last entry at or
+        before ``start``, checked against its record, or the first record; the index, which the
+        walk keeps as :meth:`read` does). What a reader in another process (the JVM's message
+        source) needs to walk the same records; None for a partition of the topic's count that
+        nothing was written to; TransportError as :meth:`read` raises it for one that does not exist."""
+        opened = self._open(topic, partition)
+        if opened is None:
+            return None
+        f, size = opened
+        with f:
+            index = OffsetIndex.load(index_path(self.directory, topic, partition), f)
+            begin = index.start_of(f, size, start)
+            return partition_path(self.directory, topic, partition), size, begin, index
+
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """See :meth:`MessageReader.watermarks`: ``low`` is 0 (a file keeps every record), ``high``
         the record count, from the record headers alone (:func:`.file_framing.count_frames`),

@@ -37,7 +37,7 @@ public final class ColumnEntry {
     public final String stringValue;
     public final byte[] binaryValue;
     public final String mysqlType;
-    final int fieldsSet;
+    public final int fieldsSet; // how many VALUE fields are set (at most one in a valid column)
 
     private ColumnEntry(String name, String typeName, Integer flags, Long intValue, BigDecimal uintValue,
                         Double doubleValue, String stringValue, byte[] binaryValue, String mysqlType) {

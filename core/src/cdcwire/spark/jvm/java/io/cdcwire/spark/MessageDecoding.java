@@ -14,7 +14,11 @@ import org.apache.spark.sql.types.StructType;
  * event Java read (several for a message that packs a batch: {@link MessageDecoder#readAll}) or
  * one pending row per message it did not, in the same order, of the given output schema: the event fields first
  * ({@link MessageDecoder#EVENT_FIELDS}), then {@code topic}, {@code partition}, {@code offset},
- * and last {@code _cdc_pending}, {@code _cdc_key}, {@code _cdc_value}.
+ * and last {@code _cdc_pending}, {@code _cdc_key}, {@code _cdc_value}, {@code _cdc_rest_end}.
+ *
+ * <p>A <em>rest</em> row of the input (a non-null {@code _cdc_rest_end}: {@link FramedFiles} left
+ * the rest of a range, from its {@code offset}, to the Python reader) is no message: it comes out
+ * pending with its {@code _cdc_rest_end}, for the Python pass to read and decode in its place.
  *
  * <p>A message the decoder is not sure of comes out pending: event fields null,
  * its key and value kept, for the Python decoder, which reads it in its place next
@@ -27,7 +31,7 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
     private final String decoderClass;
     private final String configText;
     private final StructType output;
-    private final int key, value, topic, partition, offset;
+    private final int key, value, topic, partition, offset, restEnd;
 
     public MessageDecoding(String decoderClass, String configText, StructType input, StructType output) {
         this.decoderClass = decoderClass;
@@ -38,6 +42,7 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
         topic = input.fieldIndex("topic");
         partition = input.fieldIndex("partition");
         offset = input.fieldIndex("offset");
+        restEnd = java.util.Arrays.asList(input.fieldNames()).indexOf("_cdc_rest_end"); // -1: no rest rows
     }
 
     @Override
@@ -51,6 +56,7 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
         int pendingAt = output.fieldIndex("_cdc_pending");
         int keyAt = output.fieldIndex("_cdc_key");
         int valueAt = output.fieldIndex("_cdc_value");
+        int restEndAt = output.fieldIndex("_cdc_rest_end");
         Object[] values = new Object[width];
         GenericInternalRow out = new GenericInternalRow(values);
         return new Iterator<InternalRow>() {
@@ -81,13 +87,15 @@ public final class MessageDecoding implements FlatMapFunction<Iterator<InternalR
                 topicOf = message.isNullAt(topic) ? null : message.getUTF8String(topic).clone();
                 partitionOf = message.isNullAt(partition) ? null : message.getInt(partition);
                 offsetOf = message.isNullAt(offset) ? null : message.getLong(offset);
-                events = placed ? decoder.readAll(keyBytes, bytes) : null;
+                Object rest = restEnd < 0 || message.isNullAt(restEnd) ? null : message.getLong(restEnd);
+                events = placed && rest == null ? decoder.readAll(keyBytes, bytes) : null;
                 next = 0;
                 if (events == null) {
                     java.util.Arrays.fill(values, null);
                     values[pendingAt] = true;
                     values[keyAt] = keyBytes;
                     values[valueAt] = bytes;
+                    values[restEndAt] = rest;
                     ready = placedRow();
                 }
             }

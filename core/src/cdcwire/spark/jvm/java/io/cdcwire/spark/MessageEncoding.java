@@ -6,8 +6,6 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -35,22 +33,14 @@ public final class MessageEncoding implements FlatMapFunction<Iterator<InternalR
     private final String configText;
     private final StructType input;
     private final long clock;
-    private final int kind, commitTs, schema, table, columns, preColumns, keyOnly, half, counts;
+    private final EventFields f;
 
     public MessageEncoding(String encoderClass, String configText, StructType input, long clock) {
         this.encoderClass = encoderClass;
         this.configText = configText;
         this.input = input;
         this.clock = clock;
-        kind = input.fieldIndex("kind");
-        commitTs = input.fieldIndex("commit_ts");
-        schema = input.fieldIndex("schema");
-        table = input.fieldIndex("table");
-        columns = input.fieldIndex("columns");
-        preColumns = input.fieldIndex("pre_columns");
-        keyOnly = input.fieldIndex("handle_key_only");
-        half = input.fieldIndex("_cdc_half");
-        counts = input.fieldIndex("_cdc_counts");
+        f = new EventFields(input);
     }
 
     /** The output's schema: the input's, then the value. */
@@ -61,14 +51,9 @@ public final class MessageEncoding implements FlatMapFunction<Iterator<InternalR
     @Override
     public Iterator<InternalRow> call(Iterator<InternalRow> rows) {
         MessageEncoder encoder = Plugged.made(encoderClass, MessageEncoder.class, configText);
-        StructField[] fields = input.fields();
-        DataType[] types = new DataType[fields.length];
-        for (int i = 0; i < fields.length; i++) {
-            types[i] = fields[i].dataType();
-        }
-        DecimalType tsType = (DecimalType) types[commitTs];
+        DataType[] types = f.types;
         UnsafeProjection unsafe = UnsafeProjection.create(output(input, "value"));
-        Object[] values = new Object[fields.length + 1];
+        Object[] values = new Object[types.length + 1];
         GenericInternalRow out = new GenericInternalRow(values);
         return new Iterator<InternalRow>() {
             @Override
@@ -79,37 +64,29 @@ public final class MessageEncoding implements FlatMapFunction<Iterator<InternalR
             @Override
             public InternalRow next() {
                 InternalRow row = rows.next();
-                byte[] value = encode(row, encoder, tsType);
-                for (int i = 0; i < fields.length; i++) {
-                    boolean dropped = value != null && (i == columns || i == preColumns);
+                byte[] value = encode(row, encoder);
+                for (int i = 0; i < types.length; i++) {
+                    boolean dropped = value != null && (i == f.columns || i == f.preColumns);
                     values[i] = dropped || row.isNullAt(i) ? null : row.get(i, types[i]);
                 }
-                values[fields.length] = value;
+                values[types.length] = value;
                 return unsafe.apply(out).copy(); // the input row's buffer is reused by its iterator
             }
         };
     }
 
-    private byte[] encode(InternalRow row, MessageEncoder encoder, DecimalType tsType) {
-        if (!row.isNullAt(counts) || row.isNullAt(kind) || row.isNullAt(commitTs)) {
+    private byte[] encode(InternalRow row, MessageEncoder encoder) {
+        if (!row.isNullAt(f.counts) || row.isNullAt(f.kind) || row.isNullAt(f.commitTs)) {
             return null;
         }
-        String k = row.getUTF8String(kind).toString();
+        String k = row.getUTF8String(f.kind).toString();
         if (k.equals("resolved")) {
-            return encoder.watermark(
-                    row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(), now());
+            return encoder.watermark(f.commitTs(row), now());
         }
         if (!(k.equals("insert") || k.equals("update") || k.equals("delete"))) {
             return null; // DDL events: Python
         }
-        return encoder.row(k,
-                row.getDecimal(commitTs, tsType.precision(), tsType.scale()).toJavaBigDecimal(),
-                row.isNullAt(schema) ? null : row.getUTF8String(schema).toString(),
-                row.isNullAt(table) ? null : row.getUTF8String(table).toString(),
-                ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns),
-                row.isNullAt(keyOnly) ? null : row.getBoolean(keyOnly),
-                row.isNullAt(half) ? 0 : row.getByte(half),
-                now());
+        return f.encodeRow(encoder, k, row, now());
     }
 
     /** The {@code ts} field of the next message: the clock given, or the wall clock. */
