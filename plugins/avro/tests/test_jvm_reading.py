@@ -68,3 +68,43 @@ def test_unreachable_registry_leaves_every_message_to_the_python_decoder() -> No
     unreachable = uri(f"http://127.0.0.1:{port}", "&schema-registry-retry-seconds=0")
     config = decoder_config(cdcwire.parse_sink_uri(unreachable))
     assert config["schemas"] == {}
+
+
+def test_decoder_config_has_a_field_table_for_each_schema_the_python_decoder_reads(
+    schema_registry: LocalSchemaRegistry,
+) -> None:
+    cdcwire.encode(uri(schema_registry.url), rows())
+    config = decoder_config(cdcwire.parse_sink_uri(uri(schema_registry.url)))
+    tables = config["fields"]
+    assert set(tables) == set(config["schemas"])
+    value = max(tables.values(), key=lambda t: len(t["fields"]))
+    assert (value["schema"], value["table"], value["extension"]) == ("shop", "fruit", False)
+    assert [(f["name"], f["rule"]) for f in value["fields"]] == [("id", "plain"), ("name", "plain")]
+    assert value["fields"][1]["type"] == int(T.LONGBLOB) and value["fields"][1]["mysqlType"] == "longtext"
+
+
+def test_field_table_names_the_rule_of_each_converting_kind() -> None:
+    from cdcwire_avro.jvm_reading import field_table
+
+    def typed(avro: str, tidb: str, **extra) -> dict:
+        params = {"tidb_type": tidb, **{k: v for k, v in extra.items() if k in ("allowed", "length")}}
+        return {"type": avro, "connect.parameters": params, **{k: v for k, v in extra.items() if k not in params}}
+
+    schema = {"type": "record", "name": "t", "namespace": "default.db", "fields": [
+        {"name": "u", "type": typed("long", "BIGINT UNSIGNED")},
+        {"name": "us", "type": typed("string", "BIGINT UNSIGNED")},
+        {"name": "b", "type": typed("bytes", "BIT", length="3")},
+        {"name": "e", "type": typed("string", "ENUM", allowed="x,y")},
+        {"name": "s", "type": typed("string", "SET", allowed="x,y")},
+        {"name": "d", "type": typed("bytes", "DECIMAL", logicalType="decimal", precision=5, scale=2)},
+    ]}
+    table = field_table(1, json.dumps(schema))
+    assert [f["rule"] for f in table["fields"]] == ["u64", "u64Text", "bit", "enum", "set", "decimal"]
+
+
+def test_field_table_is_none_for_a_schema_the_python_decoder_refuses() -> None:
+    from cdcwire_avro.jvm_reading import field_table
+
+    refused = {"type": "record", "name": "t", "fields": [{"name": "x", "type": "long"}]}
+    assert field_table(1, json.dumps(refused)) is None
+    assert field_table(2, '{"type": "string"}') is None

@@ -19,6 +19,8 @@ from typing import Any
 
 from cdcwire.plugin_api import SinkConfig
 
+from . import column_types
+from .decoder import WriterSchema, _writer_schema
 from .options import AvroOptions
 from .schema_registry_client import SchemaRegistryError
 
@@ -38,10 +40,62 @@ def decoder_config(config: SinkConfig) -> dict[str, Any]:
         client.close()
     return {
         "schemas": {str(schema_id): text for schema_id, text in sorted(schemas.items())},
+        "fields": {
+            str(schema_id): table
+            for schema_id, table in sorted((i, field_table(i, text)) for i, text in schemas.items())
+            if table is not None
+        },
         "tidbExtension": options.tidb_extension,
         "decimalAsString": options.decimal_as_string,
         "bigintUnsignedAsString": options.bigint_unsigned_as_string,
     }
+
+
+#: The Python decoder's value conversions (``from_avro``) Java follows, by the rule it names
+#: them with; a field whose conversion is not here is one Java is not sure of.
+_RULES_BY_CONVERSION = {
+    column_types._unwrap_u64: "u64",
+    column_types._unsigned_from_text: "u64Text",
+    column_types._bit_value: "bit",
+}
+
+
+def field_table(schema_id: int, text: str) -> dict[str, Any] | None:
+    """How each field of a registered record schema becomes a column, as the Python decoder
+    reads it (its own ``_writer_schema`` parses the text, so the rules are not written twice):
+    the column's type code, flags, MySQL type text and the value rule Java applies. None where
+    the Python decoder refuses the schema or a field's conversion is one Java does not follow:
+    Java then leaves every message of that id to Python."""
+    try:
+        writer = _writer_schema(schema_id, text)
+    except Exception:  # every refusal of the Python decoder's: the message stays pending
+        return None
+    fields = []
+    for read in writer.fields:
+        rule = _rule_of(writer, read)
+        if rule is None:
+            return None
+        fields.append({
+            "name": read.name,
+            "type": int(read.type),
+            "flags": int(read.flags),
+            "mysqlType": read.mysql_type,
+            "rule": rule,
+        })
+    return {"schema": writer.schema, "table": writer.table, "extension": writer.extension, "fields": fields}
+
+
+def _rule_of(writer: WriterSchema, read: Any) -> str | None:
+    """The value rule of one field: "plain" (the datum as it is), a named conversion, or for
+    ENUM / SET / DECIMAL bytes the kind's rule (their conversions are closures over the
+    schema's elements or scale, which the Avro schema text carries to Java)."""
+    if read.from_avro is None:
+        return "plain"
+    named = _RULES_BY_CONVERSION.get(read.from_avro)
+    if named is not None:
+        return named
+    kind = {column_types.T.ENUM: "enum", column_types.T.SET: "set", column_types.T.DECIMAL: "decimal"}
+    return kind.get(read.type)
 
 
 def config_text(config: SinkConfig) -> str:
