@@ -80,7 +80,7 @@ def test_decoder_config_has_a_field_table_for_each_schema_the_python_decoder_rea
     value = max(tables.values(), key=lambda t: len(t["fields"]))
     assert (value["schema"], value["table"], value["extension"]) == ("shop", "fruit", False)
     assert [(f["name"], f["rule"]) for f in value["fields"]] == [("id", "plain"), ("name", "plain")]
-    assert value["fields"][1]["type"] == int(T.LONGBLOB) and value["fields"][1]["mysqlType"] == "longtext"
+    assert value["fields"][1]["type"] == "LONGBLOB" and value["fields"][1]["mysqlType"] == "longtext"
 
 
 def test_field_table_names_the_rule_of_each_converting_kind() -> None:
@@ -100,6 +100,7 @@ def test_field_table_names_the_rule_of_each_converting_kind() -> None:
     ]}
     table = field_table(1, json.dumps(schema))
     assert [f["rule"] for f in table["fields"]] == ["u64", "u64Text", "bit", "enum", "set", "decimal"]
+    assert table["fields"][3]["elements"] == ["x", "y"] and table["fields"][5]["scale"] == 2
 
 
 def test_field_table_is_none_for_a_schema_the_python_decoder_refuses() -> None:

@@ -17,10 +17,11 @@ import json
 import logging
 from typing import Any
 
-from cdcwire.plugin_api import SinkConfig
+from cdcwire.plugin_api import ColumnFlag, ColumnType, SinkConfig
 
 from . import column_types
-from .decoder import WriterSchema, _writer_schema
+from .decoder import _writer_schema
+from .mysql_type_text import split_allowed
 from .options import AvroOptions
 from .schema_registry_client import SchemaRegistryError
 
@@ -63,38 +64,49 @@ _RULES_BY_CONVERSION = {
 def field_table(schema_id: int, text: str) -> dict[str, Any] | None:
     """How each field of a registered record schema becomes a column, as the Python decoder
     reads it (its own ``_writer_schema`` parses the text, so the rules are not written twice):
-    the column's type code, flags, MySQL type text and the value rule Java applies. None where
-    the Python decoder refuses the schema or a field's conversion is one Java does not follow:
-    Java then leaves every message of that id to Python."""
+    the column's type name, flags (and flags as a key column), MySQL type text and the value
+    rule Java applies, with an ENUM / SET's elements and a DECIMAL's scale as the Python rules
+    read them. None where the Python decoder refuses the schema or a field's conversion is one
+    Java does not follow: Java then leaves every message of that id to Python."""
     try:
         writer = _writer_schema(schema_id, text)
     except Exception:  # every refusal of the Python decoder's: the message stays pending
         return None
+    types = {f["name"]: f["type"] for f in json.loads(text)["fields"]}
     fields = []
     for read in writer.fields:
-        rule = _rule_of(writer, read)
+        rule = _rule_of(read)
         if rule is None:
             return None
-        fields.append({
+        field: dict[str, Any] = {
             "name": read.name,
-            "type": int(read.type),
+            "type": read.type.name,
             "flags": int(read.flags),
+            "keyFlags": int(read.flags | ColumnFlag.HANDLE_KEY),
             "mysqlType": read.mysql_type,
             "rule": rule,
-        })
+        }
+        avro_type = types[read.name]
+        avro_type = next(t for t in avro_type if t != "null") if isinstance(avro_type, list) else avro_type
+        if rule in ("enum", "set"):
+            allowed = (avro_type.get("connect.parameters") or {}).get("allowed", "")
+            field["elements"] = list(split_allowed(str(allowed)))
+        if rule == "decimal":
+            field["scale"] = int(avro_type.get("scale", 0))
+        fields.append(field)
     return {"schema": writer.schema, "table": writer.table, "extension": writer.extension, "fields": fields}
 
 
-def _rule_of(writer: WriterSchema, read: Any) -> str | None:
+def _rule_of(read: Any) -> str | None:
     """The value rule of one field: "plain" (the datum as it is), a named conversion, or for
     ENUM / SET / DECIMAL bytes the kind's rule (their conversions are closures over the
-    schema's elements or scale, which the Avro schema text carries to Java)."""
+    schema's elements or scale, given with the field)."""
     if read.from_avro is None:
         return "plain"
     named = _RULES_BY_CONVERSION.get(read.from_avro)
     if named is not None:
         return named
-    kind = {column_types.T.ENUM: "enum", column_types.T.SET: "set", column_types.T.DECIMAL: "decimal"}
+    kind = {ColumnType.ENUM: "enum", ColumnType.SET: "set", ColumnType.DECIMAL: "decimal"}
     return kind.get(read.type)
 
 
