@@ -65,7 +65,7 @@ def field_table(schema_id: int, text: str) -> dict[str, Any] | None:
     """How each field of a registered record schema becomes a column, as the Python decoder
     reads it (its own ``_writer_schema`` parses the text, so the rules are not written twice):
     the column's type name, flags (and flags as a key column), MySQL type text and the value
-    rule Java applies, with an ENUM / SET's elements and a DECIMAL's scale as the Python rules
+    rule Java applies, with an ENUM / SET's elements and a DECIMAL's scale and precision as the Python rules
     read them. None where the Python decoder refuses the schema or a field's conversion is one
     Java does not follow: Java then leaves every message of that id to Python."""
     try:
@@ -93,6 +93,7 @@ def field_table(schema_id: int, text: str) -> dict[str, Any] | None:
             field["elements"] = list(split_allowed(str(allowed)))
         if rule == "decimal":
             field["scale"] = int(avro_type.get("scale", 0))
+            field["precision"] = int(avro_type["precision"])  # fastavro rounds the unscaled value to it
         fields.append(field)
     return {"schema": writer.schema, "table": writer.table, "extension": writer.extension, "fields": fields}
 
