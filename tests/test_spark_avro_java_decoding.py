@@ -5,6 +5,7 @@ unknown schema id, trailing bytes, an op it refuses) in its place and words ever
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from pathlib import Path
@@ -21,8 +22,9 @@ from cdcwire.testing.jvm_tiers import (
     sink_of_messages,
 )
 from cdcwire.testing.mutations import seeded_mutated
+from cdcwire.workload import Workload
 
-from test_spark_java_encoding import every_kind_rows
+from test_spark_java_encoding import every_kind_rows, trap_rows
 
 OPTION_SETS = {
     "defaults": "",
@@ -54,17 +56,40 @@ def messages(registry_url: str, events, options: str = OPTION_SETS["extension"])
 
 
 @pytest.mark.parametrize("options", OPTION_SETS.values(), ids=OPTION_SETS.keys())
-def test_every_column_kind_reads_the_same_on_both_tiers(spark, tier, tmp_path, schema_registry, options):
-    uri = sink_of_messages(tmp_path, messages(schema_registry.url, every_kind_rows(6), options),
+def test_every_column_kind_and_the_value_traps_read_the_same_on_both_tiers(
+    spark, tier, tmp_path, schema_registry, options,
+):
+    events = [*every_kind_rows(6), *keyed_trap_rows()]
+    uri = sink_of_messages(tmp_path, messages(schema_registry.url, events, options),
                            query(schema_registry.url, options))
     python, java = read_on_both_tiers(spark, uri)
-    assert len(python) == 18
+    assert len(python) == len(events)
     assert java == python
 
 
-def test_java_reads_every_column_kind_itself(spark, tmp_path, schema_registry):
-    uri = sink_of_messages(tmp_path, messages(schema_registry.url, every_kind_rows(6)), query(schema_registry.url))
-    assert pending_of(spark, uri) == [False] * 18
+def test_java_reads_every_column_kind_and_value_trap_itself(spark, tmp_path, schema_registry):
+    events = [*every_kind_rows(6), *keyed_trap_rows()]
+    uri = sink_of_messages(tmp_path, messages(schema_registry.url, events), query(schema_registry.url))
+    assert pending_of(spark, uri) == [False] * len(events)
+
+
+def test_a_workload_reads_the_same_on_both_tiers_and_java_reads_every_row(spark, tier, tmp_path, schema_registry):
+    rows = [e for e in Workload(300, seed=7) if isinstance(e, RowChangedEvent)]
+    written = messages(schema_registry.url, rows)
+    uri = sink_of_messages(tmp_path, written, query(schema_registry.url))
+    python, java = read_on_both_tiers(spark, uri)
+    assert len(python) == len(written) >= len(rows)  # one event a message
+    assert java == python
+    assert not any(pending_of(spark, uri))
+
+
+def keyed_trap_rows() -> list[RowChangedEvent]:
+    """The value traps, each row given a handle key (the avro protocol writes none without one)."""
+    def with_key(image, i):
+        return None if image is None else (Column("k", KEY.type, KEY.flags, i, KEY.mysql_type), *image)
+
+    return [dataclasses.replace(e, columns=with_key(e.columns, i), pre_columns=with_key(e.pre_columns, i))
+            for i, e in enumerate(trap_rows())]
 
 
 def _row(op_pre: bool = False) -> RowChangedEvent:
