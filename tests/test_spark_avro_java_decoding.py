@@ -111,6 +111,7 @@ def _left_to_python(registry_url: str) -> dict[str, tuple[bytes | None, bytes | 
         "a value cut short": (key, value[:-3]),
         "a _tidb_op other than c or u": (key, value[:op_at] + b"\x02x" + value[op_at + 2:]),
         "a string that is not UTF-8": (key, value.replace(b"pear", b"pe\xffr")),
+        "an INT whose varint holds more than 32 bits": (key, value[:5] + b"\x80\x80\x80\x80\x10" + value[6:]),
     }
 
 

@@ -152,7 +152,7 @@ public final class AvroDecoder implements MessageDecoder {
     private GenericRecord record(Writer writer, byte[] part) {
         try {
             reuse = DecoderFactory.get().binaryDecoder(part, HEADER, part.length - HEADER, reuse);
-            Object read = writer.reader.read(null, reuse);
+            Object read = writer.reader.read(null, new WholeVarints(reuse, part.length - HEADER));
             return read instanceof GenericRecord && reuse.isEnd() ? (GenericRecord) read : null;
         } catch (java.io.IOException | RuntimeException e) {
             return null;
