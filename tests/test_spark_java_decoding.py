@@ -4,6 +4,7 @@ every other message in its place and words every error."""
 
 from __future__ import annotations
 
+import dataclasses
 
 import json
 import random
@@ -168,8 +169,13 @@ def test_a_table_filter_and_content_compatible_are_decoded_in_python(spark):
     assert decoding_tier(sink, spark, "shop.*") == ("python", "a table filter is applied by the Python tier as it decodes")
     compatible = open_sink(f"file:///tmp/t?{QUERY}&content-compatible=true")
     assert decoding_tier(compatible, spark)[0] == "python"
-    avro = open_sink("file:///tmp/t?protocol=avro&schema-registry=http://127.0.0.1:1&topic-rule=t_{schema}_{table}")
-    assert decoding_tier(avro, spark)[1] == "no Java decoder for protocol 'avro'"
+
+
+def test_a_codec_that_ships_no_java_decoder_is_decoded_in_python_saying_so(spark):
+    canal = open_sink(f"file:///tmp/t?{QUERY}")
+    python_only = type("PythonOnlyCodec", (type(canal.codec),), {"name": "python-only", "jvm": None})()
+    sink = dataclasses.replace(canal, codec=python_only)
+    assert decoding_tier(sink, spark) == ("python", "no Java decoder for protocol 'python-only'")
 
 
 def test_an_unknown_decoding_setting_is_refused_naming_the_choices(spark):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import socket
 from urllib.parse import quote
 
@@ -122,3 +123,17 @@ def test_a_registry_url_without_its_scheme_is_refused_without_its_password() -> 
     from cdcwire.uris.sink_uri import split_sink_uri
 
     assert "hunter2" not in str(info.value) and "hunter2" not in repr(split_sink_uri(uri("bob:hunter2@127.0.0.1:8081")))
+
+
+def test_all_schemas_gives_every_version_of_every_subject_by_id(schema_registry: LocalSchemaRegistry) -> None:
+    client = SchemaRegistryClient(schema_registry.url)
+    widened = SCHEMA.replace(']}', ',{"name":"b","type":"int","default":0}]}')
+    first = client.register("tidb_shop_fruit-value", SCHEMA)
+    second = client.register("tidb_shop_fruit-value", widened)
+    key = client.register("tidb_shop_fruit-key", SCHEMA.replace('"name":"t"', '"name":"k"'))
+    schemas = SchemaRegistryClient(schema_registry.url).all_schemas()
+    assert len({first, second, key}) == 3
+    assert set(schemas) == {first, second, key}
+    assert [sorted(field["name"] for field in json.loads(schemas[i])["fields"]) for i in (first, second)] == [
+        ["a"], ["a", "b"],
+    ]

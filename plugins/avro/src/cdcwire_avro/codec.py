@@ -15,6 +15,7 @@ from cdcwire.plugin_api import Broadcast, Carrier, Codec, EventPolicy, SinkConfi
 from .carried import carried
 from .decoder import AvroDecoder
 from .encoder import AvroEncoder
+from .jvm_tier import JVM
 from .options import PARAMETERS, AvroOptions
 from .schema_registry_client import RegistryAddress
 
@@ -27,6 +28,7 @@ class AvroCodec(Codec):
 
     name = "avro"
     parameters = PARAMETERS
+    jvm = JVM  # its Java decoder (plugin API 1.10); messages are encoded in Python
 
     def validate(self, config: SinkConfig) -> None:
         url = config["schema-registry"]

@@ -166,6 +166,26 @@ class SchemaRegistryClient:
         self._texts[schema_id] = text
         return text
 
+    def all_schemas(self) -> dict[int, str]:
+        """Every schema the registry holds, by id: each version of each subject (and cached).
+
+        Why: the Java decoder is sent its schemas once, from the driver, instead of each executor
+        asking the registry per message; a message whose id is not among these stays with Python.
+        """
+        texts: dict[int, str] = {}
+        subjects = self._request("GET", "/subjects", None, None)
+        for subject in subjects if isinstance(subjects, list) else []:
+            named = quote(str(subject), safe="")
+            versions = self._request("GET", f"/subjects/{named}/versions", subject, None)
+            for version in versions if isinstance(versions, list) else []:
+                answer = self._request("GET", f"/subjects/{named}/versions/{version}", subject, None)
+                schema_id = answer.get("id") if isinstance(answer, dict) else None
+                text = answer.get("schema") if isinstance(answer, dict) else None
+                if isinstance(schema_id, int) and isinstance(text, str):
+                    texts[schema_id] = text
+        self._texts.update(texts)
+        return texts
+
     def _request(self, method: str, path: str, subject: Optional[str], body: Optional[str]) -> Any:
         url = self.address.base_url + path
         headers = {"Accept": f"{CONTENT_TYPE}, application/json"}
