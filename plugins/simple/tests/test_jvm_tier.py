@@ -27,7 +27,7 @@ def test_the_codec_declares_a_java_decoder_its_own_sources_define():
 
 
 def test_it_declares_the_plugin_api_its_java_needs():
-    assert cdcwire_plugin_api == "1.13"  # MessageDecoder.read and the framework's public helpers (SureJson: 1.13)
+    assert cdcwire_plugin_api == "1.14"  # MessageDecoder.read and the framework's public helpers (SureJson: 1.13, ColumnEntry.sparkColumn: 1.14)
 
 
 def test_its_java_lives_in_its_own_package_not_the_frameworks():

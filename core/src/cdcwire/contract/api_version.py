@@ -47,7 +47,9 @@ hands both names on to plugins with the rest of the API.
 #: of goes to the Python encoder whole. ColumnEntry's fields public (what an encoder reads of an
 #: image, fieldsSet among them), and the framework's SureJson (a JSON document read only where orjson
 #: reads it alike) and ConfigText (a configuration text's parts). No other Python name is new.
-PLUGIN_API_VERSION = "1.13"
+#: 1.14: ``ColumnEntry.sparkColumn``, one column of an event image as a Java decoder gives it in the
+#: Spark event row (the struct every decoder built field by field). No Python name is new.
+PLUGIN_API_VERSION = "1.14"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

@@ -9,7 +9,7 @@ from cdcwire.plugin_api import hookimpl
 from .codec import EventLinesCodec
 
 #: The plugin API this plugin was written for: its Java uses SureJson (1.13).
-cdcwire_plugin_api = "1.13"
+cdcwire_plugin_api = "1.14"
 
 
 @hookimpl

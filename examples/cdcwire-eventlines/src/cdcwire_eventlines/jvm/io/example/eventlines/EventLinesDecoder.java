@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -168,13 +167,8 @@ public final class EventLinesDecoder implements MessageDecoder {
             }
             String mysqlType = mysql == null || mysql.isNull() ? null : mysql.textValue();
             entries.add(ColumnEntry.decoded(name.textValue(), typeName, flags, integer, null, null, text, null, mysqlType));
-            out[i] = new GenericInternalRow(new Object[] {
-                UTF8String.fromString(name.textValue()),
-                UTF8String.fromString(typeName),
-                flags,
-                new GenericInternalRow(new Object[] {integer, null, null, text == null ? null : UTF8String.fromString(text), null}),
-                mysqlType == null ? null : UTF8String.fromString(mysqlType),
-            });
+            out[i] = ColumnEntry.sparkColumn(UTF8String.fromString(name.textValue()), UTF8String.fromString(typeName),
+                    flags, integer, null, null, text, null, mysqlType == null ? null : UTF8String.fromString(mysqlType));
         }
         return out;
     }

@@ -20,7 +20,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.util.Utf8;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -173,19 +172,8 @@ public final class AvroDecoder implements MessageDecoder {
             int flags = keyNames == null || keyNames.contains(f.name) ? f.keyFlags : f.flags;
             entries.add(ColumnEntry.decoded(f.name, f.type, flags, v.integer, v.unsigned, v.number, v.text, v.bytes,
                     f.mysqlType));
-            out[i] = new GenericInternalRow(new Object[] {
-                f.name8,
-                f.type8,
-                flags,
-                new GenericInternalRow(new Object[] {
-                    v.integer,
-                    v.unsigned == null ? null : Decimal.apply(v.unsigned, 20, 0),
-                    v.number,
-                    v.text == null ? null : UTF8String.fromString(v.text),
-                    v.bytes,
-                }),
-                f.mysqlType8,
-            });
+            out[i] = ColumnEntry.sparkColumn(f.name8, f.type8, flags,
+                    v.integer, v.unsigned, v.number, v.text, v.bytes, f.mysqlType8);
         }
         return out;
     }

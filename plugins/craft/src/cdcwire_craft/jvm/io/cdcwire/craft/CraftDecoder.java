@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -371,19 +370,8 @@ public final class CraftDecoder implements MessageDecoder {
             int flags = shape.flags[i];
             entries.add(ColumnEntry.decoded(shape.names[i], config.typeTexts[code], flags, integer, unsigned, number,
                     text, bytes, null));
-            out[i] = new GenericInternalRow(new Object[] {
-                shape.names8[i],
-                config.typeNames[code],
-                flags,
-                new GenericInternalRow(new Object[] {
-                    integer,
-                    unsigned == null ? null : Decimal.apply(unsigned, 20, 0),
-                    number,
-                    text == null ? null : UTF8String.fromString(text),
-                    bytes,
-                }),
-                null,
-            });
+            out[i] = ColumnEntry.sparkColumn(shape.names8[i], config.typeNames[code], flags,
+                    integer, unsigned, number, text, bytes, null);
         }
         if (pos != end) {
             throw NOT_SURE;

@@ -17,7 +17,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -352,19 +351,8 @@ public final class DebeziumDecoder implements MessageDecoder {
             int flags = keys.contains(name) ? f.keyFlags : f.flags;
             entries.add(ColumnEntry.decoded(name, f.reading.type, flags, v.integer, v.unsigned, v.number, v.text,
                     v.bytes, f.mysqlType));
-            out[i] = new GenericInternalRow(new Object[] {
-                fields.names8[i],
-                f.typeText,
-                flags,
-                new GenericInternalRow(new Object[] {
-                    v.integer,
-                    v.unsigned == null ? null : Decimal.apply(v.unsigned, 20, 0),
-                    v.number,
-                    v.text == null ? null : UTF8String.fromString(v.text),
-                    v.bytes,
-                }),
-                f.mysqlType8,
-            });
+            out[i] = ColumnEntry.sparkColumn(fields.names8[i], f.typeText, flags,
+                    v.integer, v.unsigned, v.number, v.text, v.bytes, f.mysqlType8);
         }
         return out;
     }

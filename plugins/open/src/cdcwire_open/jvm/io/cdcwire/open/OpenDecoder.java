@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -250,19 +249,8 @@ public final class OpenDecoder implements MessageDecoder {
         }
         entries.add(ColumnEntry.decoded(name, reading.type, flags, v.integer, v.unsigned, v.number, v.text, v.bytes,
                 null));
-        return new GenericInternalRow(new Object[] {
-            UTF8String.fromString(name),
-            reading.type8,
-            flags,
-            new GenericInternalRow(new Object[] {
-                v.integer,
-                v.unsigned == null ? null : Decimal.apply(v.unsigned, 20, 0),
-                v.number,
-                v.text == null ? null : UTF8String.fromString(v.text),
-                v.bytes,
-            }),
-            null,
-        });
+        return ColumnEntry.sparkColumn(UTF8String.fromString(name), reading.type8, flags,
+                v.integer, v.unsigned, v.number, v.text, v.bytes, null);
     }
 
 }

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -236,19 +235,8 @@ public final class SimpleDecoder implements MessageDecoder {
             }
             entries.add(ColumnEntry.decoded(c.name, c.reading.type, c.flags, v.integer, v.unsigned, v.number, v.text,
                     v.bytes, c.mysqlType));
-            out.add(new GenericInternalRow(new Object[] {
-                c.name8,
-                c.type8,
-                c.flags,
-                new GenericInternalRow(new Object[] {
-                    v.integer,
-                    v.unsigned == null ? null : Decimal.apply(v.unsigned, 20, 0),
-                    v.number,
-                    v.text == null ? null : UTF8String.fromString(v.text),
-                    v.bytes,
-                }),
-                c.mysqlType8,
-            }));
+            out.add(ColumnEntry.sparkColumn(c.name8, c.type8, c.flags,
+                    v.integer, v.unsigned, v.number, v.text, v.bytes, c.mysqlType8));
         }
         if (known != values.size() || out.isEmpty()) {
             return null; // a column its schema has not (or two of one name), or none at all

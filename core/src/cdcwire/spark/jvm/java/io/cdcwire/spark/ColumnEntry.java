@@ -5,7 +5,10 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * One COLUMN struct of the event row ({@code cdcwire.spark.rows.schema}): name, type (a
@@ -94,6 +97,30 @@ public final class ColumnEntry {
                 v == null ? null : text(v, 3),
                 v == null || v.isNullAt(4) ? null : v.getBinary(4),
                 text(c, 4));
+    }
+
+    /**
+     * One column of an event image as a Java decoder gives it in the Spark event row: {@code name},
+     * {@code type}, {@code flags}, the value struct (the one field set of {@code integer},
+     * {@code unsigned}, {@code number}, {@code text}, {@code bytes}; none for null) and
+     * {@code mysqlType}, in the row schema's order. Names and type texts come already as UTF-8
+     * (a decoder keeps them per schema); null where absent.
+     */
+    public static InternalRow sparkColumn(UTF8String name, UTF8String type, int flags, Long integer, BigDecimal unsigned,
+                                          Double number, String text, byte[] bytes, UTF8String mysqlType) {
+        return new GenericInternalRow(new Object[] {
+            name,
+            type,
+            flags,
+            new GenericInternalRow(new Object[] {
+                integer,
+                unsigned == null ? null : Decimal.apply(unsigned, 20, 0),
+                number,
+                text == null ? null : UTF8String.fromString(text),
+                bytes,
+            }),
+            mysqlType,
+        });
     }
 
     /** The entries of an image (array field {@code field} of an internal event row), null for a null
