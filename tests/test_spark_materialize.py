@@ -575,3 +575,23 @@ def test_an_incremental_runs_applied_ts_filter_reads_no_python_rdd(spark) -> Non
     kept = _not_yet_applied(rows, {"shop.t0": 5})
     assert "LogicalRDD" not in kept._jdf.queryExecution().optimizedPlan().toString()
     assert sorted((r["table"], int(r["commit_ts"])) for r in kept.collect()) == [("t0", 9), ("t1", 1)]
+
+
+def test_an_incremental_runs_applied_ts_filter_starts_no_job_of_its_own(spark) -> None:
+    # the applied ts are one constant map looked up by schema and table: no broadcast join,
+    # whose exchange started jobs on every incremental run to send a few rows to the executors;
+    # a name whose schema holds a dot is not taken for another table's
+    from cdcwire.spark.tables.materialize import _not_yet_applied
+
+    from pyspark.sql.types import DecimalType, StringType, StructField, StructType
+
+    from cdcwire.spark.runtime.local_frames import local_frame
+
+    schema = StructType([StructField("schema", StringType()), StructField("table", StringType()),
+                         StructField("commit_ts", DecimalType(20, 0))])
+    rows = local_frame(spark, [("shop", "t0", Decimal(5)), ("shop", "t0", Decimal(9)), ("shop.t0", "x", Decimal(1))],
+                       schema)
+    applied = {f"shop.t{n}": 5 for n in range(3000)}
+    found = []
+    assert _jobs_of(spark, lambda: found.extend(_not_yet_applied(rows, applied).collect())) == 0
+    assert sorted((r["schema"], r["table"], int(r["commit_ts"])) for r in found) == [("shop", "t0", 9), ("shop.t0", "x", 1)]

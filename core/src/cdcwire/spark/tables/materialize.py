@@ -36,7 +36,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import DecimalType, StringType, StructField, StructType
+from pyspark.sql.types import DecimalType
 
 from ...contract.codec import Broadcast
 from ...transports.data_loss import DataLossError
@@ -55,7 +55,6 @@ from .parquet_tables import changed_snapshot, empty_snapshot, linked_snapshot, r
 from ..reader.layout_since import read_layout_since
 from ..reader.message_ranges import plan_message_ranges
 from ..reader.pinned_read import read_ranges, table_filter_option
-from ..runtime.local_frames import local_frame
 from ..runtime.run_steps import step
 from ..runtime.session_settings import session_settings
 from .table_changes import (
@@ -699,21 +698,23 @@ def _format_tables_in(out: str, format: str, catalog: Optional[dict] = None) -> 
     return tables_to_check(out, journaled=False)
 
 
-_APPLIED_TS = StructType([StructField("schema", StringType()), StructField("table", StringType()),
-                          StructField("_applied_ts", DecimalType(20, 0))])
-
-
 def _not_yet_applied(rows: DataFrame, applied: dict[str, int]) -> DataFrame:
     """Rows above their table's applied ts: at or below it they are replays of applied events.
     ``applied``: the tables the rows may name (those of a run's events, not every table stored).
-    The applied ts come as a small frame joined by table (broadcast): an expression naming every
-    table (a CASE of hundreds of tables) overflowed the JVM's 64 KB method limit."""
+    The applied ts are one map (schema -> table -> ts) read from one JSON literal and looked up
+    per row: Spark folds it into one constant, so neither the plan nor its generated code grows
+    with the tables (a CASE naming hundreds of them overflowed the JVM's 64 KB method limit; a
+    map of one literal per table took seconds to analyse), and no job sends it to the executors
+    (a broadcast join of a small frame of them started two on every incremental run)."""
     if not applied:
         return rows
-    limits = local_frame(rows.sparkSession, [(*name.split(".", 1), Decimal(ts)) for name, ts in applied.items()],
-                         _APPLIED_TS)
-    joined = rows.join(F.broadcast(limits), on=["schema", "table"], how="left")
-    return joined.where(F.col("_applied_ts").isNull() | (F.col("commit_ts") > F.col("_applied_ts"))).drop("_applied_ts")
+    by_schema: dict[str, dict[str, int]] = {}
+    for name, ts in applied.items():
+        schema, table = name.split(".", 1)
+        by_schema.setdefault(schema, {})[table] = ts
+    limits = F.from_json(F.lit(json.dumps(by_schema)), "map<string, map<string, decimal(20,0)>>")
+    applied_ts = F.try_element_at(F.try_element_at(limits, F.col("schema")), F.col("table"))
+    return rows.where(applied_ts.isNull() | (F.col("commit_ts") > applied_ts))
 
 
 def _filter_text(tables: Optional[str]) -> str:
