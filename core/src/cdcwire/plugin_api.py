@@ -88,7 +88,7 @@ from .model.table_schema import (
     charset_of,
 )
 from .model.row_schemas import derive_table_schema, row_schema_columns, table_schema_of
-from .contract.transport import MessageReader, MessageWriter, OffsetsCapability, Transport, WriteJob
+from .contract.transport import MessageReader, MessageWriter, OffsetsCapability, StagedRun, Transport, WriteJob
 from .contract.api_version import PLUGIN_API_ATTRIBUTE, PLUGIN_API_VERSION
 from .contract.jvm_codec import JvmCodec
 from .model.validation import INTEGER_RANGES
@@ -149,6 +149,9 @@ INTRODUCED_IN: dict[str, str] = {
     **dict.fromkeys([
         "JvmCodec", "INTEGER_RANGES",
     ], "1.10"),
+    **dict.fromkeys([
+        "StagedRun",
+    ], "1.15"),
 }
 
 __all__ = list(INTRODUCED_IN)

@@ -49,7 +49,10 @@ hands both names on to plugins with the rest of the API.
 #: reads it alike) and ConfigText (a configuration text's parts). No other Python name is new.
 #: 1.14: ``ColumnEntry.sparkColumn``, one column of an event image as a Java decoder gives it in the
 #: Spark event row (the struct every decoder built field by field). No Python name is new.
-PLUGIN_API_VERSION = "1.14"
+#: 1.15: StagedRun, ``WriteJob.staging_area`` and ``MessageWriter.take_staged`` (both optional, with
+#: defaults): a transport whose jobs stage partition files in the file transport's format (``file``)
+#: lets Spark's Java tier stage the messages it made there itself, and takes them as its writers' own.
+PLUGIN_API_VERSION = "1.15"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

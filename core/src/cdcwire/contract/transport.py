@@ -7,6 +7,7 @@ and ``kafka`` (with the ``cdcwire[kafka]`` extra).
 from __future__ import annotations
 
 import abc
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable, Iterator, Optional, Sequence
 
 from ..foundation.errors import CdcwireError
@@ -15,6 +16,24 @@ from ..foundation.params import Parameter
 
 if TYPE_CHECKING:
     from ..uris.sink_uri import SinkConfig
+
+
+@dataclass(frozen=True, slots=True)
+class StagedRun:
+    """Messages of one topic-partition that a task staged outside Python for a write job, in the
+    file transport's partition-file format (Spark's Java encoding tier: ``FramedStaging.java``), for
+    the task's writer to take as its own (:meth:`MessageWriter.take_staged`).
+
+    ``attempt`` names the staging attempt they lie in; ``segment`` 0 is that attempt's own
+    staged file of the topic-partition (``size`` bytes, the header included), which the writer
+    adopts before it has staged anything; a later segment is a piece of ``size`` bytes of records
+    that the writer appends to its file, after what it has written."""
+
+    topic: str
+    partition: int
+    attempt: str
+    segment: int
+    size: int
 
 
 class MessageWriter(abc.ABC):
@@ -45,6 +64,11 @@ class MessageWriter(abc.ABC):
         Spark's encoding stage); a writer that frames a run at once overrides it."""
         for value in values:
             self.write(Message(topic, partition, None, value))
+
+    def take_staged(self, run: StagedRun) -> None:
+        """Take messages staged outside Python (see :class:`StagedRun`) as if written here, in
+        order. Only a writer of a job that offers a :meth:`WriteJob.staging_area` is handed any."""
+        raise CdcwireError(f"{type(self).__name__} takes no messages staged elsewhere")
 
     @abc.abstractmethod
     def flush(self) -> None:
@@ -97,6 +121,13 @@ class WriteJob(abc.ABC):
 
     def discard(self) -> None:
         """Remove whatever the job staged; safe to call more than once and after publish."""
+
+    def staging_area(self) -> Optional[str]:
+        """Where a task outside Python (Spark's Java encoding tier) may stage messages for this job
+        in the file transport's partition-file format (``<area>/<attempt>/<topic>/<partition>.cdcwire``),
+        handing them over as :class:`StagedRun`; None (the
+        default): messages reach the job only through its writers' methods."""
+        return None
 
 
 class DirectWriteJob(WriteJob):

@@ -44,6 +44,7 @@ from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
 from .writer.jvm_encoding import encoding_tier, jvm_encoded_partitions
+from .writer.jvm_staging import jvm_staged_partitions
 from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.layout_writer import LayoutWriteSummary, write_layout
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
@@ -242,6 +243,9 @@ def write(
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
         laid, plan = _laid_out(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
+    area = job.staging_area() if plan.encoding == "jvm" else None
+    if area is not None:  # the messages Java made are staged by Java (see writer.jvm_staging)
+        laid = jvm_staged_partitions(laid, area)
     task = EncodingTask(
         job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter(), checks_rows=plan.tier == "jvm",
         jvm_values=plan.encoding == "jvm",

@@ -35,6 +35,8 @@ DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
 PYTHON_WHEN_PENDING = "io.cdcwire.spark.PythonWhenPending"
 #: The ``file://`` message source in the JVM: partition files' records as message rows (``FramedFiles.java``).
 FRAMED_FILES = "io.cdcwire.spark.FramedFiles"
+#: The ``file://`` sink's staging in the JVM: the messages Java made, framed and staged (``FramedStaging.java``).
+FRAMED_STAGING = "io.cdcwire.spark.FramedStaging"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).
 ROUTED_COPIES = "io.cdcwire.spark.RoutedCopies"
 SOURCES = Path(__file__).parent / "java"

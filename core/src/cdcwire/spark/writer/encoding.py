@@ -42,6 +42,7 @@ from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RefusedEvents, encode_refusing, input_row
 from .jvm_encoding import EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
+from .jvm_staging import marker_mask, markers, without_markers
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
 
@@ -101,9 +102,12 @@ def _partition_runs(
         if not batch.num_rows:
             continue
         if checks_rows:
-            refuse_malformed(python_encoded(batch))
-            events = pc.sum(pc.equal(batch.column("_cdc_sub"), 0)).as_py() or 0
-            received.add(RoutingCounts(events_in=events, routed=events, copies=batch.num_rows))
+            plain = without_markers(batch)
+            refuse_malformed(python_encoded(plain))
+            events = pc.sum(pc.equal(plain.column("_cdc_sub"), 0)).as_py() or 0
+            received.add(RoutingCounts(events_in=events, routed=events, copies=plain.num_rows))
+            for marker in markers(batch):  # the copies Java staged
+                received.add(marker.routing_counts())
         topics = batch.column("_cdc_topic")
         partitions = batch.column("_cdc_partition")
         first = (topics[0].as_py(), partitions[0].as_py())
@@ -137,13 +141,22 @@ def _made_column(batch: pa.RecordBatch) -> Optional[pa.Array]:
     return None
 
 
-def _pieces(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[bool, pa.RecordBatch]]:
-    """Each batch's runs of rows the JVM tier made (True) or left to Python (False), in order."""
+#: What a run of rows in the encoding stage is: left to the Python encoder, messages the JVM tier
+#: made, or markers of messages it staged itself (:mod:`.jvm_staging`).
+PYTHON, MADE, STAGED = 0, 1, 2
+
+
+def _pieces(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """Each batch's runs of rows of one kind (:data:`PYTHON`, :data:`MADE`, :data:`STAGED`), in order."""
     for batch in batches:
+        kinds = pc.cast(_made_column(batch).is_valid(), pa.int8())
+        mask = marker_mask(batch)
+        if mask is not None:
+            kinds = pc.if_else(mask, pa.scalar(STAGED, pa.int8()), kinds)
         start = 0
-        for made, run in itertools.groupby(_made_column(batch).is_valid().to_numpy(zero_copy_only=False).tolist()):
+        for kind, run in itertools.groupby(kinds.to_numpy(zero_copy_only=False).tolist()):
             length = sum(1 for _ in run)
-            yield made, batch.slice(start, length)
+            yield kind, batch.slice(start, length)
             start += length
 
 
@@ -173,14 +186,27 @@ def _write_mixed(writer: Any, topic: str, partition: int, encoder: Any, batches:
     the batches it lies in, in one call of the encoder, so that a batching encoder closes its
     messages where it would over the whole run."""
     counts = WrittenMessages()
-    for made, pieces in itertools.groupby(_pieces(batches), key=lambda item: item[0]):
-        if made:
+    for kind, pieces in itertools.groupby(_pieces(batches), key=lambda item: item[0]):
+        if kind == MADE:
             for _, piece in pieces:
                 _write_made(writer, topic, partition, piece, counts)
+        elif kind == STAGED:
+            for _, piece in pieces:
+                _take_staged(writer, piece, counts)
         else:
             events = (routed_event_batch(piece) for _, piece in pieces)
             write_payloads(writer, topic, partition, encode_batches(encoder, events), counts)
     return counts
+
+
+def _take_staged(writer: Any, piece: pa.RecordBatch, counts: WrittenMessages) -> None:
+    """Hand the messages the JVM tier staged itself to the writer, in order, and count them."""
+    for marker in markers(piece):
+        marker.raise_failure()
+        writer.take_staged(marker.run)
+        counts.events += marker.events
+        counts.messages += marker.messages
+        counts.bytes += marker.bytes
 
 
 def refuse_malformed(batch: pa.RecordBatch) -> None:
@@ -233,7 +259,7 @@ def encode_routed(
             def routed(runs=runs) -> Iterator[pa.RecordBatch]:
                 nonlocal fed
                 for _, batch in runs:
-                    fed += batch.num_rows
+                    fed += batch.num_rows + sum(marker.fed - 1 for marker in markers(batch))
                     yield batch
 
             refuse = refused.refuser(topic, partition)

@@ -23,10 +23,10 @@ from typing import Optional, Sequence
 from ...foundation.errors import TransportError
 from ...model.message import Message
 from ...foundation.redact import redact_url
-from ...contract.transport import MessageWriter, WriteJob
+from ...contract.transport import MessageWriter, StagedRun, WriteJob
 from .framing import frame
 from .locks import Key, PartitionLocks
-from .paths import os_errors, partition_number, partition_path, topic_dir
+from .paths import SUFFIX, os_errors, partition_number, partition_path, topic_dir
 from .publish import Plan, publish, recover
 from .staging import StagedFiles, StagingOwner, remove_area, staging_dir, sweep
 from .topics import topic_count
@@ -84,6 +84,24 @@ class FileTaskWriter(MessageWriter):
             self._allow((topic, partition))
         self._files().write(topic, partition, b"".join([frame(None, value) for value in values]))
 
+    def take_staged(self, run: StagedRun) -> None:
+        """A run framed and staged by Spark's Java tier (see StagedRun): its partition is checked
+        as a message's is, then segment 0 is adopted as this writer's attempt and file, and a
+        later segment appended to its file."""
+        key = (run.topic, run.partition)
+        if key not in self._allowed:
+            self._allow(key)
+        area = staging_dir(self.directory) / self.job / run.attempt
+        if run.segment == 0:
+            if self._staged is None:
+                self.attempt = run.attempt
+                self._staged = StagedFiles(self.directory, area)
+            elif self.attempt != run.attempt:
+                raise TransportError(f"{run} comes after this task writer staged attempt {self.attempt}")
+            self._staged.adopt(key, run.size)
+        else:
+            self._files().append_piece(key, area / f".java-{run.segment}" / run.topic / f"{run.partition}{SUFFIX}", run.size)
+
     def flush(self) -> None:
         if self._staged is not None:
             self._staged.flush()
@@ -140,6 +158,10 @@ class FileWriteJob(WriteJob):
 
     def task_writer(self) -> FileTaskWriter:
         return FileTaskWriter(self.directory, self.job, self.partition_num)
+
+    def staging_area(self) -> str:
+        """The job's staging area: each task attempt stages in a fresh directory inside it."""
+        return str(staging_dir(self.directory) / self.job)
 
     def _plan(self, receipts: Sequence[str]) -> Plan:
         plan = Plan(overwrite=self.overwrite, partition_num=self.partition_num)

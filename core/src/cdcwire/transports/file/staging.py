@@ -198,6 +198,26 @@ class StagedFiles:
             f"cannot stage {key[0]}/{key[1]} in {self.path(key)}: {exc.strerror or exc}; nothing was published"
         )
 
+    def adopt(self, key: Key, size: int) -> None:
+        """Take the file of ``key`` already staged in this area (``size`` bytes, the magic
+        included) as this writer's: a later write appends to it."""
+        self._parked.add(key)
+        self.sizes[key] = size
+
+    def append_piece(self, key: Key, piece: Path, size: int) -> None:
+        """Append the records staged in ``piece`` (``size`` bytes, no magic) to the file of ``key``."""
+        f = self._files.pop(key, None)
+        if f is None:
+            f = self._open(key)
+        self._files[key] = f
+        try:
+            with open(piece, "rb") as src:
+                if os.fstat(src.fileno()).st_size != size:
+                    raise OSError(f"the piece {piece} holds {os.fstat(src.fileno()).st_size} bytes, not {size}")
+                shutil.copyfileobj(src, f, 1 << 20)
+        except OSError as exc:
+            raise self._failed(key, exc) from None
+
     def keys(self) -> list[Key]:
         """Every partition staged into, open or closed."""
         return sorted(self.sizes.keys() | self._files.keys() | self._parked)
