@@ -68,6 +68,8 @@ final class CanalJsonConfig {
     final long limit;
     final CheckTables checks;
     final Map<String, Writing> columns;
+    /** The writing of each column shape an encoder met, null where the table has none (CanalJsonMessage's memo). */
+    final Map<Object, Writing> byShape = new java.util.HashMap<>();
     final Map<String, Reading> readings;
 
     CanalJsonConfig(String text) {

@@ -88,6 +88,24 @@ final class CanalJsonMessage {
         return true;
     }
 
+    /** A column's shape as the column table keys it: its type, flags and type text. */
+    private record Shape(String type, Integer flags, String mysqlType) {
+    }
+
+    /** The column table's writing of a column's shape, found once per shape in a task. */
+    private static CanalJsonConfig.Writing writing(CanalJsonConfig cfg, ColumnEntry c) {
+        Shape shape = new Shape(c.type, c.flags, c.mysqlType);
+        CanalJsonConfig.Writing w = cfg.byShape.get(shape);
+        if (w == null && !cfg.byShape.containsKey(shape)) {
+            w = cfg.columns.get(columnKey(c));
+            if (cfg.byShape.size() >= 4096) { // bounded: type texts may be as many as the columns
+                cfg.byShape.clear();
+            }
+            cfg.byShape.put(shape, w);
+        }
+        return w;
+    }
+
     /** The key of a column's shape in the column table ({@code jvm_writing.column_key}). */
     private static String columnKey(ColumnEntry c) {
         boolean zerofill = c.mysqlType != null && c.mysqlType.toLowerCase(java.util.Locale.ROOT).contains("zerofill");
@@ -100,7 +118,7 @@ final class CanalJsonMessage {
                                   List<ColumnEntry> image, List<ColumnEntry> old, long now) {
         List<CanalJsonConfig.Writing> writings = new ArrayList<>(image.size());
         for (ColumnEntry c : image) {
-            CanalJsonConfig.Writing w = cfg.columns.get(columnKey(c));
+            CanalJsonConfig.Writing w = writing(cfg, c);
             if (w == null || !writes(w, c)) {
                 return null;
             }

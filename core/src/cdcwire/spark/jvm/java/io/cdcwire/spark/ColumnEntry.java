@@ -54,13 +54,8 @@ public final class ColumnEntry {
         this.stringValue = stringValue;
         this.binaryValue = binaryValue;
         this.mysqlType = mysqlType;
-        int set = 0;
-        for (Object o : new Object[] {intValue, uintValue, doubleValue, stringValue, binaryValue}) {
-            if (o != null) {
-                set++;
-            }
-        }
-        fieldsSet = set;
+        fieldsSet = (intValue != null ? 1 : 0) + (uintValue != null ? 1 : 0) + (doubleValue != null ? 1 : 0)
+                + (stringValue != null ? 1 : 0) + (binaryValue != null ? 1 : 0);
     }
 
     /** The type name in upper case (ColumnType names already are: no copy then). */
@@ -85,18 +80,23 @@ public final class ColumnEntry {
         return r.isNullAt(i) ? null : r.getUTF8String(i).toString();
     }
 
-    private static ColumnEntry of(InternalRow c) {
+    /** A text that repeats row after row (a name, a type) in column place {@code column} of its table. */
+    private static String repeated(InternalRow r, int i, RepeatedTexts.Slots texts, int column) {
+        return r.isNullAt(i) ? null : texts.text(column, i, r.getUTF8String(i));
+    }
+
+    private static ColumnEntry of(InternalRow c, RepeatedTexts.Slots texts, int column) {
         InternalRow v = c.isNullAt(3) ? null : c.getStruct(3, VALUE_FIELDS);
         return new ColumnEntry(
-                text(c, 0),
-                text(c, 1),
+                repeated(c, 0, texts, column),
+                repeated(c, 1, texts, column),
                 c.isNullAt(2) ? null : c.getInt(2),
                 v == null || v.isNullAt(0) ? null : v.getLong(0),
                 v == null || v.isNullAt(1) ? null : v.getDecimal(1, 20, 0).toJavaBigDecimal(),
                 v == null || v.isNullAt(2) ? null : v.getDouble(2),
                 v == null ? null : text(v, 3),
                 v == null || v.isNullAt(4) ? null : v.getBinary(4),
-                text(c, 4));
+                repeated(c, 4, texts, column));
     }
 
     /**
@@ -125,7 +125,7 @@ public final class ColumnEntry {
 
     /** The entries of an image (array field {@code field} of an internal event row), null for a null
      * image; an entry that is itself null stays null. */
-    static List<ColumnEntry> image(InternalRow event, int field) {
+    static List<ColumnEntry> image(InternalRow event, int field, RepeatedTexts.Slots texts) {
         if (event.isNullAt(field)) {
             return null;
         }
@@ -133,7 +133,7 @@ public final class ColumnEntry {
         int n = entries.numElements();
         List<ColumnEntry> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(entries.isNullAt(i) ? null : of(entries.getStruct(i, COLUMN_FIELDS)));
+            out.add(entries.isNullAt(i) ? null : of(entries.getStruct(i, COLUMN_FIELDS), texts, i));
         }
         return out;
     }

@@ -20,6 +20,8 @@ final class EventFields implements Serializable {
     /** Every field's type, in order: what {@link InternalRow#get} needs to copy a row's fields. */
     final DataType[] types;
     private final DecimalType tsType;
+    /** The task's column names and types, decoded once (made in the task: not serialized). */
+    private transient RepeatedTexts texts;
 
     EventFields(StructType input) {
         kind = input.fieldIndex("kind");
@@ -53,14 +55,22 @@ final class EventFields implements Serializable {
     /** A row change handed to a one-message-a-row encoder: its message value, or null. */
     byte[] encodeRow(MessageEncoder encoder, String kind, InternalRow row, long now) {
         return encoder.row(kind, commitTs(row), text(row, schema), text(row, table),
-                ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns), keyOnly(row), half(row), now);
+                image(row, columns), image(row, preColumns), keyOnly(row), half(row), now);
     }
 
     /** A row change offered to a batch encoder: whether it took it. */
     boolean offerRow(BatchEncoder encoder, String kind, InternalRow row, long now) {
         return encoder.row(kind, commitTs(row), text(row, schema), text(row, table),
                 row.isNullAt(tableId) ? null : row.getLong(tableId),
-                ColumnEntry.image(row, columns), ColumnEntry.image(row, preColumns), keyOnly(row), half(row), now);
+                image(row, columns), image(row, preColumns), keyOnly(row), half(row), now);
+    }
+
+    private java.util.List<ColumnEntry> image(InternalRow row, int field) {
+        if (texts == null) {
+            texts = new RepeatedTexts();
+        }
+        return ColumnEntry.image(row, field, row.isNullAt(table) ? new RepeatedTexts.Slots()
+                : texts.of(row.getUTF8String(table)));
     }
 
     private Boolean keyOnly(InternalRow row) {
