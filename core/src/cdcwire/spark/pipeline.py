@@ -243,7 +243,7 @@ def write(
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
         laid, plan = _laid_out(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
-    area = job.staging_area() if plan.encoding == "jvm" else None
+    area = job.staging_area() if plan.encoding == "jvm" and not plan.dead_letter else None
     if area is not None:  # the messages Java made are staged by Java (see writer.jvm_staging)
         laid = jvm_staged_partitions(laid, area)
     task = EncodingTask(
