@@ -13,9 +13,9 @@ the Java tier (the plugin's ``MessageEncoder`` or ``BatchEncoder`` over the inte
 
 Then the internal-row encoder's stages, each run to Spark's ``noop`` sink so that only what
 comes before it is done: reading the input, + routing (the JVM tier's expressions), + shuffle
-and sort, + encoding, + the hand-over to Python (the rows to Arrow and into a Python worker
-that drops them); the whole write (above) adds the encoding stage's Python work (the
-messages Java left, the checks of those rows, the transport's writes). Each stage's own cost
+and sort, + encoding, + framing and staging the messages Java made (``FramedStaging``, into a
+write job's staging area, then discarded); the whole write (above) adds the encoding stage's
+Python work (the markers and the rows Java left, in a Python worker) and the publish. Each stage's own cost
 is its difference to the one before; last, how many rows Java encoded. The input is
 ``Workload(size, seed=42)`` stored as Parquet first (not timed), as in spark_pipeline.py.
 """
@@ -114,13 +114,14 @@ def measure_protocol(spark, events, work: Path, protocol: str) -> None:
     timed(f"{protocol} stage: + shuffle and sort", lambda: noop(laid_out()))
     timed(f"{protocol} stage: + encoding (Java, internal rows)", lambda: noop(jvm_encoded_partitions(laid_out(), sink)))
 
-    def dropped(batches):
-        for batch in batches:
-            pass
-        yield pa.RecordBatch.from_pylist([{"n": 0}])
+    def staged() -> None:
+        job = sink.needs_transport().begin_write(sink.config, f"file://{work}/stages/events?{query}")
+        try:
+            noop(jvm_encoded_partitions(laid_out(), sink, staging_area=job.staging_area()))
+        finally:
+            job.discard()
 
-    timed(f"{protocol} stage: + rows to Arrow and Python", lambda: jvm_encoded_partitions(laid_out(), sink)
-          .mapInArrow(dropped, "n long").collect())
+    timed(f"{protocol} stage: + framing and staging (Java, file://)", staged)
     encoded = jvm_encoded_partitions(laid_out(), sink)
     taken = EVENTS_COLUMN if EVENTS_COLUMN in encoded.columns else VALUE_COLUMN  # a batch encoder marks each row
     counted = encoded.select(F.count("*").alias("rows"), F.count(taken).alias("java")).first()

@@ -12,7 +12,8 @@ from pyspark.sql import functions as F
 import cdcwire
 from cdcwire import Column, ColumnType, DDLEvent, DDLType, RowChangedEvent, TransportError
 from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer.jvm_staging import STAGED_COLUMN, Marker, jvm_staged_partitions
+from cdcwire.spark.writer.jvm_encoding import STAGED_COLUMN
+from cdcwire.spark.writer.jvm_staging import Marker
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN
 from cdcwire.testing.jvm_tiers import writes_on_both_tiers
 from cdcwire.workload import Workload
@@ -44,11 +45,11 @@ def staged_rows(spark, tmp_path, events, query: str) -> list:
     """The rows the Python stage of a write of ``events`` would get, in order: a marker parsed, a
     row left to Python as its kind."""
     sink = cdcwire.open_sink(f"file://{tmp_path}/s?{query}")
-    laid, plan = _laid_out(events, sink, None)
-    assert plan.encoding == "jvm"
-    job = sink.needs_transport().begin_write(sink.config, plan.sink_uri)
+    job = sink.needs_transport().begin_write(sink.config, f"file://{tmp_path}/s?{query}")
     try:
-        rows = jvm_staged_partitions(laid, job.staging_area()).where(F.col(COUNTS_COLUMN).isNull()).select(
+        laid, plan = _laid_out(events, sink, None, staging_area=job.staging_area())
+        assert plan.encoding == "jvm"
+        rows = laid.where(F.col(COUNTS_COLUMN).isNull()).select(
             "_cdc_topic", "_cdc_partition", "kind", STAGED_COLUMN, F.spark_partition_id().alias("p"),
         ).collect()
     finally:
@@ -88,10 +89,10 @@ def test_a_write_staged_in_java_gives_the_python_tiers_files_and_counts(spark, t
 def test_a_file_java_cannot_stage_is_said_in_its_marker_as_the_transports_error(spark, tmp_path):
     events = _frame(spark, row_changes(20, tables=1)).drop("_cdc_seq")
     sink = cdcwire.open_sink(f"file://{tmp_path}/s?{QUERIES['canal-json']}")
-    laid, _ = _laid_out(events, sink, None)
     not_a_directory = tmp_path / "a-file"
     not_a_directory.write_text("")
-    rows = jvm_staged_partitions(laid, str(not_a_directory)).where(F.col(STAGED_COLUMN).isNotNull()).collect()
+    laid, _ = _laid_out(events, sink, None, staging_area=str(not_a_directory))
+    rows = laid.where(F.col(STAGED_COLUMN).isNotNull()).collect()
     marker = Marker.parse(rows[0]._cdc_topic, rows[0]._cdc_partition, rows[0][STAGED_COLUMN])
     assert json.loads(rows[0][STAGED_COLUMN])["failure"] is not None
     with pytest.raises(TransportError, match=r"^cannot stage s/\d in .*a-file/.*; nothing was published$"):

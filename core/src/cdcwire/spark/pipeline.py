@@ -44,7 +44,6 @@ from .writer.encoding import RESULT_SCHEMA, EncodingTask, encode_stage
 from .runtime.job_errors import cdcwire_error_in, cdcwire_errors_raised
 from .runtime.progress import progress_counter
 from .writer.jvm_encoding import encoding_tier, jvm_encoded_partitions
-from .writer.jvm_staging import jvm_staged_partitions
 from .writer.jvm_routing import jvm_routed, routing_tier
 from .writer.layout_writer import LayoutWriteSummary, write_layout
 from .writer.routing import ROUTED_SCHEMA, SORT_COLUMNS, RoutePlan, dispatch_stage, plan_routes
@@ -193,14 +192,23 @@ def prepare(
     return laid.where(F.col(COUNTS_COLUMN).isNull()).drop(COUNTS_COLUMN), plan
 
 
-def _laid_out(
-    df: DataFrame, sink: Sink, dead_letter: Optional[str], jvm: bool = True
-) -> tuple[DataFrame, RoutePlan]:
-    """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts);
-    ``jvm``: whether the JVM tier may route (where :func:`routing_tier` takes it)."""
+def _write_plan(df: DataFrame, sink: Sink, dead_letter: Optional[str], jvm: bool = True) -> RoutePlan:
+    """The routes of a write and the tiers that route and encode it; ``jvm``: whether the JVM
+    tier may route (where :func:`routing_tier` takes it)."""
     plan = plan_routes(df.sparkSession, df, sink, dead_letter)
     tier = routing_tier(sink, df, dead_letter)[0] if jvm else "python"
-    plan = replace(plan, tier=tier, encoding=encoding_tier(sink, df, tier)[0])
+    return replace(plan, tier=tier, encoding=encoding_tier(sink, df, tier)[0])
+
+
+def _laid_out(
+    df: DataFrame, sink: Sink, dead_letter: Optional[str], jvm: bool = True, plan: Optional[RoutePlan] = None,
+    staging_area: Optional[str] = None,
+) -> tuple[DataFrame, RoutePlan]:
+    """As :func:`prepare`, with the routing tasks' count rows still in (see routing_counts);
+    ``jvm``: as :func:`_write_plan` (``plan``: made already); ``staging_area``: a write job's, where
+    the JVM encoding tier stages what it made (see writer.jvm_staging)."""
+    plan = plan or _write_plan(df, sink, dead_letter, jvm)
+    tier = plan.tier
     events = with_malformed_column(df).withColumn("_cdc_seq", F.monotonically_increasing_id())
     if tier == "jvm":
         routed = jvm_routed(events.drop("_malformed"), sink, plan)
@@ -208,7 +216,7 @@ def _laid_out(
         routed = events.mapInArrow(dispatch_stage(plan), ROUTED_SCHEMA)
     laid = routed.repartition(plan.tasks, "_cdc_key").sortWithinPartitions(*SORT_COLUMNS)
     if plan.encoding == "jvm":
-        laid = jvm_encoded_partitions(laid, sink)
+        laid = jvm_encoded_partitions(laid, sink, staging_area=None if dead_letter else staging_area)
     return laid, plan
 
 
@@ -241,16 +249,15 @@ def write(
     config = sink.config
     started = time.monotonic()
     with cdcwire_errors_raised():  # planning runs Spark jobs over the input: nothing to clean up yet
-        laid, plan = _laid_out(df, sink, dead_letter)
+        plan = _write_plan(df, sink, dead_letter)
     job = sink.needs_transport().begin_write(config, plan.sink_uri, overwrite=overwrite)
-    area = job.staging_area() if plan.encoding == "jvm" and not plan.dead_letter else None
-    if area is not None:  # the messages Java made are staged by Java (see writer.jvm_staging)
-        laid = jvm_staged_partitions(laid, area)
     task = EncodingTask(
         job, plan.sink_uri, plan.dead_letter, plan.write_id, progress_counter(), checks_rows=plan.tier == "jvm",
         jvm_values=plan.encoding == "jvm",
     )
     try:
+        # On file://, the messages Java made are staged by Java, in the job's area (see writer.jvm_staging).
+        laid, plan = _laid_out(df, sink, dead_letter, plan=plan, staging_area=job.staging_area())
         rows = laid.mapInArrow(encode_stage(task), RESULT_SCHEMA).collect()
         job.publish([r["receipt"] for r in rows if r["receipt"]])
     except BaseException as exc:

@@ -26,10 +26,12 @@ from pyspark.sql import DataFrame
 from ...sinks.sink import Sink
 from ..rows.record_checks import java_check_tables
 from ..runtime.tiers import say_once, tier_setting
-from ..jvm.jar import BATCH_ENCODING, MESSAGE_ENCODING, jar_lacking, java_class
+from ..jvm.jar import BATCH_ENCODING, FRAMED_STAGING, MESSAGE_ENCODING, jar_lacking, java_class
 from ..jvm.plugged import declared, encoder_class, encoder_config
 from ..jvm.plugged import encoder_refusal as java_refusal
 
+#: The marker column of the messages Java staged itself (:mod:`.jvm_staging`): null on every other row.
+STAGED_COLUMN = "_cdc_staged"
 #: The session setting that picks the encoding tier: ``auto`` (the Java tier where it serves)
 #: or ``python`` (always the Python codecs).
 ENCODING_SETTING = "spark.cdcwire.encoding"
@@ -63,11 +65,15 @@ def _choice(sink: Sink, spark, setting: str, routing: str) -> tuple[str, str]:
     return "jvm", f"{sink.codec.name} has a Java encoder for the sink's settings"
 
 
-def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = None) -> DataFrame:
+def jvm_encoded_partitions(
+    laid: DataFrame, sink: Sink, clock: Optional[int] = None, staging_area: Optional[str] = None
+) -> DataFrame:
     """``laid`` (the JVM routing tier's copies, shuffled and sorted) with :data:`VALUE_COLUMN`,
     images nulled where it is set, made over Spark's internal rows by ``MessageEncoding`` and the codec's ``MessageEncoder``
     (no conversion of the nested images to external rows, one pass in the order written).
     ``clock``: the messages' clock (canal-json's ``ts``, ms), the wall clock per row by default.
+    ``staging_area``: a write job's (:meth:`WriteJob.staging_area`), where the same task then
+    stages the messages Java made itself (see :mod:`.jvm_staging`): their rows become markers.
 
     The rows go through the RDD of ``laid``'s plan and back into a DataFrame of the same
     partitions (``internalCreateDataFrame``, public in Spark's bytecode): the encoding stage
@@ -85,5 +91,9 @@ def jvm_encoded_partitions(laid: DataFrame, sink: Sink, clock: Optional[int] = N
         partitions = java_class(spark, BATCH_ENCODING)
         encode = partitions(jvm.batch_encoder, config, jdf.schema(), clock)
         schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN)
-    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode).rdd()
-    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, schema, False), spark)
+    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode)
+    if staging_area is not None:  # in the same tasks, on the rows as they come (no DataFrame between)
+        staging = java_class(spark, FRAMED_STAGING)
+        rows = rows.mapPartitions(staging(schema, staging_area, VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN))
+        schema = staging.output(schema, STAGED_COLUMN)
+    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows.rdd(), schema, False), spark)

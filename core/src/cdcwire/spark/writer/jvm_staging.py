@@ -1,8 +1,8 @@
 """The JVM staging tier: the messages the Java encoders made for a write, staged by Java itself.
 
 Where the write's job offers a staging area (``file://``: :meth:`WriteJob.staging_area`), the
-Java encoding tier's rows go through ``io.cdcwire.spark.FramedStaging`` before the encoding
-stage: each run of rows whose messages Java made is framed and staged in the JVM and
+Java encoding tier's rows go through ``io.cdcwire.spark.FramedStaging`` in the same tasks, before
+the encoding stage (:func:`.jvm_encoding.jvm_encoded_partitions`): each run of rows whose messages Java made is framed and staged in the JVM and
 replaced by one marker row per topic-partition (:data:`STAGED_COLUMN`, a JSON text, with the
 row's topic and partition); the rows Java left to Python come through as they are, in their
 place. The encoding stage then writes the Python rows and hands each marker to its writer
@@ -19,28 +19,10 @@ from typing import Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql import DataFrame
-
 from ...contract.transport import StagedRun
 from ...foundation.errors import TransportError
-from ..jvm.jar import FRAMED_STAGING, java_class
-from .jvm_encoding import EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
+from .jvm_encoding import STAGED_COLUMN
 from .routing_counts import RoutingCounts
-
-#: The marker column: null on every row but a marker.
-STAGED_COLUMN = "_cdc_staged"
-
-
-def jvm_staged_partitions(encoded: DataFrame, area: str) -> DataFrame:
-    """``encoded`` (the Java encoding tier's rows, in their partitions and order) with the runs
-    Java made staged under ``area`` by ``FramedStaging`` and replaced by their markers."""
-    spark = encoded.sparkSession
-    jdf = encoded._jdf
-    staging = java_class(spark, FRAMED_STAGING)
-    stage = staging(jdf.schema(), area, VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN)
-    schema = staging.output(jdf.schema(), STAGED_COLUMN)
-    rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(stage).rdd()
-    return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows, schema, False), spark)
 
 
 @dataclass(frozen=True, slots=True)
