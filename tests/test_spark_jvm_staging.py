@@ -12,7 +12,8 @@ from pyspark.sql import functions as F
 import cdcwire
 from cdcwire import Column, ColumnType, DDLEvent, DDLType, RowChangedEvent, TransportError
 from cdcwire.spark.pipeline import _laid_out
-from cdcwire.spark.writer.jvm_encoding import STAGED_COLUMN
+from cdcwire import spark as cs
+from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, STAGED_COLUMN
 from cdcwire.spark.writer.jvm_staging import Marker
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN
 from cdcwire.testing.jvm_tiers import writes_on_both_tiers
@@ -97,3 +98,17 @@ def test_a_file_java_cannot_stage_is_said_in_its_marker_as_the_transports_error(
     assert json.loads(rows[0][STAGED_COLUMN])["failure"] is not None
     with pytest.raises(TransportError, match=r"^cannot stage s/\d in .*a-file/.*; nothing was published$"):
         marker.raise_failure()
+
+
+def test_a_topic_that_cannot_be_a_file_is_left_to_python_and_fails_as_on_the_python_tier(spark, tmp_path):
+    events = _frame(spark, row_changes(20, tables=1)).drop("_cdc_seq")
+    errors = []
+    for tier in ("python", "auto"):
+        spark.conf.set(ENCODING_SETTING, tier)
+        try:
+            with pytest.raises(TransportError, match=r"topic '\.cdc_orders' cannot be written .* starts with '\.'") as refused:
+                cs.write(events, f"file://{tmp_path}/{tier}/s?{QUERIES['canal-json']}&topic-rule=.cdc_{{table}}")
+        finally:
+            spark.conf.unset(ENCODING_SETTING)
+        errors.append(str(refused.value).replace(f"/{tier}", "/"))
+    assert errors[0] == errors[1]
