@@ -24,11 +24,12 @@ MESSAGE_COLUMNS = ("topic", "partition", "offset", "key", "value")
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
-def kafka_sink(kafka_broker, topic: str, partitions: int = 3, count: int = 60, rows=None, **params) -> str:
-    """A canal-json topic of ``partitions`` partitions holding the messages of ``rows`` (else of
+def kafka_sink(kafka_broker, topic: str, partitions: int = 3, count: int = 60, rows=None,
+               protocol: str = "canal-json", **params) -> str:
+    """A ``protocol`` (canal-json) topic of ``partitions`` partitions holding the messages of ``rows`` (else of
     ``count`` rows of several tables), written by cdcwire."""
     kafka_broker.create_topic(topic, partitions)
-    uri = kafka_broker.uri(topic, "canal-json", partition_num=partitions, **params)
+    uri = kafka_broker.uri(topic, protocol, partition_num=partitions, **params)
     cdcwire.write(uri, cdcwire.encode(uri, rows if rows is not None else list(Workload(count, seed=7))))
     return uri
 
@@ -78,8 +79,9 @@ def test_ranges_cut_mid_partition_give_the_python_sources_messages(spark, kafka_
     assert [r.offset for r in java] == list(range(3, 40))
 
 
-def test_a_read_from_a_mid_partition_start_gives_the_python_sources_events(spark, kafka_broker, kafka_topic):
-    uri = kafka_sink(kafka_broker, kafka_topic, partitions=2, count=80)
+@pytest.mark.parametrize("protocol", ["canal-json", "open-protocol", "craft"])
+def test_a_read_from_a_mid_partition_start_gives_the_python_sources_events(spark, kafka_broker, kafka_topic, protocol):
+    uri = kafka_sink(kafka_broker, kafka_topic, partitions=2, count=80, protocol=protocol)
     python, java = events_from_both_sources(spark, uri, start_offset=5)
     assert java == python
     assert len(java) > 0
