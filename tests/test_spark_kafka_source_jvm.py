@@ -14,6 +14,7 @@ from cdcwire import spark as cs
 from cdcwire.sinks.sink import open_sink
 from cdcwire.spark.reader.file_source import READING_SETTING, REST_END, framed_messages, reading_tier
 from cdcwire.spark.reader.message_ranges import MessageRange, plan_message_ranges, ranges_to_json
+from cdcwire.spark.reader.pinned_read import read_ranges
 from cdcwire.testing.jvm_tiers import rows_in_order
 
 from cdcwire.workload import Workload
@@ -134,3 +135,19 @@ def test_a_source_with_consumer_settings_is_read_by_the_python_source(spark, kaf
     uri = kafka_broker.uri(kafka_topic, "canal-json", consumer_settings='{"fetch.max.bytes":"1048576"}')
     assert reading_tier(open_sink(uri), spark) == (
         "python", "Java does not read with consumer-settings: the Python consumer applies them")
+
+
+def test_a_range_starting_below_the_low_watermark_is_the_python_readers_to_skip(spark, kafka_broker, kafka_topic):
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import AdminClient
+
+    uri = kafka_sink(kafka_broker, kafka_topic, partitions=1, count=60)
+    admin = AdminClient({"bootstrap.servers": kafka_broker.bootstrap})
+    for done in admin.delete_records([TopicPartition(kafka_topic, 0, 10)], request_timeout=10).values():
+        done.result(10)
+    ranges = [MessageRange(kafka_topic, 0, 4, 30)]
+    python, java, rest = messages_from_both_sources(spark, uri, ranges)
+    assert [r.offset for r in rest] == [4]  # the whole range: the Python reader warns and counts
+    assert [r.offset for r in python] == list(range(10, 30))
+    events = [on_source(spark, s, lambda: rows_in_order(read_ranges(spark, uri, ranges))) for s in ("python", "auto")]
+    assert events[1] == events[0]
