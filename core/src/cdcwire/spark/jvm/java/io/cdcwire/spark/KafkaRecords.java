@@ -9,10 +9,12 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The {@code kafka://} transport's message source in the JVM: each element of the partition is
@@ -38,6 +40,15 @@ public final class KafkaRecords implements FlatMapFunction<Iterator<String>, Int
     public Iterator<InternalRow> call(Iterator<String> ranges) {
         ObjectMapper json = new ObjectMapper();
         ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+        Range[] open = new Range[1]; // the range being read, its connection closed with the task if it is left unread
+        TaskContext task = TaskContext.get();
+        if (task != null) {
+            task.addTaskCompletionListener((TaskCompletionListener) done -> {
+                if (open[0] != null) {
+                    open[0].close();
+                }
+            });
+        }
         return new Iterator<InternalRow>() {
             private Range range;
 
@@ -50,6 +61,7 @@ public final class KafkaRecords implements FlatMapFunction<Iterator<String>, Int
                         }
                         try {
                             range = new Range(json.readTree(ranges.next()));
+                            open[0] = range;
                         } catch (IOException e) {
                             throw new UncheckedIOException(e);
                         }
