@@ -7,8 +7,8 @@ client jar is on Spark's classpath, but a bounded read of one partition from a P
 needs only Fetch (v4: read_committed, no sessions) and magic-2 record batches, whose codecs
 (gzip, snappy, LZ4, zstd) PySpark's own jars inflate. The driver plans the same ranges as the data
 source and, per range, what the Python reader would read now (its low and high watermarks, the
-same cut of the range's end) and the partition's leader (found on the driver, one metadata
-request per topic); ``io.cdcwire.spark.KafkaRecords`` fetches the records into the message rows
+same cut of the range's end) and the partition's leader (found on the driver, a metadata
+request per range; a task does not look for it again); ``io.cdcwire.spark.KafkaRecords`` fetches the records into the message rows
 ``FramedFiles`` gives (``KafkaWire.java``, ``KafkaRecordBatches.java``).
 
 Java serves only what it is sure of. A source with SASL or TLS, or consumer settings of its own
