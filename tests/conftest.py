@@ -46,6 +46,7 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_open_java_decoding.py",
     "tests/test_spark_simple_java_decoding.py",
     "tests/test_spark_file_source_jvm.py",
+    "tests/test_spark_kafka_source_jvm.py",
     "tests/test_spark_jvm_staging.py",
     "tests/test_spark_storage_write.py",
     "tests/test_spark_storage_stream.py",

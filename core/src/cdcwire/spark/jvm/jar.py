@@ -35,6 +35,8 @@ DECODED_IN_PLACE = "io.cdcwire.spark.DecodedInPlace"
 PYTHON_WHEN_PENDING = "io.cdcwire.spark.PythonWhenPending"
 #: The ``file://`` message source in the JVM: partition files' records as message rows (``FramedFiles.java``).
 FRAMED_FILES = "io.cdcwire.spark.FramedFiles"
+#: The ``kafka://`` message source in the JVM: a partition's records fetched as message rows (``KafkaRecords.java``).
+KAFKA_RECORDS = "io.cdcwire.spark.KafkaRecords"
 #: The ``file://`` sink's staging in the JVM: the messages Java made, framed and staged (``FramedStaging.java``).
 FRAMED_STAGING = "io.cdcwire.spark.FramedStaging"
 #: The Java tier's routing stage over Spark's internal rows (``RoutedCopies.java``).

@@ -15,8 +15,8 @@ end, a bad magic...) it gives a *rest* row instead (:data:`REST_END` set: the re
 from its ``offset``), which the decoding tier's Python pass reads with the Python reader
 (:func:`rest_of_range`) and decodes in that row's place: every error, skipped stretch and
 permissive row is the Python reader's, worded where it always was. ``spark.cdcwire.reading=python``
-(:data:`READING_SETTING`) keeps the Python data source; Kafka's messages are read by it always
-(no Kafka client jar is on Spark's classpath).
+(:data:`READING_SETTING`) keeps the Python data source, for ``file://`` and Kafka alike; Kafka's
+messages are read in the JVM by :mod:`.kafka_source` (same rows, same rest rows).
 """
 
 from __future__ import annotations
@@ -47,21 +47,30 @@ FRAMED_SCHEMA = StructType([*MESSAGE_ROW_SCHEMA.fields, StructField(REST_END, Lo
 
 def reading_tier(sink: Sink, spark: SparkSession) -> tuple[str, str]:
     """``"jvm"`` when Java reads the sink's messages for the JVM decoding tier, else ``"python"``; and why."""
+    from .kafka_source import kafka_refusal  # it reads this module's row schema
+
     setting = tier_setting(spark, READING_SETTING, "reading")
     if setting == "python":
         tier, why = "python", f"{READING_SETTING}=python"
-    elif sink.config.scheme != "file":
-        tier, why = "python", f"Java reads file:// messages only (no Kafka client jar on Spark's classpath for {sink.config.scheme}://)"
+    elif sink.config.scheme not in ("file", "kafka"):
+        tier, why = "python", f"Java reads file:// and kafka:// messages only, not {sink.config.scheme}://"
+    elif sink.config.scheme == "kafka" and kafka_refusal(sink):
+        tier, why = "python", kafka_refusal(sink)
     else:
         lacking = jar_lacking(spark, FRAMED_FILES)
-        tier, why = ("python", lacking) if lacking else ("jvm", "file:// partition files are read in the JVM")
+        where = "file:// partition files" if sink.config.scheme == "file" else "Kafka's record batches"
+        tier, why = ("python", lacking) if lacking else ("jvm", f"{where} are read in the JVM")
     say_once("reads messages", "Java" if tier == "jvm" else "Python", why)
     return tier, why
 
 
 def framed_messages(spark: SparkSession, sink: Sink, ranges: list[MessageRange]) -> DataFrame:
     """The messages of ``ranges`` (:data:`FRAMED_SCHEMA`), read in the JVM: one Spark partition per
-    range, in the order the Python data source gives them."""
+    range, in the order the Python data source gives them (a Kafka source's by :mod:`.kafka_source`)."""
+    if sink.config.scheme == "kafka":
+        from .kafka_source import kafka_messages  # it reads this module's row schema
+
+        return kafka_messages(spark, sink, ranges)
     if sink.codec.stateful_decoding:
         ranges = whole_partitions(ranges)
     planned = spark.sparkContext._jvm.java.util.ArrayList()

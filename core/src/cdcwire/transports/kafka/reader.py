@@ -77,6 +77,15 @@ class KafkaReader(MessageReader):
             )
         return sorted(meta.partitions)
 
+    def leader(self, topic: str, partition: int) -> Optional[tuple[str, int]]:
+        """(host, port) of the broker leading the partition now, or None when it has none: where a
+        reader of its own (the JVM's, :mod:`cdcwire.spark.reader.kafka_source`) fetches from."""
+        meta = self._metadata(topic)
+        described = meta.topics.get(topic)
+        part = None if described is None else described.partitions.get(partition)
+        broker = None if part is None or part.leader < 0 else meta.brokers.get(part.leader)
+        return None if broker is None else (broker.host, broker.port)
+
     def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
         """(low, high): the first offset still held and the offset the next message will get."""
         try:
