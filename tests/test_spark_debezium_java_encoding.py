@@ -1,0 +1,119 @@
+"""debezium's Java encoder (a ``BatchEncoder`` whose every message closes on its own row) against
+the Python codec: a Spark write encoded in the JVM gives the Python tier's messages, keys and values
+byte for byte, in the same partitions and order, for every option set; what Java is not sure of
+(DDL, watermarks, columns without a value rule of Java's) is Python's, row by row."""
+
+from __future__ import annotations
+
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
+from cdcwire.testing.jvm_tiers import writes_on_both_tiers
+from cdcwire.workload import Workload
+from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
+from test_spark_jvm_routing import edge_events
+
+TS = 470_000_000_000_000_000
+#: The envelope's ts_ms (after the source block) is the clock of encoding, in rows, DDL and
+#: watermarks alike; the source's own ts_ms is the commit ts's.
+WALL_CLOCK = rb'\},"ts_ms":\d+'
+N = ColumnFlag.NULLABLE
+
+
+def java_rows(ts: int = TS) -> list[RowChangedEvent]:
+    """Rows of the column kinds Java encodes: integers of every width, signed and unsigned (past
+    the int64 maximum), YEAR, JSON, text and binary strings, NULLs, control characters, quotes
+    and non-ASCII in names and values, in a schema and a table whose names need sanitizing."""
+    def image(i: int, text: str) -> tuple[Column, ...]:
+        return (
+            Column("id", ColumnType.BIGINT, PK | ColumnFlag.UNSIGNED, (1 << 64) - 1 - i, "bigint(20) unsigned"),
+            Column("k2", ColumnType.VARCHAR, PK, f"k{i}", "varchar(10)"),
+            Column("t", ColumnType.TINYINT, N, -128 + i, "tinyint(4)"),
+            Column("s", ColumnType.SMALLINT, N | ColumnFlag.UNSIGNED, 65535 - i, "smallint(5) unsigned"),
+            Column("m", ColumnType.MEDIUMINT, N, None, "mediumint(9)"),
+            Column("i", ColumnType.INT, N | ColumnFlag.UNSIGNED, 4294967295 - i, "int(10) unsigned"),
+            Column("b", ColumnType.BIGINT, N, -(1 << 63) + i, "bigint(20)"),
+            Column("y", ColumnType.YEAR, N, 1999 + i, "year(4)"),
+            Column("j", ColumnType.JSON, N, '{"a": [1, "\\u00e9"]}', "json"),
+            Column(f"name \"é\x01{i % 2}", ColumnType.VARCHAR, N, text, "varchar(255)"),
+            Column("c", ColumnType.CHAR, ColumnFlag(0), "ch", "char(2)"),
+            Column("blob", ColumnType.BLOB, N | ColumnFlag.BINARY, text.encode()[:30], "blob"),
+            Column("vb", ColumnType.VARCHAR, N | ColumnFlag.BINARY, bytes(range(i, i + 5)), "varbinary(5)"),
+            Column("tx", ColumnType.BLOB, N, None, "text"),
+        )
+
+    texts = ["plain", "ünï ✓ 🐘", "\x00\x1f\x7f\"\\/\u2028", "", "<a href='x'>&amp;</a>"]
+    out = []
+    for i, text in enumerate(texts):
+        out.append(RowChangedEvent(ts + 10 * i, "1 shöp-db", "t.x 1", image(i, text), None))
+        out.append(RowChangedEvent(ts + 10 * i + 1, "1 shöp-db", "t.x 1", image(i, text + "!"), image(i, text)))
+        out.append(RowChangedEvent(ts + 10 * i + 2, "1 shöp-db", "t.x 1", None, image(i, text + "!")))
+    return out
+
+
+def datetime_row(ts: int) -> RowChangedEvent:
+    """A row with a DATETIME column: no value rule of Java's, so the row is Python's."""
+    return RowChangedEvent(ts, "shop", "dt", (
+        Column("id", ColumnType.INT, PK, 1, "int(11)"),
+        Column("at", ColumnType.DATETIME, N, "2024-05-06 07:08:09.123", "datetime(3)"),
+    ), None)
+
+
+def all_events() -> list:
+    return (
+        list(Workload(300, seed=12, tables=3, resolved_every=25, ddl_every=60))
+        + edge_events(with_nan=False) + every_kind_rows(10) + trap_rows() + java_rows()
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "",
+        "&enable-tidb-extension=true",
+        "&debezium-disable-schema=true",
+        "&debezium-output-old-value=false",
+        "&enable-tidb-extension=true&debezium-cluster-id=9 clüster-x",
+    ],
+)
+def test_a_debezium_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, options):
+    events = _frame(spark, all_events()).drop("_cdc_seq")
+    query = f"protocol=debezium&partition=index-value&partition-num=3{options}"
+    assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+@pytest.mark.parametrize("options", ["", "&enable-tidb-extension=true&debezium-disable-schema=true"])
+def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tmp_path, options):
+    events = _frame(spark, java_rows()).drop("_cdc_seq")
+    query = f"protocol=debezium&partition=index-value&partition-num=3{options}"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert len(rows) == len(java_rows())
+    assert {r.kind for r in rows} == {"insert", "update", "delete"}
+    assert all(r[EVENTS_COLUMN] == 1 for r in rows)  # one message a row, each Java's
+    assert all(r.columns is None for r in rows)  # images nulled: the encoding stage gets flat bytes
+
+
+def test_ddl_watermarks_and_rows_without_a_java_value_rule_are_left_to_python_one_by_one(spark, tmp_path):
+    stream = [java_rows(TS)[0], datetime_row(TS + 100), DDLEvent(TS + 101, "shop", "dt", "ALTER TABLE dt ADD c INT",
+                                                        DDLType.ADD_COLUMN),
+              ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
+    events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
+    query = "protocol=debezium&partition-num=1&enable-tidb-extension=true"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
+        ("insert", 1), ("insert", None), ("ddl", None), ("resolved", None), ("update", 1)
+    ]
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+def test_debezium_compression_is_encoded_by_the_python_tier(spark, tmp_path):
+    df = _frame(spark, java_rows()).drop("_cdc_seq")
+    query = "protocol=debezium&large-message-handle-compression=snappy"
+    tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), df, "jvm")
+    assert tier == "python"
+    assert "compression" in reason
