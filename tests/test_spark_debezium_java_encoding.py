@@ -5,6 +5,10 @@ byte for byte, in the same partitions and order, for every option set; what Java
 
 from __future__ import annotations
 
+import math
+import random
+import struct
+
 import pytest
 
 import cdcwire
@@ -53,6 +57,27 @@ def java_rows(ts: int = TS) -> list[RowChangedEvent]:
     return out
 
 
+def number_rows(ts: int = TS + 1000) -> list[RowChangedEvent]:
+    """DOUBLE and DECIMAL values at the edges of orjson's notation (plain from 1e-5 to below 1e16,
+    else an exponent), random bit patterns, powers of two, subnormals, negative zero; decimal texts
+    in every form the record checks let through."""
+    rng = random.Random(9)
+    doubles = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(200)]
+    doubles += [2.0 ** k for k in range(-1074, 1024, 41)] + [5e-324, 1e23, 1e16, 9999999999999998.0, 1e15,
+                                                              1e-5, 1e-6, 0.00012, -0.0, 0.1, 123.456, 1.0, 100.0]
+    doubles = [d for d in doubles if math.isfinite(d)]
+    decimals = ["0", "-0", "1.", ".5", "+7.25", "-123456789012345678901234567890.123", "0.000001",
+                "99999999999999999999", "3.141592653589793238462643383279"]
+    return [
+        RowChangedEvent(ts + i, "shop", "numbers", (
+            Column("id", ColumnType.INT, PK, i, "int(11)"),
+            Column("d", ColumnType.DOUBLE, N, d, "double"),
+            Column("x", ColumnType.DECIMAL, N, decimals[i % len(decimals)], "decimal(65,30)"),
+        ), None)
+        for i, d in enumerate(doubles)
+    ]
+
+
 def datetime_row(ts: int) -> RowChangedEvent:
     """A row with a DATETIME column: no value rule of Java's, so the row is Python's."""
     return RowChangedEvent(ts, "shop", "dt", (
@@ -64,7 +89,7 @@ def datetime_row(ts: int) -> RowChangedEvent:
 def all_events() -> list:
     return (
         list(Workload(300, seed=12, tables=3, resolved_every=25, ddl_every=60))
-        + edge_events(with_nan=False) + every_kind_rows(10) + trap_rows() + java_rows()
+        + edge_events(with_nan=False) + every_kind_rows(10) + trap_rows() + java_rows() + number_rows()
     )
 
 
@@ -88,10 +113,10 @@ def test_a_debezium_write_encoded_in_java_gives_the_python_tiers_messages(spark,
 
 @pytest.mark.parametrize("options", ["", "&enable-tidb-extension=true&debezium-disable-schema=true"])
 def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tmp_path, options):
-    events = _frame(spark, java_rows()).drop("_cdc_seq")
+    events = _frame(spark, java_rows() + number_rows()).drop("_cdc_seq")
     query = f"protocol=debezium&partition=index-value&partition-num=3{options}"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
-    assert len(rows) == len(java_rows())
+    assert len(rows) == len(java_rows()) + len(number_rows())
     assert {r.kind for r in rows} == {"insert", "update", "delete"}
     assert all(r[EVENTS_COLUMN] == 1 for r in rows)  # one message a row, each Java's
     assert all(r.columns is None for r in rows)  # images nulled: the encoding stage gets flat bytes

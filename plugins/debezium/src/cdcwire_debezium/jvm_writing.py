@@ -39,17 +39,20 @@ _FLAGS = (int(ColumnFlag.BINARY), int(ColumnFlag.UNSIGNED), int(ColumnFlag.NULLA
 #: nor on the value's digits): the ones Java may take.
 _TYPE_ONLY = (
     ColumnType.TINYINT, ColumnType.SMALLINT, ColumnType.MEDIUMINT, ColumnType.INT, ColumnType.BIGINT,
-    ColumnType.YEAR, ColumnType.JSON, *sorted(STRING_TYPES),
+    ColumnType.YEAR, ColumnType.DOUBLE, ColumnType.DECIMAL, ColumnType.JSON, *sorted(STRING_TYPES),
 )
 _U64 = (1 << 64) - 1
 
 #: Java's value rules and the probes that pick one: (canonical value, what the rule writes).
 #: "same": the value as it is (an integer as a number, a text as a string); "u64": an unsigned
-#: 64-bit integer as the int64 of its bits; "base64": bytes as base64 text.
+#: 64-bit integer as the int64 of its bits; "base64": bytes as base64 text; "double": a float as it
+#: is, "decimal": a decimal text as the nearest double (each written as orjson writes a float).
 _RULES: dict[str, list[tuple[Any, Any]]] = {
     "same": [(0, 0), (7, 7), (-7, -7), (1 << 62, 1 << 62), (_U64, _U64), ("a\"é\n", "a\"é\n"), ("", "")],
     "u64": [(0, 0), (7, 7), (1 << 63, -(1 << 63)), (_U64, -1)],
     "base64": [(b"\x00\xff a", base64.b64encode(b"\x00\xff a").decode()), (b"", "")],
+    "decimal": [("0.1", 0.1), ("-12345678901234567890.25", -12345678901234567890.25), ("-0", -0.0)],
+    "double": [(0.1, 0.1), (-2.5e300, -2.5e300), (5e-324, 5e-324)],
 }
 
 

@@ -15,8 +15,8 @@ import java.util.Map;
  * the encoder's own functions, with placeholders), the options and the record checks' tables.
  */
 final class DebeziumWriting {
-    static final int SAME = 0, U64 = 1, BASE64 = 2;
-    private static final List<String> RULES = List.of("same", "u64", "base64");
+    static final int SAME = 0, U64 = 1, BASE64 = 2, DOUBLE = 3, DECIMAL = 4;
+    private static final List<String> RULES = List.of("same", "u64", "base64", "double", "decimal");
 
     /** A column's value rule and its field schema up to its name. */
     static final class Field {
