@@ -32,7 +32,8 @@ def java_rows(ts: int = TS) -> list[RowChangedEvent]:
     and non-ASCII in names and values, in a schema and a table whose names need sanitizing."""
     def image(i: int, text: str) -> tuple[Column, ...]:
         return (
-            Column("id", ColumnType.BIGINT, PK | ColumnFlag.UNSIGNED, (1 << 64) - 1 - i, "bigint(20) unsigned"),
+            Column("id", ColumnType.BIGINT, PK | ColumnFlag.UNSIGNED, (1 << 64) - 1 - i,
+                   "bigint(20) unsigned"),
             Column("k2", ColumnType.VARCHAR, PK, f"k{i}", "varchar(10)"),
             Column("t", ColumnType.TINYINT, N, -128 + i, "tinyint(4)"),
             Column("s", ColumnType.SMALLINT, N | ColumnFlag.UNSIGNED, 65535 - i, "smallint(5) unsigned"),
@@ -50,10 +51,11 @@ def java_rows(ts: int = TS) -> list[RowChangedEvent]:
 
     texts = ["plain", "ünï ✓ 🐘", "\x00\x1f\x7f\"\\/\u2028", "", "<a href='x'>&amp;</a>"]
     out = []
+    schema, table = "1 shöp-db", "t.x 1"
     for i, text in enumerate(texts):
-        out.append(RowChangedEvent(ts + 10 * i, "1 shöp-db", "t.x 1", image(i, text), None))
-        out.append(RowChangedEvent(ts + 10 * i + 1, "1 shöp-db", "t.x 1", image(i, text + "!"), image(i, text)))
-        out.append(RowChangedEvent(ts + 10 * i + 2, "1 shöp-db", "t.x 1", None, image(i, text + "!")))
+        out.append(RowChangedEvent(ts + 10 * i, schema, table, image(i, text), None))
+        out.append(RowChangedEvent(ts + 10 * i + 1, schema, table, image(i, text + "!"), image(i, text)))
+        out.append(RowChangedEvent(ts + 10 * i + 2, schema, table, None, image(i, text + "!")))
     return out
 
 
@@ -63,8 +65,9 @@ def number_rows(ts: int = TS + 1000) -> list[RowChangedEvent]:
     in every form the record checks let through."""
     rng = random.Random(9)
     doubles = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(200)]
-    doubles += [2.0 ** k for k in range(-1074, 1024, 41)] + [5e-324, 1e23, 1e16, 9999999999999998.0, 1e15,
-                                                              1e-5, 1e-6, 0.00012, -0.0, 0.1, 123.456, 1.0, 100.0]
+    doubles += [2.0 ** k for k in range(-1074, 1024, 41)]
+    doubles += [5e-324, 1e23, 1e16, 9999999999999998.0, 1e15, 1e-5, 1e-6, 0.00012]
+    doubles += [-0.0, 0.1, 123.456, 1.0, 100.0]
     doubles = [d for d in doubles if math.isfinite(d)]
     decimals = ["0", "-0", "1.", ".5", "+7.25", "-123456789012345678901234567890.123", "0.000001",
                 "99999999999999999999", "3.141592653589793238462643383279"]
@@ -123,9 +126,8 @@ def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tm
 
 
 def test_ddl_watermarks_and_rows_without_a_java_value_rule_are_left_to_python_one_by_one(spark, tmp_path):
-    stream = [java_rows(TS)[0], datetime_row(TS + 100), DDLEvent(TS + 101, "shop", "dt", "ALTER TABLE dt ADD c INT",
-                                                        DDLType.ADD_COLUMN),
-              ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
+    ddl = DDLEvent(TS + 101, "shop", "dt", "ALTER TABLE dt ADD c INT", DDLType.ADD_COLUMN)
+    stream = [java_rows(TS)[0], datetime_row(TS + 100), ddl, ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
     query = "protocol=debezium&partition-num=1&enable-tidb-extension=true"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)

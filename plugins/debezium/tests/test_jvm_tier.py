@@ -73,7 +73,8 @@ def _one_row_per_type():
 def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
     jvm = DebeziumCodec.jvm
     source = jvm.sources.joinpath(*jvm.batch_encoder.split(".")).with_suffix(".java")
-    assert "public final class DebeziumBatchEncoder implements BatchEncoder" in source.read_text(encoding="utf-8")
+    text = source.read_text(encoding="utf-8")
+    assert "public final class DebeziumBatchEncoder implements BatchEncoder" in text
 
 
 def test_compression_is_encoded_in_python_and_every_other_setting_in_java():

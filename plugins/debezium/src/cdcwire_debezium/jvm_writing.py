@@ -21,7 +21,14 @@ from typing import Any, Optional
 
 import orjson
 
-from cdcwire.plugin_api import MESSAGE_OVERHEAD, Column, ColumnFlag, ColumnType, LargeMessageOptions, SinkConfig
+from cdcwire.plugin_api import (
+    MESSAGE_OVERHEAD,
+    Column,
+    ColumnFlag,
+    ColumnType,
+    LargeMessageOptions,
+    SinkConfig,
+)
 
 from .column_values import encode_value
 from .connect_schema import field_schema, row_value_schema
@@ -105,7 +112,9 @@ def templates(options: DebeziumOptions) -> dict[str, str]:
     return {
         "source": orjson.dumps(source).decode(),
         "key_schema": orjson.dumps(key_schema).decode(),
-        "value_schema": orjson.dumps(row_value_schema(PREFIX, FIELDS, options.tidb_extension)).decode(),  # type: ignore[arg-type]
+        "value_schema": orjson.dumps(
+            row_value_schema(PREFIX, FIELDS, options.tidb_extension)  # type: ignore[arg-type]
+        ).decode(),
     }
 
 
