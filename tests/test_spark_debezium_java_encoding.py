@@ -13,8 +13,9 @@ import pytest
 
 import cdcwire
 from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
-from cdcwire.testing.jvm_tiers import writes_on_both_tiers
+from cdcwire.testing.jvm_tiers import write_on_python_tier, writes_on_both_tiers
 from cdcwire.workload import Workload
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
@@ -144,3 +145,30 @@ def test_debezium_compression_is_encoded_by_the_python_tier(spark, tmp_path):
     tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), df, "jvm")
     assert tier == "python"
     assert "compression" in reason
+
+
+def test_the_halves_of_a_key_changing_update_are_each_a_message_of_javas_as_of_pythons(spark, tmp_path):
+    """An update whose handle key changes is routed as a delete of the old key and an insert of the
+    new one (index-value): Java writes each half as the Python encoder writes it."""
+    old, new = java_rows(TS)[0].columns, java_rows(TS)[3].columns  # ids 2^64-1 and 2^64-2
+    events = _frame(spark, [RowChangedEvent(TS + 5, "shop", "moved", new, old)]).drop("_cdc_seq").coalesce(1)
+    query = "protocol=debezium&partition=index-value&partition-num=3&enable-tidb-extension=true"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [("update", 1), ("update", 1)]
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+    ops = sorted(value[value.index(b'"op":') + 6] for messages in java.messages.values() for _, value in messages)
+    assert ops == [ord("c"), ord("d")]
+
+
+def test_a_row_over_max_message_bytes_fails_the_java_tier_write_with_the_python_encoders_error(spark, tmp_path):
+    events = _frame(spark, java_rows()[:1]).drop("_cdc_seq")
+    errors = []
+    for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
+        with pytest.raises(Exception) as failed:
+            write(events, f"file://{tmp_path}/{tier}?protocol=debezium&max-message-bytes=900")
+        with pytest.raises(cdcwire.CdcwireError) as carried:
+            cs.raise_carried(failed.value)
+        errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
+    assert errors[0] == errors[1]
+    assert "max-message-bytes 900" in errors[0]
