@@ -157,11 +157,12 @@ def test_the_halves_of_a_key_changing_update_are_each_a_message_of_javas_as_of_p
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [("update", 1), ("update", 1)]
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
     assert java == python and java.reconciles
-    ops = sorted(value[value.index(b'"op":') + 6] for messages in java.messages.values() for _, value in messages)
-    assert ops == [ord("c"), ord("d")]
+    values = [value for messages in java.messages.values() for _, value in messages]
+    assert sorted(value[value.index(b'"op":') + 6] for value in values) == [ord("c"), ord("d")]
 
 
-def test_a_row_over_max_message_bytes_fails_the_java_tier_write_with_the_python_encoders_error(spark, tmp_path):
+def test_a_row_over_max_message_bytes_fails_a_java_tier_write_with_the_python_encoders_error(
+        spark, tmp_path):
     events = _frame(spark, java_rows()[:1]).drop("_cdc_seq")
     errors = []
     for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
