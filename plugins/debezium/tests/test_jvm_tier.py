@@ -1,5 +1,5 @@
-"""debezium's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.10): a
-Java decoder in a package of its own, using only the framework's public classes."""
+"""debezium's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.10 and 1.13): a
+Java decoder and batch encoder in a package of their own, using only the framework's public classes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from cdcwire.sinks.sink import open_sink
 from cdcwire.testing.strategies import all_types_table
 from cdcwire_debezium.codec import DebeziumCodec
 from cdcwire_debezium.jvm_reading import decoder_config, reading_table
+from cdcwire_debezium.jvm_writing import encoder_config, field_table
 
 QUERY = "protocol=debezium&enable-tidb-extension=true"
 
@@ -18,7 +19,7 @@ QUERY = "protocol=debezium&enable-tidb-extension=true"
 def test_the_codec_declares_a_java_decoder_its_own_sources_define():
     jvm = DebeziumCodec.jvm
     assert isinstance(jvm, JvmCodec)
-    assert jvm.encoder is None  # messages are encoded in Python
+    assert jvm.encoder is None  # one message a row, but made by a BatchEncoder (it takes a row or leaves it)
     source = jvm.sources.joinpath(*jvm.decoder.split(".")).with_suffix(".java")
     assert "public final class DebeziumDecoder implements MessageDecoder" in source.read_text(encoding="utf-8")
 
@@ -67,3 +68,36 @@ def _one_row_per_type():
     key = Column("id", ColumnType.INT, ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY, 1, "int(11)")
     columns = [Column(f"c_{k.label}", k.type, spec.flags(i), None, k.mysql_type) for i, k in enumerate(spec.kinds)]
     yield RowChangedEvent(1 << 20, spec.schema, spec.table, (key, *columns), None)
+
+
+def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
+    jvm = DebeziumCodec.jvm
+    source = jvm.sources.joinpath(*jvm.batch_encoder.split(".")).with_suffix(".java")
+    text = source.read_text(encoding="utf-8")
+    assert "public final class DebeziumBatchEncoder implements BatchEncoder" in text
+
+
+def test_compression_is_encoded_in_python_and_every_other_setting_in_java():
+    jvm = DebeziumCodec.jvm
+    compressed = open_sink(f"file:///tmp/t?{QUERY}&large-message-handle-compression=snappy").config
+    assert jvm.encoder_refusal(compressed) == "debezium's large-message compression is encoded in Python only"
+    for query in (QUERY, "protocol=debezium", f"{QUERY}&debezium-disable-schema=true&debezium-output-old-value=false"):
+        assert jvm.encoder_refusal(open_sink(f"file:///tmp/t?{query}").config) is None
+
+
+def test_the_value_rules_java_gets_are_probed_from_the_encoder():
+    """Flags combinations in the order BINARY, UNSIGNED, NULLABLE bits: 0 plain, 1 binary, 2 unsigned."""
+    table = field_table(tidb_extension=True)
+    assert [table["BIGINT"][i]["rule"] for i in (0, 2)] == ["same", "u64"]
+    assert [table["VARCHAR"][i]["rule"] for i in (0, 1)] == ["same", "base64"]
+    assert table["DECIMAL"][0]["rule"] == "decimal" and table["DOUBLE"][0]["rule"] == "double"
+    assert table["INT"][0]["schema"] == '{"tidb_type":"int","type":"int32","optional":false,'
+    assert "DATETIME" not in table and "BIT" not in table  # their schema depends on mysql_type or the value
+
+
+def test_the_texts_java_fills_in_are_the_encoders_with_placeholders():
+    config = encoder_config(open_sink(f"file:///tmp/t?{QUERY}&debezium-cluster-id=c1").config)
+    source = json.loads(config["templates"]["source"])
+    assert (source["db"], source["table"], source["cluster_id"]) == ("@db@", "@table@", "c1")
+    assert str(source["commit_ts"]) == config["probe_ts"] and str(source["ts_ms"]) == config["probe_ms"]
+    assert config["templates"]["value_schema"].count('"@fields@"') == 2

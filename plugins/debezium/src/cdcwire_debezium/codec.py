@@ -32,7 +32,7 @@ class DebeziumCodec(Codec):
     """
 
     name = "debezium"
-    jvm = JVM  # its Java decoder (plugin API 1.10)
+    jvm = JVM  # its Java decoder (plugin API 1.10) and batch encoder (1.13)
     parameters = (
         ENABLE_TIDB_EXTENSION,
         DISABLE_SCHEMA,
