@@ -52,6 +52,9 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_storage_write.py",
     "tests/test_spark_storage_stream.py",
     "tests/test_spark_storage_read.py",
+    # the storage layout materialized: about a minute of the shared session's half (20:04 against
+    # 16:25 in CI on d165d31), which the Java tier's new files have not yet taken up in this one
+    "tests/test_spark_materialize_storage.py",
 })
 
 

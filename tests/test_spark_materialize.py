@@ -595,3 +595,22 @@ def test_an_incremental_runs_applied_ts_filter_starts_no_job_of_its_own(spark) -
     found = []
     assert _jobs_of(spark, lambda: found.extend(_not_yet_applied(rows, applied).collect())) == 0
     assert sorted((r["schema"], r["table"], int(r["commit_ts"])) for r in found) == [("shop", "t0", 9), ("shop.t0", "x", 1)]
+
+
+def test_a_step_a_run_staged_is_read_back_without_a_job_of_its_own(spark, tmp_path) -> None:
+    # a run stages its events and its decided changes as Parquet and reads each back at once:
+    # with the schema it wrote them with, not one Spark takes from the files' footers in a job
+    from cdcwire.spark.tables.materialize import _read_back
+
+    from pyspark.sql.types import ArrayType, DecimalType, StringType, StructField, StructType
+
+    from cdcwire.spark.runtime.local_frames import local_frame
+
+    schema = StructType([StructField("table", StringType()), StructField("commit_ts", DecimalType(20, 0)),
+                         StructField("names", ArrayType(StringType()))])
+    written = local_frame(spark, [("t0", Decimal(5), ["a", "b"]), ("t1", Decimal(9), None)], schema)
+    written.write.parquet(str(tmp_path / "staged"))
+    read = []
+    assert _jobs_of(spark, lambda: read.append(_read_back(spark, str(tmp_path / "staged"), written))) == 0
+    assert read[0].schema == spark.read.parquet(str(tmp_path / "staged")).schema
+    assert sorted(read[0].collect()) == sorted(written.collect())

@@ -341,11 +341,11 @@ def _staged_run(spark, events, out, format, state, has_resolved, time_zone, layo
     # back only the columns it needs. ``_seq`` is fixed by the write.
     staged = f"_cdcwire/events-{run:06d}"
     step("staging events")
-    events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
-        "_seq", F.monotonically_increasing_id()
-    ).write.mode("overwrite").parquet(str(Path(out) / staged))
+    to_stage = events.select(*(c for c in _EVENT_COLUMNS_KEPT if c != "_seq")).withColumn(
+        "_seq", F.monotonically_increasing_id())
+    to_stage.write.mode("overwrite").parquet(str(Path(out) / staged))
     try:
-        fresh = spark.read.parquet(str(Path(out) / staged))
+        fresh = _read_back(spark, str(Path(out) / staged), to_stage)
         if callable(layout):
             layout = layout(fresh)
         with session_settings(spark, {**_READ_BACK, **write_settings(spark)}):  # for the tables written side by side
@@ -442,10 +442,10 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
     # as Parquet (as the events are) for the stages that read them again
     decided_dir = f"_cdcwire/decided-{run:06d}"
     step("deduplicating changes")
-    _staged_decisions(decided_changes(row_changes(ready.where(~key_only_rows)))).write.mode("overwrite").parquet(
-        str(Path(out) / decided_dir))
+    to_decide = _staged_decisions(decided_changes(row_changes(ready.where(~key_only_rows))))
+    to_decide.write.mode("overwrite").parquet(str(Path(out) / decided_dir))
     try:
-        decided = spark.read.parquet(str(Path(out) / decided_dir))
+        decided = _read_back(spark, str(Path(out) / decided_dir), to_decide)
         step("counting changes per table")
         stats, columns_of_tables = _table_stats(decided, ready.where(key_only_rows))
         keyless = sorted(name for name, r in stats.items() if r["keyless"])
@@ -511,6 +511,13 @@ def _apply(spark, fresh, out, format, state, has_resolved, time_zone, run, start
         out, format, point.ts, point.ts is not None and not point.waiting, events_read, pending, counts, point.waiting,
         time.monotonic() - started, ddls=ddl_outcomes, ddl_policy=str(ddl_policy),
     )
+
+
+def _read_back(spark: SparkSession, path: str, written: DataFrame) -> DataFrame:
+    """What the run just wrote to ``path`` from ``written``, read with ``written``'s schema: read
+    without one, Spark starts a job to take the schema from the files' footers (a job per
+    staging step of every run, for a schema the run already has)."""
+    return spark.read.schema(written.schema).parquet(path)
 
 
 def _staged_decisions(decided: DataFrame) -> DataFrame:
