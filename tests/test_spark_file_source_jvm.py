@@ -16,7 +16,8 @@ from cdcwire import Message
 from cdcwire import spark as cs
 from cdcwire.foundation.errors import CdcwireError
 from cdcwire.sinks.sink import open_sink
-from cdcwire.spark.reader.file_source import READING_SETTING, REST_END, framed_messages, reading_tier
+from cdcwire.spark.reader.file_source import REST_END
+from cdcwire.spark.reader.message_source import READING_SETTING, framed_messages, reading_tier
 from cdcwire.spark.reader.message_ranges import MessageRange, plan_message_ranges
 from cdcwire.spark.reader.pinned_read import read_ranges
 from cdcwire.testing.jvm_tiers import rows_in_order

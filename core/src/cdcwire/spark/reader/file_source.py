@@ -14,9 +14,8 @@ Java reads only intact records. At the first irregular one (a CRC that fails, a 
 end, a bad magic...) it gives a *rest* row instead (:data:`REST_END` set: the rest of the range,
 from its ``offset``), which the decoding tier's Python pass reads with the Python reader
 (:func:`rest_of_range`) and decodes in that row's place: every error, skipped stretch and
-permissive row is the Python reader's, worded where it always was. ``spark.cdcwire.reading=python``
-(:data:`READING_SETTING`) keeps the Python data source, for ``file://`` and Kafka alike; Kafka's
-messages are read in the JVM by :mod:`.kafka_source` (same rows, same rest rows).
+permissive row is the Python reader's, worded where it always was. Kafka's messages are read in
+the JVM by :mod:`.kafka_source` (same rows, same rest rows); :mod:`.message_source` picks who reads.
 """
 
 from __future__ import annotations
@@ -30,47 +29,20 @@ from pyspark.sql.types import LongType, StructField, StructType
 from ...foundation.errors import CdcwireError
 from ...model.message import Message
 from ...sinks.sink import Sink
-from ..jvm.jar import FRAMED_FILES, jar_lacking, java_class
+from ..jvm.jar import FRAMED_FILES, java_class
 from ..rows.schema import MESSAGE_ROW_SCHEMA
 from ..runtime.job_errors import carried_to_driver
-from ..runtime.tiers import say_once, tier_setting
 from .message_ranges import MessageRange, whole_partitions
 
-#: The session setting that picks who reads ``file://`` messages for the JVM decoding tier:
-#: ``auto`` (Java, where it serves) or ``python`` (the ``cdcwire`` data source).
-READING_SETTING = "spark.cdcwire.reading"
 #: Set on a rest row: the end of the range whose records from the row's ``offset`` are the Python reader's.
 REST_END = "_cdc_rest_end"
 #: The rows ``FramedFiles`` gives: messages, and rest rows.
 FRAMED_SCHEMA = StructType([*MESSAGE_ROW_SCHEMA.fields, StructField(REST_END, LongType())])
 
 
-def reading_tier(sink: Sink, spark: SparkSession) -> tuple[str, str]:
-    """``"jvm"`` when Java reads the sink's messages for the JVM decoding tier, else ``"python"``; and why."""
-    from .kafka_source import kafka_refusal  # it reads this module's row schema
-
-    setting = tier_setting(spark, READING_SETTING, "reading")
-    if setting == "python":
-        tier, why = "python", f"{READING_SETTING}=python"
-    elif sink.config.scheme not in ("file", "kafka"):
-        tier, why = "python", f"Java reads file:// and kafka:// messages only, not {sink.config.scheme}://"
-    elif sink.config.scheme == "kafka" and kafka_refusal(sink):
-        tier, why = "python", kafka_refusal(sink)
-    else:
-        lacking = jar_lacking(spark, FRAMED_FILES)
-        where = "file:// partition files" if sink.config.scheme == "file" else "Kafka's record batches"
-        tier, why = ("python", lacking) if lacking else ("jvm", f"{where} are read in the JVM")
-    say_once("reads messages", "Java" if tier == "jvm" else "Python", why)
-    return tier, why
-
-
-def framed_messages(spark: SparkSession, sink: Sink, ranges: list[MessageRange]) -> DataFrame:
-    """The messages of ``ranges`` (:data:`FRAMED_SCHEMA`), read in the JVM: one Spark partition per
-    range, in the order the Python data source gives them (a Kafka source's by :mod:`.kafka_source`)."""
-    if sink.config.scheme == "kafka":
-        from .kafka_source import kafka_messages  # it reads this module's row schema
-
-        return kafka_messages(spark, sink, ranges)
+def file_messages(spark: SparkSession, sink: Sink, ranges: list[MessageRange]) -> DataFrame:
+    """The messages of a ``file://`` sink's ``ranges`` (:data:`FRAMED_SCHEMA`), read in the JVM: one
+    Spark partition per range, in the order the Python data source gives them."""
     if sink.codec.stateful_decoding:
         ranges = whole_partitions(ranges)
     planned = spark.sparkContext._jvm.java.util.ArrayList()

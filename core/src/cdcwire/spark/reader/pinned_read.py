@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, SparkSession
 from ...dispatch.table_filter import TableFilter
 from ..runtime.job_errors import cdcwire_errors_raised
 from ..runtime.sink_cache import cached_sink
-from .file_source import framed_messages, reading_tier
+from .message_source import framed_messages, reading_tier
 from .jvm_decoding import decoding_tier, jvm_decoded
 from .message_ranges import MessageRange, ranges_to_json
 
