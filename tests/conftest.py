@@ -39,6 +39,7 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_open_java_encoding.py",
     "tests/test_spark_craft_java_encoding.py",
     "tests/test_spark_debezium_java_encoding.py",
+    "tests/test_spark_avro_java_encoding.py",
     "tests/test_spark_java_decoding.py",
     "tests/test_spark_java_decoding_every_protocol.py",
     "tests/test_spark_debezium_java_decoding.py",

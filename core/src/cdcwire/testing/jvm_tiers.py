@@ -176,7 +176,7 @@ class TierWrite:
 def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: str,
                          wall_clock: Optional[bytes] = None) -> tuple[TierWrite, TierWrite]:
     """(the Python tier's write, the JVM tier's write) of ``events`` to ``file://`` sinks with
-    ``query`` under ``directory`` (in ``py`` and ``jvm``); ``wall_clock`` as in
+    ``query`` under ``directory`` (topic ``t`` in ``py`` and ``jvm``); ``wall_clock`` as in
     :func:`messages_in_files`."""
     def written(summary: WriteSummary, sub: str) -> TierWrite:
         counts = (summary.events_in, summary.events_encoded, summary.messages, summary.bytes)
@@ -186,6 +186,7 @@ def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: 
             raise AssertionError(f"{found} messages in the files under {directory}/{sub}; the write made {summary.messages}")
         return TierWrite(messages, counts, summary.reconciles)
 
-    python = written(write_on_python_tier(events, f"file://{directory}/py?{query}"), "py")
-    java = written(cs.write(events, f"file://{directory}/jvm?{query}"), "jvm")
+    # each tier's sink one level down: a topic-rule's topics (avro's, a table each) sit beside the sink's path
+    python = written(write_on_python_tier(events, f"file://{directory}/py/t?{query}"), "py")
+    java = written(cs.write(events, f"file://{directory}/jvm/t?{query}"), "jvm")
     return python, java

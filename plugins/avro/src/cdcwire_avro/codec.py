@@ -28,7 +28,7 @@ class AvroCodec(Codec):
 
     name = "avro"
     parameters = PARAMETERS
-    jvm = JVM  # its Java decoder (plugin API 1.10); messages are encoded in Python
+    jvm = JVM  # its Java decoder (plugin API 1.10) and batch encoder (1.13)
 
     def validate(self, config: SinkConfig) -> None:
         url = config["schema-registry"]

@@ -164,6 +164,11 @@ class LocalSchemaRegistry:
         with self._lock:
             return list(range(1, len(self._state.subjects.get(subject, ())) + 1))
 
+    def texts_by_subject(self) -> dict[str, list[str]]:
+        """Each subject's schema texts as first registered, in version order."""
+        with self._lock:
+            return {s: [self._state.schemas[i - 1] for i in ids] for s, ids in sorted(self._state.subjects.items())}
+
     # -- request handling (called from the server threads) ---------------------------------
 
     def authorized(self, header: Optional[str]) -> bool:

@@ -176,13 +176,13 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
             }
             if (carried > 0) {
                 byte[] k = events < 0 || row.isNullAt(key) ? null : row.getBinary(key);
-                byte[] v = row.getBinary(value);
+                byte[] v = row.isNullAt(value) ? null : row.getBinary(value); // null: a tombstone (avro's delete)
                 if (!frame(k, v)) {
                     return false;
                 }
                 now.events += carried;
                 now.messages++;
-                now.bytes += (k == null ? 0 : k.length) + v.length;
+                now.bytes += (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
             }
             now.fed++;
             if (row.getByte(sub) == 0) {
@@ -229,25 +229,29 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
         /** One record: the lengths, the CRC-32 of the lengths, key and value, then key and value. */
         private boolean frame(byte[] k, byte[] v) {
             putInt(0, k == null ? NONE_LEN : k.length);
-            putInt(4, v.length);
+            putInt(4, v == null ? NONE_LEN : v.length);
             crc.reset();
             crc.update(head, 0, 8);
             if (k != null) {
                 crc.update(k);
             }
-            crc.update(v);
+            if (v != null) {
+                crc.update(v);
+            }
             putInt(8, (int) crc.getValue());
             try {
                 out.write(head);
                 if (k != null) {
                     out.write(k);
                 }
-                out.write(v);
+                if (v != null) {
+                    out.write(v);
+                }
             } catch (IOException e) {
                 fail(e);
                 return false;
             }
-            now.size += 12 + (k == null ? 0 : k.length) + v.length;
+            now.size += 12 + (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
             return true;
         }
 
