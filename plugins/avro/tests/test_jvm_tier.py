@@ -21,7 +21,7 @@ def test_the_codec_declares_a_java_decoder_and_batch_encoder_its_own_sources_def
     assert isinstance(jvm, JvmCodec)
     assert jvm.encoder is None  # one message a row, but a delete's value is none: a BatchEncoder's message
     for name, text in ((jvm.decoder, "public final class AvroDecoder implements MessageDecoder"),
-                       (jvm.batch_encoder, "public final class AvroBatchEncoder implements BatchEncoder")):
+                       (jvm.batch_encoder, "public final class AvroBatchEncoder extends RowMessages")):
         source = jvm.sources.joinpath(*name.split(".")).with_suffix(".java")
         assert text in source.read_text(encoding="utf-8")
 

@@ -52,7 +52,11 @@ hands both names on to plugins with the rest of the API.
 #: 1.15: StagedRun, ``WriteJob.staging_area`` and ``MessageWriter.take_staged`` (both optional, with
 #: defaults): a transport whose jobs stage partition files in the file transport's format (``file``)
 #: lets Spark's Java tier stage the messages it made there itself, and takes them as its writers' own.
-PLUGIN_API_VERSION = "1.15"
+#: 1.16: the framework's Java ``RowMessages``, a ``BatchEncoder`` for a format that writes one message
+#: per row event (debezium's, avro's): a plugin writes ``row`` and calls ``close(key, value)``; a null
+#: value is a tombstone (avro's delete), which the file transport's staging frames as none. No Python
+#: name is new.
+PLUGIN_API_VERSION = "1.16"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

@@ -1,12 +1,11 @@
 package io.cdcwire.avro;
 
-import io.cdcwire.spark.BatchEncoder;
 import io.cdcwire.spark.ColumnEntry;
 import io.cdcwire.spark.JsonText;
 import io.cdcwire.spark.RecordChecks;
+import io.cdcwire.spark.RowMessages;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -16,8 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * avro's {@link BatchEncoder}: avro writes one message per row event, so each message closes on its
- * own row (one event): the Confluent-framed key record of the row's handle-key columns and value
+ * avro's batch encoder, a {@link RowMessages}: avro writes one message per row event, so each message
+ * closes on its own row (one event): the Confluent-framed key record of the row's handle-key columns and value
  * record of its new image (none for a delete: a tombstone), as {@code cdcwire_avro.encoder.AvroEncoder}
  * writes them. A table version's schema texts are made once, from the probed field texts, and
  * registered once per executor ({@link SchemaIds}). Nothing is ever held open, so a row Java is not
@@ -25,7 +24,7 @@ import java.util.regex.Pattern;
  * columns share once sanitised, a schema the registry gave no id for, a message over
  * max-message-bytes. DDL and resolved events write nothing: Python's, as the encoder's own.
  */
-public final class AvroBatchEncoder implements BatchEncoder {
+public final class AvroBatchEncoder extends RowMessages {
     private static final int HANDLE_KEY = 0x02, NULLABLE = 0x40;
     private static final Pattern DECIMAL_TEXT =
             Pattern.compile("(?i)(?:decimal|numeric|dec|fixed)\\(([0-9]{1,2})(?:,([0-9]{1,2}))?\\)(?: [A-Za-z0-9_]+)*");
@@ -37,7 +36,6 @@ public final class AvroBatchEncoder implements BatchEncoder {
 
     private final AvroWriting cfg;
     private final RecordChecks checks;
-    private final ArrayDeque<Message> closed = new ArrayDeque<>();
     private final AvroOut out = new AvroOut();
     /** The last table version seen of each table (schema NUL table) in this topic. */
     private final Map<String, Shape> shapes = new HashMap<>();
@@ -200,16 +198,11 @@ public final class AvroBatchEncoder implements BatchEncoder {
 
     @Override
     public void start(String topic, int partition) {
-        closed.clear();
+        super.start(topic, partition);
         if (!topic.equals(this.topic)) {
             shapes.clear(); // the subjects, and so the headers, are the topic's
             this.topic = topic;
         }
-    }
-
-    @Override
-    public boolean watermark(BigDecimal commitTs, long now) {
-        return false; // nothing is written for it: the Python encoder's
     }
 
     @Override
@@ -261,7 +254,7 @@ public final class AvroBatchEncoder implements BatchEncoder {
         if ((long) key.length + (value == null ? 0 : value.length) + cfg.overhead > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        closed.add(new Message(key, value, 1));
+        close(key, value);
         return true;
     }
 
@@ -432,23 +425,5 @@ public final class AvroBatchEncoder implements BatchEncoder {
         }
         out.bytes(unscaled.toByteArray());
         return true;
-    }
-
-    @Override
-    public boolean leave(String kind) {
-        return true; // no batch: the Python encoder's is empty after a DDL too
-    }
-
-    @Override
-    public boolean resumes(String kind) {
-        return true;
-    }
-
-    @Override
-    public void finish() {}
-
-    @Override
-    public Message poll() {
-        return closed.poll();
     }
 }
