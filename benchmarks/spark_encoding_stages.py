@@ -1,7 +1,7 @@
 """Where a ``cs.write`` spends its time, stage by stage, next to Spark's own JSON writer, in one
 run on Spark local[2], for each protocol named (canal-json by default).
 
-    python benchmarks/spark_encoding_stages.py [--size 200000] [--protocols canal-json,craft,...]
+    python benchmarks/spark_encoding_stages.py [--size 200000] [--protocols canal-json,craft,avro,...]
         [--master local[2]] [--driver-memory 4g]
 
 Writers, each timed whole (the cs.write ones twice, in one order and back, after an untimed
@@ -40,6 +40,8 @@ QUERIES = {
     "open-protocol": "protocol=open-protocol&partition-num=6",
     "simple": "protocol=simple&partition-num=6",
     "debezium": "protocol=debezium&partition-num=6",
+    # a topic a table, as avro needs; {registry}: a LocalSchemaRegistry this run starts
+    "avro": "protocol=avro&partition-num=6&topic-rule=b_{{schema}}_{{table}}&schema-registry={registry}",
 }
 
 
@@ -64,11 +66,20 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
     timed("plain df.write.json", lambda: events.write.json(str(work / "plain")))
     timed("like-for-like json", lambda: events.repartition(6, "schema", "table")
           .sortWithinPartitions("commit_ts").write.json(str(work / "like")))
-    for protocol in protocols:
-        measure_protocol(spark, events, work, protocol)
+    registry = None
+    if "avro" in protocols:
+        from cdcwire_avro.testing import LocalSchemaRegistry
+
+        registry = LocalSchemaRegistry().__enter__()
+    try:
+        for protocol in protocols:
+            measure_protocol(spark, events, work, protocol, registry.url if registry else "")
+    finally:
+        if registry is not None:
+            registry.__exit__(None, None, None)
 
 
-def measure_protocol(spark, events, work: Path, protocol: str) -> None:
+def measure_protocol(spark, events, work: Path, protocol: str, registry: str) -> None:
     import pyarrow as pa
     from pyspark.sql import functions as F
 
@@ -80,7 +91,7 @@ def measure_protocol(spark, events, work: Path, protocol: str) -> None:
     )
     from cdcwire.spark.writer.jvm_routing import jvm_routed
 
-    query = QUERIES[protocol]
+    query = QUERIES[protocol].format(registry=registry)
 
     def write(tier: str, name: str) -> None:
         spark.conf.set(ENCODING_SETTING, tier)

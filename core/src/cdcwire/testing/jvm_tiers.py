@@ -173,6 +173,25 @@ class TierWrite:
     reconciles: bool
 
 
+def write_errors_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: str) -> list[str]:
+    """The error text a ``file://`` write of ``events`` that must fail fails with on each tier,
+    Python's first (the error a Spark task carried to the driver, raised as itself), each tier's
+    directory blanked so that the two compare. A write that does not fail is an ``AssertionError``."""
+    errors = []
+    for sub, write in (("py", write_on_python_tier), ("jvm", cs.write)):
+        try:
+            write(events, f"file://{directory}/{sub}/t?{query}")
+        except Exception as failed:  # noqa: BLE001 - the job's failure, carrying the task's error
+            try:
+                cs.raise_carried(failed)
+            except CdcwireError as carried:
+                errors.append(str(carried).replace(f"/{sub}/t?", "/?"))
+                continue
+            raise
+        raise AssertionError(f"the write did not fail on the {'Python' if sub == 'py' else 'JVM'} tier")
+    return errors
+
+
 def writes_on_both_tiers(events: DataFrame, directory: Union[str, Path], query: str,
                          wall_clock: Optional[bytes] = None) -> tuple[TierWrite, TierWrite]:
     """(the Python tier's write, the JVM tier's write) of ``events`` to ``file://`` sinks with
