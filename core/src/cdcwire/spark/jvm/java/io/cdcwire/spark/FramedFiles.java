@@ -1,26 +1,22 @@
 package io.cdcwire.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.zip.CRC32;
-import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The {@code file://} transport's message source in the JVM: each element of the partition is
@@ -48,51 +44,11 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
 
     @Override
     public Iterator<InternalRow> call(Iterator<String> ranges) {
-        ObjectMapper json = new ObjectMapper();
-        Range[] open = new Range[1]; // the range being read, closed with the task if it is left unread
-        TaskContext task = TaskContext.get();
-        if (task != null) {
-            task.addTaskCompletionListener((TaskCompletionListener) done -> {
-                if (open[0] != null) {
-                    open[0].close();
-                }
-            });
-        }
-        return new Iterator<InternalRow>() {
-            private Range range;
-
-            @Override
-            public boolean hasNext() {
-                while (range == null || !range.hasNext()) {
-                    if (range != null) {
-                        range.close();
-                        range = null;
-                    }
-                    if (!ranges.hasNext()) {
-                        return false;
-                    }
-                    try {
-                        range = new Range(json.readTree(ranges.next()));
-                        open[0] = range;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }
-                return true;
-            }
-
-            @Override
-            public InternalRow next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                return range.next();
-            }
-        };
+        return PlannedRanges.rows(ranges, Range::new);
     }
 
     /** One range's rows, read lazily: its records, then its rest row if it stopped early. */
-    private static final class Range {
+    private static final class Range implements PlannedRanges.Range {
         private final UTF8String topic;
         private final int partition;
         private final long start, end, size;
@@ -131,25 +87,21 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
             }
         }
 
-        boolean hasNext() {
+        @Override
+        public boolean step(ArrayDeque<InternalRow> rows) throws IOException {
             while (ready == null && !done) {
-                try {
-                    step();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+                record();
             }
-            return ready != null;
-        }
-
-        InternalRow next() {
-            InternalRow row = ready;
+            if (ready == null) {
+                return false;
+            }
+            rows.add(ready);
             ready = null;
-            return row;
+            return true;
         }
 
         /** The record at {@code pos}: its row when it is intact and in the range, else the rest row. */
-        private void step() throws IOException {
+        private void record() throws IOException {
             if (offset >= end || pos >= size) {
                 close(); // the range's end (or the committed end: Python's records end there too)
                 if (index != null) {
@@ -199,7 +151,7 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
         }
 
         private InternalRow rest(long from) {
-            return new GenericInternalRow(new Object[] {topic, partition, from, null, null, end});
+            return PlannedRanges.rest(topic, partition, from, end);
         }
 
         private long u32(int at) {
@@ -216,7 +168,8 @@ public final class FramedFiles implements FlatMapFunction<Iterator<String>, Inte
             }
         }
 
-        void close() {
+        @Override
+        public void close() {
             done = true;
             if (in != null) {
                 try {

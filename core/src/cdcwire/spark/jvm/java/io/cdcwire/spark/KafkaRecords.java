@@ -1,20 +1,15 @@
 package io.cdcwire.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
-import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.unsafe.types.UTF8String;
-import org.apache.spark.util.TaskCompletionListener;
 
 /**
  * The {@code kafka://} transport's message source in the JVM: each element of the partition is
@@ -38,54 +33,11 @@ public final class KafkaRecords implements FlatMapFunction<Iterator<String>, Int
 
     @Override
     public Iterator<InternalRow> call(Iterator<String> ranges) {
-        ObjectMapper json = new ObjectMapper();
-        ArrayDeque<InternalRow> ready = new ArrayDeque<>();
-        Range[] open = new Range[1]; // the range being read, its connection closed with the task if it is left unread
-        TaskContext task = TaskContext.get();
-        if (task != null) {
-            task.addTaskCompletionListener((TaskCompletionListener) done -> {
-                if (open[0] != null) {
-                    open[0].close();
-                }
-            });
-        }
-        return new Iterator<InternalRow>() {
-            private Range range;
-
-            @Override
-            public boolean hasNext() {
-                while (ready.isEmpty()) {
-                    if (range == null) {
-                        if (!ranges.hasNext()) {
-                            return false;
-                        }
-                        try {
-                            range = new Range(json.readTree(ranges.next()));
-                            open[0] = range;
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    }
-                    if (!range.step(ready)) {
-                        range.close();
-                        range = null;
-                    }
-                }
-                return true;
-            }
-
-            @Override
-            public InternalRow next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                return ready.poll();
-            }
-        };
+        return PlannedRanges.rows(ranges, Range::new);
     }
 
     /** One range's fetches. */
-    private static final class Range {
+    private static final class Range implements PlannedRanges.Range {
         private final UTF8String topic;
         private final String name;
         private final int partition;
@@ -108,7 +60,8 @@ public final class KafkaRecords implements FlatMapFunction<Iterator<String>, Int
         }
 
         /** Adds the next rows to {@code ready}; false when the range is done. */
-        boolean step(ArrayDeque<InternalRow> ready) {
+        @Override
+        public boolean step(ArrayDeque<InternalRow> ready) {
             if (python) {
                 ready.add(rest(offset));
                 python = false;
@@ -164,10 +117,11 @@ public final class KafkaRecords implements FlatMapFunction<Iterator<String>, Int
         }
 
         private InternalRow rest(long from) {
-            return new GenericInternalRow(new Object[] {topic, partition, from, null, null, end});
+            return PlannedRanges.rest(topic, partition, from, end);
         }
 
-        void close() {
+        @Override
+        public void close() {
             if (wire != null) {
                 wire.close();
                 wire = null;
