@@ -1,0 +1,134 @@
+"""simple's Java encoder (a ``BatchEncoder`` whose BOOTSTRAP is a message of no event) against the
+Python codec: a Spark write encoded in the JVM gives the Python tier's messages byte for byte (the
+``buildTs`` clock aside), in the same partitions and order, BOOTSTRAPs where the Python encoder sends
+them; a topic-partition Java is not sure of all through is the Python encoder's, whole."""
+
+from __future__ import annotations
+
+import pytest
+
+import cdcwire
+from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent
+from cdcwire.spark.writer.jvm_encoding import BEFORE_COLUMN, EVENTS_COLUMN, encoding_tier
+from cdcwire.testing.jvm_tiers import writes_on_both_tiers
+from cdcwire.workload import Workload
+from pyspark.sql import functions as F
+from test_spark_java_encoding import PK, _frame, every_kind_rows, laid_out_and_java_encoded, trap_rows
+from test_spark_jvm_routing import edge_events
+
+TS = 470_000_000_000_000_000
+#: The time of encoding each message carries: the two tiers' clocks differ.
+BUILD_TS = rb'"buildTs":\d+'
+
+
+def rows_only() -> list:
+    """Rows and resolved events of several tables, every column kind, float and text traps, the
+    routing's edge cases, split updates (key changes under index-value partitioning), tables that
+    change shape: no DDL (a DDL event leaves its partition to Python), so Java takes every partition."""
+    return [
+        e for e in (
+            list(Workload(300, seed=11, tables=3, resolved_every=25)) + every_kind_rows(10) + trap_rows()
+            + edge_events(with_nan=False) + shape_changes()
+        )
+        if not isinstance(e, DDLEvent)
+    ]
+
+
+def shape_changes() -> list:
+    """A table whose rows change shape (a column added, a type text changed) and change back, and
+    one whose rows come at a commit ts below its schema's version."""
+    row = lambda ts, cols: RowChangedEvent(ts, "shop", "t", cols, None)
+    one = (Column("id", ColumnType.INT, PK, 1, "int(11)"),)
+    two = one + (Column("s", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "x<&>", "varchar(20)"),)
+    wider = one + (Column("s", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "y", "varchar(40)"),)
+    return [row(TS + 5, one), row(TS + 6, two), row(TS + 6, wider), row(TS + 2, one), row(TS + 9, one)]
+
+
+def placed(spark, tmp_path, events, query: str) -> list:
+    """The laid-out rows after the Java encoding pass: kind, event count and how many messages of
+    no event ride before each, in order."""
+    sink = cdcwire.open_sink(f"file://{tmp_path}/s?protocol=simple&{query}")
+    rows = laid_out_and_java_encoded(spark, sink, events)[1].where(F.col("_cdc_seq") >= 0)
+    before = F.when(F.col(BEFORE_COLUMN).isNull(), 0).otherwise(F.size(BEFORE_COLUMN)).alias("before")
+    return [(r.kind, r[EVENTS_COLUMN], r.before) for r in rows.select("kind", EVENTS_COLUMN, before).collect()]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "",
+        "&send-bootstrap-in-msg-count=3",
+        "&send-bootstrap-in-msg-count=1&send-bootstrap-to-all-partition=false",
+        "&send-bootstrap-in-msg-count=0",
+        "&simple-time-zone=Asia/Shanghai&send-bootstrap-in-msg-count=7",
+    ],
+)
+def test_a_simple_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, options):
+    """send-bootstrap-interval-in-sec stays at its 120 s: no clock reaches the Python encoding
+    stage, so a schedule by time is the same on both tiers only while a write takes less."""
+    events = _frame(spark, rows_only()).drop("_cdc_seq")
+    query = f"protocol=simple&partition=index-value&partition-num=3{options}"
+    assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=BUILD_TS)
+    assert java == python and java.reconciles
+
+
+def test_java_makes_every_message_of_a_partition_without_ddl_and_a_bootstrap_rides_before_a_tables_first_row(
+        spark, tmp_path):
+    events = _frame(spark, rows_only()).drop("_cdc_seq")
+    rows = placed(spark, tmp_path, events, "partition=index-value&partition-num=3")
+    assert {kind for kind, _, _ in rows} == {"insert", "update", "delete", "resolved"}
+    assert all(events == 1 for _, events, _ in rows)  # one message a row, each Java's
+    bootstraps = sum(before for _, _, before in rows)
+    assert 3 * 5 <= bootstraps < len(rows) / 10  # each table once in each partition, a new shape once more
+
+
+def test_a_bootstrap_is_resent_before_every_nth_row_of_a_table(spark, tmp_path):
+    row = lambda i: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
+    events = _frame(spark, [row(0), row(1), ResolvedEvent(TS + 2)] + [row(i) for i in range(3, 9)]).drop("_cdc_seq")
+    rows = placed(spark, tmp_path, events.coalesce(1), "partition-num=1&send-bootstrap-in-msg-count=3")
+    # the table's first row, then every 3rd row after the last BOOTSTRAP (the resolved event counts none)
+    assert [(kind, before) for kind, _, before in rows] == [
+        ("insert", 1), ("insert", 0), ("resolved", 0), ("insert", 0), ("insert", 1), ("insert", 0), ("insert", 0),
+        ("insert", 1), ("insert", 0),
+    ]
+    python, java = writes_on_both_tiers(events.coalesce(1), tmp_path, "protocol=simple&partition-num=1&send-bootstrap-in-msg-count=3",
+                                        wall_clock=BUILD_TS)
+    assert java == python
+
+
+def test_a_ddl_event_leaves_its_whole_partition_to_python(spark, tmp_path):
+    row = lambda i: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
+    ddl = DDLEvent(TS + 2, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
+    events = _frame(spark, [row(0), row(1), ddl, row(3), row(4)]).drop("_cdc_seq").coalesce(1)
+    assert placed(spark, tmp_path, events, "partition-num=1") == [
+        ("insert", None, 0), ("insert", None, 0), ("ddl", None, 0), ("insert", None, 0), ("insert", None, 0)
+    ]
+    python, java = writes_on_both_tiers(events, tmp_path, "protocol=simple&partition-num=1", wall_clock=BUILD_TS)
+    assert java == python
+
+
+def test_a_row_over_max_message_bytes_leaves_its_whole_partition_to_python(spark, tmp_path):
+    row = lambda i, s: RowChangedEvent(TS + i, "shop", "t", (
+        Column("id", ColumnType.INT, PK, i, "int(11)"), Column("s", ColumnType.VARCHAR, ColumnFlag(0), s, "varchar(2000)"),
+    ), None)
+    events = _frame(spark, [row(0, "a"), row(1, "x" * 1500), row(2, "b")]).drop("_cdc_seq").coalesce(1)
+    query = "partition-num=1&max-message-bytes=1200&large-message-handle-option=handle-key-only"
+    assert [events for _, events, _ in placed(spark, tmp_path, events, query)] == [None, None, None]
+    python, java = writes_on_both_tiers(events, tmp_path, f"protocol=simple&{query}", wall_clock=BUILD_TS)
+    assert java == python
+
+
+@pytest.mark.parametrize(
+    "options, why",
+    [
+        ("encoding-format=avro", "avro"),
+        ("large-message-handle-compression=snappy", "compression"),
+        ("large-message-handle-option=claim-check&claim-check-storage-uri=file:///tmp/cc", "claim-check"),
+    ],
+)
+def test_simple_options_java_does_not_encode_go_to_python(spark, tmp_path, options, why):
+    df = _frame(spark, every_kind_rows(1)).drop("_cdc_seq")
+    tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/s?protocol=simple&{options}"), df, "jvm")
+    assert tier == "python"
+    assert why in reason
