@@ -1,4 +1,4 @@
-"""The messages of no event a batching Java encoder closes before a row's (plugin API 1.16:
+"""The messages of no event a batching Java encoder closes before a row's (plugin API 1.17:
 simple's BOOTSTRAP): the encoding stage writes them, in order, before the message of the row
 they ride on (``BatchEncoding`` puts them in ``_cdc_messages_before``)."""
 

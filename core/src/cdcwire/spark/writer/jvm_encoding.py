@@ -40,7 +40,7 @@ VALUE_COLUMN = "_cdc_value"
 #: A batching format's message key and event count (see the module doc).
 KEY_COLUMN = "_cdc_message_key"
 EVENTS_COLUMN = "_cdc_message_events"
-#: The messages of no event a batching format sends before a row's (plugin API 1.16): a list of
+#: The messages of no event a batching format sends before a row's (plugin API 1.17): a list of
 #: ``{key, value}``, null on every other row.
 BEFORE_COLUMN = "_cdc_messages_before"
 

@@ -24,7 +24,7 @@ import org.apache.spark.sql.types.StructType;
  * 0 and no value; an event left to the Python encoder has a null count (and keeps its images, which
  * are nulled on every other row).
  *
- * <p>A message of 0 events (plugin API 1.16: simple's BOOTSTRAP, a table's schema sent before a
+ * <p>A message of 0 events (plugin API 1.17: simple's BOOTSTRAP, a table's schema sent before a
  * row) has no row of its own: it rides on the first row of the next message the encoder closes, in
  * the fourth field (a list of key/value pairs, null on every other row), and whoever writes the
  * row writes those messages first, in order. An encoder closes a 0-event message only together with
