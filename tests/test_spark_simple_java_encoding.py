@@ -35,13 +35,17 @@ def rows_only() -> list:
 
 
 def shape_changes() -> list:
-    """A table whose rows change shape (a column added, a type text changed) and change back, and
-    one whose rows come at a commit ts below its schema's version."""
-    row = lambda ts, cols: RowChangedEvent(ts, "shop", "t", cols, None)
+    """A table whose rows change shape (a column added, a type text changed) and change back, one
+    whose rows come at a commit ts below its schema's version, table ids (one changing under the
+    same shape: the BOOTSTRAP keeps the first), a unique key that is no primary key."""
+    row = lambda ts, cols, table_id=77: RowChangedEvent(ts, "shop", "t", cols, None, table_id=table_id)
     one = (Column("id", ColumnType.INT, PK, 1, "int(11)"),)
     two = one + (Column("s", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "x<&>", "varchar(20)"),)
     wider = one + (Column("s", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "y", "varchar(40)"),)
-    return [row(TS + 5, one), row(TS + 6, two), row(TS + 6, wider), row(TS + 2, one), row(TS + 9, one)]
+    unique = (Column("u", ColumnType.BIGINT, ColumnFlag.HANDLE_KEY | ColumnFlag.UNIQUE_KEY | ColumnFlag.NULLABLE, 5,
+                     "bigint(20)"), Column("e", ColumnType.ENUM, ColumnFlag(0), 2, "enum('a','b<')"))
+    return [row(TS + 5, one), row(TS + 6, two), row(TS + 6, wider), row(TS + 2, one), row(TS + 9, one, 78),
+            row(TS + 10, one, None)] + [RowChangedEvent(TS + 11, "shop", "u", unique, None, table_id=9)]
 
 
 def placed(spark, tmp_path, events, query: str) -> list:
@@ -115,6 +119,30 @@ def test_a_row_over_max_message_bytes_leaves_its_whole_partition_to_python(spark
     events = _frame(spark, [row(0, "a"), row(1, "x" * 1500), row(2, "b")]).drop("_cdc_seq").coalesce(1)
     query = "partition-num=1&max-message-bytes=1200&large-message-handle-option=handle-key-only"
     assert [events for _, events, _ in placed(spark, tmp_path, events, query)] == [None, None, None]
+    python, java = writes_on_both_tiers(events, tmp_path, f"protocol=simple&{query}", wall_clock=BUILD_TS)
+    assert java == python
+
+
+def test_a_row_that_arrived_with_its_handle_key_only_leaves_its_whole_partition_to_python(spark, tmp_path):
+    row = lambda i, **kw: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None, **kw)
+    events = _frame(spark, [row(0), row(1, handle_key_only=True), row(2)]).drop("_cdc_seq").coalesce(1)
+    assert [events for _, events, _ in placed(spark, tmp_path, events, "partition-num=1")] == [None, None, None]
+    python, java = writes_on_both_tiers(events, tmp_path, "protocol=simple&partition-num=1", wall_clock=BUILD_TS)
+    assert java == python
+
+
+def test_a_partition_past_the_message_bytes_java_holds_is_pythons_whole(spark, tmp_path, monkeypatch):
+    """Java holds a partition's rows and messages until it ends: past ``HELD_BYTES`` of messages the
+    partition is the Python encoder's, and the other partitions stay Java's."""
+    from cdcwire_simple import jvm_writing
+
+    monkeypatch.setattr(jvm_writing, "HELD_BYTES", 4000)
+    row = lambda i, table: RowChangedEvent(TS + i, "shop", table, (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
+    stream = [row(i, "big") for i in range(30)] + [row(i, "small") for i in range(2)]
+    events = _frame(spark, stream).drop("_cdc_seq")
+    query = "partition=table&partition-num=2"
+    placed_rows = placed(spark, tmp_path, events, query)
+    assert sorted(e for _, e, _ in placed_rows if e is not None) == [1, 1] and len(placed_rows) == 32
     python, java = writes_on_both_tiers(events, tmp_path, f"protocol=simple&{query}", wall_clock=BUILD_TS)
     assert java == python
 
