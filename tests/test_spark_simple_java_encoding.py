@@ -28,7 +28,7 @@ def rows_only() -> list:
     return [
         e for e in (
             list(Workload(300, seed=11, tables=3, resolved_every=25)) + every_kind_rows(10) + trap_rows()
-            + edge_events(with_nan=False) + shape_changes()
+            + edge_events(with_nan=False) + shape_changes() + type_text_rows()
         )
         if not isinstance(e, DDLEvent)
     ]
@@ -46,6 +46,28 @@ def shape_changes() -> list:
                      "bigint(20)"), Column("e", ColumnType.ENUM, ColumnFlag(0), 2, "enum('a','b<')"))
     return [row(TS + 5, one), row(TS + 6, two), row(TS + 6, wider), row(TS + 2, one), row(TS + 9, one, 78),
             row(TS + 10, one, None)] + [RowChangedEvent(TS + 11, "shop", "u", unique, None, table_id=9)]
+
+
+def type_text_rows() -> list:
+    """Type texts the workload does not write: fractional seconds, ZEROFILL, FLOAT(M,D), bare
+    DECIMAL and BIT, none at all, GEOMETRY and the NULL type; column names Python and Java order
+    otherwise (U+FF21 before U+1F418 by code point, after it by UTF-16 unit)."""
+    F_ = ColumnFlag
+    cols = lambda i: (
+        Column("id", ColumnType.INT, PK | F_.UNSIGNED, i, "int(10) unsigned zerofill"),
+        Column("dt", ColumnType.DATETIME, F_.BINARY, "2024-02-29 10:11:12.123456", "datetime(6)"),
+        Column("tm", ColumnType.TIME, F_.BINARY | F_.NULLABLE, "-10:11:12.500", "time(3)"),
+        Column("ts", ColumnType.TIMESTAMP, F_.BINARY, "2024-02-29 10:11:12.1", "timestamp(1)"),
+        Column("f", ColumnType.FLOAT, F_(0), 1.5, "float(10,2)"),
+        Column("d", ColumnType.DECIMAL, F_(0), "12345678901234.5", "decimal"),
+        Column("b", ColumnType.BIT, F_.UNSIGNED, 3, "bit"),
+        Column("n", ColumnType.INT, F_.NULLABLE, None, None),
+        Column("g", ColumnType.GEOMETRY, F_.BINARY, b"\x01\x01\x00\x00\x00", "point"),
+        Column("z", ColumnType.NULL, F_.NULLABLE, None, "null"),
+        Column("\uff21", ColumnType.VARCHAR, F_(0), "wide", "varchar(8)"),
+        Column("\U0001f418", ColumnType.VARCHAR, F_(0), "elephant", "varchar(8)"),
+    )
+    return [RowChangedEvent(TS + 20 + i, "shop", "texts", cols(i), None) for i in range(3)]
 
 
 def placed(spark, tmp_path, events, query: str) -> list:
