@@ -21,16 +21,38 @@ TS = 470_000_000_000_000_000
 BUILD_TS = rb'"buildTs":\d+'
 
 
-def rows_only() -> list:
-    """Rows and resolved events of several tables, every column kind, float and text traps, the
-    routing's edge cases, split updates (key changes under index-value partitioning), tables that
-    change shape: no DDL (a DDL event leaves its partition to Python), so Java takes every partition."""
+def java_events() -> list:
+    """Rows, resolved and DDL events of several tables, every column kind, float and text traps,
+    the routing's edge cases, split updates (key changes under index-value partitioning), tables
+    that change shape, type texts the workload lacks: every one an event Java is sure of."""
+    return (
+        list(Workload(300, seed=11, tables=3, resolved_every=25, ddl_every=60)) + every_kind_rows(10) + trap_rows()
+        + edge_events(with_nan=False) + shape_changes() + type_text_rows() + ddl_events()
+    )
+
+
+def ddl_events() -> list:
+    """A table's life in DDL: created (no columns known until its first row, which then gets a
+    new version and a BOOTSTRAP), altered (the columns kept under the DDL's commit ts), a row of a
+    new shape, truncated, dropped and created again; a database's DDL (no table) and one of
+    neither; a DDL of a table no row has been seen of."""
+    row = lambda ts, *extra: RowChangedEvent(ts, "life", "t", (Column("id", ColumnType.INT, PK, ts % 100, "int(11)"), *extra),
+                                            None, table_id=5)
+    ddl = lambda ts, kind, query, schema="life", table="t": DDLEvent(ts, schema, table, query, kind)
+    more = Column("c", ColumnType.VARCHAR, ColumnFlag.NULLABLE, "<c&>", "varchar(9)")
     return [
-        e for e in (
-            list(Workload(300, seed=11, tables=3, resolved_every=25)) + every_kind_rows(10) + trap_rows()
-            + edge_events(with_nan=False) + shape_changes() + type_text_rows()
-        )
-        if not isinstance(e, DDLEvent)
+        ddl(TS + 30, DDLType.CREATE_SCHEMA, "CREATE DATABASE life", table=""),
+        ddl(TS + 31, DDLType.CREATE_TABLE, "CREATE TABLE t (id INT PRIMARY KEY)"),
+        row(TS + 32), row(TS + 33),
+        ddl(TS + 34, DDLType.ADD_COLUMN, "ALTER TABLE t ADD c VARCHAR(9)"),
+        row(TS + 35), row(TS + 36, more), row(TS + 37, more),
+        ddl(TS + 38, DDLType.TRUNCATE_TABLE, "TRUNCATE TABLE t"),
+        row(TS + 39, more),
+        ddl(TS + 40, DDLType.DROP_TABLE, "DROP TABLE t"),
+        ddl(TS + 41, DDLType.CREATE_TABLE, "CREATE TABLE t (id INT PRIMARY KEY)"),
+        row(TS + 42),
+        ddl(TS + 43, DDLType.ADD_INDEX, "CREATE INDEX i ON never (x)", table="never"),
+        ddl(TS + 44, DDLType.UPDATE_TIFLASH_REPLICA_STATUS, "", schema="", table=""),
     ]
 
 
@@ -92,21 +114,20 @@ def placed(spark, tmp_path, events, query: str) -> list:
 def test_a_simple_write_encoded_in_java_gives_the_python_tiers_messages(spark, tmp_path, options):
     """send-bootstrap-interval-in-sec stays at its 120 s: no clock reaches the Python encoding
     stage, so a schedule by time is the same on both tiers only while a write takes less."""
-    events = _frame(spark, rows_only()).drop("_cdc_seq")
+    events = _frame(spark, java_events()).drop("_cdc_seq")
     query = f"protocol=simple&partition=index-value&partition-num=3{options}"
     assert encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/jvm?{query}"), events, "jvm")[0] == "jvm"
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=BUILD_TS)
     assert java == python and java.reconciles
 
 
-def test_java_makes_every_message_of_a_partition_without_ddl_and_a_bootstrap_rides_before_a_tables_first_row(
-        spark, tmp_path):
-    events = _frame(spark, rows_only()).drop("_cdc_seq")
+def test_java_makes_every_message_of_a_partition_and_a_bootstrap_rides_before_a_tables_first_row(spark, tmp_path):
+    events = _frame(spark, java_events()).drop("_cdc_seq")
     rows = placed(spark, tmp_path, events, "partition=index-value&partition-num=3")
-    assert {kind for kind, _, _ in rows} == {"insert", "update", "delete", "resolved"}
-    assert all(events == 1 for _, events, _ in rows)  # one message a row, each Java's
+    assert {kind for kind, _, _ in rows} == {"insert", "update", "delete", "resolved", "ddl"}
+    assert all(events == 1 for _, events, _ in rows)  # one message an event, each Java's
     bootstraps = sum(before for _, _, before in rows)
-    assert 3 * 5 <= bootstraps < len(rows) / 10  # each table once in each partition, a new shape once more
+    assert 3 * 5 <= bootstraps < len(rows) / 5  # each table once in each partition, a new shape or a DDL once more
 
 
 def test_a_bootstrap_is_resent_before_every_nth_row_of_a_table(spark, tmp_path):
@@ -123,12 +144,17 @@ def test_a_bootstrap_is_resent_before_every_nth_row_of_a_table(spark, tmp_path):
     assert java == python
 
 
-def test_a_ddl_event_leaves_its_whole_partition_to_python(spark, tmp_path):
-    row = lambda i: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
-    ddl = DDLEvent(TS + 2, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
-    events = _frame(spark, [row(0), row(1), ddl, row(3), row(4)]).drop("_cdc_seq").coalesce(1)
+def test_java_makes_ddl_messages_and_a_created_tables_first_row_gets_a_bootstrap(spark, tmp_path):
+    events = _frame(spark, ddl_events()).drop("_cdc_seq").coalesce(1)
     assert placed(spark, tmp_path, events, "partition-num=1") == [
-        ("insert", None, 0), ("insert", None, 0), ("ddl", None, 0), ("insert", None, 0), ("insert", None, 0)
+        ("ddl", 1, 0), ("ddl", 1, 0),
+        ("insert", 1, 1), ("insert", 1, 0),  # a created table: a new version and its BOOTSTRAP
+        ("ddl", 1, 0),
+        ("insert", 1, 0),  # the altered table keeps the columns it had, under the DDL's version
+        ("insert", 1, 1), ("insert", 1, 0),  # a new shape
+        ("ddl", 1, 0), ("insert", 1, 0), ("ddl", 1, 0), ("ddl", 1, 0),
+        ("insert", 1, 1),  # created again
+        ("ddl", 1, 0), ("ddl", 1, 0),
     ]
     python, java = writes_on_both_tiers(events, tmp_path, "protocol=simple&partition-num=1", wall_clock=BUILD_TS)
     assert java == python

@@ -58,8 +58,9 @@ hands both names on to plugins with the rest of the API.
 #: name is new.
 #: 1.17: a ``BatchEncoder`` may close a message of 0 events (simple's BOOTSTRAP, a table's schema
 #: before a row) together with the message after it: BatchEncoding places it on that message's first
-#: row (``_cdc_messages_before``), and the encoding stage and FramedStaging write it first. No Python
-#: name is new.
+#: row (``_cdc_messages_before``), and the encoding stage and FramedStaging write it first; and one
+#: whose ``encodesDdl()`` makes DDL events' messages itself (``ddl(...)``, simple's, whose tables'
+#: state a DDL changes) instead of leaving them to Python. No Python name is new.
 PLUGIN_API_VERSION = "1.17"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.

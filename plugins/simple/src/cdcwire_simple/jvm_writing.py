@@ -5,10 +5,11 @@ The Python encoder (:mod:`.encoder`) stays the reference, and it keeps state per
 schema version its rows name, when its BOOTSTRAP was last sent, rows since). Teaching it the
 rows Java took would not be exact, so Java takes a topic-partition whole or not at all: it keeps
 every message until the partition ends and gives them then, in order (a BOOTSTRAP, a message of
-no event, on the row after it: plugin API 1.17); at the first event it is not sure of (a DDL
-event, a row the record checks or this port are not sure of, a message over max-message-bytes,
-more than :data:`HELD_BYTES` of messages held) it gives none, and the whole partition is the
-Python encoder's.
+no event, on the row after it: plugin API 1.17); it makes DDL events' messages too (1.17:
+``BatchEncoder.ddl``), since a DDL changes the tables' state. At the first event it is not sure of
+(a row the record checks or this port are not sure of, a DDL of a type or text it is not sure of,
+a message over max-message-bytes, more than :data:`HELD_BYTES` of messages held) it gives none,
+and the whole partition is the Python encoder's.
 
 Nothing Java needs is written twice: :func:`type_table` asks the installed encoder's own rules
 for each column type (:func:`.json_values.writer_of`'s value writer, ``type_name`` and
@@ -24,6 +25,7 @@ from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
     ColumnFlag,
     ColumnType,
+    DDLType,
     LargeMessageOptions,
     SinkConfig,
     charset_of,
@@ -32,6 +34,7 @@ from cdcwire.plugin_api import (
 )
 
 from . import json_values
+from .ddl_kinds import ddl_kind
 from .options import SimpleOptions
 from .table_schema import _DEFAULT_LENGTH, _TIME_TYPES
 
@@ -120,4 +123,5 @@ def encoder_config(config: SinkConfig) -> dict[str, Any]:
         "bootstrap_interval_ms": options.bootstrap_interval_s * 1000,
         "to_all_partitions": options.bootstrap_to_all_partitions,
         "held_bytes": HELD_BYTES,
+        "ddl_kinds": {t.name: ddl_kind(t) for t in DDLType},
     }

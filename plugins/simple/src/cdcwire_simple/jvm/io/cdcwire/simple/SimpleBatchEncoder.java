@@ -28,26 +28,34 @@ import java.util.Set;
  * reads the wall clock).
  *
  * <p>The Python encoder keeps that state per table, and would not know the rows Java took: so Java
- * takes a topic-partition whole or not at all. It gives no message until the partition ends; at the
- * first event it is not sure of (a DDL or other event it never encodes, a row the record checks or
- * this port are not sure of, a message over max-message-bytes, more message bytes held than the glue
- * allows) it forgets them all and never {@link #resumes}: every event of the partition goes to Python.
+ * takes a topic-partition whole or not at all, DDL events included ({@link #ddl}: they change the
+ * tables' state). It gives no message until the partition ends; at the first event it is not sure of
+ * (a row the record checks or this port are not sure of, a DDL of a type it does not know, a message
+ * over max-message-bytes, more message bytes held than the glue allows) it forgets them all and never
+ * {@link #resumes}: every event of the partition goes to Python.
  */
 public final class SimpleBatchEncoder implements BatchEncoder {
     private static final BigInteger U64_LIMIT = BigInteger.ONE.shiftLeft(64);
 
     /** What the encoder knows of one table (the Python encoder's {@code _Table}). */
     private static final class Table {
-        final List<ColumnEntry> shape;
+        final List<ColumnEntry> shape; // the columns its schema was derived from; null: none known
         final String[] schemaText; // before and after the version
+        final boolean hasColumns;
         final BigInteger version;
-        long sentMs;
+        Long sentMs; // when its schema was last sent (a BOOTSTRAP or a DDL); null: never
         long rowsSince;
 
-        Table(List<ColumnEntry> shape, String[] schemaText, BigInteger version) {
+        Table(List<ColumnEntry> shape, String[] schemaText, boolean hasColumns, BigInteger version, Long sentMs) {
             this.shape = shape;
             this.schemaText = schemaText;
+            this.hasColumns = hasColumns;
             this.version = version;
+            this.sentMs = sentMs;
+        }
+
+        String wire() {
+            return schemaText[0] + version + schemaText[1];
         }
     }
 
@@ -105,9 +113,12 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         List<String> key = Arrays.asList(schema, table);
         Table known = tables.get(key);
         boolean bootstrap;
-        if (known != null && sameShape(known.shape, image)) {
+        if (known != null && known.shape == null && known.hasColumns) {
+            return refused(); // a schema no row gave (the Python encoder's know()): not in Java's tables
+        }
+        if (known != null && known.shape != null && sameShape(known.shape, image)) {
             known.rowsSince++;
-            bootstrap = resends && (known.rowsSince >= cfg.bootstrapMsgCount
+            bootstrap = resends && (known.rowsSince >= cfg.bootstrapMsgCount || known.sentMs == null
                     || now - known.sentMs >= cfg.bootstrapIntervalMs);
         } else {
             BigInteger version = known == null ? ts : ts.max(known.version.add(BigInteger.ONE));
@@ -115,13 +126,13 @@ public final class SimpleBatchEncoder implements BatchEncoder {
             if (text == null) {
                 return refused();
             }
-            known = new Table(image, text, version);
+            known = new Table(image, text, true, version, null);
             tables.put(key, known);
             bootstrap = true;
         }
         if (bootstrap) {
             String message = "{\"version\":1,\"type\":\"BOOTSTRAP\",\"commitTs\":0,\"buildTs\":" + now
-                    + ",\"tableSchema\":" + known.schemaText[0] + known.version + known.schemaText[1] + "}";
+                    + ",\"tableSchema\":" + known.wire() + "}";
             if (!add(message, 0)) {
                 return false;
             }
@@ -341,7 +352,66 @@ public final class SimpleBatchEncoder implements BatchEncoder {
 
     @Override
     public boolean leave(String kind) {
-        return refused(); // a DDL event changes the Python encoder's tables: the partition is Python's
+        return refused(); // an event of no kind Java knows: the partition is Python's
+    }
+
+    @Override
+    public boolean encodesDdl() {
+        return true; // a DDL changes the tables' state, which Java keeps for the partition
+    }
+
+    /**
+     * A DDL's message ({@code _ddl}, for an event that carries no table schema, as none does in a
+     * Spark row) and its change to the table's state: a created or unknown table has no columns until
+     * its first row (which then gets a new version and a BOOTSTRAP); a known one keeps its columns
+     * under the DDL's commit ts, with the schema before it as {@code preTableSchema}.
+     */
+    @Override
+    public boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        String kind = ddlType == null || !isAscii(ddlType) ? null : cfg.ddlKinds.get(ddlType.toUpperCase(java.util.Locale.ROOT));
+        if (kind == null || query == null || schema == null || table == null || schema.indexOf('\0') >= 0
+                || table.indexOf('\0') >= 0 || commitTs.signum() < 0 || commitTs.toBigInteger().compareTo(U64_LIMIT) >= 0) {
+            return refused(); // the record checks' or Python's own error
+        }
+        BigInteger ts = commitTs.toBigInteger();
+        StringBuilder out = new StringBuilder(256).append("{\"version\":1,\"type\":\"").append(kind).append('"');
+        if (!query.isEmpty() && !JsonText.append(out.append(",\"sql\":"), query)) {
+            return refused();
+        }
+        out.append(",\"commitTs\":").append(ts).append(",\"buildTs\":").append(now);
+        if (schema.isEmpty() && table.isEmpty()) {
+            return add(out.append('}').toString(), 1);
+        }
+        List<String> key = Arrays.asList(schema, table);
+        Table before = tables.get(key);
+        Table after;
+        if (before == null || kind.equals("CREATE")) { // a created table's columns: unknown until its first row
+            String[] text = SimpleSchemaText.of(cfg, schema, table, 0, List.of());
+            if (text == null) {
+                return refused();
+            }
+            after = new Table(null, text, false, ts, null);
+        } else {
+            after = new Table(before.hasColumns ? before.shape : null, before.schemaText, before.hasColumns, ts,
+                    before.hasColumns ? now : null);
+        }
+        out.append(",\"tableSchema\":").append(after.wire());
+        if (before != null && !kind.equals("CREATE")) {
+            out.append(",\"preTableSchema\":").append(before.wire());
+        }
+        if (!table.isEmpty()) {
+            tables.put(key, after);
+        }
+        return add(out.append('}').toString(), 1);
+    }
+
+    private static boolean isAscii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) > 0x7F) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

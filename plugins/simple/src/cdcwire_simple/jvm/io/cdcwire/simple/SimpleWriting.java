@@ -10,7 +10,8 @@ import java.util.Map;
  * What the simple encoder is made with, read from the JSON text of
  * {@code cdcwire_simple.jvm_writing.encoder_config}: each column type's writing (probed from the
  * installed Python encoder), the column flags' values, the sink's options (max-message-bytes, the
- * BOOTSTRAP schedule, the time zone) and the record checks' tables the core adds at its root.
+ * BOOTSTRAP schedule, the time zone), each DDL type's message type and the record checks' tables
+ * the core adds at its root.
  */
 final class SimpleWriting {
     /** {@code json_values.writer_of}'s writers, by the names the glue gives them. */
@@ -57,6 +58,7 @@ final class SimpleWriting {
     final long bootstrapIntervalMs;
     final boolean toAllPartitions;
     final long heldBytes;
+    final Map<String, String> ddlKinds; // DDLType name -> the message's type (ddl_kinds.ddl_kind)
     final CheckTables checks;
 
     SimpleWriting(String text) {
@@ -77,5 +79,6 @@ final class SimpleWriting {
         bootstrapIntervalMs = root.get("bootstrap_interval_ms").asLong();
         toAllPartitions = root.get("to_all_partitions").asBoolean();
         heldBytes = root.get("held_bytes").asLong();
+        ddlKinds = ConfigText.table(root.get("ddl_kinds"), JsonNode::asText);
     }
 }

@@ -149,6 +149,8 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
                 sure = encoder.watermark(f.commitTs(row), now());
             } else if (k.equals("insert") || k.equals("update") || k.equals("delete")) {
                 sure = f.offerRow(encoder, k, row, now());
+            } else if (k.equals("ddl") && encoder.encodesDdl()) {
+                sure = f.offerDdl(encoder, row, now());
             } else {
                 sure = encoder.leave(k);
                 leaving = true;
