@@ -40,6 +40,7 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_craft_java_encoding.py",
     "tests/test_spark_debezium_java_encoding.py",
     "tests/test_spark_avro_java_encoding.py",
+    "tests/test_spark_simple_java_encoding.py",
     "tests/test_spark_java_decoding.py",
     "tests/test_spark_java_decoding_every_protocol.py",
     "tests/test_spark_debezium_java_decoding.py",

@@ -254,7 +254,7 @@ def test_a_malformed_row_fails_a_java_tier_write_as_it_fails_the_python_tier(spa
 @pytest.mark.parametrize(
     "query, dead_letter, why",
     [
-        ("protocol=simple", None, "no Java encoder for protocol 'simple'"),
+        ("protocol=simple&encoding-format=avro", None, "simple's avro encoding is encoded in Python only"),
         ("protocol=canal-json&only-output-updated-columns=true", None, "only-output-updated-columns"),
         ("protocol=canal-json&enable-tidb-extension=true&large-message-handle-option=handle-key-only", None,
          "large-message handling"),
@@ -270,6 +270,16 @@ def test_the_python_tier_encodes_what_the_java_tier_cannot(spark, tmp_path, quer
     tier, reason = encoding_tier(sink, df, routing)
     assert tier == "python"
     assert why in reason
+
+
+def test_a_codec_that_ships_no_java_encoder_is_encoded_in_python_saying_so(spark, tmp_path):
+    import dataclasses
+
+    df = _frame(spark, every_kind_rows(1)).drop("_cdc_seq")
+    canal = cdcwire.open_sink(f"file://{tmp_path}/o?protocol=canal-json")
+    python_only = type("PythonOnlyCodec", (type(canal.codec),), {"name": "python-only", "jvm": None})()
+    sink = dataclasses.replace(canal, codec=python_only)
+    assert encoding_tier(sink, df, "jvm") == ("python", "no Java encoder for protocol 'python-only'")
 
 
 def test_the_session_setting_picks_the_python_tier_and_refuses_an_unknown_tier(spark, tmp_path):

@@ -1,33 +1,61 @@
 """simple's JVM tier, declared through the plugin API (``Codec.jvm``, plugin API 1.10): a Java
-decoder in a package of its own, using only the framework's public classes, configured by a
-reading table probed from the installed Python decoder."""
+decoder and batch encoder (1.17) in a package of its own, using only the framework's public
+classes, configured by tables probed from the installed Python decoder and encoder."""
 
 from __future__ import annotations
 
 import json
 
 import cdcwire
-from cdcwire.plugin_api import ColumnFlag, JvmCodec
+from cdcwire.plugin_api import ColumnFlag, ColumnType, JvmCodec
 from cdcwire.sinks.sink import open_sink
 from cdcwire.testing.strategies import all_types_table
 from cdcwire_simple import json_values
 from cdcwire_simple.codec import SimpleCodec
 from cdcwire_simple.jvm_reading import decoder_config, reading_table
+from cdcwire_simple.jvm_writing import type_table
 from cdcwire_simple.plugin import cdcwire_plugin_api
 
 QUERY = "protocol=simple"
 
 
-def test_the_codec_declares_a_java_decoder_its_own_sources_define():
+def test_the_codec_declares_a_java_decoder_and_batch_encoder_its_own_sources_define():
     jvm = SimpleCodec.jvm
     assert isinstance(jvm, JvmCodec)
-    assert jvm.encoder is None  # messages are encoded in Python
+    assert jvm.encoder is None  # a BOOTSTRAP and its row are two messages of one row: a BatchEncoder
     source = jvm.sources.joinpath(*jvm.decoder.split(".")).with_suffix(".java")
     assert "public final class SimpleDecoder implements MessageDecoder" in source.read_text(encoding="utf-8")
+    source = jvm.sources.joinpath(*jvm.batch_encoder.split(".")).with_suffix(".java")
+    assert "public final class SimpleBatchEncoder implements BatchEncoder" in source.read_text(encoding="utf-8")
+
+
+def test_avro_compression_and_claim_check_are_encoded_in_python_and_every_other_setting_in_java():
+    jvm = SimpleCodec.jvm
+    refused = {
+        "encoding-format=avro": "simple's avro encoding is encoded in Python only",
+        "large-message-handle-compression=snappy": "simple's large-message compression is encoded in Python only",
+        "large-message-handle-option=claim-check&claim-check-storage-uri=file:///tmp/cc":
+            "simple's claim-check is encoded in Python only",
+    }
+    for options, why in refused.items():
+        assert jvm.encoder_refusal(open_sink(f"file:///tmp/t?{QUERY}&{options}").config) == why
+    for query in (QUERY, f"{QUERY}&send-bootstrap-in-msg-count=3&send-bootstrap-to-all-partition=false",
+                  f"{QUERY}&large-message-handle-option=handle-key-only&max-message-bytes=2000"):
+        assert jvm.encoder_refusal(open_sink(f"file:///tmp/t?{query}").config) is None
+
+
+def test_each_types_value_writer_in_java_is_named_for_the_python_encoders_writer():
+    samples = {"int": (7, "7"), "float32": (0.5, "0.5"), "double": (2.25, "2.25"), "base64": (b"hi", "aGk="),
+               "text": ("x", "x"), "timestamp": ("2024-01-01 00:00:00", {"location": "UTC", "value": "2024-01-01 00:00:00"})}
+    for name, writing in type_table().items():
+        for binary, rule in enumerate(writing["rules"]):
+            value, written = samples[rule]
+            ctype = ColumnType[name]
+            assert json_values.writer_of(ctype, int(ColumnFlag.BINARY) * binary, "UTC")(value) == written, name
 
 
 def test_it_declares_the_plugin_api_its_java_needs():
-    assert cdcwire_plugin_api == "1.14"  # MessageDecoder.read and the framework's public helpers (SureJson: 1.13, ColumnEntry.sparkColumn: 1.14)
+    assert cdcwire_plugin_api == "1.17"  # the framework's public helpers (SureJson: 1.13, ColumnEntry.sparkColumn: 1.14) and a BatchEncoder's messages of no event (1.17)
 
 
 def test_its_java_lives_in_its_own_package_not_the_frameworks():

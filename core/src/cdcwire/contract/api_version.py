@@ -56,7 +56,12 @@ hands both names on to plugins with the rest of the API.
 #: per row event (debezium's, avro's): a plugin writes ``row`` and calls ``close(key, value)``; a null
 #: value is a tombstone (avro's delete), which the file transport's staging frames as none. No Python
 #: name is new.
-PLUGIN_API_VERSION = "1.16"
+#: 1.17: a ``BatchEncoder`` may close a message of 0 events (simple's BOOTSTRAP, a table's schema
+#: before a row) together with the message after it: BatchEncoding places it on that message's first
+#: row (``_cdc_messages_before``), and the encoding stage and FramedStaging write it first; and one
+#: whose ``encodesDdl()`` makes DDL events' messages itself (``ddl(...)``, simple's, whose tables'
+#: state a DDL changes) instead of leaving them to Python. No Python name is new.
+PLUGIN_API_VERSION = "1.17"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

@@ -34,7 +34,7 @@ class SimpleCodec(Codec):
 
     name = "simple"
     stateful_decoding = True  # rows wait for their table's BOOTSTRAP or DDL: a partition decodes in order
-    jvm = JVM  # its Java decoder (plugin API 1.10), one per partition, fed in order
+    jvm = JVM  # its Java decoder (plugin API 1.10), one per partition, fed in order, and batch encoder (1.17)
     parameters = (
         ENCODING_FORMAT,
         BOOTSTRAP_INTERVAL,

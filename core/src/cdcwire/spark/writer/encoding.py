@@ -41,7 +41,7 @@ from ..rows.arrow_batches import routed_event_batch
 from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RefusedEvents, encode_refusing, input_row
-from .jvm_encoding import EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
+from .jvm_encoding import BEFORE_COLUMN, EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
 from .jvm_staging import marker_mask, markers, without_markers
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
@@ -169,15 +169,32 @@ def _write_made(writer: Any, topic: str, partition: int, piece: pa.RecordBatch, 
         counts.messages += piece.num_rows
         counts.bytes += pc.sum(pc.binary_length(made_values)).as_py()
         return
-    messages = piece.filter(pc.greater(piece.column(EVENTS_COLUMN), 0))  # carried events: no message of their own
-    payloads = (
-        Payload(key, value, events)
-        for key, value, events in zip(
-            messages.column(KEY_COLUMN).to_pylist(), messages.column(VALUE_COLUMN).to_pylist(),
-            messages.column(EVENTS_COLUMN).to_pylist(),
+    write_payloads(writer, topic, partition, made_payloads(piece), counts)
+
+
+def made_payloads(piece: pa.RecordBatch) -> Iterator[Payload]:
+    """The messages a batching Java encoder made for a run of rows, in order: on each row, the
+    messages of no event before it (:data:`BEFORE_COLUMN`), then its own message (a carried event
+    has none)."""
+    before = piece.column(BEFORE_COLUMN) if BEFORE_COLUMN in piece.schema.names else None
+    if before is None or before.null_count == len(before):
+        messages = piece.filter(pc.greater(piece.column(EVENTS_COLUMN), 0))
+        yield from (
+            Payload(key, value, events)
+            for key, value, events in zip(
+                messages.column(KEY_COLUMN).to_pylist(), messages.column(VALUE_COLUMN).to_pylist(),
+                messages.column(EVENTS_COLUMN).to_pylist(),
+            )
         )
-    )
-    write_payloads(writer, topic, partition, payloads, counts)
+        return
+    for pairs, key, value, events in zip(
+        before.to_pylist(), piece.column(KEY_COLUMN).to_pylist(), piece.column(VALUE_COLUMN).to_pylist(),
+        piece.column(EVENTS_COLUMN).to_pylist(),
+    ):
+        for pair in pairs or ():
+            yield Payload(pair["key"], pair["value"], 0)
+        if events:
+            yield Payload(key, value, events)
 
 
 def _write_mixed(writer: Any, topic: str, partition: int, encoder: Any, batches: Iterable[pa.RecordBatch]) -> WrittenMessages:

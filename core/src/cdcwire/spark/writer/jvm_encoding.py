@@ -14,7 +14,8 @@ A format that packs several events into one message declares a ``BatchEncoder`` 
 event, with its key (:data:`KEY_COLUMN`) and the number of events it carries
 (:data:`EVENTS_COLUMN`); the other events it carries have a count of 0, and a row left to Python a
 null count. Java leaves a whole batch to Python, never part of one, so that the messages close
-where the Python encoder closes them.
+where the Python encoder closes them. A message of no event (simple's BOOTSTRAP) rides on the first
+row of the next message, in :data:`BEFORE_COLUMN`, written before that row's message.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ VALUE_COLUMN = "_cdc_value"
 #: A batching format's message key and event count (see the module doc).
 KEY_COLUMN = "_cdc_message_key"
 EVENTS_COLUMN = "_cdc_message_events"
+#: The messages of no event a batching format sends before a row's (plugin API 1.17): a list of
+#: ``{key, value}``, null on every other row.
+BEFORE_COLUMN = "_cdc_messages_before"
 
 def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     """The tier that encodes a write routed by the ``routing`` tier, ``"jvm"`` (the Java tier
@@ -90,10 +94,10 @@ def jvm_encoded_partitions(
     else:  # a BatchEncoder: messages on their last event's row (see the module doc)
         partitions = java_class(spark, BATCH_ENCODING)
         encode = partitions(jvm.batch_encoder, config, jdf.schema(), clock)
-        schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN)
+        schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN, BEFORE_COLUMN)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode)
     if staging_area is not None:  # in the same tasks, on the rows as they come (no DataFrame between)
         staging = java_class(spark, FRAMED_STAGING)
-        rows = rows.mapPartitions(staging(schema, staging_area, VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN))
+        rows = rows.mapPartitions(staging(schema, staging_area, VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN, BEFORE_COLUMN))
         schema = staging.output(schema, STAGED_COLUMN)
     return DataFrame(spark._jsparkSession.internalCreateDataFrame(rows.rdd(), schema, False), spark)

@@ -59,6 +59,24 @@ public interface BatchEncoder {
      */
     boolean leave(String kind);
 
+    /**
+     * Whether this encoder makes DDL events' messages itself ({@link #ddl}, plugin API 1.17): an
+     * encoder whose Python twin keeps state a DDL changes (simple's table schemas) must, or leave
+     * every partition with a DDL to Python. By default a DDL is Python's ({@link #leave}).
+     */
+    default boolean encodesDdl() {
+        return false;
+    }
+
+    /**
+     * 1.17, where {@link #encodesDdl}: offer a DDL event ({@code ddlType} the DDLType name the event
+     * row holds, {@code query} its statement, either may be null); false: Java is not sure of it (it
+     * and the open batch go to Python, as for a refused row).
+     */
+    default boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        return false;
+    }
+
     /** While Python encodes: true when, after the Python encoder took an event of this kind, its
      * batch is empty (the next event may be Java's again). */
     boolean resumes(String kind);

@@ -1,12 +1,16 @@
 package io.cdcwire.spark;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -14,10 +18,17 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A batching protocol's messages made over Spark's internal rows by the plugin's
  * {@link BatchEncoder}: a partition of routed, sorted event copies in, the same rows out, the
- * events in their order, with three fields appended: the message value and key (binary) and the number of
- * events the message carries (int). A message sits on the row of its last event, with that
- * event count; the other events it carries have a count of 0 and no value; an event left to the
- * Python encoder has a null count (and keeps its images, which are nulled on every other row).
+ * events in their order, with four fields appended: the message value and key (binary), the number of
+ * events the message carries (int) and the messages of no event that go before it. A message sits
+ * on the row of its last event, with that event count; the other events it carries have a count of
+ * 0 and no value; an event left to the Python encoder has a null count (and keeps its images, which
+ * are nulled on every other row).
+ *
+ * <p>A message of 0 events (plugin API 1.17: simple's BOOTSTRAP, a table's schema sent before a
+ * row) has no row of its own: it rides on the first row of the next message the encoder closes, in
+ * the fourth field (a list of key/value pairs, null on every other row), and whoever writes the
+ * row writes those messages first, in order. An encoder closes a 0-event message only together with
+ * a message of events after it: one left over when the rows go to Python is a broken contract.
  *
  * <p>Rows wait here until the message that carries them closes (a batch closes on the event
  * after it), so the rows of one open batch are held, copied, at a time. Count rows of the routing
@@ -43,10 +54,16 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         partition = input.fieldIndex("_cdc_partition");
     }
 
-    /** The output's schema: the input's, then the value, the key and the event count. */
-    public static StructType output(StructType input, String valueColumn, String keyColumn, String eventsColumn) {
+    /** The type of the messages of no event before a row's: a list of key/value pairs. */
+    public static final ArrayType BEFORE_TYPE = DataTypes.createArrayType(new StructType()
+            .add("key", DataTypes.BinaryType, true).add("value", DataTypes.BinaryType, false), false);
+
+    /** The output's schema: the input's, then the value, the key, the event count and the
+     * messages of no event before the row's. */
+    public static StructType output(StructType input, String valueColumn, String keyColumn, String eventsColumn,
+                                    String beforeColumn) {
         return input.add(valueColumn, DataTypes.BinaryType, true).add(keyColumn, DataTypes.BinaryType, true)
-                .add(eventsColumn, DataTypes.IntegerType, true);
+                .add(eventsColumn, DataTypes.IntegerType, true).add(beforeColumn, BEFORE_TYPE, true);
     }
 
     @Override
@@ -59,11 +76,12 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         private final Iterator<InternalRow> rows;
         private final BatchEncoder encoder;
         private final DataType[] types = f.types;
-        private final UnsafeProjection unsafe = UnsafeProjection.create(output(input, "v", "k", "e"));
+        private final UnsafeProjection unsafe = UnsafeProjection.create(output(input, "v", "k", "e", "b"));
         private final Object[] values;
         private final GenericInternalRow out;
         private final ArrayDeque<InternalRow> held = new ArrayDeque<>(); // taken, no message yet
         private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+        private final List<BatchEncoder.Message> before = new ArrayList<>(); // closed, of 0 events, not placed
         private String topicNow;
         private int partitionNow;
         private boolean python; // the Python encoder has the topic-partition's batch
@@ -72,7 +90,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         Run(Iterator<InternalRow> rows, BatchEncoder encoder) {
             this.rows = rows;
             this.encoder = encoder;
-            values = new Object[types.length + 3];
+            values = new Object[types.length + 4];
             out = new GenericInternalRow(values);
         }
 
@@ -98,7 +116,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
 
         private void take(InternalRow row) {
             if (!row.isNullAt(f.counts)) {
-                ready.add(emitted(row, null, null, null)); // the routing's count rows: not events
+                ready.add(emitted(row, null, null, null, null)); // the routing's count rows: not events
                 return;
             }
             String t = EventFields.text(row, topic);
@@ -115,7 +133,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             }
             String k = EventFields.text(row, f.kind);
             if (python) {
-                ready.add(emitted(row, null, null, null));
+                ready.add(emitted(row, null, null, null, null));
                 if (encoder.resumes(k)) {
                     python = false;
                     encoder.start(t, p);
@@ -131,6 +149,8 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
                 sure = encoder.watermark(f.commitTs(row), now());
             } else if (k.equals("insert") || k.equals("update") || k.equals("delete")) {
                 sure = f.offerRow(encoder, k, row, now());
+            } else if (k.equals("ddl") && encoder.encodesDdl()) {
+                sure = f.offerDdl(encoder, row, now());
             } else {
                 sure = encoder.leave(k);
                 leaving = true;
@@ -141,7 +161,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             placeMessages();
             if (!sure || leaving) {
                 toPython();
-                ready.add(emitted(row, null, null, null));
+                ready.add(emitted(row, null, null, null, null));
                 if (!sure) {
                     python = !encoder.resumes(k);
                     encoder.start(t, p);
@@ -149,24 +169,48 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             }
         }
 
-        /** The held rows of each message closed: carried (count 0), the last with the message. */
+        /** The held rows of each message closed: carried (count 0), the last with the message; the
+         * messages of 0 events closed before it on its first row. */
         private void placeMessages() {
             for (BatchEncoder.Message m = encoder.poll(); m != null; m = encoder.poll()) {
-                if (m.events < 1 || m.events > held.size()) {
+                if (m.events == 0) {
+                    before.add(m);
+                    continue;
+                }
+                if (m.events < 0 || m.events > held.size()) {
                     throw new IllegalStateException(encoderClass + " closed a message of " + m.events
                             + " events with " + held.size() + " events held");
                 }
+                GenericArrayData first = beforeMessages();
                 for (int i = 1; i < m.events; i++) {
-                    ready.add(emitted(held.poll(), null, null, 0));
+                    ready.add(emitted(held.poll(), null, null, 0, i == 1 ? first : null));
                 }
-                ready.add(emitted(held.poll(), m.value, m.key, m.events));
+                ready.add(emitted(held.poll(), m.value, m.key, m.events, m.events == 1 ? first : null));
             }
+        }
+
+        /** The messages of 0 events waiting for the next message, taken; null when there are none. */
+        private GenericArrayData beforeMessages() {
+            if (before.isEmpty()) {
+                return null;
+            }
+            Object[] pairs = new Object[before.size()];
+            for (int i = 0; i < pairs.length; i++) {
+                BatchEncoder.Message m = before.get(i);
+                pairs[i] = new GenericInternalRow(new Object[] {m.key, m.value});
+            }
+            before.clear();
+            return new GenericArrayData(pairs);
         }
 
         /** The held rows, which no message of Java's carries, go to Python. */
         private void toPython() {
+            if (!before.isEmpty()) {
+                throw new IllegalStateException(encoderClass + " closed a message of 0 events with no message"
+                        + " of events after it");
+            }
             while (!held.isEmpty()) {
-                ready.add(emitted(held.poll(), null, null, null));
+                ready.add(emitted(held.poll(), null, null, null, null));
             }
         }
 
@@ -178,7 +222,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             toPython();
         }
 
-        private InternalRow emitted(InternalRow row, byte[] value, byte[] key, Integer events) {
+        private InternalRow emitted(InternalRow row, byte[] value, byte[] key, Integer events, GenericArrayData first) {
             int n = types.length;
             for (int i = 0; i < n; i++) {
                 boolean dropped = events != null && (i == f.columns || i == f.preColumns);
@@ -187,6 +231,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             values[n] = value;
             values[n + 1] = key;
             values[n + 2] = events;
+            values[n + 3] = first;
             return unsafe.apply(out).copy();
         }
     }

@@ -16,7 +16,7 @@ import org.apache.spark.sql.types.StructType;
 final class EventFields implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    final int kind, commitTs, schema, table, tableId, columns, preColumns, keyOnly, half, counts;
+    final int kind, commitTs, schema, table, tableId, columns, preColumns, keyOnly, half, counts, ddlType, query;
     /** Every field's type, in order: what {@link InternalRow#get} needs to copy a row's fields. */
     final DataType[] types;
     private final DecimalType tsType;
@@ -34,6 +34,8 @@ final class EventFields implements Serializable {
         keyOnly = input.fieldIndex("handle_key_only");
         half = input.fieldIndex("_cdc_half");
         counts = input.fieldIndex("_cdc_counts");
+        ddlType = input.fieldIndex("ddl_type");
+        query = input.fieldIndex("query");
         StructField[] fields = input.fields();
         types = new DataType[fields.length];
         for (int i = 0; i < fields.length; i++) {
@@ -63,6 +65,11 @@ final class EventFields implements Serializable {
         return encoder.row(kind, commitTs(row), text(row, schema), text(row, table),
                 row.isNullAt(tableId) ? null : row.getLong(tableId),
                 image(row, columns), image(row, preColumns), keyOnly(row), half(row), now);
+    }
+
+    /** A DDL event offered to a batch encoder that encodes them: whether it took it. */
+    boolean offerDdl(BatchEncoder encoder, InternalRow row, long now) {
+        return encoder.ddl(commitTs(row), text(row, schema), text(row, table), text(row, ddlType), text(row, query), now);
     }
 
     private java.util.List<ColumnEntry> image(InternalRow row, int field) {

@@ -49,14 +49,15 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
     private static final int NONE_LEN = 0xFFFFFFFF;
 
     private final String area;
-    private final int width, topic, partition, counts, sub, value, key, events;
+    private final int width, topic, partition, counts, sub, value, key, events, before;
 
     /**
      * {@code input}: the Java encoding pass's rows ({@link MessageEncoding}'s, or
-     * {@link BatchEncoding}'s with a key and an event count); {@code area}: the write job's
-     * staging area.
+     * {@link BatchEncoding}'s with a key, an event count and the messages of no event before a
+     * row's, which are staged first); {@code area}: the write job's staging area.
      */
-    public FramedStaging(StructType input, String area, String valueColumn, String keyColumn, String eventsColumn) {
+    public FramedStaging(StructType input, String area, String valueColumn, String keyColumn, String eventsColumn,
+                         String beforeColumn) {
         this.area = area;
         width = input.size();
         topic = input.fieldIndex("_cdc_topic");
@@ -67,6 +68,7 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
         boolean batching = java.util.Arrays.asList(input.fieldNames()).contains(eventsColumn);
         key = batching ? input.fieldIndex(keyColumn) : -1;
         events = batching ? input.fieldIndex(eventsColumn) : -1;
+        before = batching ? input.fieldIndex(beforeColumn) : -1;
     }
 
     /** The output's schema: the input's, every field nullable (a marker row has only its
@@ -174,20 +176,37 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
                     return false;
                 }
             }
+            if (before >= 0 && !row.isNullAt(before)) { // messages of no event, written before the row's
+                org.apache.spark.sql.catalyst.util.ArrayData pairs = row.getArray(before);
+                for (int i = 0; i < pairs.numElements(); i++) {
+                    InternalRow pair = pairs.getStruct(i, 2);
+                    if (!message(pair.isNullAt(0) ? null : pair.getBinary(0), pair.getBinary(1), 0)) {
+                        return false;
+                    }
+                }
+            }
             if (carried > 0) {
                 byte[] k = events < 0 || row.isNullAt(key) ? null : row.getBinary(key);
                 byte[] v = row.isNullAt(value) ? null : row.getBinary(value); // null: a tombstone (avro's delete)
-                if (!frame(k, v)) {
+                if (!message(k, v, carried)) {
                     return false;
                 }
-                now.events += carried;
-                now.messages++;
-                now.bytes += (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
             }
             now.fed++;
             if (row.getByte(sub) == 0) {
                 now.eventsIn++;
             }
+            return true;
+        }
+
+        /** One message framed and counted. */
+        private boolean message(byte[] k, byte[] v, int carried) {
+            if (!frame(k, v)) {
+                return false;
+            }
+            now.events += carried;
+            now.messages++;
+            now.bytes += (k == null ? 0 : k.length) + (v == null ? 0 : v.length);
             return true;
         }
 
