@@ -46,15 +46,13 @@ distribution for every micro-batch): ``cdcwire.spark.write_stream`` does that jo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pyspark.sql import SparkSession
 from pyspark.sql.datasource import DataSource
 
 from ..foundation.errors import CdcwireError, SinkURIError
-from .reader.batch_reader import MessageEventsReader
-from .reader.jsonl_source import EventLinesDataSource
 from .reader.source_options import gives_messages, is_permissive
-from .reader.stream_source import MessageEventsStreamReader
-from .reader.storage_source import StorageLayoutDataSource
 from .rows.schema import (
     MESSAGE_ROW_SCHEMA,
     PERMISSIVE_READ_EVENT_SCHEMA,
@@ -63,7 +61,14 @@ from .rows.schema import (
     SOURCE_READ_EVENT_SCHEMA,
 )
 from .runtime.sink_cache import cached_sink
-from .writer.format_writer import EventsWriter, refuse_unplanned_topics
+
+if TYPE_CHECKING:
+    from .reader.batch_reader import MessageEventsReader
+    from .writer.format_writer import EventsWriter
+
+# The readers and the writer are imported where Spark asks for them: the Python process that
+# plans a read (a fresh one per read) imports this module to unpickle the data source, and needs
+# the batch reader only, not the stream reader, the writer, or the other sources' pandas.
 
 
 class CdcwireDataSource(DataSource):
@@ -86,6 +91,8 @@ class CdcwireDataSource(DataSource):
     def reader(self, schema) -> MessageEventsReader:
         if not self.options.get("source-uri"):
             raise SinkURIError('the cdcwire source needs .option("source-uri", URI)', "source-uri")
+        from .reader.batch_reader import MessageEventsReader
+
         return MessageEventsReader(dict(self.options), stamped="timestamp" in schema.fieldNames())
 
     def streamReader(self, schema):
@@ -98,6 +105,8 @@ class CdcwireDataSource(DataSource):
                 " cdcwire.spark.rows.schema.SOURCE_READ_EVENT_SCHEMA (no ranges option, no other schema)"
             )
         cached_sink(self.options["source-uri"])  # a bad URI fails here, before the query starts
+        from .reader.stream_source import MessageEventsStreamReader
+
         return MessageEventsStreamReader(self.options)
 
     def streamWriter(self, schema, overwrite: bool):
@@ -108,6 +117,8 @@ class CdcwireDataSource(DataSource):
         )
 
     def writer(self, schema, overwrite: bool) -> EventsWriter:
+        from .writer.format_writer import EventsWriter, refuse_unplanned_topics
+
         uri = self.options.get("sink-uri")
         if not uri:
             raise SinkURIError('the cdcwire sink needs .option("sink-uri", URI)', "sink-uri")
@@ -126,6 +137,9 @@ def register_data_sources(spark: SparkSession) -> None:
     """Register ``cdcwire``, ``cdcwire-events`` and ``cdcwire-storage`` with this session (once)."""
     if id(spark) in _REGISTERED:
         return
+    from .reader.jsonl_source import EventLinesDataSource
+    from .reader.storage_source import StorageLayoutDataSource
+
     spark.dataSource.register(CdcwireDataSource)
     spark.dataSource.register(EventLinesDataSource)
     spark.dataSource.register(StorageLayoutDataSource)
