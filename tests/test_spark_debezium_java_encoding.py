@@ -1,7 +1,7 @@
 """debezium's Java encoder (a ``BatchEncoder`` whose every message closes on its own row) against
 the Python codec: a Spark write encoded in the JVM gives the Python tier's messages, keys and values
 byte for byte, in the same partitions and order, for every option set; what Java is not sure of
-(DDL, watermarks, columns without a value rule of Java's) is Python's, row by row."""
+(DDL, a type text Java does not read) is Python's, row by row."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedE
 from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
 from cdcwire.testing.jvm_tiers import write_on_python_tier, writes_on_both_tiers
+from cdcwire_debezium.jvm_writing import PROBE_TS
 from cdcwire.workload import Workload
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
@@ -189,16 +190,41 @@ def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tm
     assert all(r.columns is None for r in rows)  # images nulled: the encoding stage gets flat bytes
 
 
-def test_ddl_watermarks_and_rows_of_a_type_text_java_does_not_read_are_left_to_python_one_by_one(
-        spark, tmp_path):
+@pytest.mark.parametrize("extension, watermark", [("true", [("resolved", 1)]), ("false", [])])
+def test_ddl_and_rows_of_a_type_text_java_does_not_read_are_left_to_python_one_by_one(
+        spark, tmp_path, extension, watermark):
+    """A watermark is Java's with the TiDB extension (op "m"); without it there is none."""
     ddl = DDLEvent(TS + 101, "shop", "quoted", "ALTER TABLE quoted ADD c INT", DDLType.ADD_COLUMN)
     stream = [java_rows(TS)[0], quoted_enum_row(TS + 100), ddl, ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
-    query = "protocol=debezium&partition-num=1&enable-tidb-extension=true"
+    query = f"protocol=debezium&partition-num=1&enable-tidb-extension={extension}"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
-        ("insert", 1), ("insert", None), ("ddl", None), ("resolved", None), ("update", 1)
+        ("insert", 1), ("insert", None), ("ddl", None), *watermark, ("update", 1)
     ]
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+def test_a_cluster_id_showing_a_probe_number_gives_the_python_tiers_messages(spark, tmp_path):
+    """The glue finds the places of the commit ts, its milliseconds and the clock in the encoder's
+    texts by probe numbers: a cluster id (written in the source block) showing one of them makes
+    it take other probes, and Java still writes every row and watermark itself."""
+    cluster = str(PROBE_TS >> 18)
+    events = _frame(spark, [java_rows(TS)[0], ResolvedEvent(TS + 5)]).drop("_cdc_seq").coalesce(1)
+    query = f"protocol=debezium&partition-num=1&enable-tidb-extension=true&debezium-cluster-id={cluster}"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [("insert", 1), ("resolved", 1)]
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+def test_a_cluster_id_with_an_at_sign_is_encoded_by_the_python_tier(spark, tmp_path):
+    """The Java encoder's texts mark their places as ``@db@``: a cluster id that could show one is Python's."""
+    events = _frame(spark, [java_rows(TS)[0], ResolvedEvent(TS + 5)]).drop("_cdc_seq").coalesce(1)
+    query = "protocol=debezium&partition-num=1&enable-tidb-extension=true&debezium-cluster-id=@db@"
+    tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events, "jvm")
+    assert tier == "python" and "'@'" in reason
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
     assert java == python and java.reconciles
 
@@ -214,17 +240,18 @@ def _routed_rows(row: RowChangedEvent) -> int:
 def test_java_makes_every_row_message_of_the_benchmark_workload_itself(spark, tmp_path):
     """The workload of benchmarks/spark_goals.py (each of its tables has a DATE, DATETIME,
     TIMESTAMP, TIME, BIT, ENUM, SET or FLOAT column), with its debezium options: Java encodes
-    every row, Python only the DDLs and watermarks, and the files are the Python tier's."""
+    every row and watermark, Python only the DDLs, and the files are the Python tier's."""
     stream = list(Workload(400, seed=11))
     events = _frame(spark, stream).drop("_cdc_seq")
     query = "protocol=debezium&partition-num=6&enable-tidb-extension=true&debezium-disable-schema=false"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
     left = [r.kind for r in rows if r[EVENTS_COLUMN] is None]
-    assert sorted(set(left)) == ["ddl", "resolved"]
-    assert left.count("ddl") == 6 * sum(isinstance(e, DDLEvent) for e in stream)  # each to every partition
+    assert set(left) == {"ddl"}
+    assert len(left) == 6 * sum(isinstance(e, DDLEvent) for e in stream)  # each to every partition
     java = [r.kind for r in rows if r[EVENTS_COLUMN] == 1]
-    assert len(java) == sum(_routed_rows(e) for e in stream if isinstance(e, RowChangedEvent))
-    assert set(java) == {"insert", "update", "delete"}
+    assert len(java) == sum(_routed_rows(e) for e in stream if isinstance(e, RowChangedEvent)) + 6 * sum(
+        isinstance(e, ResolvedEvent) for e in stream)  # a watermark in every partition
+    assert set(java) == {"insert", "update", "delete", "resolved"}
     python, jvm = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
     assert jvm == python and jvm.reconciles
 

@@ -124,3 +124,24 @@ def test_the_texts_java_fills_in_are_the_encoders_with_placeholders():
     assert (source["db"], source["table"], source["cluster_id"]) == ("@db@", "@table@", "c1")
     assert str(source["commit_ts"]) == config["probe_ts"] and str(source["ts_ms"]) == config["probe_ms"]
     assert config["templates"]["value_schema"].count('"@fields@"') == 2
+
+
+def test_the_watermark_java_fills_in_is_the_encoders_with_its_numbers_in_place():
+    from cdcwire_debezium.jvm_writing import watermark
+    from cdcwire_debezium.options import DebeziumOptions
+
+    assert watermark(DebeziumOptions(tidb_extension=False)) is None  # no message: Python's
+    texts = watermark(DebeziumOptions(tidb_extension=True, cluster_id="c1"))
+    value = json.loads(texts["value"].replace("@ts@", "1").replace("@ms@", "2").replace("@now@", "3"))
+    assert value["payload"]["op"] == "m" and value["payload"]["ts_ms"] == 3
+    assert (value["payload"]["source"]["commit_ts"], value["payload"]["source"]["ts_ms"]) == (1, 2)
+    assert json.loads(texts["key"])["schema"]["name"] == "c1.watermark.Key"
+
+
+def test_probe_numbers_the_cluster_id_shows_are_not_taken():
+    from cdcwire_debezium.jvm_writing import PROBE_TS, probes
+    from cdcwire_debezium.options import DebeziumOptions
+
+    assert probes(DebeziumOptions())[0] == PROBE_TS
+    ts, now = probes(DebeziumOptions(cluster_id=f"x{PROBE_TS >> 18}"))
+    assert ts != PROBE_TS and str(ts >> 18) not in f"x{PROBE_TS >> 18}"

@@ -5,8 +5,9 @@ The Python encoder (:mod:`.encoder`) stays the reference: debezium writes one me
 so Java closes each message on its own row (one event) and gives its key and value byte for byte,
 or leaves the row to Python, which then writes exactly its own message. Java takes the inserts,
 updates and deletes whose record checks certainly pass, whose every column has a value rule
-below and whose message fits max-message-bytes; DDL and resolved events (the watermark, op "m"),
-large-message compression and any value a rule is not sure of are Python's.
+below and whose message fits max-message-bytes, and with the TiDB extension the watermark of a
+resolved event (op "m", :func:`watermark`); DDL, large-message compression and any value a rule
+is not sure of are Python's.
 
 Nothing Java needs is written twice: the texts it fills in come from the installed encoder's own
 functions, serialized by orjson with placeholders (:func:`templates`), and each column's value
@@ -34,6 +35,7 @@ from cdcwire.plugin_api import (
     ColumnFlag,
     ColumnType,
     LargeMessageOptions,
+    ResolvedEvent,
     SinkConfig,
 )
 
@@ -47,8 +49,13 @@ from .options import DebeziumOptions
 PREFIX, FIELDS, DB, TABLE, NAME = "@prefix@", "@fields@", "@db@", "@table@", "@name@"
 #: A BIT width's and an ENUM/SET ``allowed`` parameter's places in their schema texts.
 LENGTH, ALLOWED = "@length@", "@allowed@"
-#: A commit ts whose text and whose ``ts >> 18`` text appear nowhere else in a source block.
+#: The first probe commit ts: its text and its ``ts >> 18`` text appear nowhere else in a source
+#: block, unless the cluster id shows one (then the next candidate is taken: :func:`probes`).
 PROBE_TS = (987_654_321_987 << 18) + 12_345
+#: The first probe clock of the watermark, likewise.
+PROBE_NOW = 1_234_567_890_123_457
+#: The watermark's places: its commit ts, that ts's milliseconds (``ts >> 18``), the clock.
+TS, MS, NOW = "@ts@", "@ms@", "@now@"
 #: The flag bits a column's schema and value rule can depend on (probed in every combination).
 _FLAGS = (int(ColumnFlag.BINARY), int(ColumnFlag.UNSIGNED), int(ColumnFlag.NULLABLE))
 T = ColumnType
@@ -155,6 +162,23 @@ def refusal(config: SinkConfig) -> Optional[str]:
     """Why the Java tier cannot encode messages of this configuration, or None when it can."""
     if LargeMessageOptions.from_config(config).compression.enabled:
         return "debezium's large-message compression is encoded in Python only"
+    cluster = DebeziumOptions.from_config(config).cluster_id
+    if "@" in cluster:
+        return "a debezium cluster id with '@' is encoded in Python only (the Java encoder's texts mark places with it)"
+    if probes(DebeziumOptions.from_config(config)) is None:
+        return "the debezium cluster id shows every probe number the Java encoder's texts are made with"
+    return None
+
+
+def probes(options: DebeziumOptions) -> Optional[tuple[int, int]]:
+    """A probe commit ts and clock whose texts (the ts, ``ts >> 18``, the clock) are not in the
+    cluster id, the one text of the source block and the watermark the user gives, nor in one
+    another: Java finds its places by them. None when every candidate shows in the cluster id."""
+    for k in range(64):
+        ts, now = ((987_654_321_987 + 7 * k) << 18) + 12_345, PROBE_NOW + 7 * k
+        texts = (str(ts), str(ts >> 18), str(now))
+        if not any(t in options.cluster_id or any(t in u for u in texts if u != t) for t in texts):
+            return ts, now
     return None
 
 
@@ -235,7 +259,8 @@ def field_table(tidb_extension: bool) -> dict[str, list[Optional[dict[str, Any]]
 def templates(options: DebeziumOptions) -> dict[str, str]:
     """The texts Java fills in, made by the encoder's own functions: the source block (``@db@``,
     ``@table@`` and the probe ts), the key schema and the envelope schema (``@prefix@``, ``"@fields@"``)."""
-    source = DebeziumEncoder(options)._source(DB, TABLE, PROBE_TS)
+    probe_ts = probes(options)[0]  # type: ignore[index]  # refusal() said there is one
+    source = DebeziumEncoder(options)._source(DB, TABLE, probe_ts)
     key_schema = {"type": "struct", "name": f"{PREFIX}.Key", "optional": False, "fields": FIELDS}
     return {
         "source": orjson.dumps(source).decode(),
@@ -246,17 +271,42 @@ def templates(options: DebeziumOptions) -> dict[str, str]:
     }
 
 
+def watermark(options: DebeziumOptions) -> Optional[dict[str, str]]:
+    """The watermark message (op "m") as the encoder writes it, key and value, for the probe ts at
+    the probe clock, with those numbers as ``@ts@``, ``@ms@`` and ``@now@``; None without the TiDB
+    extension (the encoder writes no message for a resolved event then: Python's, which writes
+    none) or where a probe's text is not found exactly where Java fills it in (a cluster id that
+    holds one). Why Java writes it: a resolved event left to Python ends Java's run of staged
+    messages in every partition, each run a file made durable of its own."""
+    if not options.tidb_extension:
+        return None
+    plain = dataclasses.replace(options, max_message_bytes=1 << 62, large=LargeMessageOptions())
+    probe_ts, probe_now = probes(options)  # type: ignore[misc]  # refusal() said there are
+    message = DebeziumEncoder(plain, clock=lambda: probe_now).encode_event(ResolvedEvent(probe_ts))
+    if message is None:
+        return None
+    key, value = (part.decode() for part in message)
+    places = {str(probe_ts): TS, str(probe_ts >> 18): MS, str(probe_now): NOW}
+    if any(probe in key or value.count(probe) != 1 for probe in places):
+        return None
+    for probe, mark in places.items():
+        value = value.replace(probe, mark)
+    return {"key": key, "value": value}
+
+
 def encoder_config(config: SinkConfig) -> dict[str, Any]:
     """What the Java encoder is made with (the core adds the record checks' tables)."""
     options = DebeziumOptions.from_config(config)
+    probe_ts = probes(options)[0]  # type: ignore[index]  # refusal() said there is one
     return {
         "fields": field_table(options.tidb_extension),
         "flag_bits": list(_FLAGS),
         "templates": templates(options),
-        "probe_ts": str(PROBE_TS),
-        "probe_ms": str(PROBE_TS >> 18),
+        "watermark": watermark(options),
+        "probe_ts": str(probe_ts),
+        "probe_ms": str(probe_ts >> 18),
         "placeholders": {"prefix": PREFIX, "fields": f'"{FIELDS}"', "db": f'"{DB}"', "table": f'"{TABLE}"',
-                         "length": f'"{LENGTH}"', "allowed": f'"{ALLOWED}"'},
+                         "length": f'"{LENGTH}"', "allowed": f'"{ALLOWED}"', "ts": TS, "ms": MS, "now": NOW},
         "cluster": options.cluster_id,
         "disable_schema": options.disable_schema,
         "output_old_value": options.output_old_value,

@@ -18,12 +18,13 @@ import java.util.Map;
  * value document, as {@code cdcwire_debezium.encoder.DebeziumEncoder} writes them. Nothing is
  * ever held open, so a row Java is not sure of goes to Python alone: the record checks, a column
  * without a value rule of Java's or whose type text it does not read ({@link DebeziumColumn}), a
- * value a rule is not sure of, a text JSON cannot carry, a message over max-message-bytes. DDL and
- * resolved events (the watermark) are Python's. The resolved columns and schema texts of a table's
+ * value a rule is not sure of, a text JSON cannot carry, a message over max-message-bytes. DDL
+ * events are Python's, and resolved events without the TiDB extension (no message at all). The resolved columns and schema texts of a table's
  * image shape are kept ({@code Shape}): rows of a table share them, as the Python encoder's cache.
  */
 public final class DebeziumBatchEncoder implements BatchEncoder {
     private static final int HANDLE_KEY = 0x02;
+    private static final BigDecimal U64_MAX = new BigDecimal(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE));
 
     private final DebeziumWriting cfg;
     private final RecordChecks checks;
@@ -39,9 +40,24 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         closed.clear();
     }
 
+    /** With the TiDB extension, the watermark (op "m") as the Python encoder writes it; without it the
+     * Python encoder writes no message, so the event is Python's. */
     @Override
     public boolean watermark(BigDecimal commitTs, long now) {
-        return false; // Python's: nothing without the extension, op "m" with it
+        if (cfg.watermarkKey == null || commitTs == null || commitTs.signum() < 0
+                || commitTs.stripTrailingZeros().scale() > 0 || commitTs.compareTo(U64_MAX) > 0) {
+            return false; // Python's, or Python's error
+        }
+        BigInteger ts = commitTs.toBigInteger();
+        StringBuilder v = new StringBuilder(cfg.disableSchema ? 384 : 2560);
+        cfg.watermarkValue.fill(v, ts.toString(), ts.shiftRight(18).toString(), Long.toString(now));
+        byte[] key = cfg.watermarkKey.getBytes(StandardCharsets.UTF_8);
+        byte[] value = v.toString().getBytes(StandardCharsets.UTF_8);
+        if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
+            return false; // Python's error
+        }
+        closed.add(new Message(key, value, 1));
+        return true;
     }
 
     @Override

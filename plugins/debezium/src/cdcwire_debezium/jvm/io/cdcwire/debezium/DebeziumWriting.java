@@ -84,6 +84,9 @@ final class DebeziumWriting {
     final Template source;
     final Template keySchema;
     final Template valueSchema;
+    /** The watermark's key and value (the ts, its milliseconds and the clock in place), or null: Python's. */
+    final String watermarkKey;
+    final Template watermarkValue;
     final String cluster;
     final boolean disableSchema;
     final boolean outputOldValue;
@@ -116,6 +119,10 @@ final class DebeziumWriting {
                 marks.get("fields").asText());
         valueSchema = new Template(texts.get("value_schema").asText(), marks.get("prefix").asText(),
                 marks.get("fields").asText());
+        JsonNode mark = root.get("watermark");
+        watermarkKey = mark == null || mark.isNull() ? null : mark.get("key").asText();
+        watermarkValue = watermarkKey == null ? null : new Template(mark.get("value").asText(),
+                marks.get("ts").asText(), marks.get("ms").asText(), marks.get("now").asText());
         cluster = root.get("cluster").asText();
         disableSchema = root.get("disable_schema").asBoolean();
         outputOldValue = root.get("output_old_value").asBoolean();
