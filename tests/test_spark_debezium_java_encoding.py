@@ -1,7 +1,7 @@
 """debezium's Java encoder (a ``BatchEncoder`` whose every message closes on its own row) against
 the Python codec: a Spark write encoded in the JVM gives the Python tier's messages, keys and values
 byte for byte, in the same partitions and order, for every option set; what Java is not sure of
-(DDL, watermarks, columns without a value rule of Java's) is Python's, row by row."""
+(DDL, a type text Java does not read) is Python's, row by row."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from cdcwire import Column, ColumnFlag, ColumnType, DDLEvent, DDLType, ResolvedE
 from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
 from cdcwire.testing.jvm_tiers import write_on_python_tier, writes_on_both_tiers
+from cdcwire_debezium.jvm_writing import PROBE_TS
 from cdcwire.workload import Workload
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
@@ -82,11 +83,73 @@ def number_rows(ts: int = TS + 1000) -> list[RowChangedEvent]:
     ]
 
 
-def datetime_row(ts: int) -> RowChangedEvent:
-    """A row with a DATETIME column: no value rule of Java's, so the row is Python's."""
-    return RowChangedEvent(ts, "shop", "dt", (
+def temporal_rows(ts: int = TS + 2000) -> list[RowChangedEvent]:
+    """Rows of every column type whose Java rule reads its type text or its value's digits: DATE
+    (zero dates, zero-in-date parts, two-digit years, NOT NULL and nullable), TIME (negative, 838
+    hours, fractions), DATETIME and TIMESTAMP of every fsp and without a type text (the value's
+    fraction digits pick the schema, also in a key), BIT of 1, 12 and 64 bits and without a type
+    text, ENUM and SET whose elements hold commas, quotes and non-ASCII, FLOAT with and without a
+    scale: inserts, updates (whose old values show other digits) and deletes."""
+    rng = random.Random(11)
+    dates = ["0000-00-00", "2024-00-10", "2024-02-29", "2023-02-28", "0069-12-31", "0070-01-01", "0099-06-30",
+             "0100-03-01", "9999-12-31", "1000-01-01", "0000-01-01", "1969-12-31", "0004-02-29", "1970-01-01"]
+    clocks = ["00:00:00", "23:59:59.9995", "00:00:00.999999", "00:00:01", "03:14:07.1", "12:00:00.12",
+              "23:59:59.999999", "07:08:09.123", "10:11:12.1234", "13:14:15.12345"]
+    times = ["00:00:00", "-00:00:00", "838:59:59", "-838:59:59.999999", "-00:00:00.000001", "12:34:56.5",
+             "01:02:03.123", "99:00:00"]
+    floats = [struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0] for _ in range(60)]
+    floats = [f for f in floats if math.isfinite(f)] + [0.1, -0.0, 3.4028234663852886e38, 1.401298464324817e-45,
+                                                        16777216.0, 1e-5, 123456.789]
+    floats = [struct.unpack("<f", struct.pack("<f", f))[0] for f in floats]
+    key = ColumnFlag.HANDLE_KEY | ColumnFlag.PRIMARY_KEY
+    B, U = ColumnFlag.BINARY, ColumnFlag.UNSIGNED
+
+    def image(i: int, j: int) -> tuple[Column, ...]:
+        k = i + j
+        date, clock = dates[k % len(dates)], clocks[k % len(clocks)]
+        at = f"{date} {clock}"
+        return (
+            Column("id", ColumnType.INT, PK, i, "int(11)"),
+            Column("dk", ColumnType.DATE, key | B, dates[i % len(dates)], "date"),
+            Column("atk", ColumnType.DATETIME, key | B, f"{dates[i % len(dates)]} {clocks[i % len(clocks)]}", None),
+            Column("d", ColumnType.DATE, N | B, None if k % 7 == 6 else date, "date"),
+            Column("nd", ColumnType.NEWDATE, ColumnFlag(0), date, None),
+            Column("t", ColumnType.TIME, N | B, times[k % len(times)], "time"),
+            Column("t6", ColumnType.TIME, ColumnFlag(0), times[(k + 3) % len(times)], "time(6)"),
+            Column("at", ColumnType.DATETIME, N | B, at, None),
+            Column("at0", ColumnType.DATETIME, N, at, "datetime"),
+            Column("at3", ColumnType.DATETIME, ColumnFlag(0), at, "datetime(3)"),
+            Column("at6", ColumnType.DATETIME, N, at, "datetime(6)"),
+            Column("ts", ColumnType.TIMESTAMP, N | B, at, None),
+            Column("ts0", ColumnType.TIMESTAMP, N, at, "timestamp"),
+            Column("ts2", ColumnType.TIMESTAMP, ColumnFlag(0), at, "timestamp(2)"),
+            Column("ts6", ColumnType.TIMESTAMP, N, at, "timestamp(6)"),
+            Column("b1", ColumnType.BIT, N | U, k % 2, "bit(1)"),
+            Column("b", ColumnType.BIT, N | U, rng.getrandbits(12), "bit(12)"),
+            Column("b64", ColumnType.BIT, U, rng.getrandbits(64), "bit(64)"),
+            Column("bx", ColumnType.BIT, N | U, (1 << 64) - 1 - k, None),
+            Column("e", ColumnType.ENUM, N, k % 5, "enum('a','b,c','é\"x','')"),
+            Column("s", ColumnType.SET, ColumnFlag(0), k % 16, "set('a','b','c','ü')"),
+            Column("f", ColumnType.FLOAT, N, floats[k % len(floats)], "float"),
+            Column("fs", ColumnType.FLOAT, N, floats[(k + 1) % len(floats)], "float(7,3)"),
+            Column("fx", ColumnType.FLOAT, ColumnFlag(0), floats[(k + 2) % len(floats)], None),
+        )
+
+    out = []
+    for i in range(len(floats)):
+        t = ts + 10 * i
+        out.append(RowChangedEvent(t, "shop", "temporal", image(i, 0), None))
+        out.append(RowChangedEvent(t + 1, "shop", "temporal", image(i, 1), image(i, 2)))
+        out.append(RowChangedEvent(t + 2, "shop", "temporal", None, image(i, 3)))
+    return out
+
+
+def quoted_enum_row(ts: int) -> RowChangedEvent:
+    """A row whose ENUM type text has an element with a quote in it (``''``): a form Java does not
+    read, so the row is Python's."""
+    return RowChangedEvent(ts, "shop", "quoted", (
         Column("id", ColumnType.INT, PK, 1, "int(11)"),
-        Column("at", ColumnType.DATETIME, N, "2024-05-06 07:08:09.123", "datetime(3)"),
+        Column("e", ColumnType.ENUM, N, 1, "enum('it''s','b')"),
     ), None)
 
 
@@ -94,6 +157,7 @@ def all_events() -> list:
     return (
         list(Workload(300, seed=12, tables=3, resolved_every=25, ddl_every=60))
         + edge_events(with_nan=False) + every_kind_rows(10) + trap_rows() + java_rows() + number_rows()
+        + temporal_rows()
     )
 
 
@@ -117,26 +181,79 @@ def test_a_debezium_write_encoded_in_java_gives_the_python_tiers_messages(spark,
 
 @pytest.mark.parametrize("options", ["", "&enable-tidb-extension=true&debezium-disable-schema=true"])
 def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tmp_path, options):
-    events = _frame(spark, java_rows() + number_rows()).drop("_cdc_seq")
+    events = _frame(spark, java_rows() + number_rows() + temporal_rows()).drop("_cdc_seq")
     query = f"protocol=debezium&partition=index-value&partition-num=3{options}"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
-    assert len(rows) == len(java_rows()) + len(number_rows())
+    assert len(rows) == len(java_rows()) + len(number_rows()) + len(temporal_rows())
     assert {r.kind for r in rows} == {"insert", "update", "delete"}
     assert all(r[EVENTS_COLUMN] == 1 for r in rows)  # one message a row, each Java's
     assert all(r.columns is None for r in rows)  # images nulled: the encoding stage gets flat bytes
 
 
-def test_ddl_watermarks_and_rows_without_a_java_value_rule_are_left_to_python_one_by_one(spark, tmp_path):
-    ddl = DDLEvent(TS + 101, "shop", "dt", "ALTER TABLE dt ADD c INT", DDLType.ADD_COLUMN)
-    stream = [java_rows(TS)[0], datetime_row(TS + 100), ddl, ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
+@pytest.mark.parametrize("extension, watermark", [("true", [("resolved", 1)]), ("false", [])])
+def test_ddl_and_rows_of_a_type_text_java_does_not_read_are_left_to_python_one_by_one(
+        spark, tmp_path, extension, watermark):
+    """A watermark is Java's with the TiDB extension (op "m"); without it there is none."""
+    ddl = DDLEvent(TS + 101, "shop", "quoted", "ALTER TABLE quoted ADD c INT", DDLType.ADD_COLUMN)
+    stream = [java_rows(TS)[0], quoted_enum_row(TS + 100), ddl, ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
-    query = "protocol=debezium&partition-num=1&enable-tidb-extension=true"
+    query = f"protocol=debezium&partition-num=1&enable-tidb-extension={extension}"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
-        ("insert", 1), ("insert", None), ("ddl", None), ("resolved", None), ("update", 1)
+        ("insert", 1), ("insert", None), ("ddl", None), *watermark, ("update", 1)
     ]
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
     assert java == python and java.reconciles
+
+
+def test_a_cluster_id_showing_a_probe_number_gives_the_python_tiers_messages(spark, tmp_path):
+    """The glue finds the places of the commit ts, its milliseconds and the clock in the encoder's
+    texts by probe numbers: a cluster id (written in the source block) showing one of them makes
+    it take other probes, and Java still writes every row and watermark itself."""
+    cluster = str(PROBE_TS >> 18)
+    events = _frame(spark, [java_rows(TS)[0], ResolvedEvent(TS + 5)]).drop("_cdc_seq").coalesce(1)
+    query = f"protocol=debezium&partition-num=1&enable-tidb-extension=true&debezium-cluster-id={cluster}"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [("insert", 1), ("resolved", 1)]
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+def test_a_cluster_id_with_an_at_sign_is_encoded_by_the_python_tier(spark, tmp_path):
+    """The Java encoder's texts mark their places as ``@db@``: a cluster id that could show one is Python's."""
+    events = _frame(spark, [java_rows(TS)[0], ResolvedEvent(TS + 5)]).drop("_cdc_seq").coalesce(1)
+    query = "protocol=debezium&partition-num=1&enable-tidb-extension=true&debezium-cluster-id=@db@"
+    tier, reason = encoding_tier(cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events, "jvm")
+    assert tier == "python" and "'@'" in reason
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
+
+
+def _routed_rows(row: RowChangedEvent) -> int:
+    """How many rows a row event is routed as: an update that changes its handle key as two halves."""
+    if row.columns is None or row.pre_columns is None:
+        return 1
+    keys = [[c.value for c in image if c.is_handle_key] for image in (row.columns, row.pre_columns)]
+    return 1 if keys[0] == keys[1] else 2
+
+
+def test_java_makes_every_row_message_of_the_benchmark_workload_itself(spark, tmp_path):
+    """The workload of benchmarks/spark_goals.py (each of its tables has a DATE, DATETIME,
+    TIMESTAMP, TIME, BIT, ENUM, SET or FLOAT column), with its debezium options: Java encodes
+    every row and watermark, Python only the DDLs, and the files are the Python tier's."""
+    stream = list(Workload(400, seed=11))
+    events = _frame(spark, stream).drop("_cdc_seq")
+    query = "protocol=debezium&partition-num=6&enable-tidb-extension=true&debezium-disable-schema=false"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    left = [r.kind for r in rows if r[EVENTS_COLUMN] is None]
+    assert set(left) == {"ddl"}
+    assert len(left) == 6 * sum(isinstance(e, DDLEvent) for e in stream)  # each to every partition
+    java = [r.kind for r in rows if r[EVENTS_COLUMN] == 1]
+    assert len(java) == sum(_routed_rows(e) for e in stream if isinstance(e, RowChangedEvent)) + 6 * sum(
+        isinstance(e, ResolvedEvent) for e in stream)  # a watermark in every partition
+    assert set(java) == {"insert", "update", "delete", "resolved"}
+    python, jvm = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert jvm == python and jvm.reconciles
 
 
 def test_debezium_compression_is_encoded_by_the_python_tier(spark, tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import cdcwire
-from cdcwire.plugin_api import JvmCodec
+from cdcwire.plugin_api import ColumnFlag, JvmCodec
 from cdcwire.sinks.sink import open_sink
 from cdcwire.testing.strategies import all_types_table
 from cdcwire_debezium.codec import DebeziumCodec
@@ -92,7 +92,30 @@ def test_the_value_rules_java_gets_are_probed_from_the_encoder():
     assert [table["VARCHAR"][i]["rule"] for i in (0, 1)] == ["same", "base64"]
     assert table["DECIMAL"][0]["rule"] == "decimal" and table["DOUBLE"][0]["rule"] == "double"
     assert table["INT"][0]["schema"] == '{"tidb_type":"int","type":"int32","optional":false,'
-    assert "DATETIME" not in table and "BIT" not in table  # their schema depends on mysql_type or the value
+    rules = {t: {e["rule"] for e in entries if e is not None} for t, entries in table.items()}
+    assert [rules[t] for t in ("DATE", "TIME", "DATETIME", "TIMESTAMP")] == [{"date"}, {"time"}, {"datetime"}, {"timestamp"}]
+    assert [rules[t] for t in ("BIT", "ENUM", "SET", "FLOAT")] == [{"bit"}, {"enum"}, {"set"}, {"float32"}]
+    assert "GEOMETRY" not in table and "NULL" not in table  # no debezium mapping: Python's error
+
+
+def test_every_column_kind_of_the_workload_has_a_java_rule():
+    from cdcwire.values.column_kinds import COLUMN_KINDS
+
+    table = field_table(tidb_extension=False)
+    nullable = 4  # the NULLABLE bit's place in the flags combination
+    for kind in COLUMN_KINDS:
+        combo = nullable | (1 if kind.flags & ColumnFlag.BINARY else 0) | (2 if kind.flags & ColumnFlag.UNSIGNED else 0)
+        assert table[kind.type.name][combo] is not None, kind.label
+
+
+def test_schemas_that_depend_on_the_type_text_come_per_variant_with_places_java_fills():
+    table = field_table(tidb_extension=True)
+    datetime, bit, enum, float_ = table["DATETIME"][4], table["BIT"][6], table["ENUM"][4], table["FLOAT"][4]
+    assert '"io.debezium.time.Timestamp"' in datetime["schema"]
+    assert '"io.debezium.time.MicroTimestamp"' in datetime["micro"]
+    assert '"type":"boolean"' in bit["schema"] and '"parameters":{"length":"@length@"}' in bit["bits"]
+    assert '"parameters":{"allowed":"@allowed@"}' in enum["allowed"]
+    assert '"type":"float"' in float_["schema"] and '"type":"double"' in float_["scaled"]
 
 
 def test_the_texts_java_fills_in_are_the_encoders_with_placeholders():
@@ -101,3 +124,24 @@ def test_the_texts_java_fills_in_are_the_encoders_with_placeholders():
     assert (source["db"], source["table"], source["cluster_id"]) == ("@db@", "@table@", "c1")
     assert str(source["commit_ts"]) == config["probe_ts"] and str(source["ts_ms"]) == config["probe_ms"]
     assert config["templates"]["value_schema"].count('"@fields@"') == 2
+
+
+def test_the_watermark_java_fills_in_is_the_encoders_with_its_numbers_in_place():
+    from cdcwire_debezium.jvm_writing import watermark
+    from cdcwire_debezium.options import DebeziumOptions
+
+    assert watermark(DebeziumOptions(tidb_extension=False)) is None  # no message: Python's
+    texts = watermark(DebeziumOptions(tidb_extension=True, cluster_id="c1"))
+    value = json.loads(texts["value"].replace("@ts@", "1").replace("@ms@", "2").replace("@now@", "3"))
+    assert value["payload"]["op"] == "m" and value["payload"]["ts_ms"] == 3
+    assert (value["payload"]["source"]["commit_ts"], value["payload"]["source"]["ts_ms"]) == (1, 2)
+    assert json.loads(texts["key"])["schema"]["name"] == "c1.watermark.Key"
+
+
+def test_probe_numbers_the_cluster_id_shows_are_not_taken():
+    from cdcwire_debezium.jvm_writing import PROBE_TS, probes
+    from cdcwire_debezium.options import DebeziumOptions
+
+    assert probes(DebeziumOptions())[0] == PROBE_TS
+    ts, now = probes(DebeziumOptions(cluster_id=f"x{PROBE_TS >> 18}"))
+    assert ts != PROBE_TS and str(ts >> 18) not in f"x{PROBE_TS >> 18}"

@@ -8,19 +8,23 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * debezium's {@link BatchEncoder}: debezium writes one message per row event, so each message
  * closes on its own row (one event), with the row's key document (its handle-key columns) and
  * value document, as {@code cdcwire_debezium.encoder.DebeziumEncoder} writes them. Nothing is
  * ever held open, so a row Java is not sure of goes to Python alone: the record checks, a column
- * without a value rule of Java's ({@link DebeziumWriting}), a text JSON cannot carry, a message
- * over max-message-bytes. DDL and resolved events (the watermark) are Python's.
+ * without a value rule of Java's or whose type text it does not read ({@link DebeziumColumn}), a
+ * value a rule is not sure of, a text JSON cannot carry, a message over max-message-bytes. DDL
+ * events are Python's, and resolved events without the TiDB extension (no message at all). The resolved columns and schema texts of a table's
+ * image shape are kept ({@code Shape}): rows of a table share them, as the Python encoder's cache.
  */
 public final class DebeziumBatchEncoder implements BatchEncoder {
     private static final int HANDLE_KEY = 0x02;
+    private static final BigDecimal U64_MAX = new BigDecimal(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE));
 
     private final DebeziumWriting cfg;
     private final RecordChecks checks;
@@ -36,9 +40,24 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         closed.clear();
     }
 
+    /** With the TiDB extension, the watermark (op "m") as the Python encoder writes it; without it the
+     * Python encoder writes no message, so the event is Python's. */
     @Override
     public boolean watermark(BigDecimal commitTs, long now) {
-        return false; // Python's: nothing without the extension, op "m" with it
+        if (cfg.watermarkKey == null || commitTs == null || commitTs.signum() < 0
+                || commitTs.stripTrailingZeros().scale() > 0 || commitTs.compareTo(U64_MAX) > 0) {
+            return false; // Python's, or Python's error
+        }
+        BigInteger ts = commitTs.toBigInteger();
+        StringBuilder v = new StringBuilder(cfg.disableSchema ? 384 : 2560);
+        cfg.watermarkValue.fill(v, ts.toString(), ts.shiftRight(18).toString(), Long.toString(now));
+        byte[] key = cfg.watermarkKey.getBytes(StandardCharsets.UTF_8);
+        byte[] value = v.toString().getBytes(StandardCharsets.UTF_8);
+        if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
+            return false; // Python's error
+        }
+        closed.add(new Message(key, value, 1));
+        return true;
     }
 
     @Override
@@ -56,10 +75,11 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
             preColumns = null;
         }
         List<ColumnEntry> image = columns != null ? columns : preColumns;
-        DebeziumWriting.Field[] fields = fieldsOf(image);
-        if (fields == null) {
+        Shape shape = shapeOf(schema, table, image);
+        if (shape == null) {
             return false;
         }
+        DebeziumColumn[] fields = shape.columns;
         BigInteger ts = commitTs.toBigInteger();
         StringBuilder v = new StringBuilder(512);
         v.append("{\"payload\":{\"source\":");
@@ -80,7 +100,7 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
             v.append("\"u\"");
             ok = true;
             if (cfg.outputOldValue) {
-                DebeziumWriting.Field[] preFields = fieldsOf(preColumns);
+                DebeziumColumn[] preFields = Shape.same(preColumns, image) ? fields : columnsOf(preColumns);
                 v.append(",\"before\":");
                 ok = preFields != null && values(v, preColumns, preFields, false);
             }
@@ -95,15 +115,14 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
             return false;
         }
         if (!cfg.disableSchema) {
-            String prefix = prefix(schema, table);
-            StringBuilder all = new StringBuilder(), keys = new StringBuilder();
-            if (!fieldSchemas(all, image, fields, false) || !fieldSchemas(keys, image, fields, true)) {
+            if (shape.keySchema == null && !schemas(shape, schema, table, image)) {
                 return false;
             }
-            k.append(",\"schema\":");
-            cfg.keySchema.fill(k, prefix, keys.toString());
-            v.append(",\"schema\":");
-            cfg.valueSchema.fill(v, prefix, all.toString());
+            k.append(",\"schema\":").append(shape.keySchema);
+            v.append(",\"schema\":").append(shape.valueSchema);
+            if (shape.byValue) {
+                shape.keySchema = shape.valueSchema = null; // the next row's values pick its own
+            }
         }
         k.append('}');
         v.append('}');
@@ -116,12 +135,73 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         return true;
     }
 
-    /** Each column's field, or null when one has none of Java's. */
-    private DebeziumWriting.Field[] fieldsOf(List<ColumnEntry> image) {
-        DebeziumWriting.Field[] out = new DebeziumWriting.Field[image.size()];
+    /**
+     * The resolved columns of the last image shape of one table (names, types, flags and type
+     * texts; rows of a table share them) and its key and value schema texts, made once, or for
+     * each row where a column's schema depends on its value (a DATETIME without a type text).
+     */
+    private static final class Shape {
+        final List<ColumnEntry> image;
+        final DebeziumColumn[] columns;
+        final boolean byValue;
+        String keySchema;
+        String valueSchema;
+
+        Shape(List<ColumnEntry> image, DebeziumColumn[] columns) {
+            this.image = image;
+            this.columns = columns;
+            boolean any = false;
+            for (DebeziumColumn c : columns) {
+                any |= c.schemaByValue();
+            }
+            byValue = any;
+        }
+
+        /** Two images of one shape. */
+        static boolean same(List<ColumnEntry> a, List<ColumnEntry> b) {
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (int i = 0; i < a.size(); i++) {
+                if (a.get(i) != b.get(i) && !a.get(i).sameShape(b.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Shapes by schema and table; emptied past {@link #SHAPES} (a bound, not an LRU). */
+    private final Map<String, Map<String, Shape>> shapes = new HashMap<>();
+    private int shapeCount;
+    private static final int SHAPES = 1024;
+
+    /** The shape of a table's image, or null when a column has no rule of Java's. */
+    private Shape shapeOf(String schema, String table, List<ColumnEntry> image) {
+        Map<String, Shape> ofSchema = shapes.computeIfAbsent(schema, s -> new HashMap<>());
+        Shape known = ofSchema.get(table);
+        if (known != null && Shape.same(known.image, image)) {
+            return known;
+        }
+        DebeziumColumn[] columns = columnsOf(image);
+        if (columns == null) {
+            return null;
+        }
+        if (known == null && ++shapeCount > SHAPES) {
+            shapes.clear();
+            shapeCount = 1;
+            ofSchema = shapes.computeIfAbsent(schema, s -> new HashMap<>());
+        }
+        Shape made = new Shape(image, columns);
+        ofSchema.put(table, made);
+        return made;
+    }
+
+    /** Each column's type as Java writes it, or null when one has none of Java's. */
+    private DebeziumColumn[] columnsOf(List<ColumnEntry> image) {
+        DebeziumColumn[] out = new DebeziumColumn[image.size()];
         for (int i = 0; i < out.length; i++) {
-            ColumnEntry c = image.get(i);
-            out[i] = cfg.field(c.type, c.flags);
+            out[i] = DebeziumColumn.of(cfg, image.get(i));
             if (out[i] == null) {
                 return null;
             }
@@ -129,9 +209,24 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         return out;
     }
 
+    /** Fills in the shape's key and value schema texts for this image; false where Java has none. */
+    private boolean schemas(Shape shape, String schema, String table, List<ColumnEntry> image) {
+        String prefix = prefix(schema, table);
+        StringBuilder all = new StringBuilder(), keys = new StringBuilder();
+        if (!fieldSchemas(all, image, shape.columns, false) || !fieldSchemas(keys, image, shape.columns, true)) {
+            return false;
+        }
+        StringBuilder k = new StringBuilder(keys.length() + 128), v = new StringBuilder(2 * all.length() + 1024);
+        cfg.keySchema.fill(k, prefix, keys.toString());
+        cfg.valueSchema.fill(v, prefix, all.toString());
+        shape.keySchema = k.toString();
+        shape.valueSchema = v.toString();
+        return true;
+    }
+
     /** An image's values as a JSON object (its handle-key columns only with {@code keysOnly}); false where
      * Java is not sure of one. */
-    private static boolean values(StringBuilder out, List<ColumnEntry> image, DebeziumWriting.Field[] fields,
+    private static boolean values(StringBuilder out, List<ColumnEntry> image, DebeziumColumn[] fields,
                                   boolean keysOnly) {
         out.append('{');
         boolean first = true;
@@ -148,7 +243,7 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
                 return false;
             }
             out.append(':');
-            if (!value(out, c, fields[i].rule)) {
+            if (!fields[i].value(out, c)) {
                 return false;
             }
         }
@@ -156,56 +251,8 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         return true;
     }
 
-    private static boolean value(StringBuilder out, ColumnEntry c, int rule) {
-        if (c.fieldsSet == 0) {
-            out.append("null");
-            return true;
-        }
-        switch (rule) {
-            case DebeziumWriting.SAME:
-                if (c.intValue != null) {
-                    out.append(c.intValue.longValue());
-                    return true;
-                }
-                if (c.uintValue != null) {
-                    out.append(c.uintValue.toBigInteger());
-                    return true;
-                }
-                return c.stringValue != null && JsonText.append(out, c.stringValue);
-            case DebeziumWriting.U64:
-                BigInteger n = c.number();
-                if (n == null) {
-                    return false;
-                }
-                out.append(n.longValue()); // the int64 of its bits: 2^64-1 as -1
-                return true;
-            case DebeziumWriting.BASE64:
-                if (c.binaryValue == null) {
-                    return false;
-                }
-                out.append('"').append(Base64.getEncoder().encodeToString(c.binaryValue)).append('"');
-                return true;
-            case DebeziumWriting.DOUBLE:
-                return c.doubleValue != null && number(out, c.doubleValue);
-            case DebeziumWriting.DECIMAL:
-                // Python's float() of the text the record checks let through: both round correctly
-                return c.stringValue != null && number(out, Double.parseDouble(c.stringValue));
-            default:
-                return false;
-        }
-    }
-
-    /** A finite double as orjson writes it; false for one JSON has no number for (Python's error). */
-    private static boolean number(StringBuilder out, double x) {
-        if (!Double.isFinite(x)) {
-            return false;
-        }
-        out.append(JsonFloat.of(x));
-        return true;
-    }
-
     /** The field schemas of an image (its handle-key columns only with {@code keysOnly}), comma-separated in brackets. */
-    private static boolean fieldSchemas(StringBuilder out, List<ColumnEntry> image, DebeziumWriting.Field[] fields,
+    private static boolean fieldSchemas(StringBuilder out, List<ColumnEntry> image, DebeziumColumn[] fields,
                                         boolean keysOnly) {
         out.append('[');
         boolean first = true;
@@ -218,7 +265,11 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
                 out.append(',');
             }
             first = false;
-            out.append(fields[i].schema).append("\"field\":");
+            String text = fields[i].schema(c);
+            if (text == null) {
+                return false;
+            }
+            out.append(text).append("\"field\":");
             if (!JsonText.append(out, c.name)) {
                 return false;
             }

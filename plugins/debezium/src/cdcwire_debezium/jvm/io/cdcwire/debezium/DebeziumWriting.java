@@ -15,17 +15,32 @@ import java.util.Map;
  * the encoder's own functions, with placeholders), the options and the record checks' tables.
  */
 final class DebeziumWriting {
-    static final int SAME = 0, U64 = 1, BASE64 = 2, DOUBLE = 3, DECIMAL = 4;
-    private static final List<String> RULES = List.of("same", "u64", "base64", "double", "decimal");
+    static final int SAME = 0, U64 = 1, BASE64 = 2, DOUBLE = 3, DECIMAL = 4, FLOAT32 = 5, DATE = 6, TIME = 7,
+            DATETIME = 8, TIMESTAMP = 9, BIT = 10, ENUM = 11, SET = 12;
+    private static final List<String> RULES = List.of("same", "u64", "base64", "double", "decimal", "float32",
+            "date", "time", "datetime", "timestamp", "bit", "enum", "set");
 
-    /** A column's value rule and its field schema up to its name. */
+    /** A column type's value rule and its field schema up to its name: one text, or where the schema
+     * depends on the type text, one per variant (each null where the type has no such variant). */
     static final class Field {
         final int rule;
-        final String schema;
+        final String schema; // the one text, or the default variant (DATETIME fsp <= 3, FLOAT, BIT(1))
+        final String micro; // DATETIME of fsp > 3
+        final String scaled; // FLOAT with a scale
+        final Template bits; // BIT wider than 1: its length in place
+        final Template allowed; // ENUM, SET: its allowed parameter in place
 
-        Field(JsonNode node) {
+        Field(JsonNode node, String lengthMark, String allowedMark) {
             rule = ConfigText.named(node.get("rule"), RULES, "value rule");
-            schema = node.get("schema").asText();
+            schema = text(node, "schema");
+            micro = text(node, "micro");
+            scaled = text(node, "scaled");
+            bits = node.has("bits") ? new Template(node.get("bits").asText(), lengthMark) : null;
+            allowed = node.has("allowed") ? new Template(node.get("allowed").asText(), allowedMark) : null;
+        }
+
+        private static String text(JsonNode node, String name) {
+            return node.has(name) ? node.get(name).asText() : null;
         }
     }
 
@@ -69,6 +84,9 @@ final class DebeziumWriting {
     final Template source;
     final Template keySchema;
     final Template valueSchema;
+    /** The watermark's key and value (the ts, its milliseconds and the clock in place), or null: Python's. */
+    final String watermarkKey;
+    final Template watermarkValue;
     final String cluster;
     final boolean disableSchema;
     final boolean outputOldValue;
@@ -79,11 +97,13 @@ final class DebeziumWriting {
     DebeziumWriting(String text) {
         JsonNode root = ConfigText.root(text);
         checks = new CheckTables(root);
+        JsonNode marks = root.get("placeholders");
+        String lengthMark = marks.get("length").asText(), allowedMark = marks.get("allowed").asText();
         root.get("fields").fields().forEachRemaining(e -> {
             JsonNode combos = e.getValue();
             Field[] byFlags = new Field[combos.size()];
             for (int i = 0; i < byFlags.length; i++) {
-                byFlags[i] = combos.get(i).isNull() ? null : new Field(combos.get(i));
+                byFlags[i] = combos.get(i).isNull() ? null : new Field(combos.get(i), lengthMark, allowedMark);
             }
             fields.put(e.getKey(), byFlags);
         });
@@ -92,7 +112,6 @@ final class DebeziumWriting {
         for (int i = 0; i < flagBits.length; i++) {
             flagBits[i] = bits.get(i).asInt();
         }
-        JsonNode marks = root.get("placeholders");
         JsonNode texts = root.get("templates");
         source = new Template(texts.get("source").asText(), marks.get("db").asText(), marks.get("table").asText(),
                 root.get("probe_ts").asText(), root.get("probe_ms").asText());
@@ -100,6 +119,10 @@ final class DebeziumWriting {
                 marks.get("fields").asText());
         valueSchema = new Template(texts.get("value_schema").asText(), marks.get("prefix").asText(),
                 marks.get("fields").asText());
+        JsonNode mark = root.get("watermark");
+        watermarkKey = mark == null || mark.isNull() ? null : mark.get("key").asText();
+        watermarkValue = watermarkKey == null ? null : new Template(mark.get("value").asText(),
+                marks.get("ts").asText(), marks.get("ms").asText(), marks.get("now").asText());
         cluster = root.get("cluster").asText();
         disableSchema = root.get("disable_schema").asBoolean();
         outputOldValue = root.get("output_old_value").asBoolean();
