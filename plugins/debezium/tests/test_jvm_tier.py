@@ -74,7 +74,7 @@ def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
     jvm = DebeziumCodec.jvm
     source = jvm.sources.joinpath(*jvm.batch_encoder.split(".")).with_suffix(".java")
     text = source.read_text(encoding="utf-8")
-    assert "public final class DebeziumBatchEncoder implements BatchEncoder" in text
+    assert "public final class DebeziumBatchEncoder extends RowMessages" in text
 
 
 def test_compression_is_encoded_in_python_and_every_other_setting_in_java():

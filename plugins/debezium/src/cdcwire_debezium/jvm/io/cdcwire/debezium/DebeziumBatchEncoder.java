@@ -1,19 +1,18 @@
 package io.cdcwire.debezium;
 
-import io.cdcwire.spark.BatchEncoder;
 import io.cdcwire.spark.ColumnEntry;
 import io.cdcwire.spark.JsonText;
 import io.cdcwire.spark.RecordChecks;
+import io.cdcwire.spark.RowMessages;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * debezium's {@link BatchEncoder}: debezium writes one message per row event, so each message
+ * debezium's batch encoder, a {@link RowMessages}: debezium writes one message per row event, so each message
  * closes on its own row (one event), with the row's key document (its handle-key columns) and
  * value document, as {@code cdcwire_debezium.encoder.DebeziumEncoder} writes them. Nothing is
  * ever held open, so a row Java is not sure of goes to Python alone: the record checks, a column
@@ -22,22 +21,16 @@ import java.util.Map;
  * events are Python's, and resolved events without the TiDB extension (no message at all). The resolved columns and schema texts of a table's
  * image shape are kept ({@code Shape}): rows of a table share them, as the Python encoder's cache.
  */
-public final class DebeziumBatchEncoder implements BatchEncoder {
+public final class DebeziumBatchEncoder extends RowMessages {
     private static final int HANDLE_KEY = 0x02;
     private static final BigDecimal U64_MAX = new BigDecimal(BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE));
 
     private final DebeziumWriting cfg;
     private final RecordChecks checks;
-    private final ArrayDeque<Message> closed = new ArrayDeque<>();
 
     public DebeziumBatchEncoder(String configText) {
         cfg = new DebeziumWriting(configText);
         checks = new RecordChecks(cfg.checks);
-    }
-
-    @Override
-    public void start(String topic, int partition) {
-        closed.clear();
     }
 
     /** With the TiDB extension, the watermark (op "m") as the Python encoder writes it; without it the
@@ -56,7 +49,7 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        closed.add(new Message(key, value, 1));
+        close(key, value);
         return true;
     }
 
@@ -131,7 +124,7 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
         if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        closed.add(new Message(key, value, 1));
+        close(key, value);
         return true;
     }
 
@@ -308,24 +301,5 @@ public final class DebeziumBatchEncoder implements BatchEncoder {
             out.append(keep ? (char) cp : '_');
         });
         return out.toString();
-    }
-
-    @Override
-    public boolean leave(String kind) {
-        return true; // nothing is ever open: Python's message of this event stands alone
-    }
-
-    @Override
-    public boolean resumes(String kind) {
-        return true; // Python's encoder holds no batch either
-    }
-
-    @Override
-    public void finish() {
-    }
-
-    @Override
-    public Message poll() {
-        return closed.poll();
     }
 }

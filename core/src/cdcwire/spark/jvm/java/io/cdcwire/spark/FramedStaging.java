@@ -22,7 +22,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * itself, as the file transport's task writer stages them ({@code cdcwire.transports.file.job},
  * {@code .staging}, {@code .framing}): a fresh attempt directory in the job's staging area,
  * {@code <attempt>/<topic>/<partition>.cdcwire}, the magic, then each message as a record
- * (lengths, CRC-32, key, value), made durable before the task hands it on.
+ * (lengths, CRC-32, key, value). Not fsynced here: the Python writer that adopts a segment-0 file, or
+ * appends a later segment's piece to its own file, makes it durable with its own files before its receipt
+ * (an fsync a segment cost every run a row left to Python ended, in every partition).
  *
  * <p>Why: when Java made every message of a task, handing each one to a Python worker through
  * Arrow only for Python to frame and stage it was a fifth of a whole write. Here those rows never
@@ -281,15 +283,14 @@ public final class FramedStaging implements FlatMapFunction<Iterator<InternalRow
             head[at + 3] = (byte) v;
         }
 
-        /** The open file flushed, made durable and closed, and its marker queued (with the failure, if any). */
+        /** The open file flushed and closed, and its marker queued (with the failure, if any). */
         private void endFile() {
             if (now == null) {
                 return;
             }
             if (stream != null) {
                 try {
-                    out.flush();
-                    stream.getChannel().force(true);
+                    out.flush(); // no fsync here: the Python writer makes what it adopts or appends durable as its own
                 } catch (IOException e) {
                     fail(e);
                 } finally {
