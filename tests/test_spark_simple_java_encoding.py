@@ -189,7 +189,7 @@ def test_python_continues_the_bootstrap_schedule_where_java_stopped_midway(spark
         TS + 100 + i, "shop", table, (Column("id", ColumnType.INT, PK, i, "int(11)"),), None, **kw)
     stream = [DDLEvent(TS + 99, "shop", "u", "CREATE TABLE u (id INT PRIMARY KEY)", DDLType.CREATE_TABLE), row(0, "u")]
     stream += [row(i) for i in range(6)] + [row(6, handle_key_only=True)]
-    stream += [row(i) for i in range(7, 10)] + [ResolvedEvent(TS + 120), row(10, "u"), row(11, "u"), row(12, "u")]
+    stream += [row(i) for i in range(7, 10)] + [ResolvedEvent(TS + 110), row(11, "u"), row(12, "u"), row(13, "u")]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
     query = "partition-num=1&send-bootstrap-in-msg-count=3"
     assert placed(spark, tmp_path, events, query) == [
@@ -200,7 +200,7 @@ def test_python_continues_the_bootstrap_schedule_where_java_stopped_midway(spark
     assert java == python and java.reconciles
     (messages,) = java.messages.values()
     bootstraps = [value for _, value in messages if b'"type":"BOOTSTRAP"' in value]
-    assert len(bootstraps) == 6  # t's before rows 0, 3, 6 and 9; u's before rows 0 and 12
+    assert len(bootstraps) == 6  # t's before rows 0, 3, 6 and 9; u's before rows 0 and 13
     assert all(f'"version":{TS + 100},'.encode() in value for value in bootstraps if b'"table":"t"' in value)
 
 
