@@ -1,7 +1,8 @@
 """simple's Java encoder (a ``BatchEncoder`` whose BOOTSTRAP is a message of no event) against the
 Python codec: a Spark write encoded in the JVM gives the Python tier's messages byte for byte (the
 ``buildTs`` clock aside), in the same partitions and order, BOOTSTRAPs where the Python encoder sends
-them; a topic-partition Java is not sure of all through is the Python encoder's, whole."""
+them; at the first event of a topic-partition Java is not sure of, the Python encoder takes over from
+the state Java hands it (plugin API 1.18) and the messages Java gave before stay."""
 
 from __future__ import annotations
 
@@ -160,39 +161,47 @@ def test_java_makes_ddl_messages_and_a_created_tables_first_row_gets_a_bootstrap
     assert java == python
 
 
-def test_a_row_over_max_message_bytes_leaves_its_whole_partition_to_python(spark, tmp_path):
+def test_a_row_over_max_message_bytes_and_the_rest_of_its_partition_go_to_python(spark, tmp_path):
     row = lambda i, s: RowChangedEvent(TS + i, "shop", "t", (
         Column("id", ColumnType.INT, PK, i, "int(11)"), Column("s", ColumnType.VARCHAR, ColumnFlag(0), s, "varchar(2000)"),
     ), None)
     events = _frame(spark, [row(0, "a"), row(1, "x" * 1500), row(2, "b")]).drop("_cdc_seq").coalesce(1)
     query = "partition-num=1&max-message-bytes=1200&large-message-handle-option=handle-key-only"
-    assert [events for _, events, _ in placed(spark, tmp_path, events, query)] == [None, None, None]
+    assert [events for _, events, _ in placed(spark, tmp_path, events, query)] == [1, None, None]
     python, java = writes_on_both_tiers(events, tmp_path, f"protocol=simple&{query}", wall_clock=BUILD_TS)
     assert java == python
 
 
-def test_a_row_that_arrived_with_its_handle_key_only_leaves_its_whole_partition_to_python(spark, tmp_path):
+def test_a_row_that_arrived_with_its_handle_key_only_and_the_rest_of_its_partition_go_to_python(spark, tmp_path):
     row = lambda i, **kw: RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None, **kw)
     events = _frame(spark, [row(0), row(1, handle_key_only=True), row(2)]).drop("_cdc_seq").coalesce(1)
-    assert [events for _, events, _ in placed(spark, tmp_path, events, "partition-num=1")] == [None, None, None]
+    assert [events for _, events, _ in placed(spark, tmp_path, events, "partition-num=1")] == [1, None, None]
     python, java = writes_on_both_tiers(events, tmp_path, "protocol=simple&partition-num=1", wall_clock=BUILD_TS)
     assert java == python
 
 
-def test_a_partition_past_the_message_bytes_java_holds_is_pythons_whole(spark, tmp_path, monkeypatch):
-    """Java holds a partition's rows and messages until it ends: past ``HELD_BYTES`` of messages the
-    partition is the Python encoder's, and the other partitions stay Java's."""
-    from cdcwire_simple import jvm_writing
-
-    monkeypatch.setattr(jvm_writing, "HELD_BYTES", 4000)
-    row = lambda i, table: RowChangedEvent(TS + i, "shop", table, (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
-    stream = [row(i, "big") for i in range(30)] + [row(i, "small") for i in range(2)]
-    events = _frame(spark, stream).drop("_cdc_seq")
-    query = "partition=table&partition-num=2"
-    placed_rows = placed(spark, tmp_path, events, query)
-    assert sorted(e for _, e, _ in placed_rows if e is not None) == [1, 1] and len(placed_rows) == 32
+def test_python_continues_the_bootstrap_schedule_where_java_stopped_midway(spark, tmp_path):
+    """Java streams the first six rows of ``t`` (BOOTSTRAPs before rows 0 and 3, every 3rd) and the
+    rows of ``u``, after a DDL; it is not sure of row 6, where the next BOOTSTRAP of ``t`` is due. The
+    Python encoder adopts Java's state: it sends that BOOTSTRAP before row 6 under the version Java
+    wrote (afresh it would send one under row 6's commit ts), and ``u``'s after three more rows."""
+    row = lambda i, table="t", **kw: RowChangedEvent(
+        TS + 100 + i, "shop", table, (Column("id", ColumnType.INT, PK, i, "int(11)"),), None, **kw)
+    stream = [DDLEvent(TS + 99, "shop", "u", "CREATE TABLE u (id INT PRIMARY KEY)", DDLType.CREATE_TABLE), row(0, "u")]
+    stream += [row(i) for i in range(6)] + [row(6, handle_key_only=True)]
+    stream += [row(i) for i in range(7, 10)] + [ResolvedEvent(TS + 110), row(11, "u"), row(12, "u"), row(13, "u")]
+    events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
+    query = "partition-num=1&send-bootstrap-in-msg-count=3"
+    assert placed(spark, tmp_path, events, query) == [
+        ("ddl", 1, 0), ("insert", 1, 1),
+        ("insert", 1, 1), ("insert", 1, 0), ("insert", 1, 0), ("insert", 1, 1), ("insert", 1, 0), ("insert", 1, 0),
+    ] + [(kind, None, 0) for kind in ["insert"] * 4 + ["resolved"] + ["insert"] * 3]
     python, java = writes_on_both_tiers(events, tmp_path, f"protocol=simple&{query}", wall_clock=BUILD_TS)
-    assert java == python
+    assert java == python and java.reconciles
+    (messages,) = java.messages.values()
+    bootstraps = [value for _, value in messages if b'"type":"BOOTSTRAP"' in value]
+    assert len(bootstraps) == 6  # t's before rows 0, 3, 6 and 9; u's before rows 0 and 13
+    assert all(f'"version":{TS + 100},'.encode() in value for value in bootstraps if b'"table":"t"' in value)
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def test_each_types_value_writer_in_java_is_named_for_the_python_encoders_writer
 
 
 def test_it_declares_the_plugin_api_its_java_needs():
-    assert cdcwire_plugin_api == "1.17"  # the framework's public helpers (SureJson: 1.13, ColumnEntry.sparkColumn: 1.14) and a BatchEncoder's messages of no event (1.17)
+    assert cdcwire_plugin_api == "1.18"  # the framework's public helpers (SureJson: 1.13, ColumnEntry.sparkColumn: 1.14), a BatchEncoder's messages of no event (1.17) and its state handed over (1.18)
 
 
 def test_its_java_lives_in_its_own_package_not_the_frameworks():

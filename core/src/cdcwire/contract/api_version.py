@@ -61,7 +61,12 @@ hands both names on to plugins with the rest of the API.
 #: row (``_cdc_messages_before``), and the encoding stage and FramedStaging write it first; and one
 #: whose ``encodesDdl()`` makes DDL events' messages itself (``ddl(...)``, simple's, whose tables'
 #: state a DDL changes) instead of leaving them to Python. No Python name is new.
-PLUGIN_API_VERSION = "1.17"
+#: 1.18: ``BatchEncoder.handOver()`` (Java, default null): the state a batching Java encoder hands to
+#: its Python twin when it leaves it events; BatchEncoding puts it on the first row left to Python
+#: (``_cdc_encoder_state``) and the encoding stage gives it to the Python encoder's
+#: ``adopt_handed_state(text)`` (optional; called only where the Java twin hands a state over) before
+#: that row. simple's: its encoder gives each message as it makes it, not a partition's at its end.
+PLUGIN_API_VERSION = "1.18"
 
 #: The attribute of a plugin's entry-point module that says which version it was written for.
 PLUGIN_API_ATTRIBUTE = "cdcwire_plugin_api"

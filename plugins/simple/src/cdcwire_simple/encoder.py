@@ -32,6 +32,7 @@ claim-check storage under ``claim-check`` and sent as its handle-key columns wit
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
@@ -40,7 +41,9 @@ from cdcwire.plugin_api import (
     MESSAGE_OVERHEAD,
     ClaimCheckStore,
     Column,
+    ColumnFlag,
     Columns,
+    ColumnType,
     DDLEvent,
     EncodeError,
     Event,
@@ -135,6 +138,23 @@ class SimpleEncoder:
         schema = self._derived(row, image, version)
         self._tables[key] = _Table(schema, shape)
         return schema, True
+
+    def adopt_handed_state(self, state: str) -> None:
+        """Continue where the Java encoder stopped (plugin API 1.18): take each table's state as
+        ``SimpleBatchEncoder.handOver`` gives it (version, the shape its schema was derived from,
+        when it was last sent, rows since), in place of this encoder's. The schema is derived from
+        the shape as a row of those columns derives it here, so it is the one Java wrote."""
+        tables: dict[tuple[str, str], _Table] = {}
+        for t in json.loads(state):
+            if t["shape"] is None:  # a DDL's table no row has given: no columns known
+                schema, shape = TableSchema(t["schema"], t["table"], t["table_id"], t["version"]), None
+            else:
+                columns = tuple(Column(name, ColumnType[ctype], ColumnFlag(flags), None, mysql_type)
+                                for name, ctype, flags, mysql_type in t["shape"])
+                schema = table_schema_of(t["schema"], t["table"], t["table_id"], t["version"], columns)
+                shape = _shape(columns)
+            tables[(t["schema"], t["table"])] = _Table(schema, shape, t["sent_ms"], t["rows_since"])
+        self._tables = tables
 
     @staticmethod
     def _derived(row: RowChangedEvent, image: Columns, version: int) -> TableSchema:

@@ -2,14 +2,14 @@
 ``BatchEncoder`` of the core's JVM framework: ``jvm/`` beside this module).
 
 The Python encoder (:mod:`.encoder`) stays the reference, and it keeps state per table (the
-schema version its rows name, when its BOOTSTRAP was last sent, rows since). Teaching it the
-rows Java took would not be exact, so Java takes a topic-partition whole or not at all: it keeps
-every message until the partition ends and gives them then, in order (a BOOTSTRAP, a message of
-no event, on the row after it: plugin API 1.17); it makes DDL events' messages too (1.17:
-``BatchEncoder.ddl``), since a DDL changes the tables' state. At the first event it is not sure of
-(a row the record checks or this port are not sure of, a DDL of a type or text it is not sure of,
-a message over max-message-bytes, more than :data:`HELD_BYTES` of messages held) it gives none,
-and the whole partition is the Python encoder's.
+schema version its rows name, when its BOOTSTRAP was last sent, rows since). Java keeps the same
+state and gives each message as it makes it (a BOOTSTRAP, a message of no event, on the row after
+it: plugin API 1.17); it makes DDL events' messages too (1.17: ``BatchEncoder.ddl``), since a DDL
+changes the tables' state. At the first event it is not sure of (a row the record checks or this
+port are not sure of, a DDL of a type or text it is not sure of, a message over max-message-bytes)
+it hands its state as it was before that event to the Python encoder (1.18:
+``BatchEncoder.handOver``, adopted by ``SimpleEncoder.adopt_handed_state``), which encodes that
+event and the rest of the partition: the messages Java gave stay.
 
 Nothing Java needs is written twice: :func:`type_table` asks the installed encoder's own rules
 for each column type (:func:`.json_values.writer_of`'s value writer, ``type_name`` and
@@ -39,9 +39,6 @@ from .options import SimpleOptions
 from .table_schema import _DEFAULT_LENGTH, _TIME_TYPES
 
 T = ColumnType
-#: Message bytes Java holds for one topic-partition before it leaves the partition to Python
-#: (it holds the partition's rows too, until the partition ends).
-HELD_BYTES = 64 << 20
 #: The value writers of json_values.writer_of, by the Java encoder's names for them.
 _WRITERS = {
     json_values._integer_text: "int", json_values.float32_text: "float32",
@@ -122,6 +119,5 @@ def encoder_config(config: SinkConfig) -> dict[str, Any]:
         "bootstrap_msg_count": options.bootstrap_msg_count,
         "bootstrap_interval_ms": options.bootstrap_interval_s * 1000,
         "to_all_partitions": options.bootstrap_to_all_partitions,
-        "held_bytes": HELD_BYTES,
         "ddl_kinds": {t.name: ddl_kind(t) for t in DDLType},
     }

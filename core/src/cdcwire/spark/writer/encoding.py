@@ -41,7 +41,7 @@ from ..rows.arrow_batches import routed_event_batch
 from ..rows.arrow_events import batch_problems
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RefusedEvents, encode_refusing, input_row
-from .jvm_encoding import BEFORE_COLUMN, EVENTS_COLUMN, KEY_COLUMN, VALUE_COLUMN
+from .jvm_encoding import BEFORE_COLUMN, EVENTS_COLUMN, KEY_COLUMN, STATE_COLUMN, VALUE_COLUMN
 from .jvm_staging import marker_mask, markers, without_markers
 from .routing_counts import COUNTERS, RoutingCounts, split_count_rows
 from ..runtime.sink_cache import cached_sink
@@ -211,9 +211,29 @@ def _write_mixed(writer: Any, topic: str, partition: int, encoder: Any, batches:
             for _, piece in pieces:
                 _take_staged(writer, piece, counts)
         else:
-            events = (routed_event_batch(piece) for _, piece in pieces)
+            events = (routed_event_batch(run) for _, piece in pieces for run in handed_over(encoder, piece))
             write_payloads(writer, topic, partition, encode_batches(encoder, events), counts)
     return counts
+
+
+def handed_over(encoder: Any, piece: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+    """``piece`` in runs, ``encoder`` given the state a Java encoder handed over (plugin API 1.18,
+    :data:`STATE_COLUMN`) before the row that carries it: the first row left to Python after Java
+    stopped, so the Python encoder continues where Java did. Lazily: the encoder has taken the rows
+    before when it adopts the state. An encoder whose Java twin hands none over never gets one."""
+    states = piece.column(STATE_COLUMN) if STATE_COLUMN in piece.schema.names else None
+    if states is None or states.null_count == len(states):
+        yield piece
+        return
+    start = 0
+    for at, state in enumerate(states.to_pylist()):
+        if state is None:
+            continue
+        if at > start:
+            yield piece.slice(start, at - start)
+        encoder.adopt_handed_state(state)
+        start = at
+    yield piece.slice(start)
 
 
 def _take_staged(writer: Any, piece: pa.RecordBatch, counts: WrittenMessages) -> None:

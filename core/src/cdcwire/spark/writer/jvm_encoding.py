@@ -15,7 +15,9 @@ event, with its key (:data:`KEY_COLUMN`) and the number of events it carries
 (:data:`EVENTS_COLUMN`); the other events it carries have a count of 0, and a row left to Python a
 null count. Java leaves a whole batch to Python, never part of one, so that the messages close
 where the Python encoder closes them. A message of no event (simple's BOOTSTRAP) rides on the first
-row of the next message, in :data:`BEFORE_COLUMN`, written before that row's message.
+row of the next message, in :data:`BEFORE_COLUMN`, written before that row's message. An encoder that
+hands its state over as it leaves events to Python (plugin API 1.18, simple's) puts it on the first row
+left to Python, in :data:`STATE_COLUMN`: the Python encoder adopts it before that row.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ EVENTS_COLUMN = "_cdc_message_events"
 #: The messages of no event a batching format sends before a row's (plugin API 1.17): a list of
 #: ``{key, value}``, null on every other row.
 BEFORE_COLUMN = "_cdc_messages_before"
+#: The state a batching Java encoder hands to the Python encoder as it leaves it the rest (plugin API
+#: 1.18): a text, on the first row left to Python, null on every other row.
+STATE_COLUMN = "_cdc_encoder_state"
 
 def encoding_tier(sink: Sink, df: DataFrame, routing: str) -> tuple[str, str]:
     """The tier that encodes a write routed by the ``routing`` tier, ``"jvm"`` (the Java tier
@@ -94,7 +99,7 @@ def jvm_encoded_partitions(
     else:  # a BatchEncoder: messages on their last event's row (see the module doc)
         partitions = java_class(spark, BATCH_ENCODING)
         encode = partitions(jvm.batch_encoder, config, jdf.schema(), clock)
-        schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN, BEFORE_COLUMN)
+        schema = partitions.output(jdf.schema(), VALUE_COLUMN, KEY_COLUMN, EVENTS_COLUMN, BEFORE_COLUMN, STATE_COLUMN)
     rows = jdf.queryExecution().toRdd().toJavaRDD().mapPartitions(encode)
     if staging_area is not None:  # in the same tasks, on the rows as they come (no DataFrame between)
         staging = java_class(spark, FRAMED_STAGING)

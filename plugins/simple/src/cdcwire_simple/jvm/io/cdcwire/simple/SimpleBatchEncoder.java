@@ -27,12 +27,13 @@ import java.util.Set;
  * {@code send-bootstrap-interval-in-sec} after it (on the clock the core gives; the Python encoder
  * reads the wall clock).
  *
- * <p>The Python encoder keeps that state per table, and would not know the rows Java took: so Java
- * takes a topic-partition whole or not at all, DDL events included ({@link #ddl}: they change the
- * tables' state). It gives no message until the partition ends; at the first event it is not sure of
- * (a row the record checks or this port are not sure of, a DDL of a type it does not know, a message
- * over max-message-bytes, more message bytes held than the glue allows) it forgets them all and never
- * {@link #resumes}: every event of the partition goes to Python.
+ * <p>The Python encoder keeps that state per table ({@code _Table}), and must continue exactly where
+ * Java stops: so Java keeps the same state, DDL events included ({@link #ddl}: they change it), and
+ * gives each event's messages as it makes them. At the first event it is not sure of (a row the
+ * record checks or this port are not sure of, a DDL of a type it does not know, a message over
+ * max-message-bytes) it changes nothing, hands the state as it was before that event over
+ * ({@link #handOver}, plugin API 1.18: the Python encoder adopts it) and never {@link #resumes}: that
+ * event and the rest of the partition are Python's, and the messages Java gave stay written.
  */
 public final class SimpleBatchEncoder implements BatchEncoder {
     private static final BigInteger U64_LIMIT = BigInteger.ONE.shiftLeft(64);
@@ -42,14 +43,17 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         final List<ColumnEntry> shape; // the columns its schema was derived from; null: none known
         final String[] schemaText; // before and after the version
         final boolean hasColumns;
+        final long tableId; // the schema's (its first row's, 0 for a DDL's new table)
         final BigInteger version;
         Long sentMs; // when its schema was last sent (a BOOTSTRAP or a DDL); null: never
         long rowsSince;
 
-        Table(List<ColumnEntry> shape, String[] schemaText, boolean hasColumns, BigInteger version, Long sentMs) {
+        Table(List<ColumnEntry> shape, String[] schemaText, boolean hasColumns, long tableId, BigInteger version,
+              Long sentMs) {
             this.shape = shape;
             this.schemaText = schemaText;
             this.hasColumns = hasColumns;
+            this.tableId = tableId;
             this.version = version;
             this.sentMs = sentMs;
         }
@@ -62,9 +66,7 @@ public final class SimpleBatchEncoder implements BatchEncoder {
     private final SimpleWriting cfg;
     private final RecordChecks checks;
     private final Map<List<String>, Table> tables = new HashMap<>();
-    private final List<Message> made = new ArrayList<>(); // the partition's messages, given at its end
-    private final ArrayDeque<Message> closed = new ArrayDeque<>();
-    private long heldBytes;
+    private final ArrayDeque<Message> closed = new ArrayDeque<>(); // made, not yet polled
     private boolean resends;
 
     public SimpleBatchEncoder(String configText) {
@@ -75,9 +77,7 @@ public final class SimpleBatchEncoder implements BatchEncoder {
     @Override
     public void start(String topic, int partition) {
         tables.clear();
-        made.clear();
         closed.clear();
-        heldBytes = 0;
         resends = cfg.resends && (cfg.toAllPartitions || partition == 0);
     }
 
@@ -86,9 +86,9 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         if (commitTs.signum() < 0 || commitTs.scale() > 0 || commitTs.toBigInteger().compareTo(U64_LIMIT) >= 0) {
             return refused();
         }
-        String text = "{\"version\":1,\"type\":\"WATERMARK\",\"commitTs\":" + commitTs.toBigInteger()
-                + ",\"buildTs\":" + now + "}";
-        return add(text, 1);
+        byte[] value = fitting("{\"version\":1,\"type\":\"WATERMARK\",\"commitTs\":" + commitTs.toBigInteger()
+                + ",\"buildTs\":" + now + "}");
+        return value == null ? refused() : given(null, value);
     }
 
     @Override
@@ -112,35 +112,50 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         }
         List<String> key = Arrays.asList(schema, table);
         Table known = tables.get(key);
-        boolean bootstrap;
         if (known != null && known.shape == null && known.hasColumns) {
             return refused(); // a schema no row gave (the Python encoder's know()): not in Java's tables
         }
+        // the state after this row, changed only once its messages are sure (else Python takes the row)
+        Table after = known;
+        boolean bootstrap;
         if (known != null && known.shape != null && sameShape(known.shape, image)) {
-            known.rowsSince++;
-            bootstrap = resends && (known.rowsSince >= cfg.bootstrapMsgCount || known.sentMs == null
+            long rowsSince = known.rowsSince + 1;
+            bootstrap = resends && (rowsSince >= cfg.bootstrapMsgCount || known.sentMs == null
                     || now - known.sentMs >= cfg.bootstrapIntervalMs);
         } else {
             BigInteger version = known == null ? ts : ts.max(known.version.add(BigInteger.ONE));
-            String[] text = SimpleSchemaText.of(cfg, schema, table, tableId == null ? 0 : tableId, image);
+            long id = tableId == null ? 0 : tableId;
+            String[] text = SimpleSchemaText.of(cfg, schema, table, id, image);
             if (text == null) {
                 return refused();
             }
-            known = new Table(image, text, true, version, null);
-            tables.put(key, known);
+            after = new Table(image, text, true, id, version, null);
             bootstrap = true;
         }
+        byte[] boot = null;
         if (bootstrap) {
-            String message = "{\"version\":1,\"type\":\"BOOTSTRAP\",\"commitTs\":0,\"buildTs\":" + now
-                    + ",\"tableSchema\":" + known.wire() + "}";
-            if (!add(message, 0)) {
-                return false;
+            boot = fitting("{\"version\":1,\"type\":\"BOOTSTRAP\",\"commitTs\":0,\"buildTs\":" + now
+                    + ",\"tableSchema\":" + after.wire() + "}");
+            if (boot == null) {
+                return refused();
             }
-            known.sentMs = now;
-            known.rowsSince = 0;
         }
-        String message = rowText(kind, ts, schema, table, tableId, known.version, columns, preColumns, now);
-        return message == null ? refused() : add(message, 1);
+        String text = rowText(kind, ts, schema, table, tableId, after.version, columns, preColumns, now);
+        byte[] message = text == null ? null : fitting(text);
+        if (message == null) {
+            return refused();
+        }
+        if (after != known) {
+            tables.put(key, after);
+        }
+        if (boot != null) {
+            closed.add(new Message(null, boot, 0));
+            after.sentMs = now;
+            after.rowsSince = 0;
+        } else {
+            after.rowsSince++;
+        }
+        return given(null, message);
     }
 
     /** {@code row_columns}: the image's columns, then those only the old image has; null where a
@@ -306,18 +321,16 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         }
     }
 
-    /** A message made: its bytes as {@code JsonFormat.dumps} gives them (Go's HTML-safe escapes),
-     * kept if it fits max-message-bytes and the partition's held bytes allow. */
-    private boolean add(String text, int events) {
+    /** A message's bytes as {@code JsonFormat.dumps} gives them (Go's HTML-safe escapes), or null
+     * where they do not fit max-message-bytes (Python's large-message handling or error). */
+    private byte[] fitting(String text) {
         byte[] value = goEscaped(text).getBytes(StandardCharsets.UTF_8);
-        if (value.length + (long) cfg.overhead > cfg.maxMessageBytes) {
-            return refused(); // Python's large-message handling or error
-        }
-        heldBytes += value.length;
-        if (heldBytes > cfg.heldBytes) {
-            return refused();
-        }
-        made.add(new Message(null, value, events));
+        return value.length + (long) cfg.overhead > cfg.maxMessageBytes ? null : value;
+    }
+
+    /** A message of one event, given as it is made. */
+    private boolean given(byte[] key, byte[] value) {
+        closed.add(new Message(key, value, 1));
         return true;
     }
 
@@ -342,12 +355,57 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         return out == null ? text : out.toString();
     }
 
-    /** Java leaves the partition: nothing it made is given. */
+    /** Java leaves the rest of the partition to Python, with its state as before this event
+     * ({@link #handOver}); the messages it gave stay. */
     private boolean refused() {
-        made.clear();
-        tables.clear();
-        heldBytes = 0;
         return false;
+    }
+
+    /**
+     * The tables' state for the Python encoder ({@code SimpleEncoder.adopt_handed_state}), a JSON
+     * array of one object per table: its database and table, table id and schema version, the shape
+     * its schema was derived from ({@code [name, type, flags, mysqlType]} per column; null: none
+     * known, a DDL's table no row has given), when its schema was last sent (ms, the clock the
+     * messages carry; null: never) and its rows since.
+     */
+    @Override
+    public String handOver() {
+        StringBuilder out = new StringBuilder(256).append('[');
+        for (Map.Entry<List<String>, Table> e : tables.entrySet()) {
+            Table t = e.getValue();
+            if (out.length() > 1) {
+                out.append(',');
+            }
+            out.append("{\"schema\":");
+            JsonText.append(out, e.getKey().get(0));
+            out.append(",\"table\":");
+            JsonText.append(out, e.getKey().get(1));
+            out.append(",\"table_id\":").append(t.tableId).append(",\"version\":").append(t.version)
+                    .append(",\"sent_ms\":").append(t.sentMs).append(",\"rows_since\":").append(t.rowsSince)
+                    .append(",\"shape\":");
+            if (t.shape == null) {
+                out.append("null");
+            } else {
+                out.append('[');
+                for (int i = 0; i < t.shape.size(); i++) {
+                    ColumnEntry c = t.shape.get(i);
+                    out.append(i == 0 ? "[" : ",[");
+                    JsonText.append(out, c.name);
+                    out.append(',');
+                    JsonText.append(out, c.type);
+                    out.append(',').append(c.flags).append(',');
+                    if (c.mysqlType == null) {
+                        out.append("null");
+                    } else {
+                        JsonText.append(out, c.mysqlType);
+                    }
+                    out.append(']');
+                }
+                out.append(']');
+            }
+            out.append('}');
+        }
+        return out.append(']').toString();
     }
 
     @Override
@@ -359,6 +417,7 @@ public final class SimpleBatchEncoder implements BatchEncoder {
     public boolean encodesDdl() {
         return true; // a DDL changes the tables' state, which Java keeps for the partition
     }
+
 
     /**
      * A DDL's message ({@code _ddl}, for an event that carries no table schema, as none does in a
@@ -380,7 +439,8 @@ public final class SimpleBatchEncoder implements BatchEncoder {
         }
         out.append(",\"commitTs\":").append(ts).append(",\"buildTs\":").append(now);
         if (schema.isEmpty() && table.isEmpty()) {
-            return add(out.append('}').toString(), 1);
+            byte[] value = fitting(out.append('}').toString());
+            return value == null ? refused() : given(null, value);
         }
         List<String> key = Arrays.asList(schema, table);
         Table before = tables.get(key);
@@ -390,19 +450,23 @@ public final class SimpleBatchEncoder implements BatchEncoder {
             if (text == null) {
                 return refused();
             }
-            after = new Table(null, text, false, ts, null);
+            after = new Table(null, text, false, 0, ts, null);
         } else {
-            after = new Table(before.hasColumns ? before.shape : null, before.schemaText, before.hasColumns, ts,
-                    before.hasColumns ? now : null);
+            after = new Table(before.hasColumns ? before.shape : null, before.schemaText, before.hasColumns,
+                    before.tableId, ts, before.hasColumns ? now : null);
         }
         out.append(",\"tableSchema\":").append(after.wire());
         if (before != null && !kind.equals("CREATE")) {
             out.append(",\"preTableSchema\":").append(before.wire());
         }
+        byte[] value = fitting(out.append('}').toString());
+        if (value == null) {
+            return refused();
+        }
         if (!table.isEmpty()) {
             tables.put(key, after);
         }
-        return add(out.append('}').toString(), 1);
+        return given(null, value);
     }
 
     private static boolean isAscii(String text) {
@@ -421,8 +485,7 @@ public final class SimpleBatchEncoder implements BatchEncoder {
 
     @Override
     public void finish() {
-        closed.addAll(made);
-        made.clear();
+        // every message was given as it was made
     }
 
     @Override

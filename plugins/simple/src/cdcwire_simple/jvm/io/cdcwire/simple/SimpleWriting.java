@@ -57,7 +57,6 @@ final class SimpleWriting {
     final long bootstrapMsgCount;
     final long bootstrapIntervalMs;
     final boolean toAllPartitions;
-    final long heldBytes;
     final Map<String, String> ddlKinds; // DDLType name -> the message's type (ddl_kinds.ddl_kind)
     final CheckTables checks;
 
@@ -78,7 +77,6 @@ final class SimpleWriting {
         bootstrapMsgCount = root.get("bootstrap_msg_count").asLong();
         bootstrapIntervalMs = root.get("bootstrap_interval_ms").asLong();
         toAllPartitions = root.get("to_all_partitions").asBoolean();
-        heldBytes = root.get("held_bytes").asLong();
         ddlKinds = ConfigText.table(root.get("ddl_kinds"), JsonNode::asText);
     }
 }

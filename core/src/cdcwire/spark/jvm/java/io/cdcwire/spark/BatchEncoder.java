@@ -77,6 +77,17 @@ public interface BatchEncoder {
         return false;
     }
 
+    /**
+     * 1.18: called when this encoder returned false (Java leaves events to Python): the state the
+     * Python encoder should continue from, as a text its Python twin adopts (the core hands it, on
+     * the first row left to Python, to the encoder's {@code adopt_handed_state}); null (the default):
+     * none, the Python encoder starts afresh. An encoder that hands its state over can give each
+     * message as it makes it instead of holding a partition's until it ends (simple's).
+     */
+    default String handOver() {
+        return null;
+    }
+
     /** While Python encodes: true when, after the Python encoder took an event of this kind, its
      * batch is empty (the next event may be Java's again). */
     boolean resumes(String kind);

@@ -14,6 +14,7 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * A batching protocol's messages made over Spark's internal rows by the plugin's
@@ -29,6 +30,11 @@ import org.apache.spark.sql.types.StructType;
  * the fourth field (a list of key/value pairs, null on every other row), and whoever writes the
  * row writes those messages first, in order. An encoder closes a 0-event message only together with
  * a message of events after it: one left over when the rows go to Python is a broken contract.
+ *
+ * <p>Where the encoder hands its state over as it leaves events to Python (plugin API 1.18:
+ * {@link BatchEncoder#handOver}), the text rides on the first row left to Python, in a fifth field
+ * (a string, null on every other row): the encoding stage gives it to the Python encoder before that
+ * row, so that it continues where Java stopped.
  *
  * <p>Rows wait here until the message that carries them closes (a batch closes on the event
  * after it), so the rows of one open batch are held, copied, at a time. Count rows of the routing
@@ -58,12 +64,13 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
     public static final ArrayType BEFORE_TYPE = DataTypes.createArrayType(new StructType()
             .add("key", DataTypes.BinaryType, true).add("value", DataTypes.BinaryType, false), false);
 
-    /** The output's schema: the input's, then the value, the key, the event count and the
-     * messages of no event before the row's. */
+    /** The output's schema: the input's, then the value, the key, the event count, the
+     * messages of no event before the row's and the encoder's state handed to Python. */
     public static StructType output(StructType input, String valueColumn, String keyColumn, String eventsColumn,
-                                    String beforeColumn) {
+                                    String beforeColumn, String stateColumn) {
         return input.add(valueColumn, DataTypes.BinaryType, true).add(keyColumn, DataTypes.BinaryType, true)
-                .add(eventsColumn, DataTypes.IntegerType, true).add(beforeColumn, BEFORE_TYPE, true);
+                .add(eventsColumn, DataTypes.IntegerType, true).add(beforeColumn, BEFORE_TYPE, true)
+                .add(stateColumn, DataTypes.StringType, true);
     }
 
     @Override
@@ -76,7 +83,7 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         private final Iterator<InternalRow> rows;
         private final BatchEncoder encoder;
         private final DataType[] types = f.types;
-        private final UnsafeProjection unsafe = UnsafeProjection.create(output(input, "v", "k", "e", "b"));
+        private final UnsafeProjection unsafe = UnsafeProjection.create(output(input, "v", "k", "e", "b", "s"));
         private final Object[] values;
         private final GenericInternalRow out;
         private final ArrayDeque<InternalRow> held = new ArrayDeque<>(); // taken, no message yet
@@ -86,11 +93,12 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
         private int partitionNow;
         private boolean python; // the Python encoder has the topic-partition's batch
         private boolean started;
+        private String state; // handed over by the encoder, for the next row left to Python
 
         Run(Iterator<InternalRow> rows, BatchEncoder encoder) {
             this.rows = rows;
             this.encoder = encoder;
-            values = new Object[types.length + 4];
+            values = new Object[types.length + 5];
             out = new GenericInternalRow(values);
         }
 
@@ -159,6 +167,9 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
                 held.add(row.copy()); // the input row's buffer is reused by its iterator
             }
             placeMessages();
+            if (!sure) {
+                state = encoder.handOver();
+            }
             if (!sure || leaving) {
                 toPython();
                 ready.add(emitted(row, null, null, null, null));
@@ -232,6 +243,11 @@ public final class BatchEncoding implements FlatMapFunction<Iterator<InternalRow
             values[n + 1] = key;
             values[n + 2] = events;
             values[n + 3] = first;
+            values[n + 4] = null;
+            if (events == null && state != null) { // the first row left to Python after the hand-over
+                values[n + 4] = UTF8String.fromString(state);
+                state = null;
+            }
             return unsafe.apply(out).copy();
         }
     }
