@@ -18,7 +18,8 @@ import java.util.Map;
  * ever held open, so a row Java is not sure of goes to Python alone: the record checks, a column
  * without a value rule of Java's or whose type text it does not read ({@link DebeziumColumn}), a
  * value a rule is not sure of, a text JSON cannot carry, a message over max-message-bytes. DDL
- * events are Python's, and resolved events without the TiDB extension (no message at all). The resolved columns and schema texts of a table's
+ * events are Java's too ({@link DebeziumDdl}; those of a type TiCDC skips are Python's, which writes
+ * none), resolved events without the TiDB extension (no message at all) Python's. The resolved columns and schema texts of a table's
  * image shape are kept ({@code Shape}): rows of a table share them, as the Python encoder's cache.
  */
 public final class DebeziumBatchEncoder extends RowMessages {
@@ -48,6 +49,33 @@ public final class DebeziumBatchEncoder extends RowMessages {
         byte[] value = v.toString().getBytes(StandardCharsets.UTF_8);
         if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
             return false; // Python's error
+        }
+        close(key, value);
+        return true;
+    }
+
+    @Override
+    public boolean encodesDdl() {
+        return cfg.ddl != null;
+    }
+
+    /** A DDL's message as the Python encoder writes it ({@link DebeziumDdl}); false where it is Python's. */
+    @Override
+    public boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        if (commitTs == null || commitTs.signum() < 0 || commitTs.stripTrailingZeros().scale() > 0
+                || commitTs.compareTo(U64_MAX) > 0 || schema != null && schema.indexOf('\0') >= 0
+                || table != null && table.indexOf('\0') >= 0) {
+            return false; // the record checks' or Python's own error
+        }
+        String[] message = cfg.ddl.message(commitTs.toBigInteger(), schema, table, ddlType, query, now);
+        return message != null && closeIfFits(message[0].getBytes(StandardCharsets.UTF_8),
+                message[1].getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Closes the message, unless it is over max-message-bytes (Python's error). */
+    private boolean closeIfFits(byte[] key, byte[] value) {
+        if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
+            return false;
         }
         close(key, value);
         return true;
