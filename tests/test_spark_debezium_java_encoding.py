@@ -325,3 +325,24 @@ def test_a_row_over_max_message_bytes_fails_a_java_tier_write_with_the_python_en
         errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
     assert errors[0] == errors[1]
     assert "max-message-bytes 900" in errors[0]
+
+
+def test_a_ddl_row_with_an_image_fails_a_java_tier_write_with_the_record_checks_error(spark, tmp_path):
+    """A DDL row carrying columns is malformed: Java does not write its message, and the write fails
+    as the Python tier's does."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    ddl = DDLEvent(TS + 1, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
+    events = _frame(spark, [java_rows(TS)[0], ddl]).drop("_cdc_seq").coalesce(1)
+    some_image = F.first("columns", ignorenulls=True).over(Window.partitionBy())
+    events = events.withColumn("columns", F.when(F.col("kind") == "ddl", some_image).otherwise(F.col("columns")))
+    errors = []
+    for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
+        with pytest.raises(Exception) as failed:
+            write(events, f"file://{tmp_path}/{tier}?protocol=debezium&partition-num=1")
+        with pytest.raises(cdcwire.CdcwireError) as carried:
+            cs.raise_carried(failed.value)
+        errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
+    assert errors[0] == errors[1]
+    assert "ddl" in errors[0]
