@@ -316,15 +316,22 @@ def test_the_halves_of_a_key_changing_update_are_each_a_message_of_javas_as_of_p
 def test_a_row_over_max_message_bytes_fails_a_java_tier_write_with_the_python_encoders_error(
         spark, tmp_path):
     events = _frame(spark, java_rows()[:1]).drop("_cdc_seq")
+    python, java = errors_on_both_tiers(events, tmp_path, "protocol=debezium&max-message-bytes=900")
+    assert java == python
+    assert "max-message-bytes 900" in java
+
+
+def errors_on_both_tiers(events, tmp_path, query: str) -> tuple[str, str]:
+    """The error a write of ``events`` fails with on the Python tier, then on the Java tier (sink
+    paths made alike)."""
     errors = []
     for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
         with pytest.raises(Exception) as failed:
-            write(events, f"file://{tmp_path}/{tier}?protocol=debezium&max-message-bytes=900")
+            write(events, f"file://{tmp_path}/{tier}?{query}")
         with pytest.raises(cdcwire.CdcwireError) as carried:
             cs.raise_carried(failed.value)
         errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
-    assert errors[0] == errors[1]
-    assert "max-message-bytes 900" in errors[0]
+    return errors[0], errors[1]
 
 
 def test_a_ddl_row_with_an_image_fails_a_java_tier_write_with_the_record_checks_error(spark, tmp_path):
@@ -337,12 +344,6 @@ def test_a_ddl_row_with_an_image_fails_a_java_tier_write_with_the_record_checks_
     events = _frame(spark, [java_rows(TS)[0], ddl]).drop("_cdc_seq").coalesce(1)
     some_image = F.first("columns", ignorenulls=True).over(Window.partitionBy())
     events = events.withColumn("columns", F.when(F.col("kind") == "ddl", some_image).otherwise(F.col("columns")))
-    errors = []
-    for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
-        with pytest.raises(Exception) as failed:
-            write(events, f"file://{tmp_path}/{tier}?protocol=debezium&partition-num=1")
-        with pytest.raises(cdcwire.CdcwireError) as carried:
-            cs.raise_carried(failed.value)
-        errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
-    assert errors[0] == errors[1]
-    assert "ddl" in errors[0]
+    python, java = errors_on_both_tiers(events, tmp_path, "protocol=debezium&partition-num=1")
+    assert java == python
+    assert "ddl" in java
