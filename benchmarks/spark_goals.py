@@ -16,6 +16,12 @@ measures, on one cached DataFrame of ``cdcwire generate``'s workload:
   read / floor           for a protocol whose message values are JSON (canal-json, debezium,
                          simple), that read against spark.read.json of the message values
                          themselves, one a line: Jackson parsing the same bytes, nothing else;
+  write / floor          for a protocol whose messages carry far more bytes than the baseline's
+                         JSON (debezium with its schemas: WRITE_FLOOR), that write against Spark
+                         moving and writing the same bytes itself: the sink's message values as a
+                         cached frame of strings with their topic-partition and place, then
+                         repartition(6, partition) + sortWithinPartitions(place) + write.text;
+                         no encoding, only the shuffle, sort and write of the bytes cs.write makes;
                          with ``--both-tiers``, that read again on the Python decoding tier
                          (``spark.cdcwire.decoding=python``) where the first ran on the Java tier,
                          and the write again on the Python encoding tier
@@ -52,6 +58,9 @@ EXTRA_OPTIONS = {
     "canal-json": "&enable-tidb-extension=true",
     "debezium": "&enable-tidb-extension=true&debezium-disable-schema=false",
 }
+#: Protocols whose messages carry far more bytes than the baseline: their write is also held to a
+#: write floor, Spark shuffling, sorting and writing the same message values as text (write_floor).
+WRITE_FLOOR = ("debezium",)
 #: Protocols whose message values are JSON documents: their read is also held to the floor, Spark's
 #: JSON reader (Jackson) over the same values (debezium's carry several times the baseline's bytes).
 JSON_VALUES = ("canal-json", "debezium", "simple")
@@ -138,6 +147,9 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
                 return timed(lambda: cs.read(spark, uri, topics="*").write.format("noop").mode("overwrite").save())
 
             read, read_warm = read_back(), read_back()
+            write_floor = write_floor_warm = None
+            if protocol in WRITE_FLOOR:
+                write_floor, write_floor_warm = write_floors(spark, work / ("sink-" + protocol), work)
             floor = floor_warm = None
             if protocol in JSON_VALUES:
                 lines = work / f"values-{protocol}.jsonl"
@@ -156,7 +168,8 @@ def measure(size: int, work: Path, master: str, memory: str, protocols: list[str
             emit(size, protocol, error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}")
             continue
         emit(size, protocol, write=wrote, write_warm=wrote_warm, read=read, read_warm=read_warm, tier=tier,
-             python_read=python_read, encoded=encoded, python_write=python_write, floor=floor, floor_warm=floor_warm)
+             python_read=python_read, encoded=encoded, python_write=python_write, floor=floor, floor_warm=floor_warm,
+             write_floor=write_floor, write_floor_warm=write_floor_warm)
         shutil.rmtree(work / f"sink-{protocol}", ignore_errors=True)
     if registry is not None:
         registry.__exit__(None, None, None)
@@ -177,6 +190,49 @@ def message_values(sink: Path, out: Path) -> None:
                     if value:
                         lines.write(value)
                         lines.write(b"\n")
+
+
+def write_floors(spark, sink: Path, work: Path) -> tuple[float, float]:
+    """The write floor, first and warm: Spark moving and writing the bytes cs.write made itself.
+
+    The sink's message values (made untimed, into Parquet: each value a string with its
+    topic-partition's number and its place in it) are read and cached as cs.write's input is, then
+    repartitioned by that number into 6, sorted within partitions by place and written as text:
+    the shuffle, the sort and the write of the same bytes, with no encoding (as the like-for-like
+    write is to the baseline's JSON)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from cdcwire.transports.file.framing import read_frames
+
+    values = work / "write-floor.parquet"
+    schema = pa.schema([("partition", pa.int32()), ("place", pa.int64()), ("value", pa.string())])
+    with pq.ParquetWriter(str(values), schema) as out:
+        files = [p for p in sorted(sink.rglob("*.cdcwire"))
+                 if not any(part.startswith(".") for part in p.relative_to(sink).parts)]
+        for number, path in enumerate(files):
+            with open(path, "rb") as f:
+                texts = [value.decode() for _, _, value in read_frames(f, path.name) if value]
+            for start in range(0, len(texts), 4096):
+                chunk = texts[start:start + 4096]
+                out.write_table(pa.table({
+                    "partition": pa.array([number] * len(chunk), pa.int32()),
+                    "place": pa.array(range(start, start + len(chunk)), pa.int64()),
+                    "value": pa.array(chunk, pa.string())}, schema=schema))
+    frame = spark.read.parquet(str(values)).cache()
+    frame.count()
+
+    def once() -> float:
+        target = work / "write-floor"
+        shutil.rmtree(target, ignore_errors=True)
+        return timed(lambda: frame.repartition(6, "partition").sortWithinPartitions("place").select("value")
+                     .write.text(str(target)))
+
+    try:
+        return once(), once()
+    finally:
+        frame.unpersist()
+        values.unlink()
+        shutil.rmtree(work / "write-floor", ignore_errors=True)
 
 
 def read_floor(spark, lines: Path) -> float:
@@ -208,8 +264,8 @@ def table(lines: list[dict]) -> list[str]:
     """The issue's rows: ratio (cdcwire's rate / the baseline's) and its goal."""
     out = ["| events | protocol | write / like-for-like, first | warm | write / json | read / read.json, first | warm"
            " | read tier | Python tier's read / read.json | write tier | Python tier's write / like-for-like"
-           " | read / floor, first | warm |",
-           "|---:|---|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|"]
+           " | read / floor, first | warm | write / write floor, first | warm |",
+           "|---:|---|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---:|---:|"]
     base = {}
     for line in lines:
         if line["name"] == "baselines":
@@ -223,13 +279,15 @@ def table(lines: list[dict]) -> list[str]:
                    f" | {_warm(b, line, 'like', 'write')} | {b['json'] / line['write']:.2f}x"
                    f" | {b['read_json'] / line['read']:.2f}x ({line['read']:.1f} s) | {_warm(b, line, 'read_json', 'read')}"
                    f" | {line.get('tier', '')} | {_python_read(b, line)} | {line.get('encoded', '')}"
-                   f" | {_python_write(b, line)} | {_floor(line)} |")
+                   f" | {_python_write(b, line)} | {_floor(line)} | {_write_floor(line)} |")
     for size, b in base.items():
         out.append(f"| {size:,} | baselines | like-for-like {b['like']:.1f} s | warm {b.get('like_warm', 0):.1f} s"
                    f" | json {b['json']:.1f} s | read.json {b['read_json']:.1f} s | warm {b.get('read_json_warm', 0):.1f} s |")
     goals = ", ".join(f"{k} >= {v}x" for k, v in GOALS.items())
-    out.append(f"\ngoals: {goals}; a JSON protocol's read / floor >= {FLOOR_GOAL}x (the floor: Spark's JSON"
-               " reader over the same message values)")
+    out.append(f"\ngoals: {goals}; a JSON protocol's read / floor >= {FLOOR_GOAL}x (the read floor: Spark's JSON"
+               f" reader over the same message values); write / write floor >= {FLOOR_GOAL}x where a protocol"
+               " carries far more bytes than the baseline (the write floor: Spark shuffling, sorting and"
+               " writing the same message values as text)")
     return out
 
 
@@ -245,6 +303,14 @@ def _floor(line: dict) -> str:
         return " |"
     return (f"{line['floor'] / line['read']:.2f}x ({line['floor']:.1f} s)"
             f" | {line['floor_warm'] / line['read_warm']:.2f}x ({line['floor_warm']:.1f} s)")
+
+
+def _write_floor(line: dict) -> str:
+    """The write against the write floor (Spark writing the same message values as text), first | warm."""
+    if line.get("write_floor") is None:
+        return " |"
+    return (f"{line['write_floor'] / line['write']:.2f}x ({line['write_floor']:.1f} s)"
+            f" | {line['write_floor_warm'] / line['write_warm']:.2f}x ({line['write_floor_warm']:.1f} s)")
 
 
 def _python_write(base: dict, line: dict) -> str:

@@ -1,7 +1,7 @@
 """debezium's Java encoder (a ``BatchEncoder`` whose every message closes on its own row) against
 the Python codec: a Spark write encoded in the JVM gives the Python tier's messages, keys and values
-byte for byte, in the same partitions and order, for every option set; what Java is not sure of
-(DDL, a type text Java does not read) is Python's, row by row."""
+byte for byte, in the same partitions and order, for every option set, DDL messages too; what Java
+is not sure of (a type text Java does not read, a DDL type with no message) is Python's, row by row."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import EVENTS_COLUMN, encoding_tier
 from cdcwire.testing.jvm_tiers import write_on_python_tier, writes_on_both_tiers
 from cdcwire_debezium.jvm_writing import PROBE_TS
-from cdcwire.workload import Workload
+from cdcwire.workload import DDL_KINDS, Workload
+from cdcwire_debezium.ddl_messages import change_kind
 from test_spark_java_encoding import PK, _frame, every_kind_rows, placed_after_java_encoding, trap_rows
 from test_spark_jvm_routing import edge_events
 
@@ -153,11 +154,27 @@ def quoted_enum_row(ts: int) -> RowChangedEvent:
     ), None)
 
 
+def ddl_events(ts: int = TS + 5000) -> list[DDLEvent]:
+    """A DDL of every type debezium writes a message for, on a table, on a schema alone (no table:
+    no change) and on names and a statement with quotes, backquotes, control characters and non-ASCII;
+    TRUNCATE TABLE (no change), DROP TABLE, and RENAME TABLE in every form its old name is read from
+    (qualified or not, backquoted with doubled backquotes, lower case, odd whitespace, a statement
+    that does not read as one)."""
+    names = [("shop", "t"), ("shop", ""), ('q"é\x01', "ta`b\\le 🐘")]
+    out = [DDLEvent(ts + 10 * i + j, schema, table, f"-- {t.name} of {table}\n\t\"x\" ✓", t)
+           for i, t in enumerate(t for t in DDLType if change_kind(t) is not None)
+           for j, (schema, table) in enumerate(names)]
+    renames = ["RENAME TABLE `shop`.`old` TO `shop`.`t`", "rename  table old2 to t", "RENAME TABLE `a``b`.`c``d` TO x",
+               "RENAME TABLE $x . y_1 TO z", " \x1cRENAME\tTABLE\x1fo TO\nt", "ALTER TABLE t RENAME TO u",
+               "RENAME TABLE `a`.`b`TO c", ""]
+    return out + [DDLEvent(ts + 1000 + i, "shop", "t", q, DDLType.RENAME_TABLE) for i, q in enumerate(renames)]
+
+
 def all_events() -> list:
     return (
         list(Workload(300, seed=12, tables=3, resolved_every=25, ddl_every=60))
         + edge_events(with_nan=False) + every_kind_rows(10) + trap_rows() + java_rows() + number_rows()
-        + temporal_rows()
+        + temporal_rows() + ddl_events()
     )
 
 
@@ -191,19 +208,24 @@ def test_java_makes_each_rows_message_itself_and_places_it_on_that_row(spark, tm
 
 
 @pytest.mark.parametrize("extension, watermark", [("true", [("resolved", 1)]), ("false", [])])
-def test_ddl_and_rows_of_a_type_text_java_does_not_read_are_left_to_python_one_by_one(
+def test_rows_of_a_type_text_java_does_not_read_and_ddl_with_no_message_are_left_to_python_one_by_one(
         spark, tmp_path, extension, watermark):
-    """A watermark is Java's with the TiDB extension (op "m"); without it there is none."""
+    """A watermark is Java's with the TiDB extension (op "m"); without it there is none. A DDL is
+    Java's, but for a type TiCDC's debezium skips (Python writes no message) and a RENAME TABLE
+    statement not all ASCII (Python's regular expression reads more than ASCII)."""
     ddl = DDLEvent(TS + 101, "shop", "quoted", "ALTER TABLE quoted ADD c INT", DDLType.ADD_COLUMN)
-    stream = [java_rows(TS)[0], quoted_enum_row(TS + 100), ddl, ResolvedEvent(TS + 102), java_rows(TS + 200)[1]]
+    skipped = DDLEvent(TS + 103, "shop", "quoted", "LOCK TABLES quoted READ", DDLType.LOCK_TABLE)
+    renamed = DDLEvent(TS + 104, "shop", "quoted", "RENAME TABLE `ö` TO quoted", DDLType.RENAME_TABLE)
+    stream = [java_rows(TS)[0], quoted_enum_row(TS + 100), ddl, ResolvedEvent(TS + 102), skipped, renamed,
+              java_rows(TS + 200)[1]]
     events = _frame(spark, stream).drop("_cdc_seq").coalesce(1)
     query = f"protocol=debezium&partition-num=1&enable-tidb-extension={extension}"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
-        ("insert", 1), ("insert", None), ("ddl", None), *watermark, ("update", 1)
+        ("insert", 1), ("insert", None), ("ddl", 1), *watermark, ("ddl", None), ("ddl", None), ("update", 1)
     ]
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
-    assert java == python and java.reconciles
+    assert java == python  # neither reconciles: the skipped DDL is an event of no message
 
 
 def test_a_cluster_id_showing_a_probe_number_gives_the_python_tiers_messages(spark, tmp_path):
@@ -240,20 +262,33 @@ def _routed_rows(row: RowChangedEvent) -> int:
 def test_java_makes_every_row_message_of_the_benchmark_workload_itself(spark, tmp_path):
     """The workload of benchmarks/spark_goals.py (each of its tables has a DATE, DATETIME,
     TIMESTAMP, TIME, BIT, ENUM, SET or FLOAT column), with its debezium options: Java encodes
-    every row and watermark, Python only the DDLs, and the files are the Python tier's."""
+    every row, DDL and watermark (no event is Python's), and the files are the Python tier's."""
     stream = list(Workload(400, seed=11))
     events = _frame(spark, stream).drop("_cdc_seq")
     query = "protocol=debezium&partition-num=6&enable-tidb-extension=true&debezium-disable-schema=false"
     rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
-    left = [r.kind for r in rows if r[EVENTS_COLUMN] is None]
-    assert set(left) == {"ddl"}
-    assert len(left) == 6 * sum(isinstance(e, DDLEvent) for e in stream)  # each to every partition
+    assert [r.kind for r in rows if r[EVENTS_COLUMN] is None] == []
     java = [r.kind for r in rows if r[EVENTS_COLUMN] == 1]
     assert len(java) == sum(_routed_rows(e) for e in stream if isinstance(e, RowChangedEvent)) + 6 * sum(
-        isinstance(e, ResolvedEvent) for e in stream)  # a watermark in every partition
-    assert set(java) == {"insert", "update", "delete", "resolved"}
+        not isinstance(e, RowChangedEvent) for e in stream)  # a DDL and a watermark in every partition
+    assert set(java) == {"insert", "update", "delete", "ddl", "resolved"}
     python, jvm = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
     assert jvm == python and jvm.reconciles
+
+
+@pytest.mark.parametrize("options", ["&enable-tidb-extension=true", "&debezium-disable-schema=true"])
+def test_java_makes_the_ddl_messages_of_every_ddl_kind_of_the_workload_itself(spark, tmp_path, options):
+    """Every DDL kind ``Workload(ddls=...)`` mixes in (TRUNCATE, DROP + CREATE, ADD / DROP / RENAME /
+    MODIFY COLUMN, RENAME TABLE, TRUNCATE PARTITION) between its rows: no event is Python's, and the
+    files are the Python tier's."""
+    stream = list(Workload(500, seed=5, tables=3, ddl_every=8, ddls={kind: 1 for kind in DDL_KINDS}))
+    assert len({e.ddl_type for e in stream if isinstance(e, DDLEvent)}) >= 6
+    events = _frame(spark, stream).drop("_cdc_seq")
+    query = f"protocol=debezium&partition-num=2{options}"
+    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/d?{query}"), events)
+    assert [r.kind for r in rows if r[EVENTS_COLUMN] is None] == []
+    python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=WALL_CLOCK)
+    assert java == python and java.reconciles
 
 
 def test_debezium_compression_is_encoded_by_the_python_tier(spark, tmp_path):
@@ -281,12 +316,34 @@ def test_the_halves_of_a_key_changing_update_are_each_a_message_of_javas_as_of_p
 def test_a_row_over_max_message_bytes_fails_a_java_tier_write_with_the_python_encoders_error(
         spark, tmp_path):
     events = _frame(spark, java_rows()[:1]).drop("_cdc_seq")
+    python, java = errors_on_both_tiers(events, tmp_path, "protocol=debezium&max-message-bytes=900")
+    assert java == python
+    assert "max-message-bytes 900" in java
+
+
+def errors_on_both_tiers(events, tmp_path, query: str) -> tuple[str, str]:
+    """The error a write of ``events`` fails with on the Python tier, then on the Java tier (sink
+    paths made alike)."""
     errors = []
     for tier, write in (("py", write_on_python_tier), ("jvm", cs.write)):
         with pytest.raises(Exception) as failed:
-            write(events, f"file://{tmp_path}/{tier}?protocol=debezium&max-message-bytes=900")
+            write(events, f"file://{tmp_path}/{tier}?{query}")
         with pytest.raises(cdcwire.CdcwireError) as carried:
             cs.raise_carried(failed.value)
         errors.append(str(carried.value).replace(f"/{tier}?", "/?"))
-    assert errors[0] == errors[1]
-    assert "max-message-bytes 900" in errors[0]
+    return errors[0], errors[1]
+
+
+def test_a_ddl_row_with_an_image_fails_a_java_tier_write_with_the_record_checks_error(spark, tmp_path):
+    """A DDL row carrying columns is malformed: Java does not write its message, and the write fails
+    as the Python tier's does."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    ddl = DDLEvent(TS + 1, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
+    events = _frame(spark, [java_rows(TS)[0], ddl]).drop("_cdc_seq").coalesce(1)
+    some_image = F.first("columns", ignorenulls=True).over(Window.partitionBy())
+    events = events.withColumn("columns", F.when(F.col("kind") == "ddl", some_image).otherwise(F.col("columns")))
+    python, java = errors_on_both_tiers(events, tmp_path, "protocol=debezium&partition-num=1")
+    assert java == python
+    assert "ddl" in java

@@ -7,6 +7,7 @@ import io.cdcwire.spark.RowMessages;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,8 @@ import java.util.Map;
  * ever held open, so a row Java is not sure of goes to Python alone: the record checks, a column
  * without a value rule of Java's or whose type text it does not read ({@link DebeziumColumn}), a
  * value a rule is not sure of, a text JSON cannot carry, a message over max-message-bytes. DDL
- * events are Python's, and resolved events without the TiDB extension (no message at all). The resolved columns and schema texts of a table's
+ * events are Java's too ({@link DebeziumDdl}; those of a type TiCDC skips are Python's, which writes
+ * none), resolved events without the TiDB extension (no message at all) Python's. The resolved columns and schema texts of a table's
  * image shape are kept ({@code Shape}): rows of a table share them, as the Python encoder's cache.
  */
 public final class DebeziumBatchEncoder extends RowMessages {
@@ -44,10 +46,32 @@ public final class DebeziumBatchEncoder extends RowMessages {
         BigInteger ts = commitTs.toBigInteger();
         StringBuilder v = new StringBuilder(cfg.disableSchema ? 384 : 2560);
         cfg.watermarkValue.fill(v, ts.toString(), ts.shiftRight(18).toString(), Long.toString(now));
-        byte[] key = cfg.watermarkKey.getBytes(StandardCharsets.UTF_8);
-        byte[] value = v.toString().getBytes(StandardCharsets.UTF_8);
+        return closeIfFits(cfg.watermarkKey.getBytes(StandardCharsets.UTF_8),
+                v.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public boolean encodesDdl() {
+        return cfg.ddl != null;
+    }
+
+    /** A DDL's message as the Python encoder writes it ({@link DebeziumDdl}); false where it is Python's. */
+    @Override
+    public boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        if (commitTs == null || commitTs.signum() < 0 || commitTs.stripTrailingZeros().scale() > 0
+                || commitTs.compareTo(U64_MAX) > 0 || schema != null && schema.indexOf('\0') >= 0
+                || table != null && table.indexOf('\0') >= 0) {
+            return false; // the record checks' or Python's own error
+        }
+        String[] message = cfg.ddl.message(commitTs.toBigInteger(), schema, table, ddlType, query, now);
+        return message != null && closeIfFits(message[0].getBytes(StandardCharsets.UTF_8),
+                message[1].getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Closes the message, unless it is over max-message-bytes (Python's error: false). */
+    private boolean closeIfFits(byte[] key, byte[] value) {
         if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
-            return false; // Python's error
+            return false;
         }
         close(key, value);
         return true;
@@ -69,18 +93,15 @@ public final class DebeziumBatchEncoder extends RowMessages {
         }
         List<ColumnEntry> image = columns != null ? columns : preColumns;
         Shape shape = shapeOf(schema, table, image);
-        if (shape == null) {
+        if (shape == null || shape.db == null) {
             return false;
         }
         DebeziumColumn[] fields = shape.columns;
         BigInteger ts = commitTs.toBigInteger();
-        StringBuilder v = new StringBuilder(512);
+        StringBuilder v = valueText;
+        v.setLength(0);
         v.append("{\"payload\":{\"source\":");
-        StringBuilder db = new StringBuilder(), tb = new StringBuilder();
-        if (!JsonText.append(db, schema) || !JsonText.append(tb, table)) {
-            return false;
-        }
-        cfg.source.fill(v, db.toString(), tb.toString(), ts.toString(), ts.shiftRight(18).toString());
+        cfg.source.fill(v, shape.db, shape.table, ts.toString(), ts.shiftRight(18).toString());
         v.append(",\"ts_ms\":").append(now).append(",\"transaction\":null,\"op\":");
         boolean ok;
         if ("insert".equals(kind)) {
@@ -101,31 +122,31 @@ public final class DebeziumBatchEncoder extends RowMessages {
             ok = ok && values(v, columns, fields, false);
         }
         v.append('}');
-        StringBuilder k = new StringBuilder(128);
+        StringBuilder k = keyText;
+        k.setLength(0);
         k.append("{\"payload\":");
         ok = ok && values(k, image, fields, true);
-        if (!ok) {
+        if (!ok || shape.keyTail == null && !schemas(shape, schema, table, image)) {
             return false;
         }
-        if (!cfg.disableSchema) {
-            if (shape.keySchema == null && !schemas(shape, schema, table, image)) {
-                return false;
-            }
-            k.append(",\"schema\":").append(shape.keySchema);
-            v.append(",\"schema\":").append(shape.valueSchema);
-            if (shape.byValue) {
-                shape.keySchema = shape.valueSchema = null; // the next row's values pick its own
-            }
+        byte[] key = joined(k, shape.keyTail), value = joined(v, shape.valueTail);
+        if (shape.byValue) {
+            shape.keyTail = shape.valueTail = null; // the next row's values pick its own
         }
-        k.append('}');
-        v.append('}');
-        byte[] key = k.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] value = v.toString().getBytes(StandardCharsets.UTF_8);
-        if ((long) key.length + value.length + cfg.overhead > cfg.maxMessageBytes) {
-            return false; // Python's error
-        }
-        close(key, value);
-        return true;
+        return closeIfFits(key, value);
+    }
+
+    /** The rows' texts before their schemas, reused: a message's text is built in place, not grown anew. */
+    private final StringBuilder keyText = new StringBuilder(256), valueText = new StringBuilder(2048);
+
+    /** A message's bytes: its text's UTF-8, then its tail's bytes as they are. Why not one text: the
+     * tail (the schema, most of a message) is UTF-8 already, and copying it into the text would
+     * widen the whole text to UTF-16 wherever one character is past Latin-1, then encode it again. */
+    private static byte[] joined(StringBuilder text, byte[] tail) {
+        byte[] head = text.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] out = Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, out, head.length, tail.length);
+        return out;
     }
 
     /**
@@ -137,12 +158,20 @@ public final class DebeziumBatchEncoder extends RowMessages {
         final List<ColumnEntry> image;
         final DebeziumColumn[] columns;
         final boolean byValue;
-        String keySchema;
-        String valueSchema;
+        /** The schema and table names as JSON strings; null where JSON cannot carry one. */
+        final String db;
+        final String table;
+        /** What follows the key's and the value's payload, as UTF-8: the schema, if any, and the closing brace. */
+        byte[] keyTail;
+        byte[] valueTail;
 
-        Shape(List<ColumnEntry> image, DebeziumColumn[] columns) {
+        Shape(String schema, String table, List<ColumnEntry> image, DebeziumColumn[] columns) {
             this.image = image;
             this.columns = columns;
+            StringBuilder db = new StringBuilder(), tb = new StringBuilder();
+            boolean named = JsonText.append(db, schema) && JsonText.append(tb, table);
+            this.db = named ? db.toString() : null;
+            this.table = named ? tb.toString() : null;
             boolean any = false;
             for (DebeziumColumn c : columns) {
                 any |= c.schemaByValue();
@@ -185,7 +214,7 @@ public final class DebeziumBatchEncoder extends RowMessages {
             shapeCount = 1;
             ofSchema = shapes.computeIfAbsent(schema, s -> new HashMap<>());
         }
-        Shape made = new Shape(image, columns);
+        Shape made = new Shape(schema, table, image, columns);
         ofSchema.put(table, made);
         return made;
     }
@@ -202,20 +231,27 @@ public final class DebeziumBatchEncoder extends RowMessages {
         return out;
     }
 
-    /** Fills in the shape's key and value schema texts for this image; false where Java has none. */
+    /** Fills in the shape's key and value tails for this image (their schemas, unless disabled);
+     * false where Java has no schema of a column. */
     private boolean schemas(Shape shape, String schema, String table, List<ColumnEntry> image) {
+        if (cfg.disableSchema) {
+            shape.keyTail = shape.valueTail = CLOSE;
+            return true;
+        }
         String prefix = prefix(schema, table);
         StringBuilder all = new StringBuilder(), keys = new StringBuilder();
         if (!fieldSchemas(all, image, shape.columns, false) || !fieldSchemas(keys, image, shape.columns, true)) {
             return false;
         }
         StringBuilder k = new StringBuilder(keys.length() + 128), v = new StringBuilder(2 * all.length() + 1024);
-        cfg.keySchema.fill(k, prefix, keys.toString());
-        cfg.valueSchema.fill(v, prefix, all.toString());
-        shape.keySchema = k.toString();
-        shape.valueSchema = v.toString();
+        cfg.keySchema.fill(k.append(",\"schema\":"), prefix, keys.toString());
+        cfg.valueSchema.fill(v.append(",\"schema\":"), prefix, all.toString());
+        shape.keyTail = k.append('}').toString().getBytes(StandardCharsets.UTF_8);
+        shape.valueTail = v.append('}').toString().getBytes(StandardCharsets.UTF_8);
         return true;
     }
+
+    private static final byte[] CLOSE = {'}'};
 
     /** An image's values as a JSON object (its handle-key columns only with {@code keysOnly}); false where
      * Java is not sure of one. */

@@ -87,6 +87,8 @@ final class DebeziumWriting {
     /** The watermark's key and value (the ts, its milliseconds and the clock in place), or null: Python's. */
     final String watermarkKey;
     final Template watermarkValue;
+    /** The DDL messages' texts, or null: every DDL is Python's. */
+    final DebeziumDdl ddl;
     final String cluster;
     final boolean disableSchema;
     final boolean outputOldValue;
@@ -123,6 +125,9 @@ final class DebeziumWriting {
         watermarkKey = mark == null || mark.isNull() ? null : mark.get("key").asText();
         watermarkValue = watermarkKey == null ? null : new Template(mark.get("value").asText(),
                 marks.get("ts").asText(), marks.get("ms").asText(), marks.get("now").asText());
+        JsonNode ddlTexts = root.get("ddl");
+        ddl = ddlTexts == null || ddlTexts.isNull() ? null
+                : new DebeziumDdl(ddlTexts, marks);
         cluster = root.get("cluster").asText();
         disableSchema = root.get("disable_schema").asBoolean();
         outputOldValue = root.get("output_old_value").asBoolean();

@@ -67,8 +67,12 @@ final class EventFields implements Serializable {
                 image(row, columns), image(row, preColumns), keyOnly(row), half(row), now);
     }
 
-    /** A DDL event offered to a batch encoder that encodes them: whether it took it. */
+    /** A DDL event offered to a batch encoder that encodes them: whether it took it. A DDL row with an
+     * image is not offered: the record checks' problem, which the Python encoding stage reports. */
     boolean offerDdl(BatchEncoder encoder, InternalRow row, long now) {
+        if (!row.isNullAt(columns) || !row.isNullAt(preColumns)) {
+            return false;
+        }
         return encoder.ddl(commitTs(row), text(row, schema), text(row, table), text(row, ddlType), text(row, query), now);
     }
 
