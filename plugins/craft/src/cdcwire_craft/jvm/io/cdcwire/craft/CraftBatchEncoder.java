@@ -443,20 +443,7 @@ public final class CraftBatchEncoder implements BatchEncoder {
             column[i] = idOf(ids, rows.get(i).table);
         }
         CraftBytes.deltaVarints(headers, column);
-        ByteArrayOutputStream dictionary = new ByteArrayOutputStream();
-        if (!ids.isEmpty()) {
-            CraftBytes.uvarint(dictionary, ids.size());
-            List<byte[]> terms = new ArrayList<>();
-            for (String t : ids.keySet()) {
-                terms.add(utf8(t));
-            }
-            for (byte[] t : terms) {
-                CraftBytes.uvarint(dictionary, t.length);
-            }
-            for (byte[] t : terms) {
-                dictionary.write(t, 0, t.length);
-            }
-        }
+        ByteArrayOutputStream dictionary = dictionary(ids);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         CraftBytes.uvarint(out, version);
         byte[] h = headers.toByteArray();
@@ -501,6 +488,25 @@ public final class CraftBatchEncoder implements BatchEncoder {
         return out.toByteArray();
     }
 
+    /** {@code _dictionary}: uvarint(count) + string chunk of the terms; no terms take no bytes. */
+    private static ByteArrayOutputStream dictionary(Map<String, Integer> ids) {
+        ByteArrayOutputStream dictionary = new ByteArrayOutputStream();
+        if (!ids.isEmpty()) {
+            CraftBytes.uvarint(dictionary, ids.size());
+            List<byte[]> terms = new ArrayList<>();
+            for (String t : ids.keySet()) {
+                terms.add(utf8(t));
+            }
+            for (byte[] t : terms) {
+                CraftBytes.uvarint(dictionary, t.length);
+            }
+            for (byte[] t : terms) {
+                dictionary.write(t, 0, t.length);
+            }
+        }
+        return dictionary;
+    }
+
     private static void term(Map<String, Integer> ids, String text) {
         if (!text.isEmpty()) {
             ids.putIfAbsent(text, ids.size());
@@ -528,20 +534,7 @@ public final class CraftBatchEncoder implements BatchEncoder {
         CraftBytes.uvarint(body, type);
         CraftBytes.uvarint(body, query.length);
         body.write(query, 0, query.length);
-        ByteArrayOutputStream dictionary = new ByteArrayOutputStream();
-        if (!ids.isEmpty()) {
-            CraftBytes.uvarint(dictionary, ids.size());
-            List<byte[]> terms = new ArrayList<>();
-            for (String t : ids.keySet()) {
-                terms.add(utf8(t));
-            }
-            for (byte[] t : terms) {
-                CraftBytes.uvarint(dictionary, t.length);
-            }
-            for (byte[] t : terms) {
-                dictionary.write(t, 0, t.length);
-            }
-        }
+        ByteArrayOutputStream dictionary = dictionary(ids);
         int h = headers.size();
         ByteArrayOutputStream tables = new ByteArrayOutputStream();
         CraftBytes.uvarint(tables, 2);
