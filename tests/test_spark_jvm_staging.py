@@ -40,10 +40,13 @@ def rows_around_a_ddl() -> list:
 
 
 def rows_around_an_odd_row() -> list:
-    """For craft, whose Java encoder makes DDL messages too: ten rows (one message at
-    max-batch-size=10), a row Java leaves to Python, the resolved event that closes Python's batch,
-    then more rows."""
-    return [row(i) for i in range(10)] + odd_rows(TS + 10) + [ResolvedEvent(TS + 10)] + [row(i) for i in range(11, 20)]
+    """For craft and open-protocol, whose Java encoders make DDL messages too: ten rows and a
+    resolved event that closes their message, a row Java leaves to Python, the resolved event that
+    closes Python's batch, then more rows."""
+    return (
+        [row(i) for i in range(10)] + [ResolvedEvent(TS + 9)] + odd_rows(TS + 10) + [ResolvedEvent(TS + 10)]
+        + [row(i) for i in range(11, 20)]
+    )
 
 
 def row_changes(n: int, tables: int) -> list[RowChangedEvent]:
@@ -82,8 +85,8 @@ def test_java_stages_every_message_it_made_and_python_gets_one_marker_per_topic_
 @pytest.mark.parametrize("protocol", sorted(QUERIES))
 def test_java_resumes_staging_after_a_row_left_to_python_in_its_place(spark, tmp_path, protocol):
     query = QUERIES[protocol].replace("partition-num=2", "partition-num=1")
-    if protocol == "craft":
-        events, query, left = rows_around_an_odd_row(), query + "&max-batch-size=10", ["insert", "resolved"]
+    if protocol in ("craft", "open-protocol"):  # their Java encoders make DDL messages too
+        events, left = rows_around_an_odd_row(), ["insert", "resolved"]
     else:
         events, left = rows_around_a_ddl(), ["ddl"]
     events = _frame(spark, events).drop("_cdc_seq")
