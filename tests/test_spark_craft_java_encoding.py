@@ -108,28 +108,3 @@ def test_a_ddl_event_closes_javas_craft_batch_as_it_closes_pythons(spark, tmp_pa
     assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [
         ("insert", 0), ("insert", 2), ("ddl", 1), ("insert", 0), ("insert", 2)
     ]
-
-
-def test_javas_ddl_messages_are_pythons_byte_for_byte(spark, tmp_path):
-    """Names that are no term (empty), one term for both, several bytes a character, and a query
-    whose length takes two bytes."""
-    ddls = [
-        DDLEvent(TS + 1, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN),
-        DDLEvent(TS + 2, "", "", "CREATE DATABASE x", DDLType.CREATE_SCHEMA),
-        DDLEvent(TS + 3, "same", "same", "TRUNCATE same", DDLType.TRUNCATE_TABLE),
-        DDLEvent(TS + 4, "магазин", "表", "ALTER TABLE 表 COMMENT '" + "é" * 200 + "'", DDLType.MODIFY_TABLE_COMMENT),
-    ]
-    events = _frame(spark, ddls).drop("_cdc_seq").coalesce(1)
-    query = "protocol=craft&partition-num=1"
-    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
-    assert [r[EVENTS_COLUMN] for r in rows] == [1, 1, 1, 1]
-    python, java = writes_on_both_tiers(events, tmp_path, query)
-    assert java == python and java.reconciles
-
-
-def test_a_ddl_whose_message_passes_max_message_bytes_is_left_to_python(spark, tmp_path):
-    ddl = DDLEvent(TS, "shop", "t", "ALTER TABLE t COMMENT '" + "x" * 600 + "'", DDLType.MODIFY_TABLE_COMMENT)
-    events = _frame(spark, [ddl]).drop("_cdc_seq").coalesce(1)
-    query = "protocol=craft&partition-num=1&max-message-bytes=512"
-    rows = placed_after_java_encoding(spark, cdcwire.open_sink(f"file://{tmp_path}/o?{query}"), events)
-    assert [(r.kind, r[EVENTS_COLUMN]) for r in rows] == [("ddl", None)]
