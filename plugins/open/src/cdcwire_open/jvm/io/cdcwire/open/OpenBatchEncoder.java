@@ -55,14 +55,7 @@ public final class OpenBatchEncoder implements BatchEncoder {
         if (cost(k.length, 0) > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        close();
-        ByteArrayOutputStream mk = new ByteArrayOutputStream();
-        ByteArrayOutputStream mv = new ByteArrayOutputStream();
-        u64(mk, cfg.version);
-        u64(mk, k.length);
-        mk.write(k, 0, k.length);
-        u64(mv, 0);
-        closed.add(new Message(mk.toByteArray(), mv.toByteArray(), 1));
+        alone(k, new byte[0]);
         return true;
     }
 
@@ -158,15 +151,7 @@ public final class OpenBatchEncoder implements BatchEncoder {
         if (cost(k.length, v.length) > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        close();
-        ByteArrayOutputStream mk = new ByteArrayOutputStream();
-        ByteArrayOutputStream mv = new ByteArrayOutputStream();
-        u64(mk, cfg.version);
-        u64(mk, k.length);
-        mk.write(k, 0, k.length);
-        u64(mv, v.length);
-        mv.write(v, 0, v.length);
-        closed.add(new Message(mk.toByteArray(), mv.toByteArray(), 1));
+        alone(k, v);
         return true;
     }
 
@@ -199,6 +184,19 @@ public final class OpenBatchEncoder implements BatchEncoder {
     /** What a message of one event counts against max-message-bytes ({@code single_event_cost}). */
     private long cost(int keyLength, int valueLength) {
         return (long) keyLength + valueLength + cfg.framing + 8 + cfg.overhead;
+    }
+
+    /** After the open batch closes, a message of one event that travels alone ({@code single_message}). */
+    private void alone(byte[] k, byte[] v) {
+        close();
+        ByteArrayOutputStream mk = new ByteArrayOutputStream(k.length + 16);
+        ByteArrayOutputStream mv = new ByteArrayOutputStream(v.length + 8);
+        u64(mk, cfg.version);
+        u64(mk, k.length);
+        mk.write(k, 0, k.length);
+        u64(mv, v.length);
+        mv.write(v, 0, v.length);
+        closed.add(new Message(mk.toByteArray(), mv.toByteArray(), 1));
     }
 
     private void close() {
