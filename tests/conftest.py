@@ -38,6 +38,7 @@ REST_HALF_SPARK_FILES = frozenset({
     "tests/test_spark_java_encoding.py",
     "tests/test_spark_open_java_encoding.py",
     "tests/test_spark_craft_java_encoding.py",
+    "tests/test_spark_java_ddl_messages.py",
     "tests/test_spark_debezium_java_encoding.py",
     "tests/test_spark_avro_java_encoding.py",
     "tests/test_spark_simple_java_encoding.py",

@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import functions as F
 
 import cdcwire
-from cdcwire import Column, ColumnType, DDLEvent, DDLType, RowChangedEvent, TransportError
+from cdcwire import Column, ColumnType, DDLEvent, DDLType, ResolvedEvent, RowChangedEvent, TransportError
 from cdcwire.spark.pipeline import _laid_out
 from cdcwire import spark as cs
 from cdcwire.spark.writer.jvm_encoding import ENCODING_SETTING, STAGED_COLUMN
@@ -18,6 +18,7 @@ from cdcwire.spark.writer.jvm_staging import Marker
 from cdcwire.spark.writer.routing_counts import COUNTS_COLUMN
 from cdcwire.testing.jvm_tiers import writes_on_both_tiers
 from cdcwire.workload import Workload
+from test_spark_craft_java_encoding import odd_rows
 from test_spark_java_encoding import PK, _frame
 
 QUERIES = {
@@ -28,13 +29,24 @@ QUERIES = {
 TS = 470_000_000_000_000_000
 
 
+def row(i: int) -> RowChangedEvent:
+    return RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
+
+
 def rows_around_a_ddl() -> list:
     """Rows of one table, a DDL event (left to Python) in their midst, then more rows."""
-    def row(i: int) -> RowChangedEvent:
-        return RowChangedEvent(TS + i, "shop", "t", (Column("id", ColumnType.INT, PK, i, "int(11)"),), None)
-
     ddl = DDLEvent(TS + 10, "shop", "t", "ALTER TABLE t ADD c INT", DDLType.ADD_COLUMN)
     return [row(i) for i in range(10)] + [ddl] + [row(i) for i in range(11, 20)]
+
+
+def rows_around_an_odd_row() -> list:
+    """For craft and open-protocol, whose Java encoders make DDL messages too: ten rows and a
+    resolved event that closes their message, a row Java leaves to Python, the resolved event that
+    closes Python's batch, then more rows."""
+    return (
+        [row(i) for i in range(10)] + [ResolvedEvent(TS + 9)] + odd_rows(TS + 10) + [ResolvedEvent(TS + 10)]
+        + [row(i) for i in range(11, 20)]
+    )
 
 
 def row_changes(n: int, tables: int) -> list[RowChangedEvent]:
@@ -72,10 +84,14 @@ def test_java_stages_every_message_it_made_and_python_gets_one_marker_per_topic_
 
 @pytest.mark.parametrize("protocol", sorted(QUERIES))
 def test_java_resumes_staging_after_a_row_left_to_python_in_its_place(spark, tmp_path, protocol):
-    events = _frame(spark, rows_around_a_ddl()).drop("_cdc_seq")
     query = QUERIES[protocol].replace("partition-num=2", "partition-num=1")
+    if protocol in ("craft", "open-protocol"):  # their Java encoders make DDL messages too
+        events, left = rows_around_an_odd_row(), ["insert", "resolved"]
+    else:
+        events, left = rows_around_a_ddl(), ["ddl"]
+    events = _frame(spark, events).drop("_cdc_seq")
     rows = staged_rows(spark, tmp_path, events, query)
-    assert [r if isinstance(r, str) else ("run", r.run.segment) for r in rows] == [("run", 0), "ddl", ("run", 1)]
+    assert [r if isinstance(r, str) else ("run", r.run.segment) for r in rows] == [("run", 0), *left, ("run", 1)]
     python, java = writes_on_both_tiers(events, tmp_path, query, wall_clock=rb'"ts":\d+')
     assert java == python and java.reconciles
 

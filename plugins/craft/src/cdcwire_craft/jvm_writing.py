@@ -4,7 +4,7 @@
 The Python encoder (:mod:`.encoder`) stays the reference: Java gives its messages, byte for byte
 and closed at the same events (the reference's size estimate, max-batch-size, and the longest
 prefix that really fits max-message-bytes), for the batches it is sure of, and leaves every other
-batch to it. Java takes resolved events and the rows the encoder's columnar path takes (inserts,
+batch to it. Java takes resolved and DDL events (a DDL with anything unusual stays Python's) and the rows the encoder's columnar path takes (inserts,
 updates, deletes unless delete-only-output-handle-key-columns), whose record checks certainly
 pass and whose message fits on its own.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from cdcwire.plugin_api import MESSAGE_OVERHEAD, ColumnFlag, ColumnType, EncodeError, SinkConfig
+from cdcwire.plugin_api import MESSAGE_OVERHEAD, ColumnFlag, ColumnType, DDLType, EncodeError, SinkConfig
 
 from . import layout
 from .column_values import ValueKind, value_kind
@@ -61,6 +61,8 @@ def encoder_config(config: SinkConfig) -> dict[str, Any]:
         "version": layout.VERSION,
         "event_row": layout.EVENT_ROW,
         "event_resolved": layout.EVENT_RESOLVED,
+        "event_ddl": layout.EVENT_DDL,
+        "ddl_types": {t.name: int(t) for t in DDLType},
         "group_new": layout.GROUP_NEW,
         "group_old": layout.GROUP_OLD,
     }

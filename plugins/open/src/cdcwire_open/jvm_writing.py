@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from cdcwire.plugin_api import MESSAGE_OVERHEAD, ColumnFlag, ColumnType, LargeMessageOptions, SinkConfig
+from cdcwire.plugin_api import MESSAGE_OVERHEAD, ColumnFlag, ColumnType, DDLType, LargeMessageOptions, SinkConfig
 
 from . import column_values as cv
 from .go_quote import _escape_char
@@ -86,6 +86,7 @@ def encoder_config(config: SinkConfig) -> dict[str, Any]:
         "overhead": MESSAGE_OVERHEAD,
         "framing": EVENT_FRAMING,
         "version": VERSION,
+        "ddl_types": {t.name: int(t) for t in DDLType},
         # which images travel (row_images.sent_images): Java sends the ones it is sure of
         "old_value": options.old_value,
         "only_updated_columns": options.only_updated_columns,

@@ -31,6 +31,7 @@ from ..rows.arrow_events import batch_to_events, checked_events
 from .column_selection import select_batch_columns
 from ..runtime.job_errors import carried_to_driver
 from .dead_letters import RejectedRecords, input_row, row_text
+from .shuffle_keys import shuffle_keys
 from .routing_counts import ARROW_COUNTS, COUNTS_COLUMN, COUNTS_TYPE, RoutingCounts
 from ..rows.schema import ARROW_EVENT_FIELDS, EVENT_COLUMNS, EVENT_FIELDS
 from ..runtime.sink_cache import cached_sink
@@ -112,24 +113,7 @@ def plan_routes(spark: SparkSession, df: DataFrame, sink: Sink, dead_letter: Opt
     transport = sink.needs_transport()
     counts = {topic: transport.prepare_topic(config, topic) for topic in sorted(dispatcher.topics)}
     partitions = tuple((topic, p) for topic in sorted(counts) for p in range(counts[topic]))
-    return RoutePlan(config.uri, counts, partitions, shuffle_keys(spark, len(partitions)), dead_letter)
-
-
-def shuffle_keys(spark: SparkSession, n: int) -> tuple[int, ...]:
-    """For each i < n an int whose Spark hash (Murmur3, seed 42) is i mod n: ``repartition(n, key)``
-    then puts topic-partition i alone in shuffle partition i."""
-    found: dict[int, int] = {}
-    limit = max(64, 16 * n)
-    while len(found) < n:
-        rows = (
-            spark.range(0, limit)
-            .select(F.col("id").cast("int").alias("k"), F.expr(f"pmod(hash(cast(id as int)), {n})").alias("p"))
-            .collect()
-        )
-        for row in rows:
-            found.setdefault(row["p"], row["k"])
-        limit *= 4
-    return tuple(found[i] for i in range(n))
+    return RoutePlan(config.uri, counts, partitions, shuffle_keys(len(partitions)), dead_letter)
 
 
 def planned_partition_count(plan: RoutePlan) -> Callable[[str], int]:

@@ -98,7 +98,9 @@ public final class CraftBatchEncoder implements BatchEncoder {
 
     private final Map<String, TypeWriting> types;
     private final int binaryFlag, unsignedFlag, maxBatchSize, overhead, headerEstimate, columnEstimate;
-    private final int version, eventRow, eventResolved, groupNew, groupOld;
+    private final int version, eventRow, eventResolved, eventDdl, groupNew, groupOld;
+    /** Each DDLType name's code ({@code int(DDLType[name])}): a DDL's body holds it. */
+    private final Map<String, Integer> ddlTypes = new HashMap<>();
     private final long maxMessageBytes;
     private final boolean deleteOnlyHandleKey;
     private final RecordChecks checks;
@@ -126,6 +128,8 @@ public final class CraftBatchEncoder implements BatchEncoder {
         version = root.get("version").asInt();
         eventRow = root.get("event_row").asInt();
         eventResolved = root.get("event_resolved").asInt();
+        eventDdl = root.get("event_ddl").asInt();
+        root.get("ddl_types").fields().forEachRemaining(e -> ddlTypes.put(e.getKey(), e.getValue().asInt()));
         groupNew = root.get("group_new").asInt();
         groupOld = root.get("group_old").asInt();
     }
@@ -190,6 +194,39 @@ public final class CraftBatchEncoder implements BatchEncoder {
             return false;
         }
         closeAll();
+        return true;
+    }
+
+    @Override
+    public boolean encodesDdl() {
+        return true; // a DDL closes every open batch and is a message alone, as resolved is
+    }
+
+    /**
+     * {@code ddl_message}, closing the open batch first ({@code CraftEncoder._stream}). Why Java
+     * makes it: a DDL left to Python split the task's Java-staged run in two, so every partition
+     * a DDL reached had its later records staged as a piece for the Python stage to copy, and its
+     * DDL row crossed to a Python worker. Anything unusual stays Python's, bytes or error: a type
+     * not named exactly as a DDLType (the columnar path looks it up by its exact name), a null
+     * name or query, a NUL or a lone surrogate in a text, a ts outside u64, a message too large.
+     */
+    @Override
+    public boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        Integer type = ddlType == null ? null : ddlTypes.get(ddlType);
+        if (type == null || schema == null || table == null || query == null || schema.indexOf('\0') >= 0
+                || table.indexOf('\0') >= 0 || commitTs.signum() < 0 || commitTs.compareTo(U64_MAX) > 0) {
+            return false;
+        }
+        byte[] q = strictUtf8(query);
+        if (q == null || strictUtf8(schema) == null || strictUtf8(table) == null) {
+            return false;
+        }
+        byte[] value = ddlMessage(commitTs.toBigInteger().longValue(), schema, table, type, q);
+        if (!fits(value)) {
+            return false;
+        }
+        closeAll();
+        closed.add(new Message(null, value, 1));
         return true;
     }
 
@@ -406,20 +443,7 @@ public final class CraftBatchEncoder implements BatchEncoder {
             column[i] = idOf(ids, rows.get(i).table);
         }
         CraftBytes.deltaVarints(headers, column);
-        ByteArrayOutputStream dictionary = new ByteArrayOutputStream();
-        if (!ids.isEmpty()) {
-            CraftBytes.uvarint(dictionary, ids.size());
-            List<byte[]> terms = new ArrayList<>();
-            for (String t : ids.keySet()) {
-                terms.add(utf8(t));
-            }
-            for (byte[] t : terms) {
-                CraftBytes.uvarint(dictionary, t.length);
-            }
-            for (byte[] t : terms) {
-                dictionary.write(t, 0, t.length);
-            }
-        }
+        ByteArrayOutputStream dictionary = dictionary(ids);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         CraftBytes.uvarint(out, version);
         byte[] h = headers.toByteArray();
@@ -464,6 +488,25 @@ public final class CraftBatchEncoder implements BatchEncoder {
         return out.toByteArray();
     }
 
+    /** {@code _dictionary}: uvarint(count) + string chunk of the terms; no terms take no bytes. */
+    private static ByteArrayOutputStream dictionary(Map<String, Integer> ids) {
+        ByteArrayOutputStream dictionary = new ByteArrayOutputStream();
+        if (!ids.isEmpty()) {
+            CraftBytes.uvarint(dictionary, ids.size());
+            List<byte[]> terms = new ArrayList<>();
+            for (String t : ids.keySet()) {
+                terms.add(utf8(t));
+            }
+            for (byte[] t : terms) {
+                CraftBytes.uvarint(dictionary, t.length);
+            }
+            for (byte[] t : terms) {
+                dictionary.write(t, 0, t.length);
+            }
+        }
+        return dictionary;
+    }
+
     private static void term(Map<String, Integer> ids, String text) {
         if (!text.isEmpty()) {
             ids.putIfAbsent(text, ids.size());
@@ -473,6 +516,40 @@ public final class CraftBatchEncoder implements BatchEncoder {
     private static long idOf(Map<String, Integer> ids, String text) {
         Integer id = ids.get(text);
         return id == null ? -1 : id;
+    }
+
+    /** {@code ddl_message}: partition -1, the schema and table as terms, body = uvarint(type),
+     * uvarint(len(query)), query. */
+    private byte[] ddlMessage(long ts, String schema, String table, int type, byte[] query) {
+        Map<String, Integer> ids = new LinkedHashMap<>();
+        term(ids, schema);
+        term(ids, table);
+        ByteArrayOutputStream headers = new ByteArrayOutputStream();
+        CraftBytes.uvarint(headers, ts);
+        CraftBytes.uvarint(headers, eventDdl);
+        CraftBytes.varint(headers, -1);
+        CraftBytes.varint(headers, idOf(ids, schema));
+        CraftBytes.varint(headers, idOf(ids, table));
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        CraftBytes.uvarint(body, type);
+        CraftBytes.uvarint(body, query.length);
+        body.write(query, 0, query.length);
+        ByteArrayOutputStream dictionary = dictionary(ids);
+        int h = headers.size();
+        ByteArrayOutputStream tables = new ByteArrayOutputStream();
+        CraftBytes.uvarint(tables, 2);
+        CraftBytes.uvarint(tables, CraftBytes.zigzag(h));
+        CraftBytes.uvarint(tables, CraftBytes.zigzag((long) dictionary.size() - h));
+        CraftBytes.uvarint(tables, 1);
+        CraftBytes.uvarint(tables, CraftBytes.zigzag(body.size()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CraftBytes.uvarint(out, version);
+        for (ByteArrayOutputStream part : List.of(headers, body, dictionary, tables)) {
+            byte[] b = part.toByteArray();
+            out.write(b, 0, b.length);
+        }
+        CraftBytes.reversedUvarint(out, tables.size());
+        return out.toByteArray();
     }
 
     /** {@code resolved_message}: no partition, schema or table (all -1), an empty body. */

@@ -2,6 +2,7 @@ package io.cdcwire.open;
 
 import io.cdcwire.spark.BatchEncoder;
 import io.cdcwire.spark.ColumnEntry;
+import io.cdcwire.spark.JsonText;
 import io.cdcwire.spark.RecordChecks;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
@@ -13,7 +14,7 @@ import java.util.List;
 /**
  * open-protocol's {@link BatchEncoder}: row events share a message until it holds
  * {@code max-batch-size} rows or the next row would take it past {@code max-message-bytes};
- * resolved events travel alone, DDL events (Python's) close the open batch. The same rules, in
+ * resolved and DDL events travel alone, closing the open batch. The same rules, in
  * the same order, as {@code cdcwire_open.encoder.OpenProtocolEncoder._batched}: key = u64 version
  * then per event [u64 length, key JSON], value = per event [u64 length, value JSON]; the images
  * sent as {@code row_images.sent_images} sends them. A row Java is not sure of (the record checks,
@@ -21,6 +22,8 @@ import java.util.List;
  * until a DDL or resolved event empties its batch.
  */
 public final class OpenBatchEncoder implements BatchEncoder {
+    /** The key's event type of a DDL ({@code event_text.DDL}). */
+    private static final int DDL = 2;
     private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
     private final OpenWriting cfg;
@@ -52,14 +55,7 @@ public final class OpenBatchEncoder implements BatchEncoder {
         if (cost(k.length, 0) > cfg.maxMessageBytes) {
             return false; // Python's error
         }
-        close();
-        ByteArrayOutputStream mk = new ByteArrayOutputStream();
-        ByteArrayOutputStream mv = new ByteArrayOutputStream();
-        u64(mk, cfg.version);
-        u64(mk, k.length);
-        mk.write(k, 0, k.length);
-        u64(mv, 0);
-        closed.add(new Message(mk.toByteArray(), mv.toByteArray(), 1));
+        alone(k, new byte[0]);
         return true;
     }
 
@@ -123,6 +119,43 @@ public final class OpenBatchEncoder implements BatchEncoder {
     }
 
     @Override
+    public boolean encodesDdl() {
+        return true; // a DDL travels alone after the open batch closes, as a resolved event does
+    }
+
+    /**
+     * The DDL's message ({@code EventText.ddl_key} / {@code ddl_value}, alone), closing the open
+     * batch first. Why Java makes it: a DDL left to Python split the task's Java-staged run in two,
+     * so every partition a DDL reached had its later messages staged as a piece for the Python stage
+     * to copy, and its row crossed to a Python worker. Anything unusual stays Python's, bytes or
+     * error: a type not named exactly as a DDLType, a null name or query, a text JSON cannot quote
+     * as Python does, a ts outside u64, a message over max-message-bytes.
+     */
+    @Override
+    public boolean ddl(BigDecimal commitTs, String schema, String table, String ddlType, String query, long now) {
+        Integer type = ddlType == null ? null : cfg.ddlTypes.get(ddlType);
+        BigInteger ts = commitTs.toBigInteger();
+        if (type == null || schema == null || table == null || query == null || commitTs.signum() < 0
+                || ts.compareTo(U64_MAX) > 0) {
+            return false;
+        }
+        StringBuilder text = new StringBuilder(query.length() + 32).append("{\"q\":");
+        if (!JsonText.append(text, query)) {
+            return false;
+        }
+        byte[] k = OpenRowText.key(ts, schema, table, null, DDL);
+        if (k == null) {
+            return false;
+        }
+        byte[] v = GoText.htmlEscaped(text.append(",\"t\":").append(type).append('}')).getBytes(StandardCharsets.UTF_8);
+        if (cost(k.length, v.length) > cfg.maxMessageBytes) {
+            return false; // Python's error
+        }
+        alone(k, v);
+        return true;
+    }
+
+    @Override
     public boolean resumes(String kind) {
         return "ddl".equals(kind) || "resolved".equals(kind);
     }
@@ -151,6 +184,19 @@ public final class OpenBatchEncoder implements BatchEncoder {
     /** What a message of one event counts against max-message-bytes ({@code single_event_cost}). */
     private long cost(int keyLength, int valueLength) {
         return (long) keyLength + valueLength + cfg.framing + 8 + cfg.overhead;
+    }
+
+    /** After the open batch closes, a message of one event that travels alone ({@code single_message}). */
+    private void alone(byte[] k, byte[] v) {
+        close();
+        ByteArrayOutputStream mk = new ByteArrayOutputStream(k.length + 16);
+        ByteArrayOutputStream mv = new ByteArrayOutputStream(v.length + 8);
+        u64(mk, cfg.version);
+        u64(mk, k.length);
+        mk.write(k, 0, k.length);
+        u64(mv, v.length);
+        mv.write(v, 0, v.length);
+        closed.add(new Message(mk.toByteArray(), mv.toByteArray(), 1));
     }
 
     private void close() {

@@ -23,6 +23,11 @@ final class OpenRowText {
 
     /** The key JSON of a row, or null. */
     static byte[] key(BigInteger ts, String schema, String table, Long tableId) {
+        return key(ts, schema, table, tableId, 1);
+    }
+
+    /** The key JSON of an event of type {@code kind} (1 a row, 2 a DDL: {@code EventText._key_tail}), or null. */
+    static byte[] key(BigInteger ts, String schema, String table, Long tableId, int kind) {
         StringBuilder tail = new StringBuilder();
         if (!schema.isEmpty()) {
             tail.append(",\"scm\":");
@@ -39,7 +44,7 @@ final class OpenRowText {
         if (tableId != null) {
             tail.append(",\"ptn\":").append(tableId.longValue());
         }
-        tail.append(",\"t\":1}");
+        tail.append(",\"t\":").append(kind).append('}');
         return ("{\"ts\":" + ts + GoText.htmlEscaped(tail)).getBytes(StandardCharsets.UTF_8);
     }
 

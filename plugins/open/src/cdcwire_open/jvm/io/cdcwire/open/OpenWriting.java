@@ -44,6 +44,8 @@ final class OpenWriting {
     final boolean onlyUpdatedColumns;
     final boolean deleteOnlyHandleKey;
     final CheckTables checks;
+    /** Each DDLType name's code ({@code int(DDLType[name])}): a DDL's value holds it. */
+    final Map<String, Integer> ddlTypes = new java.util.HashMap<>();
     /** The non-ASCII code points {@code go_quote} escapes: sorted, disjoint [first, last] ranges. */
     final int[] escapedFirst;
     final int[] escapedLast;
@@ -69,6 +71,7 @@ final class OpenWriting {
         overhead = root.get("overhead").asInt();
         framing = root.get("framing").asInt();
         version = root.get("version").asLong();
+        root.get("ddl_types").fields().forEachRemaining(e -> ddlTypes.put(e.getKey(), e.getValue().asInt()));
         JsonNode escaped = root.get("escaped");
         escapedFirst = new int[escaped.size()];
         escapedLast = new int[escaped.size()];
