@@ -66,3 +66,10 @@ def test_type_names_in_any_case_read_as_their_column_type():
         batch.schema.get_field_index("columns"), "columns", pa.array(columns, batch.schema.field("columns").type)
     )
     assert list(routed_event_batch(lowered).events()) == [event]
+
+
+def test_ddl_type_names_in_any_case_read_as_their_ddl_type():
+    event = cdcwire.DDLEvent(3, "s", "t", "CREATE TABLE t (id INT PRIMARY KEY)", cdcwire.DDLType.CREATE_TABLE)
+    batch = routed([event])
+    lowered = batch.set_column(batch.schema.get_field_index("ddl_type"), "ddl_type", pa.array(["create_table"]))
+    assert list(routed_event_batch(lowered).events()) == [event]

@@ -30,6 +30,7 @@ from ...foundation.bounded_cache import BoundedCache
 from ...model.event_batch import DDL, DELETE, INSERT, EventBatch, ImageShape
 from ...values.type_codes import ColumnFlag, ColumnType, DDLType
 from .arrow_events import entry_values, key_only_array, key_only_positions
+from .record_checks import ddl_type
 from .schema import ARROW_COLUMN, ARROW_EVENT_SCHEMA, ARROW_VALUE
 
 _UINT64 = pa.uint64()
@@ -55,7 +56,7 @@ def routed_event_batch(batch: pa.RecordBatch) -> EventBatch:
         names = batch.column("ddl_type").to_pylist()
         for i, kind in enumerate(kinds):
             if kind == DDL:
-                ddl_types[i] = DDLType[names[i]]
+                ddl_types[i] = ddl_type(names[i])  # in any case, as the record checks take it
     return EventBatch(
         kinds=kinds,
         commit_ts=batch.column("commit_ts").cast(_UINT64).to_pylist(),
