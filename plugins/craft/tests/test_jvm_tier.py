@@ -41,7 +41,7 @@ def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
 
 
 def test_the_plugin_declares_the_api_of_batch_encoders():
-    assert plugin.cdcwire_plugin_api == "1.14"  # ColumnEntry.sparkColumn (1.13: BatchEncoder; 1.12: MessageDecoder.readAll)
+    assert plugin.cdcwire_plugin_api == "1.17"  # BatchEncoder.ddl (1.14: ColumnEntry.sparkColumn; 1.13: BatchEncoder; 1.12: readAll)
 
 
 def test_the_kind_table_gives_each_type_and_flags_the_python_encoders_value_kind():

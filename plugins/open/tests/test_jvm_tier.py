@@ -48,7 +48,7 @@ def test_the_codec_declares_a_java_batch_encoder_its_own_sources_define():
 
 
 def test_it_declares_the_plugin_api_that_gave_batch_encoders():
-    assert plugin.cdcwire_plugin_api == "1.14"  # ColumnEntry.sparkColumn (1.13: BatchEncoder)
+    assert plugin.cdcwire_plugin_api == "1.17"  # BatchEncoder.ddl (1.14: ColumnEntry.sparkColumn; 1.13: BatchEncoder)
 
 
 def test_compression_and_claim_check_are_encoded_in_python_and_every_other_setting_in_java():

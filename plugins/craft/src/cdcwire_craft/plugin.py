@@ -9,7 +9,7 @@ from cdcwire.plugin_api import hookimpl
 from .codec import CraftCodec
 
 #: The plugin API this plugin was written for (see cdcwire.plugin_api).
-cdcwire_plugin_api = "1.14"
+cdcwire_plugin_api = "1.17"
 
 
 @hookimpl
